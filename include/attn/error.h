@@ -1,0 +1,46 @@
+// Errors the library throws. main() turns them into one line on stderr and an exit code.
+#ifndef ATTN_ERROR_H_
+#define ATTN_ERROR_H_
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+// Bad input: a model file, a token, an option value. Carries where the problem is
+// (the file and the JSON path inside it) so the message can name both:
+//   model.json: encoder[0].attention.W_q: expected shape [4, 4] (d_model x H*d_head), got [4, 3]
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, std::string json_path, std::string message);
+
+  const std::string& file() const { return file_; }
+  const std::string& json_path() const { return json_path_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  std::string json_path_;
+  std::string message_;
+};
+
+// Several input errors found in one pass (attn validate reports them all).
+class InputErrors : public std::runtime_error {
+ public:
+  explicit InputErrors(std::vector<InputError> errors);
+  const std::vector<InputError>& errors() const { return errors_; }
+
+ private:
+  std::vector<InputError> errors_;
+};
+
+// A computed value is not finite (overflow, 0/0): names the tensor and the position.
+class NumericError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace attn
+
+#endif  // ATTN_ERROR_H_

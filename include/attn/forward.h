@@ -1,0 +1,27 @@
+// The forward pass: calls the step functions in order and records each result into the
+// trace under its documented name (docs/trace-names.md).
+#ifndef ATTN_FORWARD_H_
+#define ATTN_FORWARD_H_
+
+#include <string>
+
+#include "attn/model.h"
+#include "attn/trace.h"
+
+namespace attn {
+
+// Multi-head attention for one block. x_q is (B,S,N): queries come from it; x_kv is
+// (B,T,N): keys and values come from it (the same tensor in self-attention). mask is
+// empty, (S,T) or (B,S,T), additive. Returns (B,S,N) with W_o, else the concat (B,S,H*d).
+// Records <prefix>q, k, v, q_heads, k_heads, v_heads, k_t, scores, scaled_scores,
+// masked_scores (with a mask), weights, context, concat, output (with W_o).
+Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const AttentionWeights& weights,
+                            const ModelConfig& config, const Tensor& mask, const std::string& prefix, Trace& trace);
+
+// Runs the whole model on its input, recording "input" and then every layer.
+// Returns the last layer's output.
+Tensor run_model(const Model& model, Trace& trace);
+
+}  // namespace attn
+
+#endif  // ATTN_FORWARD_H_

@@ -1,0 +1,69 @@
+// Reading a JSON document with errors that say where: the file, the JSON path
+// (encoder[0].attention.W_q), what was expected and what was found.
+#ifndef ATTN_JSON_READER_H_
+#define ATTN_JSON_READER_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attn/error.h"
+
+namespace attn {
+
+using Json = nlohmann::json;
+
+// The whole file as text. InputError if it does not exist, is a directory or cannot be read.
+std::string read_text_file(const std::string& path);
+
+// Parses JSON; a syntax error becomes "FILE: line L, column C: ..." (InputError).
+Json parse_json(const std::string& text, const std::string& file);
+
+// "encoder[0].attention" + "W_q" -> "encoder[0].attention.W_q"; "" + "model" -> "model".
+std::string json_child(const std::string& path, const std::string& key);
+// "encoder" + 0 -> "encoder[0]".
+std::string json_index(const std::string& path, std::size_t index);
+
+// "an object", "a string", "a number (4.5)", "an array of 3", ...: what the user wrote.
+std::string describe_json(const Json& value);
+
+// The closest of `candidates` to `word` by edit distance, or "" when none is close.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+// Reads values out of one document, naming the file in every error.
+class JsonReader {
+ public:
+  explicit JsonReader(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const;
+
+  // The object at `path` (an InputError otherwise), with every key checked against `known`
+  // (an unknown key is an error that suggests the nearest known key). "comment" is
+  // allowed everywhere so that files can carry notes.
+  const Json& object(const Json& value, const std::string& path, const std::vector<std::string>& known) const;
+  const Json& array(const Json& value, const std::string& path) const;
+
+  // Optional members: nullptr when absent.
+  const Json* member(const Json& object, const std::string& key) const;
+  // Required members: an error naming the missing key.
+  const Json& required(const Json& object, const std::string& path, const std::string& key) const;
+
+  std::size_t positive_integer(const Json& value, const std::string& path, std::size_t max = SIZE_MAX) const;
+  std::int64_t integer(const Json& value, const std::string& path) const;
+  double finite_number(const Json& value, const std::string& path) const;
+  bool boolean(const Json& value, const std::string& path) const;
+  std::string string(const Json& value, const std::string& path) const;
+  // A string that must be one of `choices`.
+  std::string choice(const Json& value, const std::string& path, const std::vector<std::string>& choices) const;
+
+ private:
+  std::string file_;
+};
+
+}  // namespace attn
+
+#endif  // ATTN_JSON_READER_H_

@@ -1,0 +1,57 @@
+// A dense float64 tensor, row-major (C order, like NumPy), with a name for each axis.
+//
+// Axis names follow the paper: B batch, S sequence, N d_model, H heads, d head size,
+// F d_ff, V vocabulary. They travel with the data so that every printed shape can say
+// which axis is which: (B=2,H=2,S=6,d=2).
+#ifndef ATTN_TENSOR_H_
+#define ATTN_TENSOR_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+using Shape = std::vector<std::size_t>;
+using AxisNames = std::vector<std::string>;
+
+struct Tensor {
+  Shape shape;
+  AxisNames axes;           // same length as shape
+  std::vector<double> data; // product(shape) values, C order
+
+  Tensor() = default;
+  // A zero-filled tensor of the given shape; axes default to "" when not given.
+  explicit Tensor(Shape shape, AxisNames axes = {});
+
+  std::size_t rank() const { return shape.size(); }
+  std::size_t size() const { return data.size(); }
+  std::size_t dim(std::size_t axis) const { return shape.at(axis); }
+  bool empty() const { return shape.empty() && data.empty(); }
+
+  // Element access by full index (slow path for tests and printers).
+  double at(const std::vector<std::size_t>& index) const;
+  double& at(const std::vector<std::size_t>& index);
+};
+
+// Number of elements a shape holds; 1 for the empty shape (a scalar).
+std::size_t element_count(const Shape& shape);
+
+// "(B=2,H=2,S=6,d=2)", or "(2, 6, 4)" when the tensor has no axis names.
+std::string shape_with_axes(const Shape& shape, const AxisNames& axes);
+std::string shape_with_axes(const Tensor& t);
+// "[4, 3]": the NumPy-like plain form used in error messages.
+std::string shape_string(const Shape& shape);
+
+// Same data, new shape (NumPy's reshape on a C-contiguous array).
+Tensor reshaped(const Tensor& t, Shape shape, AxisNames axes);
+
+// Axes permuted like NumPy's transpose(perm): result axis i is input axis perm[i].
+Tensor transposed(const Tensor& t, const std::vector<std::size_t>& perm);
+
+// Sub-tensor t[i] along the first axis.
+Tensor slice_first(const Tensor& t, std::size_t i);
+
+}  // namespace attn
+
+#endif  // ATTN_TENSOR_H_

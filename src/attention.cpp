@@ -1,0 +1,167 @@
+#include "attn/attention.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+namespace attn {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMatrixMap = Eigen::Map<const RowMatrix>;
+using MatrixMap = Eigen::Map<RowMatrix>;
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::logic_error(what);
+}
+
+// a is (..., M, K), b is (..., K, P) with the same leading axes -> (..., M, P).
+Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
+  const std::size_t rank = a.rank();
+  require(rank >= 2 && b.rank() == rank, "batched_matmul: ranks differ");
+  for (std::size_t i = 0; i + 2 < rank; ++i) require(a.shape[i] == b.shape[i], "batched_matmul: batch axes differ");
+  const std::size_t M = a.shape[rank - 2], K = a.shape[rank - 1], P = b.shape[rank - 1];
+  require(b.shape[rank - 2] == K, fmt::format("batched_matmul: inner sizes differ ({} vs {})", K, b.shape[rank - 2]));
+  Shape out_shape(a.shape.begin(), a.shape.end() - 2);
+  out_shape.push_back(M);
+  out_shape.push_back(P);
+  Tensor out(out_shape, std::move(out_axes));
+  const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
+  for (std::size_t i = 0; i < batches; ++i) {
+    ConstMatrixMap A(a.data.data() + i * M * K, M, K);
+    ConstMatrixMap Bm(b.data.data() + i * K * P, K, P);
+    MatrixMap C(out.data.data() + i * M * P, M, P);
+    C.noalias() = A * Bm;
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, const std::string& out_axis) {
+  // x is (B,S,N), W is (N,M), b is (M,)
+  require(x.rank() == 3 && W.rank() == 2, "linear_projection: x must be (B,S,N) and W (N,M)");
+  const std::size_t B = x.shape[0], S = x.shape[1], N = x.shape[2], M = W.shape[1];
+  require(W.shape[0] == N, "linear_projection: W rows must equal x's last axis");
+  require(b.data.empty() || b.size() == M, "linear_projection: bias length must equal W's columns");
+  Tensor out({B, S, M}, {x.axes[0], x.axes[1], out_axis});
+  // One product for all positions: (B*S, N) @ (N, M).
+  ConstMatrixMap X(x.data.data(), B * S, N);
+  ConstMatrixMap Wm(W.data.data(), N, M);
+  MatrixMap Y(out.data.data(), B * S, M);
+  Y.noalias() = X * Wm;
+  if (!b.data.empty()) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXd>(b.data.data(), M);
+  return out;
+}
+
+Tensor split_heads_reshape(const Tensor& x, std::size_t num_heads) {
+  // x is (B,S,H*d) -> (B,S,H,d)
+  require(x.rank() == 3 && num_heads > 0 && x.shape[2] % num_heads == 0,
+          "split_heads: the last axis must be a multiple of the number of heads");
+  const std::size_t d = x.shape[2] / num_heads;
+  return reshaped(x, {x.shape[0], x.shape[1], num_heads, d}, {x.axes[0], x.axes[1], "H", "d"});
+}
+
+Tensor split_heads(const Tensor& x, std::size_t num_heads) {
+  // (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)
+  return transposed(split_heads_reshape(x, num_heads), {0, 2, 1, 3});
+}
+
+Tensor transpose_keys(const Tensor& k) {
+  // (B,H,T,d) -> (B,H,d,T)
+  require(k.rank() == 4, "transpose_keys: k must be (B,H,T,d)");
+  return transposed(k, {0, 1, 3, 2});
+}
+
+Tensor attention_scores(const Tensor& q, const Tensor& k_t) {
+  // (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T)
+  require(q.rank() == 4 && k_t.rank() == 4, "attention_scores: q and k_t must be rank 4");
+  return batched_matmul(q, k_t, {q.axes[0], q.axes[1], q.axes[2], k_t.axes[3]});
+}
+
+Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
+  // (B,H,S,T) -> (B,H,S,T); divide (not multiply by 1/sqrt) so values match NumPy's scores / np.sqrt(d)
+  Tensor out = scores;
+  const double scale = std::sqrt(static_cast<double>(d_head));
+  for (double& v : out.data) v /= scale;
+  return out;
+}
+
+Tensor causal_mask(std::size_t query_len, std::size_t key_len) {
+  // (S,T): row i may see keys 0..i
+  Tensor mask({query_len, key_len}, {"S", "S"});
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < query_len; ++i)
+    for (std::size_t j = i + 1; j < key_len; ++j) mask.data[i * key_len + j] = neg_inf;
+  return mask;
+}
+
+Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
+  // scores is (B,H,S,T); mask is (S,T) or (B,S,T)
+  require(scores.rank() == 4, "apply_mask: scores must be (B,H,S,T)");
+  const std::size_t B = scores.shape[0], H = scores.shape[1], S = scores.shape[2], T = scores.shape[3];
+  const bool per_batch = mask.rank() == 3;
+  require((mask.rank() == 2 && mask.shape[0] == S && mask.shape[1] == T) ||
+              (per_batch && mask.shape[0] == B && mask.shape[1] == S && mask.shape[2] == T),
+          "apply_mask: mask must be (S,T) or (B,S,T)");
+  Tensor out = scores;
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      double* block = out.data.data() + (b * H + h) * S * T;
+      const double* m = mask.data.data() + (per_batch ? b * S * T : 0);
+      for (std::size_t i = 0; i < S * T; ++i) block[i] += m[i];
+    }
+  return out;
+}
+
+Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
+  // (..., T) -> (..., T), each row sums to 1 (or is all zero when fully masked)
+  require(scores.rank() >= 1, "softmax_rows: needs at least one axis");
+  Tensor out = scores;
+  const std::size_t T = scores.shape.back();
+  const std::size_t rows = T == 0 ? 0 : scores.size() / T;
+  std::size_t masked = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    double* row = out.data.data() + r * T;
+    double max = -std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < T; ++j) max = std::max(max, row[j]);
+    if (max == -std::numeric_limits<double>::infinity()) {
+      // Every key is masked: softmax would be 0/0. Policy: attend to nothing.
+      for (std::size_t j = 0; j < T; ++j) row[j] = 0.0;
+      ++masked;
+      continue;
+    }
+    double sum = 0.0;
+    for (std::size_t j = 0; j < T; ++j) {
+      row[j] = std::exp(row[j] - max);
+      sum += row[j];
+    }
+    for (std::size_t j = 0; j < T; ++j) row[j] /= sum;
+  }
+  if (fully_masked_rows) *fully_masked_rows = masked;
+  return out;
+}
+
+Tensor attention_context(const Tensor& weights, const Tensor& v) {
+  // (B,H,S,T) @ (B,H,T,d) -> (B,H,S,d)
+  require(weights.rank() == 4 && v.rank() == 4, "attention_context: weights and v must be rank 4");
+  return batched_matmul(weights, v, {weights.axes[0], weights.axes[1], weights.axes[2], v.axes[3]});
+}
+
+Tensor merge_heads_transpose(const Tensor& context) {
+  // (B,H,S,d) -> (B,S,H,d)
+  require(context.rank() == 4, "merge_heads: context must be (B,H,S,d)");
+  return transposed(context, {0, 2, 1, 3});
+}
+
+Tensor merge_heads(const Tensor& context) {
+  // (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+  Tensor t = merge_heads_transpose(context);
+  return reshaped(t, {t.shape[0], t.shape[1], t.shape[2] * t.shape[3]}, {t.axes[0], t.axes[1], "H*d"});
+}
+
+}  // namespace attn

@@ -1,0 +1,79 @@
+#include "explain_command.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "attn/default_model.h"
+#include "attn/error.h"
+#include "attn/forward.h"
+#include "attn/model_loader.h"
+#include "attn/trace_dump.h"
+#include "attn/walkthrough.h"
+
+namespace attn::cli {
+
+namespace {
+
+std::size_t terminal_width() {
+  if (::isatty(STDOUT_FILENO)) {
+    struct winsize ws {};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  }
+  return 75;  // NumPy's default line width
+}
+
+}  // namespace
+
+void setup_explain(CLI::App& app, ExplainOptions& options) {
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
+  explain->add_option("text", options.text, "Sentence to run through a model with a vocabulary");
+  explain->add_option("-c,--config", options.model_file, "Model file (JSON, see docs/model-file.md); default: built-in model");
+  explain->add_option("--dump", options.dump_path,
+                      "Write every intermediate tensor as JSON to FILE ('-' for stdout); written whole or not at all");
+  explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
+      ->check(CLI::Range(0, 17))
+      ->capture_default_str();
+  explain->add_option("--linewidth", options.line_width,
+                      "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
+      ->check(CLI::Range(20, 100000));
+  explain->add_option("--threshold", options.threshold,
+                      "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
+      ->capture_default_str();
+  explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
+  explain->add_option("--max-memory", options.max_memory_gib,
+                      "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
+      ->check(CLI::PositiveNumber);
+  explain->callback([&options]() {
+    const int code = run_explain(options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+int run_explain(const ExplainOptions& options) {
+  LoadOptions load;
+  if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  const Model model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
+                                                 : load_model_file(options.model_file, load);
+  if (!options.text.empty())
+    throw InputError(model.source, "vocab",
+                     "this model has no vocabulary, so it cannot read text; give the input as input.X");
+
+  Trace trace(!model.batched);
+  run_model(model, trace);
+
+  if (!options.dump_path.empty()) write_trace_json_file(options.dump_path, trace, model);
+  if (!options.quiet) {
+    WalkthroughOptions walk;
+    walk.array.precision = options.precision;
+    walk.array.threshold = options.threshold;
+    walk.array.line_width = options.line_width ? options.line_width : terminal_width();
+    std::ostream& out = options.dump_path == "-" ? std::cerr : std::cout;
+    print_walkthrough(out, trace, model, walk);
+  }
+  return 0;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,29 @@
+// `attn explain`: run a model and walk through every step.
+#ifndef ATTN_CLI_EXPLAIN_COMMAND_H_
+#define ATTN_CLI_EXPLAIN_COMMAND_H_
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace attn::cli {
+
+struct ExplainOptions {
+  std::string text;          // the sentence to run (models with a vocabulary)
+  std::string model_file;    // -c FILE; empty: the built-in default model
+  std::string dump_path;     // --dump FILE, "-" for stdout
+  int precision = 4;
+  std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
+  std::size_t threshold = 1000;
+  bool quiet = false;
+  double max_memory_gib = 0;   // 0: half the machine's memory
+};
+
+void setup_explain(CLI::App& app, ExplainOptions& options);
+// Returns the process exit code; throws attn::InputError for bad input.
+int run_explain(const ExplainOptions& options);
+
+}  // namespace attn::cli
+
+#endif  // ATTN_CLI_EXPLAIN_COMMAND_H_

@@ -1,0 +1,42 @@
+// attn: a command-line walkthrough of transformer attention.
+// Exit codes: 0 ok, 2 bad usage or bad input, 1 anything else.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "attn/error.h"
+#include "explain_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
+  app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
+  app.require_subcommand(1);
+
+  attn::cli::ExplainOptions explain;
+  attn::cli::setup_explain(app, explain);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "attn: " << e.what() << "\n";
+    std::cerr << "Run 'attn --help' for usage.\n";
+    return 2;
+  } catch (const attn::InputError& e) {
+    // Already "FILE: json.path: expected ..., found ..."
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const attn::InputErrors& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attn: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "attn: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,103 @@
+#include "attn/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include <catch2/catch.hpp>
+
+using attn::Tensor;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+Tensor make(attn::Shape shape, attn::AxisNames axes, std::vector<double> data) {
+  Tensor t(std::move(shape), std::move(axes));
+  REQUIRE(data.size() == t.size());
+  t.data = std::move(data);
+  return t;
+}
+}  // namespace
+
+TEST_CASE("linear_projection is x @ W + b on the last axis", "[attention]") {
+  // Seed 004: X[0] = [1.34, 0.64, 0.81, 1.20] (love + PE(1)), Wq as printed;
+  // Q[0][0] = 1.34*0.1 + 0.64*0.5 + 0.81*0.2 + 1.20*0.4 = 1.096 and
+  // Q[0][1] = 1.34*0.2 + 0.64*0.1 + 0.81*0.3 + 1.20*0.2 = 0.815.
+  const Tensor x = make({1, 1, 4}, {"B", "S", "N"}, {1.34, 0.64, 0.81, 1.20});
+  const Tensor W = make({4, 4}, {"N", "H*d"}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1});
+  const Tensor q = attn::linear_projection(x, W, Tensor(), "H*d");
+  REQUIRE(q.shape == attn::Shape{1, 1, 4});
+  CHECK_THAT(q.data[0], WithinAbs(1.096, 1e-12));
+  CHECK_THAT(q.data[1], WithinAbs(0.815, 1e-12));
+  // Q[0][2] = 1.34*0.3 + 0.64*0.2 + 0.81*0.1 + 1.20*0.5 = 1.211 (the document prints 1.10: a slip)
+  CHECK_THAT(q.data[2], WithinAbs(1.211, 1e-12));
+  // with a bias every position gets b added
+  const Tensor b = make({4}, {"H*d"}, {1, 2, 3, 4});
+  const Tensor qb = attn::linear_projection(x, W, b, "H*d");
+  CHECK_THAT(qb.data[3], WithinAbs(q.data[3] + 4, 1e-12));
+}
+
+TEST_CASE("split_heads reshapes then moves heads before positions", "[attention]") {
+  // (B=1,S=2,H*d=4): position 0 = [1,2,3,4], position 1 = [5,6,7,8]; 2 heads of 2.
+  const Tensor x = make({1, 2, 4}, {"B", "S", "H*d"}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor r = attn::split_heads_reshape(x, 2);
+  CHECK(r.shape == attn::Shape{1, 2, 2, 2});
+  const Tensor h = attn::split_heads(x, 2);
+  CHECK(h.shape == attn::Shape{1, 2, 2, 2});
+  CHECK(h.axes == attn::AxisNames{"B", "H", "S", "d"});
+  // head 0 holds columns 0-1 of every position, head 1 columns 2-3
+  CHECK(h.data == std::vector<double>{1, 2, 5, 6, 3, 4, 7, 8});
+  // merge_heads undoes it: the concatenation
+  CHECK(attn::merge_heads(h).data == x.data);
+  CHECK(attn::merge_heads(h).shape == attn::Shape{1, 2, 4});
+}
+
+TEST_CASE("scores, scaling, softmax and context for one head by hand", "[attention]") {
+  // q = [[1,0],[0,1]], k = [[1,0],[1,1]]: scores = q @ k.T = [[1,1],[0,1]]
+  const Tensor q = make({1, 1, 2, 2}, {"B", "H", "S", "d"}, {1, 0, 0, 1});
+  const Tensor k = make({1, 1, 2, 2}, {"B", "H", "S", "d"}, {1, 0, 1, 1});
+  const Tensor k_t = attn::transpose_keys(k);
+  CHECK(k_t.data == std::vector<double>{1, 1, 0, 1});
+  const Tensor scores = attn::attention_scores(q, k_t);
+  CHECK(scores.data == std::vector<double>{1, 1, 0, 1});
+  const Tensor scaled = attn::scale_scores(scores, 2);
+  CHECK(scaled.data[0] == 1 / std::sqrt(2.0));
+  const Tensor w = attn::softmax_rows(scaled);
+  // row 0: equal scores -> [0.5, 0.5]; row 1: [e^0, e^(1/√2)] / sum
+  CHECK(w.data[0] == 0.5);
+  CHECK(w.data[1] == 0.5);
+  const double e = std::exp(1 / std::sqrt(2.0));
+  CHECK_THAT(w.data[2], WithinAbs(1 / (1 + e), 1e-15));
+  CHECK_THAT(w.data[3], WithinAbs(e / (1 + e), 1e-15));
+  // v = [[2, 0], [0, 4]]: context row 0 = 0.5*[2,0] + 0.5*[0,4] = [1, 2]
+  const Tensor v = make({1, 1, 2, 2}, {"B", "H", "S", "d"}, {2, 0, 0, 4});
+  const Tensor c = attn::attention_context(w, v);
+  CHECK(c.data[0] == 1.0);
+  CHECK(c.data[1] == 2.0);
+}
+
+TEST_CASE("softmax subtracts the row maximum so huge scores do not overflow", "[attention]") {
+  // exp(1000) overflows a double; softmax([1000, 1000 - ln 3]) = [0.75, 0.25] all the same.
+  const Tensor s = make({1, 2}, {"S", "S"}, {1000.0, 1000.0 - std::log(3.0)});
+  const Tensor w = attn::softmax_rows(s);
+  CHECK_THAT(w.data[0], WithinAbs(0.75, 1e-12));
+  CHECK_THAT(w.data[1], WithinAbs(0.25, 1e-12));
+}
+
+TEST_CASE("causal mask and a fully masked row", "[attention]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor mask = attn::causal_mask(3, 3);
+  CHECK(mask.data == std::vector<double>{0, -inf, -inf, 0, 0, -inf, 0, 0, 0});
+  // masked scores: the first row keeps only its first key -> weight 1
+  Tensor scores({1, 1, 3, 3}, {"B", "H", "S", "S"});
+  const Tensor masked = attn::apply_mask(scores, mask);
+  const Tensor w = attn::softmax_rows(masked);
+  CHECK(w.data[0] == 1.0);
+  CHECK(w.data[1] == 0.0);
+  CHECK_THAT(w.data[3], WithinAbs(0.5, 1e-15));
+  CHECK_THAT(w.data[8], WithinAbs(1.0 / 3, 1e-15));
+  // every key masked: zero weights by policy, and counted
+  const Tensor all_masked = make({1, 2}, {"S", "S"}, {-inf, -inf});
+  std::size_t fully = 0;
+  const Tensor z = attn::softmax_rows(all_masked, &fully);
+  CHECK(fully == 1);
+  CHECK(z.data == std::vector<double>{0.0, 0.0});
+}

@@ -1,0 +1,123 @@
+#include "attn/forward.h"
+
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "attn/model_loader.h"
+
+using Catch::Matchers::WithinAbs;
+
+namespace {
+const std::string kSeed000 = std::string(ATTN_SOURCE_DIR) + "/data/examples/seed000_batched_mha.json";
+
+// Round half away from zero to `digits` decimals, as the notebook's printed values are.
+double rounded(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(v * scale) / scale;
+}
+}  // namespace
+
+TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward][seed000]") {
+  const attn::Model model = attn::load_model_file(kSeed000);
+  attn::Trace trace;
+  const attn::Tensor out = attn::run_model(model, trace);
+
+  // Q_total as printed (4 decimals): row B=0,S=0 and B=1,S=1.
+  const attn::Tensor& q = trace.find("encoder.0.attention.q")->tensor;
+  REQUIRE(q.shape == attn::Shape{2, 6, 4});
+  const double q00[] = {-1.5806, 0.1079, -2.348, 1.6944};
+  for (std::size_t j = 0; j < 4; ++j) CHECK(rounded(q.at({0, 0, j}), 4) == q00[j]);
+  const double q11[] = {3.6876, -4.2249, 1.7104, 0.0388};
+  for (std::size_t j = 0; j < 4; ++j) CHECK(rounded(q.at({1, 1, j}), 4) == q11[j]);
+  CHECK(rounded(q.at({0, 3, 1}), 4) == 5.0966);
+
+  // Raw scores, batch 0 head 0, printed with 8 significant digits.
+  const attn::Tensor& scores = trace.find("encoder.0.attention.scores")->tensor;
+  REQUIRE(scores.shape == attn::Shape{2, 2, 6, 6});
+  CHECK_THAT(scores.at({0, 0, 0, 0}), WithinAbs(1.27232943, 5e-9));
+  CHECK_THAT(scores.at({0, 0, 3, 3}), WithinAbs(-42.9283892, 5e-8));
+  CHECK_THAT(scores.at({0, 1, 0, 0}), WithinAbs(11.2890025, 5e-8));
+
+  // Scaled scores (batch 0, head 0), .round(2) as printed.
+  const double scaled00[6][6] = {{0.9, -1.36, -5.84, -7.28, 4.87, 3.91},  {-0.49, -0.81, -1.67, -5.84, 3.58, 3.95},
+                                 {-4.83, -2.55, 0.68, -23.01, 13.36, 17.55}, {-4.52, -3.78, -3.73, -30.35, 18.12, 21.89},
+                                 {3.4, -0.83, -8.65, -0.33, 1.11, -2.09},  {2.12, 0.22, -3.07, 4.46, -2.28, -4.2}};
+  const attn::Tensor& scaled = trace.find("encoder.0.attention.scaled_scores")->tensor;
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 6; ++j) CHECK(rounded(scaled.at({0, 0, i, j}), 2) == scaled00[i][j]);
+
+  // Attention weights (batch 0, head 0), .round(2), and the first row's sum.
+  const double weights00[6][6] = {{0.01, 0, 0, 0, 0.71, 0.27}, {0.01, 0, 0, 0, 0.4, 0.58}, {0, 0, 0, 0, 0.01, 0.99},
+                                  {0, 0, 0, 0, 0.02, 0.98},    {0.87, 0.01, 0, 0.02, 0.09, 0}, {0.09, 0.01, 0, 0.9, 0, 0}};
+  const attn::Tensor& weights = trace.find("encoder.0.attention.weights")->tensor;
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j < 6; ++j) CHECK(rounded(weights.at({0, 0, i, j}), 2) == weights00[i][j]);
+  double row0 = 0;
+  for (std::size_t j = 0; j < 6; ++j) row0 += weights.at({0, 0, 0, j});
+  CHECK_THAT(row0, WithinAbs(1.0, 1e-15));
+
+  // Context vectors (8 decimals as printed).
+  const attn::Tensor& context = trace.find("encoder.0.attention.context")->tensor;
+  REQUIRE(context.shape == attn::Shape{2, 2, 6, 2});
+  CHECK_THAT(context.at({0, 0, 0, 0}), WithinAbs(2.14402292, 5e-9));
+  CHECK_THAT(context.at({0, 0, 0, 1}), WithinAbs(0.39960117, 5e-9));
+  CHECK_THAT(context.at({0, 1, 5, 1}), WithinAbs(4.73762408, 5e-9));
+  CHECK_THAT(context.at({1, 0, 2, 0}), WithinAbs(-4.76704565, 5e-9));
+  CHECK_THAT(context.at({1, 1, 5, 1}), WithinAbs(-1.46183568, 5e-9));
+
+  // Concatenated output, batch 0 word 0: [ 2.14402292  0.39960117 -2.01801767 -1.62729909]
+  const attn::Tensor& concat = trace.find("encoder.0.attention.concat")->tensor;
+  REQUIRE(concat.shape == attn::Shape{2, 6, 4});
+  const double concat00[] = {2.14402292, 0.39960117, -2.01801767, -1.62729909};
+  for (std::size_t j = 0; j < 4; ++j) CHECK_THAT(concat.at({0, 0, j}), WithinAbs(concat00[j], 5e-9));
+  const double concat15[] = {1.7634395, -0.22815464, -0.49290634, -1.46183568};
+  for (std::size_t j = 0; j < 4; ++j) CHECK_THAT(concat.at({1, 5, j}), WithinAbs(concat15[j], 5e-9));
+
+  // No W_o: the block's output is the concatenation, and no "output" tensor is recorded.
+  CHECK(trace.find("encoder.0.attention.output") == nullptr);
+  CHECK(out.data == concat.data);
+}
+
+TEST_CASE("trace names and order for one attention block", "[forward]") {
+  const attn::Model model = attn::load_model_text(R"({
+    "model": {"d_model": 4, "num_heads": 2, "causal": true},
+    "input": {"X": {"randn": [3, 4]}},
+    "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "identity"}}]})",
+                                                  "t.json");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::vector<std::string> names;
+  for (const auto& e : trace.entries()) names.push_back(e.name);
+  const std::string p = "encoder.0.attention.";
+  CHECK(names == std::vector<std::string>{"input", "encoder.mask", p + "q", p + "k", p + "v", p + "q_heads",
+                                          p + "k_heads", p + "v_heads", p + "k_t", p + "scores", p + "scaled_scores",
+                                          p + "masked_scores", p + "weights", p + "context", p + "concat", p + "output"});
+  // Unbatched input: recorded without the B axis.
+  CHECK(trace.find(p + "q_heads")->tensor.shape == attn::Shape{2, 3, 2});
+  CHECK(trace.find(p + "scores")->tensor.axes == attn::AxisNames{"H", "S", "S"});
+  // Causal: query 0 sees only key 0.
+  CHECK(trace.find(p + "weights")->tensor.at({1, 0, 0}) == 1.0);
+  // W_o = identity: output equals the concatenation.
+  CHECK(trace.find(p + "output")->tensor.data == trace.find(p + "concat")->tensor.data);
+}
+
+TEST_CASE("per-head weights equal the matching slice of the fused projection", "[forward][seed002]") {
+  const attn::Model model =
+      attn::load_model_file(std::string(ATTN_SOURCE_DIR) + "/data/examples/seed002_identity_heads.json");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  // Seed 002, head 1 = X[:, 2:4] attention; X = I love machine learning.
+  // Head 0 sees features 0-1: q = k = v = X[:, :2] = [[1,0],[0,1],[1,1],[0,1]].
+  // scores row 0 ("I") = [1, 0, 1, 0] / √2 -> softmax = e^a / (2e^a + 2), a = 1/√2
+  const attn::Tensor& w = trace.find("encoder.0.attention.weights")->tensor;
+  const double a = std::exp(1 / std::sqrt(2.0));
+  CHECK_THAT(w.at({0, 0, 0}), WithinAbs(a / (2 * a + 2), 1e-15));
+  CHECK_THAT(w.at({0, 0, 1}), WithinAbs(1 / (2 * a + 2), 1e-15));
+  // context row 0, head 0 = sum_j w_j v_j = (a*[1,0] + [0,1] + a*[1,1] + [0,1]) / (2a+2)
+  const attn::Tensor& c = trace.find("encoder.0.attention.context")->tensor;
+  CHECK_THAT(c.at({0, 0, 0}), WithinAbs(2 * a / (2 * a + 2), 1e-15));
+  CHECK_THAT(c.at({0, 0, 1}), WithinAbs((a + 2) / (2 * a + 2), 1e-15));
+  // W_o = identity: output = concat
+  CHECK(trace.find("encoder.0.attention.output")->tensor.data == trace.find("encoder.0.attention.concat")->tensor.data);
+}

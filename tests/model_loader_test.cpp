@@ -1,0 +1,112 @@
+#include "attn/model_loader.h"
+
+#include <catch2/catch.hpp>
+
+using attn::InputError;
+
+namespace {
+// The message load_model_text throws for `text`, or "" when it loads.
+std::string error_of(const std::string& text) {
+  try {
+    attn::load_model_text(text, "model.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kValid = R"({
+  "model": {"d_model": 4, "num_heads": 2},
+  "input": {"X": [[1, 0, 1, 0], [0, 1, 1, 0]]},
+  "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity"}}]})";
+}  // namespace
+
+TEST_CASE("a valid file loads with defaults filled in", "[loader]") {
+  const attn::Model m = attn::load_model_text(kValid, "model.json");
+  CHECK(m.config.d_head == 2);
+  CHECK_FALSE(m.config.causal);
+  CHECK_FALSE(m.batched);
+  CHECK(m.input.shape == attn::Shape{1, 2, 4});
+  CHECK(m.encoder.size() == 1);
+  CHECK_FALSE(m.encoder[0].attention.has_output_projection());
+  CHECK(m.encoder[0].attention.W_q.at({2, 2}) == 1.0);
+  CHECK(m.encoder[0].attention.W_q.at({2, 1}) == 0.0);
+}
+
+TEST_CASE("shape mismatch names file, path, expected and found", "[loader][errors]") {
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2}, "input": {"X": [[1,2,3,4]]},
+      "encoder": [{"attention": {"W_q": [[1,2,3],[1,2,3],[1,2,3],[1,2,3]], "W_k": "randn", "W_v": "randn"}}]})") ==
+        "model.json: encoder[0].attention.W_q: expected shape [4, 4] (d_model x H*d_head), got [4, 3]");
+}
+
+TEST_CASE("d_model not divisible by num_heads", "[loader][errors]") {
+  CHECK(error_of(R"({"model": {"d_model": 5, "num_heads": 2}, "input": {"X": [[1,2,3,4,5]]}, "encoder": [{"attention": {}}]})") ==
+        "model.json: model.num_heads: expected a divisor of d_model = 5 (d_head defaults to d_model / num_heads), "
+        "found 2; set d_head or change num_heads");
+}
+
+TEST_CASE("a single head with d_head different from d_model (seed 003)", "[loader]") {
+  const attn::Model m = attn::load_model_text(R"({"model": {"d_model": 8, "num_heads": 1, "d_head": 4, "seed": 0},
+      "input": {"X": {"randn": [4, 8]}}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})",
+                                              "seed003.json");
+  CHECK(m.encoder[0].attention.W_q.shape == attn::Shape{8, 4});
+  // np.random.seed(0); randn(4, 8) then W_q = randn(8, 4): W_q[0, 0] is the 33rd draw
+  CHECK(m.input.at({0, 0, 0}) == 1.764052345967664);
+  CHECK(m.encoder[0].attention.W_q.at({0, 0}) == -0.8877857476301128);
+}
+
+TEST_CASE("unknown keys are errors with a suggestion", "[loader][errors]") {
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "casual": true}, "input": {"X": [[1,2,3,4]]}, "encoder": []})") ==
+        "model.json: model.casual: unknown key \"casual\"; did you mean \"causal\"?");
+  CHECK(error_of(R"({"modle": {}})") == "model.json: modle: unknown key \"modle\"; did you mean \"model\"?");
+}
+
+TEST_CASE("missing fields, wrong types, ragged arrays, bad sizes", "[loader][errors]") {
+  CHECK(error_of(R"({"input": {"X": [[1]]}, "encoder": []})") == "model.json: model: missing (this field is required)");
+  CHECK(error_of(R"({"model": {"d_model": "4", "num_heads": 2}})") ==
+        "model.json: model.d_model: expected a positive integer, found the string \"4\"");
+  CHECK(error_of(R"({"model": {"d_model": 0, "num_heads": 2}})") ==
+        "model.json: model.d_model: expected a positive integer, found 0");
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": -2}})") ==
+        "model.json: model.num_heads: expected a positive integer, found -2");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2], [3]]}, "encoder": [{"attention": {}}]})") ==
+        "model.json: input.X[1]: expected an array of 2 like its neighbours (ragged array), found an array of 1");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, "a"]]}, "encoder": [{"attention": {}}]})") ==
+        "model.json: input.X[0][1]: expected a number, found the string \"a\"");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": []})") ==
+        "model.json: encoder: expected at least one layer, found an empty array");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2, 3]]}, "encoder": [{"attention": {}}]})") ==
+        "model.json: input.X: expected last axis of size d_model = 2, got shape [1, 3]");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": [{"attention": {"W_k": "randn", "W_v": "randn"}}]})") ==
+        "model.json: encoder[0].attention.W_q: missing (this field is required)");
+}
+
+TEST_CASE("non-finite numbers and generator typos", "[loader][errors]") {
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1e999, 2]]}, "encoder": [{"attention": {}}]})")
+            == "model.json: line 1, column 60: expected a finite number, found 1e999 (out of float64 range)");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": [{"attention": {"W_q": "randm"}}]})") ==
+        "model.json: encoder[0].attention.W_q: expected numbers or one of \"randn\", \"zeros\", \"ones\", \"identity\", "
+        "found \"randm\"; did you mean \"randn\"?");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": "randn"}, "encoder": [{"attention": {}}]})") ==
+        "model.json: input.X: the shape of X is not implied by the model; write {\"randn\": [S, 2]} or {\"randn\": [B, S, 2]}");
+}
+
+TEST_CASE("malformed JSON reports line and column", "[loader][errors]") {
+  CHECK(error_of("{\n  \"model\": {\"d_model\": 4,,}\n}").rfind("model.json: malformed JSON at line 2, column 26", 0) == 0);
+}
+
+TEST_CASE("huge models are refused before anything is allocated", "[loader][errors]") {
+  const std::string e = error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [100000, 1000000]}},
+      "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
+  CHECK(e.rfind("model.json: input.X: this run would need about ", 0) == 0);
+  CHECK(e.find("more than the limit") != std::string::npos);
+}
+
+TEST_CASE("heads and fused matrices cannot both be given; head count must match", "[loader][errors]") {
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 2}, "input": {"X": [[1, 2]]},
+      "encoder": [{"attention": {"heads": [{"W_q": "ones", "W_k": "ones", "W_v": "ones"}]}}]})") ==
+        "model.json: encoder[0].attention.heads: expected 2 heads (num_heads), found 1");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]},
+      "encoder": [{"attention": {"W_q": "ones", "heads": []}}]})") ==
+        "model.json: encoder[0].attention.W_q: expected either \"heads\" or fused W_q/W_k/W_v, found both");
+}

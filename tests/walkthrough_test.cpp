@@ -1,0 +1,58 @@
+#include "attn/walkthrough.h"
+
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "attn/forward.h"
+#include "attn/model_loader.h"
+
+namespace {
+std::string walkthrough_of(const std::string& path) {
+  const attn::Model model = attn::load_model_file(std::string(ATTN_SOURCE_DIR) + path);
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::print_walkthrough(out, trace, model, attn::WalkthroughOptions{});
+  return out.str();
+}
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("seed 000 walkthrough: steps, formulas, shape equations and values", "[walkthrough][seed000]") {
+  const std::string text = walkthrough_of("/data/examples/seed000_batched_mha.json");
+  INFO(text);
+  // numbered steps in order
+  const char* titles[] = {"Step 1: Input X", "Step 2: Query projection", "Step 3: Key projection",
+                          "Step 4: Value projection", "Step 5: Split Q into 2 heads", "Step 8: Transpose K",
+                          "Step 9: Raw scores", "Step 10: Scale", "Step 11: Softmax", "Step 12: Context",
+                          "Step 13: Merge heads", "Step 14: Output projection (skipped)"};
+  std::size_t pos = 0;
+  for (const char* t : titles) {
+    const std::size_t found = text.find(t, pos);
+    CHECK(found != std::string::npos);
+    if (found != std::string::npos) pos = found;
+  }
+  // the shape equation of the raw scores, with named axes on both sides
+  CHECK(contains(text, "(B=2,H=2,S=6,d=2) @ (B=2,H=2,d=2,S=6) -> (B=2,H=2,S=6,S=6)"));
+  CHECK(contains(text, "(B=2,S=6,N=4) @ (N=4,H*d=4) -> (B=2,S=6,H*d=4)"));
+  CHECK(contains(text, "1. reshape: (B=2,S=6,H*d=4) -> (B=2,S=6,H=2,d=2)"));
+  CHECK(contains(text, "scaled = scores / √d = scores / √2 = scores / 1.4142"));
+  // Q_total's first row as NumPy prints it with precision 4
+  CHECK(contains(text, "Q = [[[-1.5806  0.1079 -2.348   1.6944]"));
+  // row sums of the softmax are shown and are 1
+  CHECK(contains(text, "row sums = [[[1. 1. 1. 1. 1. 1.]"));
+  CHECK(contains(text, "this block has no W_o: its output is the concatenation (B=2,S=6,H*d=4)"));
+}
+
+TEST_CASE("seed 002 walkthrough shows the heads side by side as slices of the fused matrix", "[walkthrough][seed002]") {
+  const std::string text = walkthrough_of("/data/examples/seed002_identity_heads.json");
+  INFO(text);
+  CHECK(contains(text, "the file gives one W_q per head; side by side they are the fused W_q (N=4,H*d=4):"));
+  CHECK(contains(text, "W_q^(0)     W_q^(1)"));
+  CHECK(contains(text, "W_q[:, 2:4] == W_q^(1)"));
+  // unbatched input prints unbatched shapes
+  CHECK(contains(text, "(H=2,S=4,d=2) @ (H=2,d=2,S=4) -> (H=2,S=4,S=4)"));
+  CHECK(contains(text, "Step 14: Output projection"));
+}
