@@ -1,13 +1,24 @@
 #include "attn/forward.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "attn/attention.h"
+#include "attn/embedding.h"
+#include "attn/error.h"
+#include "attn/feed_forward.h"
+#include "attn/json_reader.h"
+#include "attn/layer_norm.h"
+#include "attn/masks.h"
+#include "attn/output_head.h"
+#include "attn/tokenizer.h"
 
 namespace attn {
 
 Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const AttentionWeights& w,
-                            const ModelConfig& config, const Tensor& mask, const std::string& prefix, Trace& trace) {
+                            const ModelConfig& config, const Tensor& mask, const std::string& mask_name,
+                            const std::string& prefix, Trace& trace) {
   // x_q is (B,S,N), x_kv is (B,T,N), W_q/W_k/W_v are (N,H*d), W_o is (H*d,N)
   const std::size_t H = config.num_heads;
 
@@ -40,11 +51,12 @@ Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const Attenti
   if (!mask.data.empty()) {
     to_softmax = apply_mask(scaled, mask);
     trace.record(prefix + "masked_scores", to_softmax,
-                 {trace.operand(prefix + "scaled_scores", scaled), trace.operand("encoder.mask", mask)});
+                 {trace.operand(prefix + "scaled_scores", scaled), trace.operand(mask_name, mask)});
   }
   std::size_t fully_masked = 0;
   const Tensor weights = softmax_rows(to_softmax, &fully_masked);
-  trace.record(prefix + "weights", weights, {trace.operand(prefix + (mask.data.empty() ? "scaled_scores" : "masked_scores"), to_softmax)});
+  trace.record(prefix + "weights", weights,
+               {trace.operand(prefix + (mask.data.empty() ? "scaled_scores" : "masked_scores"), to_softmax)});
   if (fully_masked)
     trace.warn(prefix + "weights",
                fmt::format("{} row{} had every key masked; softmax is undefined there (0/0), so those rows get zero "
@@ -53,7 +65,8 @@ Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const Attenti
 
   // 5. context: (B,H,S,T) @ (B,H,T,d) -> (B,H,S,d)
   const Tensor context = attention_context(weights, v_heads);
-  trace.record(prefix + "context", context, {trace.operand(prefix + "weights", weights), trace.operand(prefix + "v_heads", v_heads)});
+  trace.record(prefix + "context", context,
+               {trace.operand(prefix + "weights", weights), trace.operand(prefix + "v_heads", v_heads)});
 
   // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
   const Tensor concat = merge_heads(context);
@@ -62,24 +75,237 @@ Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const Attenti
 
   // 7. output projection: (B,S,H*d) @ (H*d,N) -> (B,S,N)
   const Tensor output = linear_projection(concat, w.W_o, w.b_o, "N");
-  trace.record(prefix + "output", output, {trace.operand(prefix + "concat", concat), Operand{"W_o", w.W_o.shape, w.W_o.axes}});
+  trace.record(prefix + "output", output,
+               {trace.operand(prefix + "concat", concat), Operand{"W_o", w.W_o.shape, w.W_o.axes}});
   return output;
 }
 
-Tensor run_model(const Model& model, Trace& trace) {
-  // input is (B,S,N)
-  trace.record("input", model.input);
-  Tensor mask;
-  if (model.config.causal) {
-    // (S,S): shared by every layer's self-attention
-    mask = causal_mask(model.input.shape[1], model.input.shape[1]);
-    trace.record("encoder.mask", mask);
+namespace {
+
+// LayerNorm of x recorded as `name`.
+Tensor norm_step(const Tensor& x, const NormWeights& norm, const ModelConfig& config, const std::string& name,
+                 Trace& trace) {
+  // (B,S,N) -> (B,S,N)
+  Tensor out = layer_norm(x, norm.gamma, norm.beta, config.layer_norm_eps);
+  trace.record(name, out, {trace.operand("x", x)});
+  return out;
+}
+
+// x + sublayer recorded as `name`.
+Tensor residual_step(const Tensor& x, const Tensor& sublayer, const std::string& name, Trace& trace) {
+  // (B,S,N) + (B,S,N) -> (B,S,N)
+  Tensor out = residual_add(x, sublayer);
+  trace.record(name, out, {trace.operand("x", x), trace.operand("sublayer", sublayer)});
+  return out;
+}
+
+Tensor feed_forward_step(const Tensor& x, const FeedForwardWeights& ffn, const ModelConfig& config,
+                         const std::string& prefix, Trace& trace) {
+  // (B,S,N) @ (N,F) -> (B,S,F); (B,S,F) @ (F,N) -> (B,S,N)
+  const Tensor hidden = feed_forward_hidden(x, ffn.W_1, ffn.b_1, config.activation);
+  trace.record(prefix + "hidden", hidden, {trace.operand("x", x), Operand{"W_1", ffn.W_1.shape, ffn.W_1.axes}});
+  const Tensor out = feed_forward_output(hidden, ffn.W_2, ffn.b_2);
+  trace.record(prefix + "output", out, {trace.operand(prefix + "hidden", hidden), Operand{"W_2", ffn.W_2.shape, ffn.W_2.axes}});
+  return out;
+}
+
+// One full encoder layer, post-norm (the paper) or pre-norm.
+Tensor encoder_layer(const Tensor& x, const EncoderLayerWeights& layer, const ModelConfig& config, const Tensor& mask,
+                     const std::string& prefix, Trace& trace) {
+  // x is (B,S,N) -> (B,S,N)
+  if (!config.norm_first) {
+    // 1. x1 = LN(x + SelfAttention(x)); 2. x2 = LN(x1 + FFN(x1))
+    const Tensor a = multi_head_attention(x, x, layer.attention, config, mask, "encoder.mask", prefix + "attention.", trace);
+    const Tensor x1 = norm_step(residual_step(x, a, prefix + "residual1", trace), layer.norm1, config, prefix + "add_norm1", trace);
+    const Tensor f = feed_forward_step(x1, layer.ffn, config, prefix + "ffn.", trace);
+    const Tensor x2 = norm_step(residual_step(x1, f, prefix + "residual2", trace), layer.norm2, config, prefix + "add_norm2", trace);
+    trace.record(prefix + "output", x2);
+    return x2;
   }
-  Tensor x = model.input;
-  for (std::size_t i = 0; i < model.encoder.size(); ++i)
-    x = multi_head_attention(x, x, model.encoder[i].attention, model.config, mask,
-                             fmt::format("encoder.{}.attention.", i), trace);
+  // 1. x1 = x + SelfAttention(LN(x)); 2. x2 = x1 + FFN(LN(x1))
+  const Tensor n1 = norm_step(x, layer.norm1, config, prefix + "norm1", trace);
+  const Tensor a = multi_head_attention(n1, n1, layer.attention, config, mask, "encoder.mask", prefix + "attention.", trace);
+  const Tensor x1 = residual_step(x, a, prefix + "residual1", trace);
+  const Tensor n2 = norm_step(x1, layer.norm2, config, prefix + "norm2", trace);
+  const Tensor f = feed_forward_step(n2, layer.ffn, config, prefix + "ffn.", trace);
+  const Tensor x2 = residual_step(x1, f, prefix + "residual2", trace);
+  trace.record(prefix + "output", x2);
+  return x2;
+}
+
+// One decoder layer: masked self-attention, cross-attention over the encoder's output
+// (memory), feed-forward, each with its add & norm.
+Tensor decoder_layer(const Tensor& y, const Tensor& memory, const DecoderLayerWeights& layer, const ModelConfig& config,
+                     const Tensor& self_mask, const Tensor& cross_mask, const std::string& prefix, Trace& trace) {
+  // y is (B,T,N), memory is (B,S,N) -> (B,T,N)
+  if (!config.norm_first) {
+    const Tensor sa = multi_head_attention(y, y, layer.self_attention, config, self_mask, "decoder.self_mask",
+                                           prefix + "self_attention.", trace);
+    const Tensor y1 = norm_step(residual_step(y, sa, prefix + "residual1", trace), layer.norm1, config, prefix + "add_norm1", trace);
+    const Tensor ca = multi_head_attention(y1, memory, layer.cross_attention, config, cross_mask, "decoder.cross_mask",
+                                           prefix + "cross_attention.", trace);
+    const Tensor y2 = norm_step(residual_step(y1, ca, prefix + "residual2", trace), layer.norm2, config, prefix + "add_norm2", trace);
+    const Tensor f = feed_forward_step(y2, layer.ffn, config, prefix + "ffn.", trace);
+    const Tensor y3 = norm_step(residual_step(y2, f, prefix + "residual3", trace), layer.norm3, config, prefix + "add_norm3", trace);
+    trace.record(prefix + "output", y3);
+    return y3;
+  }
+  const Tensor n1 = norm_step(y, layer.norm1, config, prefix + "norm1", trace);
+  const Tensor sa = multi_head_attention(n1, n1, layer.self_attention, config, self_mask, "decoder.self_mask",
+                                         prefix + "self_attention.", trace);
+  const Tensor y1 = residual_step(y, sa, prefix + "residual1", trace);
+  const Tensor n2 = norm_step(y1, layer.norm2, config, prefix + "norm2", trace);
+  const Tensor ca = multi_head_attention(n2, memory, layer.cross_attention, config, cross_mask, "decoder.cross_mask",
+                                         prefix + "cross_attention.", trace);
+  const Tensor y2 = residual_step(y1, ca, prefix + "residual2", trace);
+  const Tensor n3 = norm_step(y2, layer.norm3, config, prefix + "norm3", trace);
+  const Tensor f = feed_forward_step(n3, layer.ffn, config, prefix + "ffn.", trace);
+  const Tensor y3 = residual_step(y2, f, prefix + "residual3", trace);
+  trace.record(prefix + "output", y3);
+  return y3;
+}
+
+// Text or tokens -> ids -> embeddings + positions, recorded under `names` ("tokens",
+// "embedding", "input" for the source; "target_tokens", "target_embedding", "target_input"
+// for the decoder). `axis` names the sequence axis ("S" or "T"). Sets *padding to the
+// (B,S) padding mask when sentences were padded.
+struct SequenceNames {
+  const char* which;       // "source" or "target"
+  const char* tokens;      // "tokens"
+  const char* embedding;   // "embedding"
+  const char* input;       // "input"
+  const char* axis;        // "S"
+};
+
+Tensor embed_sequence(const Model& model, const TokenInput& input, const SequenceNames& names, Tensor* padding,
+                      Trace& trace) {
+  // 1. tokenize: text -> tokens (a list per batch item)
+  std::vector<std::vector<std::string>> batch = input.tokens;
+  if (!input.texts.empty()) {
+    batch.clear();
+    for (const auto& text : input.texts) batch.push_back(split_tokens(text));
+  }
+  for (std::size_t b = 0; b < batch.size(); ++b)
+    if (batch[b].empty())
+      throw InputError(model.source, input.batched ? json_index(input.json_path, b) : input.json_path,
+                       "expected at least one token, found none");
+
+  // 2. look up ids: (B lists) -> (B,S), padded with <PAD>
+  TokenIds ids;
+  try {
+    ids = lookup_token_ids(batch, model.vocab);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(model.source, input.json_path, e.what());
+  }
+  ids.ids.axes = {"B", names.axis};
+  trace.set_tokens(names.which, ids.tokens);
+  trace.record(std::string(names.tokens) + ".ids", ids.ids);
+  for (std::size_t b = 0; b < ids.unknown.size(); ++b)
+    for (std::size_t s = 0; s < ids.unknown[b].size(); ++s)
+      if (ids.unknown[b][s])
+        trace.warn(std::string(names.tokens) + ".ids",
+                   fmt::format("\"{}\" is not in the vocabulary: it becomes <UNK> (id {})", ids.tokens[b][s],
+                               *model.vocab.unknown_id()));
+
+  // 3. padding mask (B,S): 1 where <PAD> was added
+  bool padded = false;
+  for (std::size_t len : ids.lengths) padded = padded || len != ids.ids.shape[1];
+  if (padded) {
+    *padding = padding_mask(ids.ids, *model.vocab.pad_id());
+    trace.record(std::string(names.tokens) + ".padding_mask", *padding);
+  }
+
+  // 4. embedding lookup: (B,S) ids into (V,N) -> (B,S,N), optionally * sqrt(N)
+  Tensor x = embedding_lookup(ids.ids, model.embedding);
+  trace.record(std::string(names.embedding) + ".lookup", x,
+               {trace.operand(std::string(names.tokens) + ".ids", ids.ids), Operand{"E", model.embedding.shape, {"V", "N"}}});
+  if (model.config.scale_embeddings) {
+    x = scale_embedding(x);
+    trace.record(std::string(names.embedding) + ".scaled", x);
+  }
+
+  // 5. positions: (S,N) added to every batch item
+  const std::size_t S = x.shape[1];
+  if (model.config.positional_encoding != PositionalEncoding::None) {
+    Tensor pe = model.config.positional_encoding == PositionalEncoding::Sinusoidal
+                    ? sinusoidal_positions(S, model.config.d_model)
+                    : learned_positions(model.positions, S);
+    pe.axes = {names.axis, "N"};
+    trace.record(std::string(names.embedding) + ".positional", pe);
+    x = add_positions(x, pe);
+  }
   return x;
+}
+
+}  // namespace
+
+Tensor run_model(const Model& model, Trace& trace) {
+  const ModelConfig& config = model.config;
+
+  // 1. the source: X as given, or tokens -> ids -> embeddings + positions, (B,S,N)
+  Tensor source_padding;
+  Tensor x = model.input;
+  if (model.has_tokens()) x = embed_sequence(model, model.source_tokens, {"source", "tokens", "embedding", "input", "S"},
+                                             &source_padding, trace);
+  trace.record("input", x);
+
+  // 2. the encoder's mask: causal and/or key padding, additive
+  const std::size_t S = x.shape[1];
+  Tensor encoder_mask;
+  if (config.causal || !source_padding.data.empty()) {
+    encoder_mask = attention_mask(S, S, config.causal, source_padding.data.empty() ? nullptr : &source_padding);
+    trace.record("encoder.mask", encoder_mask);
+  }
+
+  // 3. the encoder stack
+  for (std::size_t i = 0; i < model.encoder.size(); ++i) {
+    const std::string prefix = fmt::format("encoder.{}.", i);
+    const EncoderLayerWeights& layer = model.encoder[i];
+    x = layer.full ? encoder_layer(x, layer, config, encoder_mask, prefix, trace)
+                   : multi_head_attention(x, x, layer.attention, config, encoder_mask, "encoder.mask",
+                                          prefix + "attention.", trace);
+  }
+  if (!model.encoder_norm.gamma.data.empty()) x = norm_step(x, model.encoder_norm, config, "encoder.norm", trace);
+  if (!model.has_decoder() && !model.output.present) return x;
+
+  // 4. the decoder stack over the target, attending to the encoder's output (memory)
+  Tensor hidden = x;
+  if (model.has_decoder()) {
+    const Tensor& memory = x;
+    Tensor target_padding;
+    Tensor y = model.target_input;
+    if (!model.target_tokens.empty())
+      y = embed_sequence(model, model.target_tokens, {"target", "target_tokens", "target_embedding", "target_input", "T"},
+                         &target_padding, trace);
+    y.axes[1] = "T";
+    trace.record("target_input", y);
+    const std::size_t T = y.shape[1];
+    Tensor self_mask = attention_mask(T, T, true, target_padding.data.empty() ? nullptr : &target_padding);
+    self_mask.axes[self_mask.rank() - 2] = "T";
+    self_mask.axes[self_mask.rank() - 1] = "T";
+    trace.record("decoder.self_mask", self_mask);
+    Tensor cross_mask;
+    if (!source_padding.data.empty()) {
+      cross_mask = attention_mask(T, S, false, &source_padding);
+      cross_mask.axes[1] = "T";
+      trace.record("decoder.cross_mask", cross_mask);
+    }
+    for (std::size_t j = 0; j < model.decoder.size(); ++j)
+      y = decoder_layer(y, memory, model.decoder[j], config, self_mask, cross_mask, fmt::format("decoder.{}.", j), trace);
+    if (!model.decoder_norm.gamma.data.empty()) y = norm_step(y, model.decoder_norm, config, "decoder.norm", trace);
+    hidden = y;
+  }
+  if (!model.output.present) return hidden;
+
+  // 5. the output head: (B,T,N) @ (N,V) -> (B,T,V) logits, softmax over the vocabulary
+  const Tensor logits = model.output.tied ? tied_vocabulary_logits(hidden, model.embedding)
+                                          : vocabulary_logits(hidden, model.output.W, model.output.b);
+  trace.record("output.logits", logits,
+               {trace.operand("x", hidden), model.output.tied ? Operand{"Eᵀ", {model.embedding.shape[1], model.embedding.shape[0]}, {"N", "V"}}
+                                                              : Operand{"W_out", model.output.W.shape, model.output.W.axes}});
+  const Tensor probabilities = softmax_rows(logits);
+  trace.record("output.probabilities", probabilities, {trace.operand("output.logits", logits)});
+  return probabilities;
 }
 
 }  // namespace attn

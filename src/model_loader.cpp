@@ -10,12 +10,20 @@ namespace attn {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"model", "input", "encoder"};
-const std::vector<std::string> kModelKeys = {"d_model", "num_heads", "d_head", "causal", "seed"};
-const std::vector<std::string> kInputKeys = {"X"};
-const std::vector<std::string> kEncoderLayerKeys = {"attention"};
+const std::vector<std::string> kTopLevelKeys = {"model",   "vocab",   "embedding",    "positions", "input",
+                                                "encoder", "encoder_norm", "decoder", "decoder_norm", "output"};
+const std::vector<std::string> kModelKeys = {"d_model",        "num_heads",   "d_head",     "d_ff",
+                                             "num_layers",     "num_decoder_layers", "causal", "seed",
+                                             "activation",     "norm_first",  "layer_norm_eps", "positional_encoding",
+                                             "scale_embeddings", "max_len"};
+const std::vector<std::string> kInputKeys = {"X", "text", "tokens", "target_X", "target_text", "target_tokens"};
+const std::vector<std::string> kEncoderLayerKeys = {"attention", "norm1", "ffn", "norm2"};
+const std::vector<std::string> kDecoderLayerKeys = {"self_attention", "norm1", "cross_attention", "norm2", "ffn", "norm3"};
 const std::vector<std::string> kAttentionKeys = {"W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o", "heads"};
 const std::vector<std::string> kHeadKeys = {"W_q", "W_k", "W_v"};
+const std::vector<std::string> kNormKeys = {"gamma", "beta"};
+const std::vector<std::string> kFeedForwardKeys = {"W_1", "b_1", "W_2", "b_2"};
+const std::vector<std::string> kOutputKeys = {"W", "b"};
 const std::vector<std::string> kGenerators = {"randn", "zeros", "ones", "identity"};
 
 // Larger than any model this tool is meant for, small enough that products never overflow.
@@ -29,6 +37,36 @@ struct TensorRequest {
   std::string meaning;  // "d_model x H*d_head"
 };
 
+// The layer template "randn" stands for: every weight drawn, no biases, norms at their
+// defaults (gamma 1, beta 0).
+Json randn_attention() { return Json{{"W_q", "randn"}, {"W_k", "randn"}, {"W_v", "randn"}, {"W_o", "randn"}}; }
+Json randn_encoder_layer(bool with_ffn) {
+  Json layer = {{"attention", randn_attention()}};
+  if (with_ffn) layer["ffn"] = Json{{"W_1", "randn"}, {"W_2", "randn"}};
+  return layer;
+}
+Json randn_decoder_layer() {
+  return Json{{"self_attention", randn_attention()},
+              {"cross_attention", randn_attention()},
+              {"ffn", Json{{"W_1", "randn"}, {"W_2", "randn"}}}};
+}
+
+}  // namespace
+
+namespace {
+
+// Without a target the decoder starts from <BOS> alone, as generation does, and predicts
+// the first word. Returns false when the vocabulary has no <BOS>.
+bool start_from_bos(Model& model) {
+  if (model.vocab.empty() || !model.vocab.find("<BOS>")) return false;
+  const std::size_t B = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
+                                           : model.input.shape[0];
+  model.target_input = Tensor();
+  model.target_tokens = TokenInput{{}, std::vector<std::vector<std::string>>(B, {"<BOS>"}), model.batched,
+                                   "input (no target given: the decoder starts from <BOS>)"};
+  return true;
+}
+
 class ModelLoader {
  public:
   ModelLoader(const std::string& source, const LoadOptions& options)
@@ -38,15 +76,27 @@ class ModelLoader {
 
  private:
   ModelConfig read_config(const Json& value, const std::string& path);
-  Tensor read_input(const Json& value, const std::string& path, Model& model, std::size_t layers);
+  void read_vocabulary(const Json& document, Model& model);
+  void read_input(const Json& value, const std::string& path, Model& model);
+  TokenInput read_text(const Json& value, const std::string& path);
+  TokenInput read_tokens(const Json& value, const std::string& path);
+  Tensor read_x(const Json& value, const std::string& path, const ModelConfig& config, bool& batched, const char* axis);
+  std::vector<Json> layer_list(const Json& value, const std::string& path, std::size_t count, bool count_given,
+                               const Json& randn_template);
+  EncoderLayerWeights read_encoder_layer(const Json& value, const std::string& path, const ModelConfig& config);
+  DecoderLayerWeights read_decoder_layer(const Json& value, const std::string& path, const ModelConfig& config);
   AttentionWeights read_attention(const Json& value, const std::string& path, const ModelConfig& config);
+  NormWeights read_norm(const Json* value, const std::string& path, const ModelConfig& config);
+  FeedForwardWeights read_feed_forward(const Json& value, const std::string& path, const ModelConfig& config);
+  OutputWeights read_output(const Json& value, const std::string& path, const Model& model);
   Tensor read_tensor(const Json& value, const std::string& path, const TensorRequest& request);
   Shape read_generator_shape(const Json& value, const std::string& path);
   Shape nested_shape(const Json& value, const std::string& path);
   void fill_nested(const Json& value, const std::string& path, const Shape& shape, std::size_t axis,
                    std::vector<double>& out);
   Tensor generate(const std::string& kind, const Shape& shape, const AxisNames& axes);
-  void check_memory(const ModelConfig& config, const Shape& input_shape, std::size_t layers);
+  void check_memory(const Model& model, std::size_t batch, std::size_t seq_len, std::size_t target_len,
+                    std::size_t encoder_layers, std::size_t decoder_layers, const std::string& path);
 
   JsonReader reader_;
   LoadOptions options_;
@@ -58,30 +108,89 @@ Model ModelLoader::load(const Json& document) {
   Model model;
   model.source = reader_.file();
   model.config = read_config(reader_.required(document, "", "model"), "model");
-  rng_ = NumpyRandom(model.config.seed);
+  const ModelConfig& config = model.config;
+  rng_ = NumpyRandom(config.seed);
+  const std::size_t N = config.d_model;
 
-  const Json& encoder = reader_.array(reader_.required(document, "", "encoder"), "encoder");
-  if (encoder.empty()) reader_.fail("encoder", "expected at least one layer, found an empty array");
+  // The randn order (docs/model-file.md): embedding, positions, input, encoder layers,
+  // encoder_norm, decoder layers, decoder_norm, output.
+  read_vocabulary(document, model);
+  if (const Json* positions = reader_.member(document, "positions")) {
+    if (config.positional_encoding != PositionalEncoding::Learned)
+      reader_.fail("positions", "a position table is only used with model.positional_encoding = \"learned\"");
+    model.positions = read_tensor(*positions, "positions", TensorRequest{{config.max_len, N}, {"S", "N"}, "max_len x d_model"});
+  } else if (config.positional_encoding == PositionalEncoding::Learned) {
+    reader_.fail("positions", "missing: model.positional_encoding = \"learned\" needs a (max_len, d_model) table");
+  }
 
-  // The input comes first in the randn order; its shape is checked against the memory
-  // limit before anything is drawn or allocated.
-  model.input = read_input(reader_.required(document, "", "input"), "input", model, encoder.size());
+  // Layer lists are resolved before the input so that the memory estimate knows them.
+  const Json* encoder = reader_.member(document, "encoder");
+  if (!encoder) reader_.fail("encoder", "missing (this field is required)");
+  const bool layers_given = config.num_layers != 0;
+  const std::vector<Json> encoder_layers =
+      layer_list(*encoder, "encoder", config.num_layers ? config.num_layers : 1, layers_given,
+                 randn_encoder_layer(config.d_ff > 0));
+  std::vector<Json> decoder_layers;
+  if (const Json* decoder = reader_.member(document, "decoder")) {
+    const std::size_t count = config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
+    decoder_layers = layer_list(*decoder, "decoder", count, config.num_decoder_layers || layers_given, randn_decoder_layer());
+  }
 
-  for (std::size_t i = 0; i < encoder.size(); ++i) {
-    const std::string path = json_index("encoder", i);
-    const Json& layer = reader_.object(encoder[i], path, kEncoderLayerKeys);
-    EncoderLayerWeights weights;
-    weights.attention = read_attention(reader_.required(layer, path, "attention"), json_child(path, "attention"),
-                                       model.config);
-    const bool last = i + 1 == encoder.size();
-    const std::size_t out_width =
-        weights.attention.has_output_projection() ? model.config.d_model : model.config.num_heads * model.config.d_head;
-    if (!last && out_width != model.config.d_model)
-      reader_.fail(json_child(path, "attention"),
+  read_input(reader_.required(document, "", "input"), "input", model);
+  {
+    // Sizes for the estimate: X gives them; tokens are bounded by the longest sentence.
+    std::size_t B = 1, S = 1, T = 1;
+    if (!model.input.data.empty()) {
+      B = model.input.shape[0];
+      S = model.input.shape[1];
+    } else {
+      const TokenInput& t = model.source_tokens;
+      B = std::max(t.texts.size(), t.tokens.size());
+      for (const auto& text : t.texts) S = std::max(S, text.size());  // at most one token per character
+      for (const auto& tokens : t.tokens) S = std::max(S, tokens.size());
+    }
+    if (!model.target_input.data.empty()) T = model.target_input.shape[1];
+    for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
+    for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
+    check_memory(model, B, S, T, encoder_layers.size(), decoder_layers.size(), "input");
+  }
+
+  for (std::size_t i = 0; i < encoder_layers.size(); ++i) {
+    const std::string path = encoder->is_array() ? json_index("encoder", i) : std::string("encoder");
+    model.encoder.push_back(read_encoder_layer(encoder_layers[i], path, config));
+  }
+  for (std::size_t i = 0; i + 1 < model.encoder.size(); ++i) {
+    const AttentionWeights& a = model.encoder[i].attention;
+    if (!a.has_output_projection() && config.num_heads * config.d_head != N)
+      reader_.fail(json_child(json_index("encoder", i), "attention"),
                    fmt::format("expected W_o: without it this layer's output has width H*d_head = {}, but the next "
                                "layer needs d_model = {}",
-                               out_width, model.config.d_model));
-    model.encoder.push_back(std::move(weights));
+                               config.num_heads * config.d_head, N));
+  }
+  if (const Json* norm = reader_.member(document, "encoder_norm")) model.encoder_norm = read_norm(norm, "encoder_norm", config);
+
+  const std::string dec_path = "decoder";
+  for (std::size_t i = 0; i < decoder_layers.size(); ++i) {
+    const std::string path = reader_.member(document, "decoder")->is_array() ? json_index(dec_path, i) : dec_path;
+    model.decoder.push_back(read_decoder_layer(decoder_layers[i], path, config));
+  }
+  if (const Json* norm = reader_.member(document, "decoder_norm")) {
+    if (model.decoder.empty()) reader_.fail("decoder_norm", "expected a decoder alongside decoder_norm");
+    model.decoder_norm = read_norm(norm, "decoder_norm", config);
+  }
+  const bool encoder_ends_narrow = !model.encoder.back().full && !model.encoder.back().attention.has_output_projection() &&
+                                   config.num_heads * config.d_head != N;
+  if (!model.decoder.empty() && encoder_ends_narrow)
+    reader_.fail(json_child(json_index("encoder", model.encoder.size() - 1), "attention"),
+                 "expected W_o: the decoder's cross-attention needs the encoder's output in d_model columns");
+  if (model.has_decoder() && model.target_tokens.empty() && model.target_input.data.empty() && !start_from_bos(model))
+    reader_.fail("input", "the model has a decoder, so the input needs a target: target_X, target_text or target_tokens "
+                          "(or a \"<BOS>\" token in the vocab to start from)");
+
+  if (const Json* output = reader_.member(document, "output")) {
+    if ((model.decoder.empty() && encoder_ends_narrow))
+      reader_.fail("output", "expected the last layer to produce d_model columns (give the last attention block W_o)");
+    model.output = read_output(*output, "output", model);
   }
   return model;
 }
@@ -89,6 +198,9 @@ Model ModelLoader::load(const Json& document) {
 ModelConfig ModelLoader::read_config(const Json& value, const std::string& path) {
   reader_.object(value, path, kModelKeys);
   ModelConfig config;
+  const auto positive = [&](const char* key, std::size_t& target) {
+    if (const Json* v = reader_.member(value, key)) target = reader_.positive_integer(*v, json_child(path, key), kMaxDimension);
+  };
   config.d_model = reader_.positive_integer(reader_.required(value, path, "d_model"), json_child(path, "d_model"),
                                             kMaxDimension);
   config.num_heads = reader_.positive_integer(reader_.required(value, path, "num_heads"),
@@ -103,6 +215,10 @@ ModelConfig ModelLoader::read_config(const Json& value, const std::string& path)
                                config.d_model, config.num_heads));
     config.d_head = config.d_model / config.num_heads;
   }
+  positive("d_ff", config.d_ff);
+  positive("num_layers", config.num_layers);
+  positive("num_decoder_layers", config.num_decoder_layers);
+  positive("max_len", config.max_len);
   if (const Json* causal = reader_.member(value, "causal")) config.causal = reader_.boolean(*causal, json_child(path, "causal"));
   if (const Json* seed = reader_.member(value, "seed")) {
     const std::int64_t s = reader_.integer(*seed, json_child(path, "seed"));
@@ -110,40 +226,268 @@ ModelConfig ModelLoader::read_config(const Json& value, const std::string& path)
       reader_.fail(json_child(path, "seed"), fmt::format("expected an integer from 0 to 4294967295 (as NumPy), found {}", s));
     config.seed = static_cast<std::uint32_t>(s);
   }
+  if (const Json* v = reader_.member(value, "activation"))
+    config.activation = reader_.choice(*v, json_child(path, "activation"), {"relu", "gelu"}) == "gelu" ? Activation::GELU
+                                                                                                      : Activation::ReLU;
+  if (const Json* v = reader_.member(value, "norm_first")) config.norm_first = reader_.boolean(*v, json_child(path, "norm_first"));
+  if (const Json* v = reader_.member(value, "layer_norm_eps")) {
+    config.layer_norm_eps = reader_.finite_number(*v, json_child(path, "layer_norm_eps"));
+    if (config.layer_norm_eps < 0)
+      reader_.fail(json_child(path, "layer_norm_eps"), fmt::format("expected a number >= 0, found {}", v->dump()));
+  }
+  if (const Json* v = reader_.member(value, "positional_encoding")) {
+    const std::string kind = reader_.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none"});
+    config.positional_encoding = kind == "learned" ? PositionalEncoding::Learned
+                                 : kind == "none"  ? PositionalEncoding::None
+                                                   : PositionalEncoding::Sinusoidal;
+  }
+  if (const Json* v = reader_.member(value, "scale_embeddings"))
+    config.scale_embeddings = reader_.boolean(*v, json_child(path, "scale_embeddings"));
+  if (config.positional_encoding == PositionalEncoding::Learned && config.max_len == 0)
+    reader_.fail(json_child(path, "max_len"), "missing: a learned position table needs max_len (its number of rows)");
   return config;
 }
 
-Tensor ModelLoader::read_input(const Json& value, const std::string& path, Model& model, std::size_t layers) {
-  reader_.object(value, path, kInputKeys);
-  const std::string x_path = json_child(path, "X");
-  const Json& x = reader_.required(value, path, "X");
-  const std::size_t N = model.config.d_model;
+void ModelLoader::read_vocabulary(const Json& document, Model& model) {
+  const Json* vocab = reader_.member(document, "vocab");
+  const Json* embedding = reader_.member(document, "embedding");
+  if (!vocab) {
+    if (embedding) reader_.fail("embedding", "expected a vocab alongside the embedding (one row per vocabulary token)");
+    return;
+  }
+  reader_.array(*vocab, "vocab");
+  if (vocab->empty()) reader_.fail("vocab", "expected at least one token, found an empty array");
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < vocab->size(); ++i) {
+    const std::string token = reader_.string((*vocab)[i], json_index("vocab", i));
+    if (token.empty()) reader_.fail(json_index("vocab", i), "expected a non-empty token, found \"\"");
+    for (std::size_t j = 0; j < tokens.size(); ++j)
+      if (tokens[j] == token)
+        reader_.fail(json_index("vocab", i), fmt::format("duplicate token \"{}\" (already vocab[{}])", token, j));
+    tokens.push_back(token);
+  }
+  model.vocab = Vocabulary(tokens);
+  if (!embedding) reader_.fail("embedding", "missing: a vocab needs an embedding table (len(vocab) x d_model)");
+  model.embedding = read_tensor(*embedding, "embedding",
+                                TensorRequest{{tokens.size(), model.config.d_model}, {"V", "N"}, "len(vocab) x d_model"});
+}
 
+TokenInput ModelLoader::read_text(const Json& value, const std::string& path) {
+  TokenInput input;
+  input.json_path = path;
+  if (value.is_string()) {
+    input.texts.push_back(value.get<std::string>());
+  } else if (value.is_array()) {
+    if (value.empty()) reader_.fail(path, "expected at least one sentence, found an empty array");
+    input.batched = true;
+    for (std::size_t i = 0; i < value.size(); ++i) input.texts.push_back(reader_.string(value[i], json_index(path, i)));
+  } else {
+    reader_.fail(path, "expected a sentence or a list of sentences, found " + describe_json(value));
+  }
+  return input;
+}
+
+TokenInput ModelLoader::read_tokens(const Json& value, const std::string& path) {
+  TokenInput input;
+  input.json_path = path;
+  reader_.array(value, path);
+  if (value.empty()) reader_.fail(path, "expected at least one token, found an empty array");
+  const auto list = [&](const Json& v, const std::string& p) {
+    reader_.array(v, p);
+    if (v.empty()) reader_.fail(p, "expected at least one token, found an empty array");
+    std::vector<std::string> tokens;
+    for (std::size_t i = 0; i < v.size(); ++i) tokens.push_back(reader_.string(v[i], json_index(p, i)));
+    return tokens;
+  };
+  if (value[0].is_array()) {
+    input.batched = true;
+    for (std::size_t i = 0; i < value.size(); ++i) input.tokens.push_back(list(value[i], json_index(path, i)));
+  } else {
+    input.tokens.push_back(list(value, path));
+  }
+  return input;
+}
+
+Tensor ModelLoader::read_x(const Json& x, const std::string& path, const ModelConfig& config, bool& batched,
+                           const char* axis) {
+  const std::size_t N = config.d_model;
   // The shape comes from the value itself: nested numbers or {"randn": [B, S, N]}.
   Shape shape;
   if (x.is_array()) {
-    shape = nested_shape(x, x_path);
+    shape = nested_shape(x, path);
   } else if (x.is_object()) {
-    shape = read_generator_shape(x, x_path);
+    shape = read_generator_shape(x, path);
   } else if (x.is_string()) {
-    reader_.fail(x_path, fmt::format("the shape of X is not implied by the model; write {{\"{}\": [S, {}]}} or "
-                                     "{{\"{}\": [B, S, {}]}}",
-                                     x.get<std::string>(), N, x.get<std::string>(), N));
+    reader_.fail(path, fmt::format("the shape is not implied by the model; write {{\"{}\": [{}, {}]}} or "
+                                   "{{\"{}\": [B, {}, {}]}}",
+                                   x.get<std::string>(), axis, N, x.get<std::string>(), axis, N));
   } else {
-    reader_.fail(x_path, "expected a (B, S, d_model) or (S, d_model) array of numbers, found " + describe_json(x));
+    reader_.fail(path, fmt::format("expected a (B, {0}, d_model) or ({0}, d_model) array of numbers, found {1}", axis,
+                                   describe_json(x)));
   }
   if (shape.size() != 2 && shape.size() != 3)
-    reader_.fail(x_path, fmt::format("expected shape (B, S, d_model) or (S, d_model), got {}", shape_string(shape)));
+    reader_.fail(path, fmt::format("expected shape (B, {0}, d_model) or ({0}, d_model), got {1}", axis, shape_string(shape)));
   if (shape.back() != N)
-    reader_.fail(x_path, fmt::format("expected last axis of size d_model = {}, got shape {}", N, shape_string(shape)));
-  model.batched = shape.size() == 3;
-  const Shape batched = model.batched ? shape : Shape{1, shape[0], shape[1]};
-  check_memory(model.config, batched, layers);
+    reader_.fail(path, fmt::format("expected last axis of size d_model = {}, got shape {}", N, shape_string(shape)));
+  batched = shape.size() == 3;
+  const Shape full = batched ? shape : Shape{1, shape[0], shape[1]};
+  const std::uint64_t limit = options_.max_memory_bytes ? options_.max_memory_bytes : default_memory_limit();
+  if (static_cast<long double>(element_count(full)) * 8 > limit)
+    reader_.fail(path, fmt::format("this input alone would need {:.1f} GiB, more than the limit of {:.1f} GiB",
+                                   element_count(full) * 8 / 1073741824.0, limit / 1073741824.0));
+  Tensor t = read_tensor(x, path, TensorRequest{shape, {}, ""});
+  t.shape = full;
+  t.axes = {"B", axis, "N"};
+  return t;
+}
 
-  Tensor input = read_tensor(x, x_path, TensorRequest{shape, {}, ""});
-  input.shape = batched;
-  input.axes = {"B", "S", "N"};
-  return input;
+void ModelLoader::read_input(const Json& value, const std::string& path, Model& model) {
+  reader_.object(value, path, kInputKeys);
+  const auto exactly_one = [&](const char* a, const char* b, const char* c) {
+    int n = 0;
+    for (const char* k : {a, b, c}) n += reader_.member(value, k) ? 1 : 0;
+    if (n > 1) reader_.fail(path, fmt::format("expected one of {}, {} or {}, found more than one", a, b, c));
+    return n == 1;
+  };
+  if (!exactly_one("X", "text", "tokens"))
+    reader_.fail(path, "expected one of X (numbers), text or tokens, found none");
+  exactly_one("target_X", "target_text", "target_tokens");
+  const auto needs_vocab = [&](const char* key) {
+    if (model.vocab.empty())
+      reader_.fail(json_child(path, key), "the model has no vocab, so it cannot read text or tokens; give X instead");
+  };
+  if (const Json* x = reader_.member(value, "X")) {
+    model.input = read_x(*x, json_child(path, "X"), model.config, model.batched, "S");
+  } else if (const Json* text = reader_.member(value, "text")) {
+    needs_vocab("text");
+    model.source_tokens = read_text(*text, json_child(path, "text"));
+    model.batched = model.source_tokens.batched;
+  } else if (const Json* tokens = reader_.member(value, "tokens")) {
+    needs_vocab("tokens");
+    model.source_tokens = read_tokens(*tokens, json_child(path, "tokens"));
+    model.batched = model.source_tokens.batched;
+  }
+  if (const Json* x = reader_.member(value, "target_X")) {
+    bool batched = false;
+    model.target_input = read_x(*x, json_child(path, "target_X"), model.config, batched, "T");
+    if (batched != model.batched || (model.input.rank() == 3 && model.input.shape[0] != model.target_input.shape[0]))
+      reader_.fail(json_child(path, "target_X"), "expected the same batch layout as the source input");
+  } else if (const Json* text = reader_.member(value, "target_text")) {
+    needs_vocab("target_text");
+    model.target_tokens = read_text(*text, json_child(path, "target_text"));
+  } else if (const Json* tokens = reader_.member(value, "target_tokens")) {
+    needs_vocab("target_tokens");
+    model.target_tokens = read_tokens(*tokens, json_child(path, "target_tokens"));
+  }
+  if (!model.target_tokens.empty()) {
+    const std::size_t source_b = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
+                                                    : model.input.shape[0];
+    const std::size_t target_b = std::max(model.target_tokens.texts.size(), model.target_tokens.tokens.size());
+    if (source_b != target_b || model.target_tokens.batched != model.batched)
+      reader_.fail(model.target_tokens.json_path,
+                   fmt::format("expected {} target sequence{} like the source, found {}", source_b, source_b == 1 ? "" : "s",
+                               target_b));
+  }
+}
+
+std::vector<Json> ModelLoader::layer_list(const Json& value, const std::string& path, std::size_t count,
+                                          bool count_given, const Json& randn_template) {
+  // A list of layers; one object repeated count times (each with its own "randn" draws);
+  // or "randn": every weight drawn.
+  if (value.is_array()) {
+    if (value.empty()) reader_.fail(path, "expected at least one layer, found an empty array");
+    if (count_given && value.size() != count)
+      reader_.fail(path, fmt::format("expected {} layers (model.num_layers), found {}", count, value.size()));
+    return std::vector<Json>(value.begin(), value.end());
+  }
+  if (value.is_string()) {
+    if (value.get<std::string>() != "randn")
+      reader_.fail(path, fmt::format("expected a list of layers, one layer object or \"randn\", found {}", describe_json(value)));
+    return std::vector<Json>(count, randn_template);
+  }
+  if (value.is_object()) return std::vector<Json>(count, value);
+  reader_.fail(path, "expected a list of layers, one layer object or \"randn\", found " + describe_json(value));
+}
+
+EncoderLayerWeights ModelLoader::read_encoder_layer(const Json& value, const std::string& path, const ModelConfig& config) {
+  reader_.object(value, path, kEncoderLayerKeys);
+  EncoderLayerWeights layer;
+  layer.attention = read_attention(reader_.required(value, path, "attention"), json_child(path, "attention"), config);
+  const Json* ffn = reader_.member(value, "ffn");
+  if (!ffn) {
+    for (const char* key : {"norm1", "norm2"})
+      if (reader_.member(value, key))
+        reader_.fail(json_child(path, key), "expected an ffn alongside the norms (a full layer has attention, norm1, ffn, norm2)");
+    return layer;
+  }
+  layer.full = true;
+  if (!layer.attention.has_output_projection())
+    reader_.fail(json_child(path, "attention"), "expected W_o: a full layer adds the attention output back to its input "
+                                                "(the residual), which needs d_model columns");
+  layer.norm1 = read_norm(reader_.member(value, "norm1"), json_child(path, "norm1"), config);
+  layer.ffn = read_feed_forward(*ffn, json_child(path, "ffn"), config);
+  layer.norm2 = read_norm(reader_.member(value, "norm2"), json_child(path, "norm2"), config);
+  return layer;
+}
+
+DecoderLayerWeights ModelLoader::read_decoder_layer(const Json& value, const std::string& path, const ModelConfig& config) {
+  reader_.object(value, path, kDecoderLayerKeys);
+  DecoderLayerWeights layer;
+  const auto attention = [&](const char* key) {
+    AttentionWeights a = read_attention(reader_.required(value, path, key), json_child(path, key), config);
+    if (!a.has_output_projection())
+      reader_.fail(json_child(path, key), "expected W_o: the residual around it needs d_model columns");
+    return a;
+  };
+  layer.self_attention = attention("self_attention");
+  layer.norm1 = read_norm(reader_.member(value, "norm1"), json_child(path, "norm1"), config);
+  layer.cross_attention = attention("cross_attention");
+  layer.norm2 = read_norm(reader_.member(value, "norm2"), json_child(path, "norm2"), config);
+  layer.ffn = read_feed_forward(reader_.required(value, path, "ffn"), json_child(path, "ffn"), config);
+  layer.norm3 = read_norm(reader_.member(value, "norm3"), json_child(path, "norm3"), config);
+  return layer;
+}
+
+NormWeights ModelLoader::read_norm(const Json* value, const std::string& path, const ModelConfig& config) {
+  // Absent, or either key absent: PyTorch's initial values, gamma = 1 and beta = 0.
+  const std::size_t N = config.d_model;
+  NormWeights norm{generate("ones", {N}, {"N"}), generate("zeros", {N}, {"N"})};
+  if (!value) return norm;
+  reader_.object(*value, path, kNormKeys);
+  const TensorRequest request{{N}, {"N"}, "d_model"};
+  if (const Json* g = reader_.member(*value, "gamma")) norm.gamma = read_tensor(*g, json_child(path, "gamma"), request);
+  if (const Json* b = reader_.member(*value, "beta")) norm.beta = read_tensor(*b, json_child(path, "beta"), request);
+  return norm;
+}
+
+FeedForwardWeights ModelLoader::read_feed_forward(const Json& value, const std::string& path, const ModelConfig& config) {
+  reader_.object(value, path, kFeedForwardKeys);
+  if (config.d_ff == 0) reader_.fail("model.d_ff", fmt::format("missing: {} needs the feed-forward width d_ff", path));
+  const std::size_t N = config.d_model, F = config.d_ff;
+  FeedForwardWeights ffn;
+  ffn.W_1 = read_tensor(reader_.required(value, path, "W_1"), json_child(path, "W_1"), TensorRequest{{N, F}, {"N", "F"}, "d_model x d_ff"});
+  if (const Json* b = reader_.member(value, "b_1")) ffn.b_1 = read_tensor(*b, json_child(path, "b_1"), TensorRequest{{F}, {"F"}, "d_ff"});
+  ffn.W_2 = read_tensor(reader_.required(value, path, "W_2"), json_child(path, "W_2"), TensorRequest{{F, N}, {"F", "N"}, "d_ff x d_model"});
+  if (const Json* b = reader_.member(value, "b_2")) ffn.b_2 = read_tensor(*b, json_child(path, "b_2"), TensorRequest{{N}, {"N"}, "d_model"});
+  return ffn;
+}
+
+OutputWeights ModelLoader::read_output(const Json& value, const std::string& path, const Model& model) {
+  if (model.vocab.empty()) reader_.fail(path, "expected a vocab: the output head scores every vocabulary token");
+  OutputWeights out;
+  out.present = true;
+  if (value.is_string()) {
+    if (value.get<std::string>() != "tied")
+      reader_.fail(path, fmt::format("expected \"tied\" (logits = x @ embedding^T) or {{\"W\": ..., \"b\": ...}}, found {}",
+                                     describe_json(value)));
+    out.tied = true;
+    return out;
+  }
+  reader_.object(value, path, kOutputKeys);
+  const std::size_t N = model.config.d_model, V = model.vocab.size();
+  out.W = read_tensor(reader_.required(value, path, "W"), json_child(path, "W"), TensorRequest{{N, V}, {"N", "V"}, "d_model x len(vocab)"});
+  if (const Json* b = reader_.member(value, "b")) out.b = read_tensor(*b, json_child(path, "b"), TensorRequest{{V}, {"V"}, "len(vocab)"});
+  return out;
 }
 
 AttentionWeights ModelLoader::read_attention(const Json& value, const std::string& path, const ModelConfig& config) {
@@ -302,27 +646,71 @@ Tensor ModelLoader::read_tensor(const Json& value, const std::string& path, cons
   return t;
 }
 
-void ModelLoader::check_memory(const ModelConfig& config, const Shape& input_shape, std::size_t layers) {
+void ModelLoader::check_memory(const Model& model, std::size_t batch, std::size_t seq_len, std::size_t target_len,
+                               std::size_t encoder_layers, std::size_t decoder_layers, const std::string& path) {
   const std::uint64_t limit = options_.max_memory_bytes ? options_.max_memory_bytes : default_memory_limit();
-  const std::uint64_t need = estimate_run_bytes(config, input_shape[0], input_shape[1], layers);
+  RunSize size;
+  size.batch = batch;
+  size.seq_len = seq_len;
+  size.target_len = target_len;
+  size.encoder_layers = encoder_layers;
+  size.decoder_layers = decoder_layers;
+  size.vocab = model.vocab.size();
+  const std::uint64_t need = estimate_run_bytes(model.config, size);
   if (need > limit)
-    reader_.fail("input.X", fmt::format("this run would need about {:.1f} GiB (B={}, S={}, d_model={}, heads={}), more "
-                                        "than the limit of {:.1f} GiB; use a smaller model or raise --max-memory",
-                                        need / 1073741824.0, input_shape[0], input_shape[1], config.d_model,
-                                        config.num_heads, limit / 1073741824.0));
+    reader_.fail(path, fmt::format("this run would need about {:.1f} GiB (B={}, S={}, d_model={}, heads={}, layers={}), "
+                                   "more than the limit of {:.1f} GiB; use a smaller model or raise --max-memory",
+                                   need / 1073741824.0, batch, seq_len, model.config.d_model, model.config.num_heads,
+                                   encoder_layers + decoder_layers, limit / 1073741824.0));
 }
 
 }  // namespace
 
-std::uint64_t estimate_run_bytes(const ModelConfig& config, std::size_t batch, std::size_t seq_len,
-                                 std::size_t num_layers) {
-  // Saturating arithmetic in long double: the inputs can be absurd (d_model 1e6, S 1e5).
-  const long double B = batch, S = seq_len, N = config.d_model, H = config.num_heads, d = config.d_head;
-  const long double weights = 4 * N * H * d + 2 * H * d;
-  // q, k, v, their head views, k_t, context, concat (7 of B*S*H*d); scores, scaled,
-  // masked, weights (4 of B*H*S*S); input and output (2 of B*S*N).
-  const long double activations = 7 * B * S * H * d + 4 * B * H * S * S + 2 * B * S * N;
-  const long double bytes = 8.0L * (num_layers * (weights + activations) + B * S * N);
+void replace_source_text(Model& model, const std::string& text, const std::string& origin) {
+  if (model.vocab.empty())
+    throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read text; give the input as input.X");
+  model.input = Tensor();
+  model.source_tokens = TokenInput{{text}, {}, false, origin};
+  model.batched = false;
+  if (model.has_decoder()) {
+    model.target_tokens = TokenInput{};
+    if (!start_from_bos(model))
+      throw InputError(model.source, "vocab", "the model has a decoder but no \"<BOS>\" to start it from; give --target TEXT");
+  }
+}
+
+void replace_target_text(Model& model, const std::string& text, const std::string& origin) {
+  if (!model.has_decoder())
+    throw InputError(model.source, "decoder", "this model has no decoder, so a target sentence has nothing to feed");
+  if (model.vocab.empty())
+    throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read a target sentence");
+  if (model.batched)
+    throw InputError(model.source, "input", "the model's input is a batch; a single target sentence needs a single source sentence");
+  model.target_input = Tensor();
+  model.target_tokens = TokenInput{{text}, {}, false, origin};
+}
+
+std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size) {
+  // Long double, saturating: the inputs can be absurd (d_model 1e6, S 1e5).
+  const long double B = size.batch, S = size.seq_len, T = size.target_len, N = config.d_model, H = config.num_heads,
+                    d = config.d_head, F = config.d_ff, V = size.vocab;
+  const long double Hd = H * d;
+  // Weights: 4 projections per attention block, 2 FFN matrices, the embedding.
+  const long double attention_weights = 3 * N * Hd + Hd * N + 4 * Hd;
+  const long double ffn_weights = 2 * N * F + F + N;
+  // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
+  // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
+  // masked, weights (4 of B*H*S*K); output.
+  const auto attention = [&](long double q_len, long double k_len) {
+    return 7 * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
+  };
+  const auto ffn = [&](long double len) { return B * len * (F + N); };
+  const long double norms = 6 * B * std::max(S, T) * N;  // residuals, norms, the layer output
+  const long double encoder = size.encoder_layers * (attention_weights + ffn_weights + attention(S, S) + ffn(S) + norms);
+  const long double decoder =
+      size.decoder_layers * (2 * attention_weights + ffn_weights + attention(T, T) + attention(T, S) + ffn(T) + 1.5L * norms);
+  const long double io = V * N + 3 * B * (S + T) * N + 2 * B * T * V;
+  const long double bytes = 8.0L * (encoder + decoder + io);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 

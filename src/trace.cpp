@@ -22,6 +22,21 @@ void Trace::record(const std::string& name, const Tensor& tensor, std::vector<Op
   entries_.push_back(TraceEntry{name, as_recorded(tensor), std::move(operands)});
 }
 
+void Trace::set_tokens(const std::string& which, std::vector<std::vector<std::string>> tokens) {
+  for (auto& [name, value] : tokens_)
+    if (name == which) {
+      value = std::move(tokens);
+      return;
+    }
+  tokens_.emplace_back(which, std::move(tokens));
+}
+
+const std::vector<std::vector<std::string>>* Trace::tokens(const std::string& which) const {
+  for (const auto& [name, value] : tokens_)
+    if (name == which) return &value;
+  return nullptr;
+}
+
 const TraceEntry* Trace::find(const std::string& name) const {
   for (const auto& e : entries_)
     if (e.name == name) return &e;

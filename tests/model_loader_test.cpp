@@ -88,7 +88,7 @@ TEST_CASE("non-finite numbers and generator typos", "[loader][errors]") {
         "model.json: encoder[0].attention.W_q: expected numbers or one of \"randn\", \"zeros\", \"ones\", \"identity\", "
         "found \"randm\"; did you mean \"randn\"?");
   CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": "randn"}, "encoder": [{"attention": {}}]})") ==
-        "model.json: input.X: the shape of X is not implied by the model; write {\"randn\": [S, 2]} or {\"randn\": [B, S, 2]}");
+        "model.json: input.X: the shape is not implied by the model; write {\"randn\": [S, 2]} or {\"randn\": [B, S, 2]}");
 }
 
 TEST_CASE("malformed JSON reports line and column", "[loader][errors]") {
@@ -98,8 +98,12 @@ TEST_CASE("malformed JSON reports line and column", "[loader][errors]") {
 TEST_CASE("huge models are refused before anything is allocated", "[loader][errors]") {
   const std::string e = error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [100000, 1000000]}},
       "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
-  CHECK(e.rfind("model.json: input.X: this run would need about ", 0) == 0);
-  CHECK(e.find("more than the limit") != std::string::npos);
+  CHECK(e.rfind("model.json: input.X: this input alone would need 745.1 GiB, more than the limit of ", 0) == 0);
+  // A small input but huge weights: the estimate for the whole run is refused, with the sizes.
+  const std::string w = error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [2, 1000000]}},
+      "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
+  CHECK(w.rfind("model.json: input: this run would need about ", 0) == 0);
+  CHECK(w.find("(B=1, S=2, d_model=1000000, heads=1, layers=1), more than the limit of ") != std::string::npos);
 }
 
 TEST_CASE("heads and fused matrices cannot both be given; head count must match", "[loader][errors]") {

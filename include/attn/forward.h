@@ -12,14 +12,18 @@ namespace attn {
 
 // Multi-head attention for one block. x_q is (B,S,N): queries come from it; x_kv is
 // (B,T,N): keys and values come from it (the same tensor in self-attention). mask is
-// empty, (S,T) or (B,S,T), additive. Returns (B,S,N) with W_o, else the concat (B,S,H*d).
+// empty, (S,T) or (B,S,T), additive, recorded earlier as `mask_name`. Returns (B,S,N) with
+// W_o, else the concat (B,S,H*d).
 // Records <prefix>q, k, v, q_heads, k_heads, v_heads, k_t, scores, scaled_scores,
 // masked_scores (with a mask), weights, context, concat, output (with W_o).
 Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const AttentionWeights& weights,
-                            const ModelConfig& config, const Tensor& mask, const std::string& prefix, Trace& trace);
+                            const ModelConfig& config, const Tensor& mask, const std::string& mask_name,
+                            const std::string& prefix, Trace& trace);
 
-// Runs the whole model on its input, recording "input" and then every layer.
-// Returns the last layer's output.
+// Runs the whole model: tokens and embeddings (or X), the encoder stack, the decoder
+// stack and the output head, whichever the model has. Returns the last tensor computed
+// (probabilities with an output head, else the last layer's output).
+// Throws InputError for input that only the run can reject (an unknown word and no <UNK>).
 Tensor run_model(const Model& model, Trace& trace);
 
 }  // namespace attn

@@ -5,20 +5,32 @@
 #define ATTN_MODEL_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "attn/tensor.h"
+#include "attn/tokenizer.h"
 
 namespace attn {
+
+enum class Activation { ReLU, GELU };
+enum class PositionalEncoding { Sinusoidal, Learned, None };
 
 struct ModelConfig {
   std::size_t d_model = 0;    // N
   std::size_t num_heads = 0;  // H
   std::size_t d_head = 0;     // d, default N / H
+  std::size_t d_ff = 0;       // F, the feed-forward width (0: no feed-forward layers)
   bool causal = false;        // mask future positions in encoder self-attention
   std::uint32_t seed = 0;     // for "randn" values, as np.random.seed(seed)
+  Activation activation = Activation::ReLU;
+  bool norm_first = false;    // pre-norm (x + f(LN(x))) instead of the paper's post-norm LN(x + f(x))
+  double layer_norm_eps = 1e-5;
+  PositionalEncoding positional_encoding = PositionalEncoding::Sinusoidal;
+  bool scale_embeddings = false;  // multiply looked-up embeddings by sqrt(d_model), as the paper does
+  std::size_t max_len = 0;        // rows of a learned position table
+  std::size_t num_layers = 0;     // encoder layers when "encoder" is one template or "randn"
+  std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
 };
 
 // One head's own projections, as seed 002 writes them: each (N, d).
@@ -37,16 +49,77 @@ struct AttentionWeights {
   bool has_output_projection() const { return !W_o.data.empty(); }
 };
 
+// LayerNorm's scale and shift, each (N,).
+struct NormWeights {
+  Tensor gamma, beta;
+};
+
+// Position-wise feed-forward: act(x @ W_1 + b_1) @ W_2 + b_2.
+struct FeedForwardWeights {
+  Tensor W_1;  // (N, F)
+  Tensor b_1;  // (F,), or empty
+  Tensor W_2;  // (F, N)
+  Tensor b_2;  // (N,), or empty
+};
+
+// An encoder layer. With only "attention" in the file it is an attention block alone
+// (issue 2's walkthrough); with "ffn" it is the paper's full layer.
 struct EncoderLayerWeights {
   AttentionWeights attention;
+  bool full = false;
+  NormWeights norm1, norm2;
+  FeedForwardWeights ffn;
+};
+
+struct DecoderLayerWeights {
+  AttentionWeights self_attention;   // masked: position t sees targets 0..t
+  AttentionWeights cross_attention;  // queries from the decoder, keys and values from the encoder
+  NormWeights norm1, norm2, norm3;
+  FeedForwardWeights ffn;
+};
+
+// The final projection to the vocabulary: logits = x @ W + b, or x @ E^T when tied.
+struct OutputWeights {
+  bool present = false;
+  bool tied = false;
+  Tensor W;  // (N, V) unless tied
+  Tensor b;  // (V,), or empty
+};
+
+// Text or token input, before tokenizing and lookup.
+struct TokenInput {
+  std::vector<std::string> texts;                // given as text: split by the tokenize step
+  std::vector<std::vector<std::string>> tokens;  // given as tokens, one list per batch item
+  bool batched = false;   // the file gave a list of sentences
+  std::string json_path;  // where it came from ("input.text"), for messages
+
+  bool empty() const { return texts.empty() && tokens.empty(); }
 };
 
 struct Model {
   std::string source;        // file name for messages ("model.json", "<default model>")
   ModelConfig config;
-  bool batched = true;       // false when the input was (S, N): print without B
-  Tensor input;              // (B, S, N)
+  bool batched = true;       // false when the input was one sequence: print without B
+
+  // Vocabulary and embedding (empty when the input is given as X).
+  Vocabulary vocab;
+  Tensor embedding;          // (V, N)
+  Tensor positions;          // (max_len, N) learned position table, or empty
+
+  // The input: either numbers X (B,S,N), or tokens looked up in the vocabulary.
+  Tensor input;              // (B, S, N) when given as X
+  TokenInput source_tokens;  // when given as text or tokens
+  Tensor target_input;       // (B, T, N) when the decoder input is given as X
+  TokenInput target_tokens;
+
   std::vector<EncoderLayerWeights> encoder;
+  NormWeights encoder_norm;  // optional final LayerNorm of the stack (nn.Transformer has one)
+  std::vector<DecoderLayerWeights> decoder;
+  NormWeights decoder_norm;
+  OutputWeights output;
+
+  bool has_tokens() const { return !source_tokens.empty(); }
+  bool has_decoder() const { return !decoder.empty(); }
 };
 
 }  // namespace attn

@@ -21,10 +21,23 @@ Model load_model_file(const std::string& path, const LoadOptions& options = {});
 Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options = {});
 Model load_model_json(const Json& document, const std::string& source, const LoadOptions& options = {});
 
-// The memory a run of `model` is estimated to need, in bytes (weights plus every
-// intermediate the trace keeps).
-std::uint64_t estimate_run_bytes(const ModelConfig& config, std::size_t batch, std::size_t seq_len,
-                                 std::size_t num_layers);
+// The sentence given on the command line replaces the file's input (and its target, which
+// belonged to the file's sentence: the decoder then starts from <BOS>, or from --target).
+// InputError when the model has no vocabulary. `origin` names it in messages.
+void replace_source_text(Model& model, const std::string& text, const std::string& origin);
+// The decoder's input sentence. InputError when the model has no decoder or no vocabulary.
+void replace_target_text(Model& model, const std::string& text, const std::string& origin);
+
+// The sizes of a run that decide its memory.
+struct RunSize {
+  std::size_t batch = 1, seq_len = 1, target_len = 0;
+  std::size_t encoder_layers = 1, decoder_layers = 0;
+  std::size_t vocab = 0;
+};
+
+// The memory a run is estimated to need, in bytes (weights plus every intermediate the
+// trace keeps). Saturates at UINT64_MAX for absurd sizes.
+std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size);
 // Half the physical memory: the default limit.
 std::uint64_t default_memory_limit();
 

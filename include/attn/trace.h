@@ -42,6 +42,11 @@ class Trace {
 
   void warn(const std::string& name, const std::string& message) { warnings_.push_back({name, message}); }
 
+  // Token strings of a sequence ("source" or "target"), (B,S) with "<PAD>" where padded,
+  // for labels in the walkthrough and the dump.
+  void set_tokens(const std::string& which, std::vector<std::vector<std::string>> tokens);
+  const std::vector<std::vector<std::string>>* tokens(const std::string& which) const;
+
   const std::vector<TraceEntry>& entries() const { return entries_; }
   const std::vector<TraceWarning>& warnings() const { return warnings_; }
   // The entry named `name`, or nullptr.
@@ -56,6 +61,7 @@ class Trace {
   bool drop_batch_axis_;
   std::vector<TraceEntry> entries_;
   std::vector<TraceWarning> warnings_;
+  std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> tokens_;
 };
 
 }  // namespace attn

@@ -9,6 +9,7 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_loader.h"
+#include "attn/tokenizer.h"
 #include "attn/trace_dump.h"
 #include "attn/walkthrough.h"
 
@@ -29,7 +30,9 @@ std::size_t terminal_width() {
 void setup_explain(CLI::App& app, ExplainOptions& options) {
   CLI::App* explain = app.add_subcommand(
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
-  explain->add_option("text", options.text, "Sentence to run through a model with a vocabulary");
+  explain->add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
+  explain->add_option("-t,--target", options.target,
+                      "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
   explain->add_option("-c,--config", options.model_file, "Model file (JSON, see docs/model-file.md); default: built-in model");
   explain->add_option("--dump", options.dump_path,
                       "Write every intermediate tensor as JSON to FILE ('-' for stdout); written whole or not at all");
@@ -55,12 +58,10 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
 int run_explain(const ExplainOptions& options) {
   LoadOptions load;
   if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
-  const Model model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
-                                                 : load_model_file(options.model_file, load);
-  if (!options.text.empty())
-    throw InputError(model.source, "vocab",
-                     "this model has no vocabulary, so it cannot read text; give the input as input.X");
-
+  Model model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
+                                           : load_model_file(options.model_file, load);
+  if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
+  if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
   Trace trace(!model.batched);
   run_model(model, trace);
 

@@ -11,6 +11,7 @@ namespace attn::cli {
 
 struct ExplainOptions {
   std::string text;          // the sentence to run (models with a vocabulary)
+  std::string target;        // --target: the decoder's input sentence
   std::string model_file;    // -c FILE; empty: the built-in default model
   std::string dump_path;     // --dump FILE, "-" for stdout
   int precision = 4;
