@@ -48,17 +48,40 @@ void append_nested(std::string& out, const Tensor& t, std::size_t axis, std::siz
 
 nlohmann::json model_summary(const Model& model) {
   const ModelConfig& c = model.config;
-  nlohmann::json m = {{"d_model", c.d_model}, {"num_heads", c.num_heads}, {"d_head", c.d_head},
-                      {"causal", c.causal},   {"seed", c.seed},           {"num_layers", model.encoder.size()},
+  nlohmann::json m = {{"d_model", c.d_model},
+                      {"num_heads", c.num_heads},
+                      {"d_head", c.d_head},
+                      {"d_ff", c.d_ff},
+                      {"causal", c.causal},
+                      {"seed", c.seed},
+                      {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
+                      {"norm_first", c.norm_first},
+                      {"layer_norm_eps", c.layer_norm_eps},
+                      {"positional_encoding", c.positional_encoding == PositionalEncoding::Learned ? "learned"
+                                              : c.positional_encoding == PositionalEncoding::None  ? "none"
+                                                                                                   : "sinusoidal"},
+                      {"scale_embeddings", c.scale_embeddings},
+                      {"num_layers", model.encoder.size()},
+                      {"num_decoder_layers", model.decoder.size()},
+                      {"vocab_size", model.vocab.size()},
+                      {"output", !model.output.present ? "none" : model.output.tied ? "tied" : "linear"},
                       {"batched", model.batched}};
   return m;
+}
+
+// Token strings of each sequence, (B,S) with "<PAD>" where padded, or absent.
+nlohmann::json token_summary(const Trace& trace) {
+  nlohmann::json tokens = nlohmann::json::object();
+  for (const char* which : {"source", "target"})
+    if (const auto* t = trace.tokens(which)) tokens[which] = trace.drops_batch_axis() && t->size() == 1 ? nlohmann::json((*t)[0]) : nlohmann::json(*t);
+  return tokens;
 }
 
 }  // namespace
 
 void write_trace_json(std::ostream& out, const Trace& trace, const Model& model) {
   out << "{\"format\": \"attn-trace\", \"version\": 1, \"model\": " << model_summary(model).dump()
-      << ", \"tensors\": [";
+      << ", \"tokens\": " << token_summary(trace).dump() << ", \"tensors\": [";
   std::string buffer;
   bool first = true;
   for (const auto& e : trace.entries()) {

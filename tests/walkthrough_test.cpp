@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/default_model.h"
 #include "attn/forward.h"
 #include "attn/model_loader.h"
 
@@ -55,4 +56,31 @@ TEST_CASE("seed 002 walkthrough shows the heads side by side as slices of the fu
   // unbatched input prints unbatched shapes
   CHECK(contains(text, "(H=2,S=4,d=2) @ (H=2,d=2,S=4) -> (H=2,S=4,S=4)"));
   CHECK(contains(text, "Step 14: Output projection"));
+}
+
+TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walkthrough][default]") {
+  attn::Model model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
+  attn::replace_source_text(model, "I love AI", "text");
+  attn::replace_target_text(model, "J' aime l' IA", "--target");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::print_walkthrough(out, trace, model, attn::WalkthroughOptions{});
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(contains(text, "\"I\"→2  \"love\"→3  \"AI\"→4"));
+  CHECK(contains(text, "E[3] (\"love\") = [0.5 0.1 0.8 0.2]"));
+  // love + PE(1), NumPy's 4 digits: [1.3415 0.6403 0.81 1.2]
+  CHECK(contains(text, " [1.3415 0.6403 0.81   1.2   ]"));
+  CHECK(contains(text, "Sinusoidal positional encoding"));
+  CHECK(contains(text, "e.g. PE(1, 2) = sin(1 / 10000^(2/4)) = sin(0.01) = 0.01;  PE(1, 3) = cos(0.01) = 0.99995"));
+  CHECK(contains(text, "══ Encoder layer 0 of 1 (post-norm, as the paper: LayerNorm(x + f(x))) ══"));
+  CHECK(contains(text, "Norm (LayerNorm of the residual sum)"));
+  CHECK(contains(text, "Feed-forward, first layer"));
+  CHECK(contains(text, "\"J'\"→"));
+  CHECK(contains(text, "Decoder self-attention mask (causal)"));
+  CHECK(contains(text, "── Cross-attention: queries from the decoder, keys and values from the encoder's output"));
+  CHECK(contains(text, "K = M · W_k   (M: the encoder's output, the 'memory')"));
+  CHECK(contains(text, "Softmax over the vocabulary"));
+  CHECK(contains(text, "greedy pick (the most probable token at each position): "));
 }
