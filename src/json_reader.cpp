@@ -131,7 +131,13 @@ void JsonReader::fail(const std::string& path, const std::string& message) const
   throw InputError(file_, path, message);
 }
 
+void JsonReader::report(const std::string& path, const std::string& message) const {
+  if (!collected_) fail(path, message);
+  collected_->emplace_back(file_, path, message);
+}
+
 const Json& JsonReader::object(const Json& value, const std::string& path, const std::vector<std::string>& known) const {
+  if (collected_ && value.is_null()) throw AlreadyReported{};
   if (!value.is_object()) fail(path, "expected an object, found " + describe_json(value));
   for (auto it = value.begin(); it != value.end(); ++it) {
     const std::string& key = it.key();
@@ -139,7 +145,7 @@ const Json& JsonReader::object(const Json& value, const std::string& path, const
     const std::string suggestion = did_you_mean(key, known);
     std::string allowed;
     for (const auto& k : known) allowed += (allowed.empty() ? "" : ", ") + k;
-    fail(json_child(path, key), suggestion.empty()
+    report(json_child(path, key), suggestion.empty()
                                     ? fmt::format("unknown key \"{}\" (expected one of: {})", key, allowed)
                                     : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", key, suggestion));
   }
@@ -157,8 +163,12 @@ const Json* JsonReader::member(const Json& object, const std::string& key) const
 }
 
 const Json& JsonReader::required(const Json& object, const std::string& path, const std::string& key) const {
+  static const Json kMissing;  // null: what a missing field reads as in collect mode
   const Json* v = member(object, key);
-  if (!v) fail(json_child(path, key), "missing (this field is required)");
+  if (!v) {
+    report(json_child(path, key), "missing (this field is required)");
+    return kMissing;
+  }
   return *v;
 }
 

@@ -70,11 +70,30 @@ bool start_from_bos(Model& model) {
 class ModelLoader {
  public:
   ModelLoader(const std::string& source, const LoadOptions& options)
-      : reader_(source), options_(options), rng_(0) {}
+      : reader_(source), options_(options), rng_(0) {
+    if (options.collect_all_errors) reader_.collect_into(&errors_);
+  }
 
   Model load(const Json& document);
 
  private:
+  // Runs one independent part of the file. In collect mode its error is recorded and the
+  // load goes on with the next part; otherwise the error propagates.
+  template <class Read>
+  void attempt(Read&& read) {
+    if (!reader_.collecting()) return read();
+    try {
+      read();
+    } catch (const InputError& e) {
+      errors_.push_back(e);
+    } catch (const AlreadyReported&) {
+    }
+  }
+  // In collect mode, stop here if anything was found (what follows depends on it).
+  void stop_if_errors() const {
+    if (!errors_.empty()) throw InputErrors(errors_);
+  }
+
   ModelConfig read_config(const Json& value, const std::string& path);
   void read_vocabulary(const Json& document, Model& model);
   void read_input(const Json& value, const std::string& path, Model& model);
@@ -90,6 +109,7 @@ class ModelLoader {
   FeedForwardWeights read_feed_forward(const Json& value, const std::string& path, const ModelConfig& config);
   OutputWeights read_output(const Json& value, const std::string& path, const Model& model);
   Tensor read_tensor(const Json& value, const std::string& path, const TensorRequest& request);
+  Tensor read_tensor_value(const Json& value, const std::string& path, const TensorRequest& request);
   Shape read_generator_shape(const Json& value, const std::string& path);
   Shape nested_shape(const Json& value, const std::string& path);
   void fill_nested(const Json& value, const std::string& path, const Shape& shape, std::size_t axis,
@@ -101,43 +121,59 @@ class ModelLoader {
   JsonReader reader_;
   LoadOptions options_;
   NumpyRandom rng_;
+  std::vector<InputError> errors_;
 };
 
 Model ModelLoader::load(const Json& document) {
   reader_.object(document, "", kTopLevelKeys);
   Model model;
   model.source = reader_.file();
-  model.config = read_config(reader_.required(document, "", "model"), "model");
+  // Everything else depends on the hyper-parameters: without them, stop.
+  attempt([&] { model.config = read_config(reader_.required(document, "", "model"), "model"); });
+  if (model.config.d_model == 0 || model.config.num_heads == 0 || model.config.d_head == 0) {
+    stop_if_errors();
+    reader_.fail("model", "expected d_model and num_heads");
+  }
   const ModelConfig& config = model.config;
   rng_ = NumpyRandom(config.seed);
   const std::size_t N = config.d_model;
 
   // The randn order (docs/model-file.md): embedding, positions, input, encoder layers,
   // encoder_norm, decoder layers, decoder_norm, output.
-  read_vocabulary(document, model);
-  if (const Json* positions = reader_.member(document, "positions")) {
-    if (config.positional_encoding != PositionalEncoding::Learned)
-      reader_.fail("positions", "a position table is only used with model.positional_encoding = \"learned\"");
-    model.positions = read_tensor(*positions, "positions", TensorRequest{{config.max_len, N}, {"S", "N"}, "max_len x d_model"});
-  } else if (config.positional_encoding == PositionalEncoding::Learned) {
-    reader_.fail("positions", "missing: model.positional_encoding = \"learned\" needs a (max_len, d_model) table");
-  }
+  attempt([&] { read_vocabulary(document, model); });
+  attempt([&] {
+    if (const Json* positions = reader_.member(document, "positions")) {
+      if (config.positional_encoding != PositionalEncoding::Learned)
+        reader_.fail("positions", "a position table is only used with model.positional_encoding = \"learned\"");
+      model.positions =
+          read_tensor(*positions, "positions", TensorRequest{{config.max_len, N}, {"S", "N"}, "max_len x d_model"});
+    } else if (config.positional_encoding == PositionalEncoding::Learned) {
+      reader_.fail("positions", "missing: model.positional_encoding = \"learned\" needs a (max_len, d_model) table");
+    }
+  });
 
   // Layer lists are resolved before the input so that the memory estimate knows them.
   const Json* encoder = reader_.member(document, "encoder");
-  if (!encoder) reader_.fail("encoder", "missing (this field is required)");
-  const bool layers_given = config.num_layers != 0;
-  const std::vector<Json> encoder_layers =
-      layer_list(*encoder, "encoder", config.num_layers ? config.num_layers : 1, layers_given,
-                 randn_encoder_layer(config.d_ff > 0));
-  std::vector<Json> decoder_layers;
-  if (const Json* decoder = reader_.member(document, "decoder")) {
+  const Json* decoder = reader_.member(document, "decoder");
+  std::vector<Json> encoder_layers, decoder_layers;
+  attempt([&] {
+    if (!encoder) reader_.fail("encoder", "missing (this field is required)");
+    encoder_layers = layer_list(*encoder, "encoder", config.num_layers ? config.num_layers : 1, config.num_layers != 0,
+                                randn_encoder_layer(config.d_ff > 0));
+  });
+  attempt([&] {
+    if (!decoder) return;
     const std::size_t count = config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
-    decoder_layers = layer_list(*decoder, "decoder", count, config.num_decoder_layers || layers_given, randn_decoder_layer());
-  }
+    decoder_layers = layer_list(*decoder, "decoder", count, config.num_decoder_layers || config.num_layers,
+                                randn_decoder_layer());
+  });
 
-  read_input(reader_.required(document, "", "input"), "input", model);
-  {
+  bool input_ok = false;
+  attempt([&] {
+    read_input(reader_.required(document, "", "input"), "input", model);
+    input_ok = true;
+  });
+  if (input_ok) attempt([&] {
     // Sizes for the estimate: X gives them; tokens are bounded by the longest sentence.
     std::size_t B = 1, S = 1, T = 1;
     if (!model.input.data.empty()) {
@@ -153,45 +189,59 @@ Model ModelLoader::load(const Json& document) {
     for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
     for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
     check_memory(model, B, S, T, encoder_layers.size(), decoder_layers.size(), "input");
-  }
+  });
+  // Drawing "randn" for a run that was refused could take forever: stop here.
+  stop_if_errors();
 
   for (std::size_t i = 0; i < encoder_layers.size(); ++i) {
     const std::string path = encoder->is_array() ? json_index("encoder", i) : std::string("encoder");
-    model.encoder.push_back(read_encoder_layer(encoder_layers[i], path, config));
+    attempt([&] { model.encoder.push_back(read_encoder_layer(encoder_layers[i], path, config)); });
   }
-  for (std::size_t i = 0; i + 1 < model.encoder.size(); ++i) {
-    const AttentionWeights& a = model.encoder[i].attention;
-    if (!a.has_output_projection() && config.num_heads * config.d_head != N)
-      reader_.fail(json_child(json_index("encoder", i), "attention"),
-                   fmt::format("expected W_o: without it this layer's output has width H*d_head = {}, but the next "
-                               "layer needs d_model = {}",
-                               config.num_heads * config.d_head, N));
-  }
-  if (const Json* norm = reader_.member(document, "encoder_norm")) model.encoder_norm = read_norm(norm, "encoder_norm", config);
+  attempt([&] {
+    for (std::size_t i = 0; i + 1 < model.encoder.size(); ++i) {
+      const AttentionWeights& a = model.encoder[i].attention;
+      if (!a.has_output_projection() && config.num_heads * config.d_head != N)
+        reader_.fail(json_child(json_index("encoder", i), "attention"),
+                     fmt::format("expected W_o: without it this layer's output has width H*d_head = {}, but the next "
+                                 "layer needs d_model = {}",
+                                 config.num_heads * config.d_head, N));
+    }
+  });
+  attempt([&] {
+    if (const Json* norm = reader_.member(document, "encoder_norm")) model.encoder_norm = read_norm(norm, "encoder_norm", config);
+  });
 
-  const std::string dec_path = "decoder";
   for (std::size_t i = 0; i < decoder_layers.size(); ++i) {
-    const std::string path = reader_.member(document, "decoder")->is_array() ? json_index(dec_path, i) : dec_path;
-    model.decoder.push_back(read_decoder_layer(decoder_layers[i], path, config));
+    const std::string path = decoder->is_array() ? json_index("decoder", i) : std::string("decoder");
+    attempt([&] { model.decoder.push_back(read_decoder_layer(decoder_layers[i], path, config)); });
   }
-  if (const Json* norm = reader_.member(document, "decoder_norm")) {
-    if (model.decoder.empty()) reader_.fail("decoder_norm", "expected a decoder alongside decoder_norm");
-    model.decoder_norm = read_norm(norm, "decoder_norm", config);
-  }
-  const bool encoder_ends_narrow = !model.encoder.back().full && !model.encoder.back().attention.has_output_projection() &&
+  attempt([&] {
+    if (const Json* norm = reader_.member(document, "decoder_norm")) {
+      if (decoder_layers.empty()) reader_.fail("decoder_norm", "expected a decoder alongside decoder_norm");
+      model.decoder_norm = read_norm(norm, "decoder_norm", config);
+    }
+  });
+  const bool encoder_ends_narrow = !model.encoder.empty() && !model.encoder.back().full &&
+                                   !model.encoder.back().attention.has_output_projection() &&
                                    config.num_heads * config.d_head != N;
-  if (!model.decoder.empty() && encoder_ends_narrow)
-    reader_.fail(json_child(json_index("encoder", model.encoder.size() - 1), "attention"),
-                 "expected W_o: the decoder's cross-attention needs the encoder's output in d_model columns");
-  if (model.has_decoder() && model.target_tokens.empty() && model.target_input.data.empty() && !start_from_bos(model))
-    reader_.fail("input", "the model has a decoder, so the input needs a target: target_X, target_text or target_tokens "
-                          "(or a \"<BOS>\" token in the vocab to start from)");
+  attempt([&] {
+    if (!decoder_layers.empty() && encoder_ends_narrow)
+      reader_.fail(json_child(json_index("encoder", model.encoder.size() - 1), "attention"),
+                   "expected W_o: the decoder's cross-attention needs the encoder's output in d_model columns");
+    if (input_ok && !decoder_layers.empty() && model.target_tokens.empty() && model.target_input.data.empty() &&
+        !start_from_bos(model))
+      reader_.fail("input", "the model has a decoder, so the input needs a target: target_X, target_text or "
+                            "target_tokens (or a \"<BOS>\" token in the vocab to start from)");
+  });
 
-  if (const Json* output = reader_.member(document, "output")) {
-    if ((model.decoder.empty() && encoder_ends_narrow))
-      reader_.fail("output", "expected the last layer to produce d_model columns (give the last attention block W_o)");
-    model.output = read_output(*output, "output", model);
-  }
+  attempt([&] {
+    if (const Json* output = reader_.member(document, "output")) {
+      if (decoder_layers.empty() && encoder_ends_narrow)
+        reader_.fail("output", "expected the last layer to produce d_model columns (give the last attention block W_o)");
+      model.output = read_output(*output, "output", model);
+    }
+  });
+  stop_if_errors();
   return model;
 }
 
@@ -201,10 +251,11 @@ ModelConfig ModelLoader::read_config(const Json& value, const std::string& path)
   const auto positive = [&](const char* key, std::size_t& target) {
     if (const Json* v = reader_.member(value, key)) target = reader_.positive_integer(*v, json_child(path, key), kMaxDimension);
   };
-  config.d_model = reader_.positive_integer(reader_.required(value, path, "d_model"), json_child(path, "d_model"),
-                                            kMaxDimension);
-  config.num_heads = reader_.positive_integer(reader_.required(value, path, "num_heads"),
-                                              json_child(path, "num_heads"), kMaxDimension);
+  const Json& d_model = reader_.required(value, path, "d_model");
+  const Json& num_heads = reader_.required(value, path, "num_heads");
+  if (d_model.is_null() || num_heads.is_null()) throw AlreadyReported{};  // collect mode: reported missing
+  config.d_model = reader_.positive_integer(d_model, json_child(path, "d_model"), kMaxDimension);
+  config.num_heads = reader_.positive_integer(num_heads, json_child(path, "num_heads"), kMaxDimension);
   if (const Json* d_head = reader_.member(value, "d_head")) {
     config.d_head = reader_.positive_integer(*d_head, json_child(path, "d_head"), kMaxDimension);
   } else {
@@ -602,6 +653,21 @@ Tensor ModelLoader::generate(const std::string& kind, const Shape& shape, const 
 }
 
 Tensor ModelLoader::read_tensor(const Json& value, const std::string& path, const TensorRequest& request) {
+  if (!reader_.collecting()) return read_tensor_value(value, path, request);
+  // Collect mode: a bad tensor is recorded and read as zeros of its implied shape, so the
+  // rest of the file is still checked. A missing one (null) was reported already.
+  const auto placeholder = [&] { return request.shape.empty() ? Tensor() : Tensor(request.shape, request.axes); };
+  if (value.is_null()) return placeholder();
+  try {
+    return read_tensor_value(value, path, request);
+  } catch (const InputError& e) {
+    errors_.push_back(e);
+  } catch (const AlreadyReported&) {
+  }
+  return placeholder();
+}
+
+Tensor ModelLoader::read_tensor_value(const Json& value, const std::string& path, const TensorRequest& request) {
   const auto expected = [&](const Shape& got) {
     if (!request.shape.empty() && got != request.shape)
       reader_.fail(path, fmt::format("expected shape {}{}, got {}", shape_string(request.shape),

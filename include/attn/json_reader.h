@@ -33,6 +33,10 @@ std::string describe_json(const Json& value);
 // The closest of `candidates` to `word` by edit distance, or "" when none is close.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
+// Thrown in collect mode when a part of the file cannot be read because a field it needs
+// was missing and has been reported already: the part is skipped without a second error.
+struct AlreadyReported {};
+
 // Reads values out of one document, naming the file in every error.
 class JsonReader {
  public:
@@ -40,6 +44,12 @@ class JsonReader {
   const std::string& file() const { return file_; }
 
   [[noreturn]] void fail(const std::string& path, const std::string& message) const;
+
+  // Collect mode (attn validate): unknown keys and missing fields are recorded in
+  // `errors` and reading goes on (a missing field reads as null), so that one pass finds
+  // every problem. Other errors still throw; the loader catches them per field.
+  void collect_into(std::vector<InputError>* errors) { collected_ = errors; }
+  bool collecting() const { return collected_ != nullptr; }
 
   // The object at `path` (an InputError otherwise), with every key checked against `known`
   // (an unknown key is an error that suggests the nearest known key). "comment" is
@@ -61,7 +71,10 @@ class JsonReader {
   std::string choice(const Json& value, const std::string& path, const std::vector<std::string>& choices) const;
 
  private:
+  void report(const std::string& path, const std::string& message) const;
+
   std::string file_;
+  std::vector<InputError>* collected_ = nullptr;
 };
 
 }  // namespace attn

@@ -14,6 +14,9 @@ namespace attn {
 struct LoadOptions {
   // Refuse a run whose estimated memory exceeds this (0: half the machine's memory).
   std::uint64_t max_memory_bytes = 0;
+  // Find every problem in one pass and throw them together as InputErrors (attn
+  // validate), instead of stopping at the first InputError.
+  bool collect_all_errors = false;
 };
 
 Model load_model_file(const std::string& path, const LoadOptions& options = {});

@@ -6,6 +6,7 @@
 
 #include "attn/error.h"
 #include "explain_command.h"
+#include "validate_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
 
   attn::cli::ExplainOptions explain;
   attn::cli::setup_explain(app, explain);
+  attn::cli::ValidateOptions validate;
+  attn::cli::setup_validate(app, validate);
 
   try {
     app.parse(argc, argv);
