@@ -121,3 +121,55 @@ TEST_CASE("per-head weights equal the matching slice of the fused projection", "
   // W_o = identity: output = concat
   CHECK(trace.find("encoder.0.attention.output")->tensor.data == trace.find("encoder.0.attention.concat")->tensor.data);
 }
+
+TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for digit", "[forward][seed003]") {
+  // np.random.seed(0); token_embeddings = np.random.randn(4, 8); W_q, W_k, W_v = randn(8, 4);
+  // one head of size 4 on d_model 8, no W_o. The document prints with
+  // np.set_printoptions(precision=3, suppress=True).
+  const attn::Model model =
+      attn::load_model_file(std::string(ATTN_SOURCE_DIR) + "/data/examples/seed003_single_head.json");
+  REQUIRE_FALSE(model.batched);
+  attn::Trace trace(!model.batched);
+  const attn::Tensor out = attn::run_model(model, trace);
+
+  // "1. TOKEN EMBEDDINGS" Values:
+  const double embeddings[4][8] = {{1.764, 0.4, 0.979, 2.241, 1.868, -0.977, 0.95, -0.151},
+                                   {-0.103, 0.411, 0.144, 1.454, 0.761, 0.122, 0.444, 0.334},
+                                   {1.494, -0.205, 0.313, -0.854, -2.553, 0.654, 0.864, -0.742},
+                                   {2.27, -1.454, 0.046, -0.187, 1.533, 1.469, 0.155, 0.378}};
+  const attn::Tensor& x = trace.find("input")->tensor;
+  REQUIRE(x.shape == attn::Shape{4, 8});
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 8; ++j) CHECK(rounded(x.at({i, j}), 3) == embeddings[i][j]);
+
+  // "Q (what each token looks for)":
+  const double q_printed[4][4] = {{-5.592, -4.286, -7.37, 4.027},
+                                  {-1.781, -0.435, -3.429, 0.881},
+                                  {2.871, -2.977, 2.418, 0.502},
+                                  {-7.225, -8.378, -1.89, 1.252}};
+  const attn::Tensor& q = trace.find("encoder.0.attention.q")->tensor;
+  REQUIRE(q.shape == attn::Shape{4, 4});
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j) CHECK(rounded(q.at({i, j}), 3) == q_printed[i][j]);
+
+  // "4. ATTENTION SCORES (before softmax)": the notebook computes
+  //   attention_scores = (Q @ K.T) / np.sqrt(head_dimension)
+  // so its "scores" are already divided by sqrt(4) = 2: attn's scaled_scores. Checked with
+  // NumPy 1.24: (Q @ K.T)[0, 0] = 63.176..., divided by 2 = 31.588... as printed.
+  const double scores_printed[4][4] = {{31.588, 2.933, 12.022, -9.08},
+                                       {11.106, 1.093, 3.98, 0.299},
+                                       {-8.946, -4.35, 5.684, -5.326},
+                                       {33.206, 5.506, -4.183, -22.69}};
+  const attn::Tensor& scaled = trace.find("encoder.0.attention.scaled_scores")->tensor;
+  const attn::Tensor& raw = trace.find("encoder.0.attention.scores")->tensor;
+  REQUIRE(scaled.shape == attn::Shape{1, 4, 4});  // (H=1,S,S)
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j) CHECK(rounded(scaled.at({0, i, j}), 3) == scores_printed[i][j]);
+  CHECK(rounded(raw.at({0, 0, 0}), 3) == 63.176);  // the raw Q·Kᵀ is twice the printed value
+
+  // No W_o: the block's output is the concat, (S=4, H*d=4), not d_model wide.
+  CHECK(trace.find("encoder.0.attention.output") == nullptr);
+  const attn::Tensor& concat = trace.find("encoder.0.attention.concat")->tensor;
+  CHECK(concat.shape == attn::Shape{4, 4});
+  CHECK(out.data == concat.data);
+}

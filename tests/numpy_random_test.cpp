@@ -1,6 +1,12 @@
 #include "attn/numpy_random.h"
 
+#include <cstdlib>
+#include <string>
+
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "attn/json_reader.h"
 
 // Reference values: Debian's python3-numpy 1.24,
 //   np.random.seed(0); np.random.randn(8)   and   np.random.seed(42); np.random.random_sample(2)
@@ -28,4 +34,33 @@ TEST_CASE("randn fills a shape in C order from one stream", "[random]") {
   CHECK(x.at({3, 0}) == 2.2697546239876076);
   const attn::Tensor w = rng.randn({8, 4});
   CHECK(w.at({0, 0}) == -0.8877857476301128);
+}
+
+TEST_CASE("200000 draws per seed equal NumPy's exactly (no fused multiply-add crept in)", "[random]") {
+  // tests/reference/numpy_randn_cases.json, made by make_numpy_randn_cases.py with NumPy 1.24:
+  // np.random.seed(seed); a = np.random.randn(200000); values at spread indices as repr() and
+  // the left-to-right float64 sum of all draws. Contracting x1*x1 + x2*x2 into an FMA changes
+  // the last bit of many draws (and so the sum); a pair wrongly rejected or kept shifts every
+  // value after it. Both are caught here by exact equality.
+  const attn::Json doc = attn::parse_json(
+      attn::read_text_file(std::string(ATTN_SOURCE_DIR) + "/tests/reference/numpy_randn_cases.json"),
+      "numpy_randn_cases.json");
+  const auto exact = [](const attn::Json& repr) { return std::strtod(repr.get<std::string>().c_str(), nullptr); };
+  REQUIRE(doc.at("cases").size() == 4);
+  for (const attn::Json& c : doc.at("cases")) {
+    const std::uint32_t seed = c.at("seed").get<std::uint32_t>();
+    const std::size_t draws = c.at("draws").get<std::size_t>();
+    INFO("seed " << seed);
+    attn::NumpyRandom rng(seed);
+    const attn::Tensor a = rng.randn({draws});
+    for (const attn::Json& v : c.at("values")) {
+      const std::size_t i = v.at("index").get<std::size_t>();
+      INFO(fmt::format("index {}: attn {:.17g}, numpy {}", i, a.data.at(i), v.at("value").get<std::string>()));
+      CHECK(a.data.at(i) == exact(v.at("value")));
+    }
+    double sum = 0.0;
+    for (double x : a.data) sum += x;  // left to right, as the Python loop that made the reference
+    INFO(fmt::format("sum: attn {:.17g}, numpy {}", sum, c.at("left_to_right_sum").get<std::string>()));
+    CHECK(sum == exact(c.at("left_to_right_sum")));
+  }
 }
