@@ -122,6 +122,9 @@ class ModelLoader {
   LoadOptions options_;
   NumpyRandom rng_;
   std::vector<InputError> errors_;
+  // Set by load() for the memory estimate made while reading the input.
+  const Model* model_ = nullptr;
+  std::size_t encoder_count_ = 1, decoder_count_ = 0;
 };
 
 Model ModelLoader::load(const Json& document) {
@@ -168,6 +171,9 @@ Model ModelLoader::load(const Json& document) {
                                 randn_decoder_layer());
   });
 
+  model_ = &model;
+  encoder_count_ = std::max<std::size_t>(1, encoder_layers.size());
+  decoder_count_ = decoder_layers.size();
   bool input_ok = false;
   attempt([&] {
     read_input(reader_.required(document, "", "input"), "input", model);
@@ -386,6 +392,8 @@ Tensor ModelLoader::read_x(const Json& x, const std::string& path, const ModelCo
   if (static_cast<long double>(element_count(full)) * 8 > limit)
     reader_.fail(path, fmt::format("this input alone would need {:.1f} GiB, more than the limit of {:.1f} GiB",
                                    element_count(full) * 8 / 1073741824.0, limit / 1073741824.0));
+  // The whole run, before anything is drawn ("randn" of a huge X would take minutes).
+  check_memory(*model_, full[0], full[1], full[1], encoder_count_, decoder_count_, path);
   Tensor t = read_tensor(x, path, TensorRequest{shape, {}, ""});
   t.shape = full;
   t.axes = {"B", axis, "N"};

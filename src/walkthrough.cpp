@@ -26,6 +26,13 @@ NameParts split_name(const std::string& name) {
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
+// A number in running text: NumPy's digits without its trailing point ("2", not "2.").
+std::string plain_number(double value, int precision = 4) {
+  std::string s = format_number(value, precision);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
 std::string equation(const std::vector<Operand>& operands, const char* op, const Tensor& result) {
   std::string lhs;
   for (std::size_t i = 0; i < operands.size(); ++i)
@@ -111,7 +118,8 @@ class Printer {
     if (block == current_block_) return;
     current_block_ = block;
     const auto& c = model_.config;
-    const std::string heads = fmt::format("H={} heads of d={} (d_model N={})", c.num_heads, c.d_head, c.d_model);
+    const std::string heads = fmt::format("H={} head{} of d={} (d_model N={})", c.num_heads, c.num_heads == 1 ? "" : "s",
+                                          c.d_head, c.d_model);
     if (block.size() > 10 && block.compare(block.size() - 10, 10, ".attention") == 0)
       out_ << fmt::format("\n── Multi-head self-attention, {} ──\n", heads);
     else if (block.find(".self_attention") != std::string::npos)
@@ -203,7 +211,7 @@ class Printer {
     if (base == "embedding.scaled") {
       title("Scale the embeddings");
       line(fmt::format("x = x · √d_model = x · √{} = x · {}", model_.config.d_model,
-                       format_number(std::sqrt(double(model_.config.d_model)))));
+                       plain_number(std::sqrt(double(model_.config.d_model)))));
       tensor("x", t);
       return true;
     }
@@ -217,8 +225,8 @@ class Printer {
         if (t.rank() == 2 && t.shape[0] > 1 && t.shape[1] > 2) {
           const double N = static_cast<double>(t.shape[1]);
           line(fmt::format("e.g. PE(1, 2) = sin(1 / 10000^(2/{0})) = sin({1}) = {2};  PE(1, 3) = cos({1}) = {3}", t.shape[1],
-                           format_number(1.0 / std::pow(10000.0, 2.0 / N), 6), format_number(t.at({1, 2}), 6),
-                           format_number(t.at({1, 3}), 6)));
+                           plain_number(1.0 / std::pow(10000.0, 2.0 / N), 6), plain_number(t.at({1, 2}), 6),
+                           plain_number(t.at({1, 3}), 6)));
         }
       }
       line(shape_with_axes(t) + ", the same rows for every sentence in the batch");
@@ -287,7 +295,7 @@ class Printer {
                                        : "LayerNorm before the sub-layer (pre-norm)");
       line(fmt::format("LN(x) = (x - mean) / sqrt(var + eps) · gamma + beta, per position over its d_model values "
                        "(var divides by N; eps = {})",
-                       format_number(model_.config.layer_norm_eps, 10)));
+                       plain_number(model_.config.layer_norm_eps, 10)));
       line(shape_with_axes(t) + " -> " + shape_with_axes(t));
       tensor("LN", t);
       return true;
@@ -343,7 +351,7 @@ class Printer {
       const std::string after = tokens && b < tokens->size() && pos < (*tokens)[b].size() ? (*tokens)[b][pos] : "";
       std::string row;
       for (const auto& tp : top)
-        row += fmt::format("{}\"{}\" {}", row.empty() ? "" : ",  ", model_.vocab.token(tp.id), format_number(tp.probability, 4));
+        row += fmt::format("{}\"{}\" {}", row.empty() ? "" : ",  ", model_.vocab.token(tp.id), plain_number(tp.probability, 4));
       line(fmt::format("{}after \"{}\" (position {}): top 5: {}", rows > len ? fmt::format("[{}] ", b) : "", after, pos, row));
       greedy += (greedy.empty() ? "" : " ") + model_.vocab.token(top[0].id);
     }
@@ -378,7 +386,8 @@ class Printer {
     if (step == "q_heads" || step == "k_heads" || step == "v_heads") {
       const std::string upper = step == "q_heads" ? "Q" : step == "k_heads" ? "K" : "V";
       const TraceEntry* projection = trace_.find(block + "." + step.substr(0, 1));
-      title(fmt::format("Split {} into {} heads", upper, H));
+      title(H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
+                   : fmt::format("Split {} into {} heads", upper, H));
       if (projection) {
         const Tensor view = view_split(projection->tensor, H);
         line(fmt::format("1. reshape: {} -> {}   (head h owns columns h*d .. h*d+{})",
@@ -406,7 +415,7 @@ class Printer {
     }
     if (step == "scaled_scores") {
       title("Scale");
-      line(fmt::format("scaled = scores / √d = scores / √{} = scores / {}", d, format_number(std::sqrt(double(d)), 4)));
+      line(fmt::format("scaled = scores / √d = scores / √{} = scores / {}", d, plain_number(std::sqrt(double(d)))));
       line(shape_with_axes(t) + " / scalar -> " + shape_with_axes(t));
       tensor("scaled", t);
       return;
@@ -420,7 +429,8 @@ class Printer {
     }
     if (step == "weights") {
       title("Softmax");
-      line("weights = softmax(scaled, axis=-1) = exp(x - max) / sum(exp(x - max)), row by row");
+      line(fmt::format("weights = softmax({}, axis=-1) = exp(x - max) / sum(exp(x - max)), row by row",
+                       trace_.find(block + ".masked_scores") ? "masked" : "scaled"));
       line(shape_with_axes(t) + " -> " + shape_with_axes(t));
       tensor("weights", t);
       Tensor sums(Shape(t.shape.begin(), t.shape.end() - 1), AxisNames(t.axes.begin(), t.axes.end() - 1));

@@ -102,7 +102,7 @@ TEST_CASE("huge models are refused before anything is allocated", "[loader][erro
   // A small input but huge weights: the estimate for the whole run is refused, with the sizes.
   const std::string w = error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [2, 1000000]}},
       "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
-  CHECK(w.rfind("model.json: input: this run would need about ", 0) == 0);
+  CHECK(w.rfind("model.json: input.X: this run would need about ", 0) == 0);
   CHECK(w.find("(B=1, S=2, d_model=1000000, heads=1, layers=1), more than the limit of ") != std::string::npos);
 }
 

@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "attn/default_model.h"
@@ -48,7 +49,9 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
   explain->add_option("--max-memory", options.max_memory_gib,
                       "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& v) { return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v; },
+          "GiB > 0"));
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);

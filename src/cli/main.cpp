@@ -24,8 +24,7 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "attn: " << e.what() << "\n";
-    std::cerr << "Run 'attn --help' for usage.\n";
+    std::cerr << "attn: " << e.what() << " (run 'attn --help' for usage)\n";
     return 2;
   } catch (const attn::InputError& e) {
     // Already "FILE: json.path: expected ..., found ..."

@@ -1,5 +1,6 @@
 #include "validate_command.h"
 
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -54,7 +55,9 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
   validate->add_option("files", options.files, "Model files (JSON) to check")->required();
   validate->add_option("--max-memory", options.max_memory_gib,
                        "Report runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& v) { return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v; },
+          "GiB > 0"));
   validate->callback([&options]() {
     const int code = run_validate(options);
     if (code != 0) throw CLI::RuntimeError(code);
