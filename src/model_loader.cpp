@@ -134,6 +134,9 @@ Model ModelLoader::load(const Json& document) {
   // Everything else depends on the hyper-parameters: without them, stop.
   attempt([&] { model.config = read_config(reader_.required(document, "", "model"), "model"); });
   if (model.config.d_model == 0 || model.config.num_heads == 0 || model.config.d_head == 0) {
+    // Nothing can be checked against the sizes; still name the other missing parts.
+    for (const char* key : {"input", "encoder"})
+      if (!reader_.member(document, key)) errors_.emplace_back(reader_.file(), key, "missing (this field is required)");
     stop_if_errors();
     reader_.fail("model", "expected d_model and num_heads");
   }
@@ -196,8 +199,13 @@ Model ModelLoader::load(const Json& document) {
     for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
     check_memory(model, B, S, T, encoder_layers.size(), decoder_layers.size(), "input");
   });
+  // Without a readable input the weights are still checked, if they alone fit in memory.
+  if (!input_ok) attempt([&] { check_memory(model, 1, 1, 1, encoder_layers.size(), decoder_layers.size(), "model"); });
   // Drawing "randn" for a run that was refused could take forever: stop here.
-  stop_if_errors();
+  for (const auto& e : errors_)
+    if (e.message().find("this run would need about") != std::string::npos ||
+        e.message().find("this input alone would need") != std::string::npos)
+      stop_if_errors();
 
   for (std::size_t i = 0; i < encoder_layers.size(); ++i) {
     const std::string path = encoder->is_array() ? json_index("encoder", i) : std::string("encoder");
@@ -318,10 +326,16 @@ void ModelLoader::read_vocabulary(const Json& document, Model& model) {
   for (std::size_t i = 0; i < vocab->size(); ++i) {
     const std::string token = reader_.string((*vocab)[i], json_index("vocab", i));
     if (token.empty()) reader_.fail(json_index("vocab", i), "expected a non-empty token, found \"\"");
-    for (std::size_t j = 0; j < tokens.size(); ++j)
-      if (tokens[j] == token)
-        reader_.fail(json_index("vocab", i), fmt::format("duplicate token \"{}\" (already vocab[{}])", token, j));
-    tokens.push_back(token);
+    bool duplicate = false;
+    for (std::size_t j = 0; j < tokens.size() && !duplicate; ++j)
+      if (tokens[j] == token) {
+        const std::string message = fmt::format("duplicate token \"{}\" (already vocab[{}])", token, j);
+        if (!reader_.collecting()) reader_.fail(json_index("vocab", i), message);
+        errors_.emplace_back(reader_.file(), json_index("vocab", i), message);
+        duplicate = true;
+      }
+    // Collect mode goes on with a stand-in so that the ids and the embedding's rows still line up.
+    tokens.push_back(duplicate ? fmt::format("{}\x01duplicate{}", token, i) : token);
   }
   model.vocab = Vocabulary(tokens);
   if (!embedding) reader_.fail("embedding", "missing: a vocab needs an embedding table (len(vocab) x d_model)");

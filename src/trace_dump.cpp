@@ -65,6 +65,7 @@ nlohmann::json model_summary(const Model& model) {
                       {"num_decoder_layers", model.decoder.size()},
                       {"vocab_size", model.vocab.size()},
                       {"output", !model.output.present ? "none" : model.output.tied ? "tied" : "linear"},
+                      {"input", model.has_tokens() ? (model.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
                       {"batched", model.batched}};
   return m;
 }
@@ -77,11 +78,19 @@ nlohmann::json token_summary(const Trace& trace) {
   return tokens;
 }
 
+// What the walkthrough prints as notes (unknown words, fully masked rows), for readers of the dump.
+nlohmann::json warning_summary(const Trace& trace) {
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const auto& w : trace.warnings()) warnings.push_back({{"name", w.name}, {"message", w.message}});
+  return warnings;
+}
+
 }  // namespace
 
 void write_trace_json(std::ostream& out, const Trace& trace, const Model& model) {
   out << "{\"format\": \"attn-trace\", \"version\": 1, \"model\": " << model_summary(model).dump()
-      << ", \"tokens\": " << token_summary(trace).dump() << ", \"tensors\": [";
+      << ", \"tokens\": " << token_summary(trace).dump() << ", \"warnings\": " << warning_summary(trace).dump()
+      << ", \"tensors\": [";
   std::string buffer;
   bool first = true;
   for (const auto& e : trace.entries()) {

@@ -69,7 +69,10 @@ int run_explain(const ExplainOptions& options) {
   run_model(model, trace);
 
   if (!options.dump_path.empty()) write_trace_json_file(options.dump_path, trace, model);
-  if (!options.quiet) {
+  if (options.quiet) {
+    // The notes still matter without the walkthrough: an unknown word, a fully masked row.
+    for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
+  } else {
     WalkthroughOptions walk;
     walk.array.precision = options.precision;
     walk.array.threshold = options.threshold;
