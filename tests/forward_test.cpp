@@ -173,3 +173,82 @@ TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for d
   CHECK(concat.shape == attn::Shape{4, 4});
   CHECK(out.data == concat.data);
 }
+
+TEST_CASE("trace names and order for the whole transformer, post-norm, padded batch", "[forward][names]") {
+  const attn::Model model = attn::load_model_text(R"({
+    "model": {"d_model": 4, "num_heads": 2, "d_ff": 6, "seed": 1},
+    "vocab": ["<PAD>", "<UNK>", "<BOS>", "I", "love", "AI"],
+    "embedding": "randn",
+    "input": {"text": ["I love AI", "AI"], "target_tokens": [["<BOS>", "I"], ["<BOS>"]]},
+    "encoder": "randn", "encoder_norm": {}, "decoder": "randn", "decoder_norm": {},
+    "output": "tied"})",
+                                                  "t.json");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::vector<std::string> names;
+  for (const auto& e : trace.entries()) names.push_back(e.name);
+  const auto attention = [](const std::string& p, bool masked) {
+    std::vector<std::string> n;
+    for (const char* s : {"q", "k", "v", "q_heads", "k_heads", "v_heads", "k_t", "scores", "scaled_scores"}) n.push_back(p + s);
+    if (masked) n.push_back(p + "masked_scores");
+    for (const char* s : {"weights", "context", "concat", "output"}) n.push_back(p + s);
+    return n;
+  };
+  std::vector<std::string> expected = {"tokens.ids", "tokens.padding_mask", "embedding.lookup", "embedding.positional",
+                                       "input", "encoder.mask"};
+  for (const auto& n : attention("encoder.0.attention.", true)) expected.push_back(n);
+  for (const char* n : {"encoder.0.residual1", "encoder.0.add_norm1", "encoder.0.ffn.hidden", "encoder.0.ffn.output",
+                        "encoder.0.residual2", "encoder.0.add_norm2", "encoder.0.output", "encoder.norm",
+                        "target_tokens.ids", "target_tokens.padding_mask", "target_embedding.lookup",
+                        "target_embedding.positional", "target_input", "decoder.self_mask", "decoder.cross_mask"})
+    expected.push_back(n);
+  for (const auto& n : attention("decoder.0.self_attention.", true)) expected.push_back(n);
+  expected.push_back("decoder.0.residual1");
+  expected.push_back("decoder.0.add_norm1");
+  for (const auto& n : attention("decoder.0.cross_attention.", true)) expected.push_back(n);
+  for (const char* n : {"decoder.0.residual2", "decoder.0.add_norm2", "decoder.0.ffn.hidden", "decoder.0.ffn.output",
+                        "decoder.0.residual3", "decoder.0.add_norm3", "decoder.0.output", "decoder.norm", "output.logits",
+                        "output.probabilities"})
+    expected.push_back(n);
+  CHECK(names == expected);
+
+  // Shapes: (B=2,S=3) source, (B=2,T=2) target, V = 6
+  CHECK(trace.find("tokens.ids")->tensor.data == std::vector<double>{3, 4, 5, 5, 0, 0});
+  CHECK(trace.find("tokens.padding_mask")->tensor.data == std::vector<double>{0, 0, 0, 0, 1, 1});
+  CHECK(trace.find("encoder.mask")->tensor.shape == attn::Shape{2, 3, 3});
+  CHECK(trace.find("decoder.self_mask")->tensor.shape == attn::Shape{2, 2, 2});
+  CHECK(trace.find("decoder.cross_mask")->tensor.shape == attn::Shape{2, 2, 3});
+  CHECK(trace.find("decoder.0.cross_attention.scores")->tensor.axes == attn::AxisNames{"B", "H", "T", "S"});
+  CHECK(trace.find("output.probabilities")->tensor.shape == attn::Shape{2, 2, 6});
+  // Padded keys get zero weight: batch 1 ("AI") attends only to its one real token.
+  const attn::Tensor& w = trace.find("encoder.0.attention.weights")->tensor;
+  CHECK(w.at({1, 0, 0, 0}) == 1.0);
+  CHECK(w.at({1, 1, 2, 1}) == 0.0);
+  // The decoder's first position sees only itself (causal).
+  CHECK(trace.find("decoder.0.self_attention.weights")->tensor.at({0, 1, 0, 0}) == 1.0);
+  // Each probability row sums to 1.
+  const attn::Tensor& p = trace.find("output.probabilities")->tensor;
+  double sum = 0;
+  for (std::size_t v = 0; v < 6; ++v) sum += p.at({1, 1, v});
+  CHECK_THAT(sum, WithinAbs(1.0, 1e-15));
+}
+
+TEST_CASE("pre-norm names: the norm comes before each sub-layer", "[forward][names]") {
+  const attn::Model model = attn::load_model_text(R"({
+    "model": {"d_model": 4, "num_heads": 1, "d_ff": 4, "norm_first": true, "num_layers": 2},
+    "input": {"X": {"randn": [2, 4]}},
+    "encoder": "randn"})",
+                                                  "t.json");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::vector<std::string> names;
+  for (const auto& e : trace.entries())
+    if (e.name.find(".attention.") == std::string::npos) names.push_back(e.name);
+  CHECK(names == std::vector<std::string>{"input", "encoder.0.norm1", "encoder.0.residual1", "encoder.0.norm2",
+                                          "encoder.0.ffn.hidden", "encoder.0.ffn.output", "encoder.0.residual2",
+                                          "encoder.0.output", "encoder.1.norm1", "encoder.1.residual1", "encoder.1.norm2",
+                                          "encoder.1.ffn.hidden", "encoder.1.ffn.output", "encoder.1.residual2",
+                                          "encoder.1.output"});
+  // pre-norm: the layer's output is the residual sum, not normalized
+  CHECK(trace.find("encoder.1.output")->tensor.data == trace.find("encoder.1.residual2")->tensor.data);
+}
