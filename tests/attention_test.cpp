@@ -101,3 +101,35 @@ TEST_CASE("causal mask and a fully masked row", "[attention]") {
   CHECK(fully == 1);
   CHECK(z.data == std::vector<double>{0.0, 0.0});
 }
+
+TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V", "[attention][seed004]") {
+  // The document's Q, K, V for "I love AI" (3 tokens, d_k = 4, one head).
+  const Tensor q = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {1.10, 0.82, 1.10, 0.89, 1.18, 0.73, 0.98, 0.85, 1.42, 1.12, 1.23, 1.35});
+  const Tensor k = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {1.05, 0.95, 0.78, 1.12, 1.02, 0.68, 0.72, 0.92, 1.38, 1.28, 1.05, 1.42});
+  const Tensor v = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {0.98, 0.88, 1.02, 0.75, 0.85, 0.72, 0.95, 0.68, 1.25, 1.15, 1.32, 1.08});
+  const Tensor scores = attn::attention_scores(q, attn::transpose_keys(k));
+  // QK^T[0][0] = 1.10*1.05 + 0.82*0.95 + 1.10*0.78 + 0.89*1.12 = 1.155 + 0.779 + 0.858 + 0.9968 = 3.7888 ("3.79" in the document).
+  CHECK_THAT(scores.data[0], WithinAbs(3.7888, 1e-12));
+  // The rest of the document's table slips: it prints [3.79, 3.21, 4.89; 3.63, 3.12, 4.63; 4.88, 4.14, 6.33]; the
+  // products of its own Q and K are these (4 decimals):
+  const double correct[] = {3.7888, 3.2904, 4.9864, 3.6489, 3.1876, 4.7988, 5.0264, 4.3376, 6.6017};
+  for (std::size_t i = 0; i < 9; ++i) CHECK(std::round(scores.data[i] * 1e4) / 1e4 == correct[i]);
+  // Scaled by √4 = 2: row "I" is [1.8944, 1.6452, 2.4932] (the document: [1.90, 1.61, 2.45]).
+  const Tensor scaled = attn::scale_scores(scores, 4);
+  CHECK_THAT(scaled.data[1], WithinAbs(1.6452, 1e-12));
+  // The document's softmax of its own row [1.90, 1.61, 2.45] is right: e^x = [6.69, 5.00, 11.59], sum 23.28,
+  // weights [0.29, 0.21, 0.50].
+  const Tensor doc_row = make({1, 3}, {"S", "S"}, {1.90, 1.61, 2.45});
+  const Tensor doc_w = attn::softmax_rows(doc_row);
+  CHECK(std::round(doc_w.data[0] * 100) / 100 == 0.29);
+  CHECK(std::round(doc_w.data[1] * 100) / 100 == 0.21);
+  CHECK(std::round(doc_w.data[2] * 100) / 100 == 0.50);
+  // From the correct scores the weights of "I" are [0.2778, 0.2165, 0.5056], and Output["I"] = weights @ V is
+  // [1.0884, 0.9819, 1.1565, 0.9017] (the document prints [1.09, 0.99, 1.16, 0.90]: 0.99 should be 0.98).
+  const Tensor w = attn::softmax_rows(scaled);
+  CHECK(std::round(w.data[0] * 1e4) / 1e4 == 0.2778);
+  CHECK(std::round(w.data[2] * 1e4) / 1e4 == 0.5056);
+  const Tensor out = attn::attention_context(w, v);
+  const double out0[] = {1.0884, 0.9819, 1.1565, 0.9017};
+  for (std::size_t j = 0; j < 4; ++j) CHECK(std::round(out.data[j] * 1e4) / 1e4 == out0[j]);
+}
