@@ -29,7 +29,19 @@ std::vector<std::string> split_tokens(const std::string& text) {
     if (!word.empty()) tokens.push_back(word);
     word.clear();
   };
-  for (unsigned char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '<') {
+      // A special token such as <BOS> or <PAD> stays whole.
+      std::size_t end = i + 1;
+      while (end < text.size() && is_word_byte(static_cast<unsigned char>(text[end]))) ++end;
+      if (end < text.size() && text[end] == '>' && end > i + 1) {
+        flush();
+        tokens.push_back(text.substr(i, end - i + 1));
+        i = end;
+        continue;
+      }
+    }
     if (is_space(c)) {
       flush();
     } else if (is_word_byte(c)) {

@@ -14,6 +14,9 @@ TEST_CASE("split_tokens: whitespace separates words, punctuation stands alone", 
   // non-ASCII letters are word characters
   CHECK(attn::split_tokens("café über") == Tokens{"café", "über"});
   CHECK(attn::split_tokens("") == Tokens{});
+  // special tokens stay whole; a lone < is punctuation
+  CHECK(attn::split_tokens("<BOS> J' aime") == Tokens{"<BOS>", "J'", "aime"});
+  CHECK(attn::split_tokens("a < b <>") == Tokens{"a", "<", "b", "<", ">"});
 }
 
 TEST_CASE("vocabulary lookup: exact, then case-insensitive", "[tokenizer]") {

@@ -2,7 +2,8 @@
 //
 // Tokenizing rule (docs/model-file.md): whitespace separates words; every punctuation
 // character (. , ! ? ; : " ( ) [ ] { } and the like) is a token of its own; letters,
-// digits, apostrophes, hyphens inside words and any non-ASCII character stay together.
+// digits, apostrophes, hyphens inside words and any non-ASCII character stay together;
+// a special token in angle brackets (<BOS>, <PAD>) is one token.
 // So "I love AI." -> I | love | AI | .   and   "J' aime l' IA" -> J' | aime | l' | IA.
 #ifndef ATTN_TOKENIZER_H_
 #define ATTN_TOKENIZER_H_
