@@ -8,6 +8,7 @@
 
 #include "attn/default_model.h"
 #include "attn/error.h"
+#include "attn/examples.h"
 #include "attn/forward.h"
 #include "attn/model_loader.h"
 #include "attn/tokenizer.h"
@@ -35,6 +36,8 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   explain->add_option("-t,--target", options.target,
                       "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
   explain->add_option("-c,--config", options.model_file, "Model file (JSON, see docs/model-file.md); default: built-in model");
+  explain->add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
+      ->excludes("--config");
   explain->add_option("--dump", options.dump_path,
                       "Write every intermediate tensor as JSON to FILE ('-' for stdout); written whole or not at all");
   explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
@@ -61,8 +64,14 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
 int run_explain(const ExplainOptions& options) {
   LoadOptions load;
   if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
-  Model model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
-                                           : load_model_file(options.model_file, load);
+  Model model;
+  if (!options.example.empty()) {
+    const BundledExample& example = find_example(options.example);
+    model = load_model_text(example.json, std::string("example ") + example.name, load);
+  } else {
+    model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
+                                       : load_model_file(options.model_file, load);
+  }
   if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
   if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
   Trace trace(!model.batched);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attn/error.h"
+#include "examples_command.h"
 #include "explain_command.h"
 #include "validate_command.h"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
 
   attn::cli::ExplainOptions explain;
   attn::cli::setup_explain(app, explain);
+  attn::cli::setup_examples(app);
   attn::cli::ValidateOptions validate;
   attn::cli::setup_validate(app, validate);
 
