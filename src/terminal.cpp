@@ -167,15 +167,27 @@ std::string foreground_sequence(Rgb color, ColorDepth depth) { return color_sequ
 
 std::size_t display_width(std::string_view text) {
   std::size_t width = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = 0; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == 0x1b && i + 1 < text.size() && text[i + 1] == '[') {
       // CSI: parameters and intermediates, then one final byte in 0x40..0x7e.
       i += 2;
       while (i < text.size() && !(text[i] >= 0x40 && text[i] <= 0x7e)) ++i;
+      ++i;
       continue;
     }
-    if ((c & 0xC0) != 0x80) ++width;  // count lead bytes, not continuation bytes
+    // Decode one UTF-8 code point (a stray continuation byte counts as one column).
+    std::size_t length = 1;
+    char32_t code = c;
+    if (c >= 0xF0) length = 4, code = c & 0x07;
+    else if (c >= 0xE0) length = 3, code = c & 0x0F;
+    else if (c >= 0xC0) length = 2, code = c & 0x1F;
+    for (std::size_t k = 1; k < length && i + k < text.size(); ++k)
+      code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    i += length;
+    // Combining diacritical marks (the hat of x̂) sit on the previous character.
+    if (code >= 0x300 && code <= 0x36F) continue;
+    ++width;
   }
   return width;
 }

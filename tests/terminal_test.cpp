@@ -117,6 +117,8 @@ TEST_CASE("display width counts code points and skips escape sequences", "[termi
   CHECK(attn::display_width("┌──┐") == 4);
   CHECK(attn::display_width("x∈[0, 1] μ σ") == 12);
   CHECK(attn::display_width("\x1b[48;5;196m0.50\x1b[0m") == 4);
+  CHECK(attn::display_width("x̂ = γ·x̂") == 7);  // the combining hat takes no column
+  CHECK(attn::display_width("\x1b[0m") == 0);
   CHECK(attn::pad_left("▒", 3) == "  ▒");
   CHECK(attn::pad_right("Q:\"I\"", 7) == "Q:\"I\"  ");
   CHECK(attn::pad_left("toolong", 3) == "toolong");

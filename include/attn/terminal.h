@@ -79,8 +79,9 @@ std::string background_sequence(Rgb color, ColorDepth depth);
 std::string foreground_sequence(Rgb color, ColorDepth depth);
 constexpr const char* kResetSequence = "\x1b[0m";
 
-// Columns a string occupies on a terminal: one per UTF-8 code point, none for ANSI escape
-// sequences (ESC [ ... final byte). East Asian wide characters are not special-cased.
+// Columns a string occupies on a terminal: one per UTF-8 code point, none for combining
+// marks (U+0300..U+036F, the hat of "x̂") and for ANSI escape sequences (ESC [ ... final
+// byte). East Asian wide characters are not special-cased.
 std::size_t display_width(std::string_view text);
 
 // `text` padded with spaces to `width` display columns (never cut), on the left or right.
