@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/embedding.h"
+#include "attn/layer_norm.h"
+
 // Reference numbers come from the seed documents (where their arithmetic is right), from
 // tests/reference/make_worked_arithmetic_cases.py (NumPy 1.24 / PyTorch 1.13), or are worked
 // by hand in the comments.
@@ -253,4 +256,24 @@ TEST_CASE("worked arithmetic rejects mismatched inputs", "[worked]") {
   CHECK_THROWS_AS(attn::worked_layer_norm_row({1, 2}, {1}, {0, 0}, 1e-5), std::invalid_argument);
   CHECK_THROWS_AS(attn::worked_positional_encoding(0, 4, 4), std::invalid_argument);
   CHECK_THROWS_AS(attn::worked_softmax_row({}), std::invalid_argument);
+}
+
+TEST_CASE("the worked numbers are the model's numbers", "[worked]") {
+  // The presentation recomputes PE and LayerNorm for its text; it must agree with the step
+  // functions the forward pass uses (same formula, same operation order: bit for bit).
+  const attn::Tensor pe = attn::sinusoidal_positions(6, 4);
+  for (std::size_t pos = 0; pos < 6; ++pos)
+    for (std::size_t dim = 0; dim < 4; ++dim)
+      CHECK(attn::sinusoidal_positional_encoding(pos, dim, 4) == pe.data[pos * 4 + dim]);
+
+  attn::Tensor gamma({4}, {"N"}), beta({4}, {"N"});
+  gamma.data = {0.5, 1, 1.5, 2};
+  beta.data = {0.1, 0, -0.1, 0.2};
+  const attn::Tensor normed = attn::layer_norm(kX, gamma, beta, 1e-5);
+  attn::WorkedOptions eight;
+  eight.precision = 8;
+  const auto digits = attn::format_number_group(normed.data, 8);
+  const std::string expected = "= [" + digits[0] + ", " + digits[1] + ", " + digits[2] + ", " + digits[3] + "]\n";
+  CHECK(attn::worked_layer_norm_row(kX.data, gamma.data, beta.data, 1e-5, "x", eight).find(expected) !=
+        std::string::npos);
 }
