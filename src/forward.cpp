@@ -16,19 +16,19 @@
 
 namespace attn {
 
-Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const AttentionWeights& w,
-                            const ModelConfig& config, const Tensor& mask, const std::string& mask_name,
-                            const std::string& prefix, Trace& trace) {
+Tensor multi_head_attention(const Tensor& x_q, const std::string& x_q_name, const Tensor& x_kv,
+                            const std::string& x_kv_name, const AttentionWeights& w, const ModelConfig& config,
+                            const Tensor& mask, const std::string& mask_name, const std::string& prefix, Trace& trace) {
   // x_q is (B,S,N), x_kv is (B,T,N), W_q/W_k/W_v are (N,H*d), W_o is (H*d,N)
   const std::size_t H = config.num_heads;
 
   // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d)
   const Tensor q = linear_projection(x_q, w.W_q, w.b_q, "H*d");
-  trace.record(prefix + "q", q, {trace.operand("x", x_q), Operand{"W_q", w.W_q.shape, w.W_q.axes}});
+  trace.record(prefix + "q", q, {trace.operand(x_q_name, x_q), Operand{"W_q", w.W_q.shape, w.W_q.axes}});
   const Tensor k = linear_projection(x_kv, w.W_k, w.b_k, "H*d");
-  trace.record(prefix + "k", k, {trace.operand("x", x_kv), Operand{"W_k", w.W_k.shape, w.W_k.axes}});
+  trace.record(prefix + "k", k, {trace.operand(x_kv_name, x_kv), Operand{"W_k", w.W_k.shape, w.W_k.axes}});
   const Tensor v = linear_projection(x_kv, w.W_v, w.b_v, "H*d");
-  trace.record(prefix + "v", v, {trace.operand("x", x_kv), Operand{"W_v", w.W_v.shape, w.W_v.axes}});
+  trace.record(prefix + "v", v, {trace.operand(x_kv_name, x_kv), Operand{"W_v", w.W_v.shape, w.W_v.axes}});
 
   // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)
   const Tensor q_heads = split_heads(q, H);
@@ -83,85 +83,96 @@ Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const Attenti
 namespace {
 
 // LayerNorm of x recorded as `name`.
-Tensor norm_step(const Tensor& x, const NormWeights& norm, const ModelConfig& config, const std::string& name,
-                 Trace& trace) {
+Tensor norm_step(const Tensor& x, const std::string& x_name, const NormWeights& norm, const ModelConfig& config,
+                 const std::string& name, Trace& trace) {
   // (B,S,N) -> (B,S,N)
   Tensor out = layer_norm(x, norm.gamma, norm.beta, config.layer_norm_eps);
-  trace.record(name, out, {trace.operand("x", x)});
+  trace.record(name, out, {trace.operand(x_name, x)});
   return out;
 }
 
 // x + sublayer recorded as `name`.
-Tensor residual_step(const Tensor& x, const Tensor& sublayer, const std::string& name, Trace& trace) {
+Tensor residual_step(const Tensor& x, const std::string& x_name, const Tensor& sublayer, const std::string& sublayer_name,
+                     const std::string& name, Trace& trace) {
   // (B,S,N) + (B,S,N) -> (B,S,N)
   Tensor out = residual_add(x, sublayer);
-  trace.record(name, out, {trace.operand("x", x), trace.operand("sublayer", sublayer)});
+  trace.record(name, out, {trace.operand(x_name, x), trace.operand(sublayer_name, sublayer)});
   return out;
 }
 
-Tensor feed_forward_step(const Tensor& x, const FeedForwardWeights& ffn, const ModelConfig& config,
-                         const std::string& prefix, Trace& trace) {
+Tensor feed_forward_step(const Tensor& x, const std::string& x_name, const FeedForwardWeights& ffn,
+                         const ModelConfig& config, const std::string& prefix, Trace& trace) {
   // (B,S,N) @ (N,F) -> (B,S,F); (B,S,F) @ (F,N) -> (B,S,N)
   const Tensor hidden = feed_forward_hidden(x, ffn.W_1, ffn.b_1, config.activation);
-  trace.record(prefix + "hidden", hidden, {trace.operand("x", x), Operand{"W_1", ffn.W_1.shape, ffn.W_1.axes}});
+  trace.record(prefix + "hidden", hidden, {trace.operand(x_name, x), Operand{"W_1", ffn.W_1.shape, ffn.W_1.axes}});
   const Tensor out = feed_forward_output(hidden, ffn.W_2, ffn.b_2);
   trace.record(prefix + "output", out, {trace.operand(prefix + "hidden", hidden), Operand{"W_2", ffn.W_2.shape, ffn.W_2.axes}});
   return out;
 }
 
-// One full encoder layer, post-norm (the paper) or pre-norm.
-Tensor encoder_layer(const Tensor& x, const EncoderLayerWeights& layer, const ModelConfig& config, const Tensor& mask,
-                     const std::string& prefix, Trace& trace) {
+// One full encoder layer, post-norm (the paper) or pre-norm. x_name is the input's trace name.
+Tensor encoder_layer(const Tensor& x, const std::string& x_name, const EncoderLayerWeights& layer,
+                     const ModelConfig& config, const Tensor& mask, const std::string& prefix, Trace& trace) {
   // x is (B,S,N) -> (B,S,N)
+  const std::string p = prefix;
   if (!config.norm_first) {
     // 1. x1 = LN(x + SelfAttention(x)); 2. x2 = LN(x1 + FFN(x1))
-    const Tensor a = multi_head_attention(x, x, layer.attention, config, mask, "encoder.mask", prefix + "attention.", trace);
-    const Tensor x1 = norm_step(residual_step(x, a, prefix + "residual1", trace), layer.norm1, config, prefix + "add_norm1", trace);
-    const Tensor f = feed_forward_step(x1, layer.ffn, config, prefix + "ffn.", trace);
-    const Tensor x2 = norm_step(residual_step(x1, f, prefix + "residual2", trace), layer.norm2, config, prefix + "add_norm2", trace);
-    trace.record(prefix + "output", x2);
+    const Tensor a = multi_head_attention(x, x_name, x, x_name, layer.attention, config, mask, "encoder.mask",
+                                          p + "attention.", trace);
+    const Tensor r1 = residual_step(x, x_name, a, p + "attention.output", p + "residual1", trace);
+    const Tensor x1 = norm_step(r1, p + "residual1", layer.norm1, config, p + "add_norm1", trace);
+    const Tensor f = feed_forward_step(x1, p + "add_norm1", layer.ffn, config, p + "ffn.", trace);
+    const Tensor r2 = residual_step(x1, p + "add_norm1", f, p + "ffn.output", p + "residual2", trace);
+    const Tensor x2 = norm_step(r2, p + "residual2", layer.norm2, config, p + "add_norm2", trace);
+    trace.record(p + "output", x2);
     return x2;
   }
   // 1. x1 = x + SelfAttention(LN(x)); 2. x2 = x1 + FFN(LN(x1))
-  const Tensor n1 = norm_step(x, layer.norm1, config, prefix + "norm1", trace);
-  const Tensor a = multi_head_attention(n1, n1, layer.attention, config, mask, "encoder.mask", prefix + "attention.", trace);
-  const Tensor x1 = residual_step(x, a, prefix + "residual1", trace);
-  const Tensor n2 = norm_step(x1, layer.norm2, config, prefix + "norm2", trace);
-  const Tensor f = feed_forward_step(n2, layer.ffn, config, prefix + "ffn.", trace);
-  const Tensor x2 = residual_step(x1, f, prefix + "residual2", trace);
-  trace.record(prefix + "output", x2);
+  const Tensor n1 = norm_step(x, x_name, layer.norm1, config, p + "norm1", trace);
+  const Tensor a = multi_head_attention(n1, p + "norm1", n1, p + "norm1", layer.attention, config, mask, "encoder.mask",
+                                        p + "attention.", trace);
+  const Tensor x1 = residual_step(x, x_name, a, p + "attention.output", p + "residual1", trace);
+  const Tensor n2 = norm_step(x1, p + "residual1", layer.norm2, config, p + "norm2", trace);
+  const Tensor f = feed_forward_step(n2, p + "norm2", layer.ffn, config, p + "ffn.", trace);
+  const Tensor x2 = residual_step(x1, p + "residual1", f, p + "ffn.output", p + "residual2", trace);
+  trace.record(p + "output", x2);
   return x2;
 }
 
 // One decoder layer: masked self-attention, cross-attention over the encoder's output
 // (memory), feed-forward, each with its add & norm.
-Tensor decoder_layer(const Tensor& y, const Tensor& memory, const DecoderLayerWeights& layer, const ModelConfig& config,
-                     const Tensor& self_mask, const Tensor& cross_mask, const std::string& prefix, Trace& trace) {
+Tensor decoder_layer(const Tensor& y, const std::string& y_name, const Tensor& memory, const std::string& memory_name,
+                     const DecoderLayerWeights& layer, const ModelConfig& config, const Tensor& self_mask,
+                     const Tensor& cross_mask, const std::string& prefix, Trace& trace) {
   // y is (B,T,N), memory is (B,S,N) -> (B,T,N)
+  const std::string p = prefix;
   if (!config.norm_first) {
-    const Tensor sa = multi_head_attention(y, y, layer.self_attention, config, self_mask, "decoder.self_mask",
-                                           prefix + "self_attention.", trace);
-    const Tensor y1 = norm_step(residual_step(y, sa, prefix + "residual1", trace), layer.norm1, config, prefix + "add_norm1", trace);
-    const Tensor ca = multi_head_attention(y1, memory, layer.cross_attention, config, cross_mask, "decoder.cross_mask",
-                                           prefix + "cross_attention.", trace);
-    const Tensor y2 = norm_step(residual_step(y1, ca, prefix + "residual2", trace), layer.norm2, config, prefix + "add_norm2", trace);
-    const Tensor f = feed_forward_step(y2, layer.ffn, config, prefix + "ffn.", trace);
-    const Tensor y3 = norm_step(residual_step(y2, f, prefix + "residual3", trace), layer.norm3, config, prefix + "add_norm3", trace);
-    trace.record(prefix + "output", y3);
+    const Tensor sa = multi_head_attention(y, y_name, y, y_name, layer.self_attention, config, self_mask,
+                                           "decoder.self_mask", p + "self_attention.", trace);
+    const Tensor r1 = residual_step(y, y_name, sa, p + "self_attention.output", p + "residual1", trace);
+    const Tensor y1 = norm_step(r1, p + "residual1", layer.norm1, config, p + "add_norm1", trace);
+    const Tensor ca = multi_head_attention(y1, p + "add_norm1", memory, memory_name, layer.cross_attention, config,
+                                           cross_mask, "decoder.cross_mask", p + "cross_attention.", trace);
+    const Tensor r2 = residual_step(y1, p + "add_norm1", ca, p + "cross_attention.output", p + "residual2", trace);
+    const Tensor y2 = norm_step(r2, p + "residual2", layer.norm2, config, p + "add_norm2", trace);
+    const Tensor f = feed_forward_step(y2, p + "add_norm2", layer.ffn, config, p + "ffn.", trace);
+    const Tensor r3 = residual_step(y2, p + "add_norm2", f, p + "ffn.output", p + "residual3", trace);
+    const Tensor y3 = norm_step(r3, p + "residual3", layer.norm3, config, p + "add_norm3", trace);
+    trace.record(p + "output", y3);
     return y3;
   }
-  const Tensor n1 = norm_step(y, layer.norm1, config, prefix + "norm1", trace);
-  const Tensor sa = multi_head_attention(n1, n1, layer.self_attention, config, self_mask, "decoder.self_mask",
-                                         prefix + "self_attention.", trace);
-  const Tensor y1 = residual_step(y, sa, prefix + "residual1", trace);
-  const Tensor n2 = norm_step(y1, layer.norm2, config, prefix + "norm2", trace);
-  const Tensor ca = multi_head_attention(n2, memory, layer.cross_attention, config, cross_mask, "decoder.cross_mask",
-                                         prefix + "cross_attention.", trace);
-  const Tensor y2 = residual_step(y1, ca, prefix + "residual2", trace);
-  const Tensor n3 = norm_step(y2, layer.norm3, config, prefix + "norm3", trace);
-  const Tensor f = feed_forward_step(n3, layer.ffn, config, prefix + "ffn.", trace);
-  const Tensor y3 = residual_step(y2, f, prefix + "residual3", trace);
-  trace.record(prefix + "output", y3);
+  const Tensor n1 = norm_step(y, y_name, layer.norm1, config, p + "norm1", trace);
+  const Tensor sa = multi_head_attention(n1, p + "norm1", n1, p + "norm1", layer.self_attention, config, self_mask,
+                                         "decoder.self_mask", p + "self_attention.", trace);
+  const Tensor y1 = residual_step(y, y_name, sa, p + "self_attention.output", p + "residual1", trace);
+  const Tensor n2 = norm_step(y1, p + "residual1", layer.norm2, config, p + "norm2", trace);
+  const Tensor ca = multi_head_attention(n2, p + "norm2", memory, memory_name, layer.cross_attention, config, cross_mask,
+                                         "decoder.cross_mask", p + "cross_attention.", trace);
+  const Tensor y2 = residual_step(y1, p + "residual1", ca, p + "cross_attention.output", p + "residual2", trace);
+  const Tensor n3 = norm_step(y2, p + "residual2", layer.norm3, config, p + "norm3", trace);
+  const Tensor f = feed_forward_step(n3, p + "norm3", layer.ffn, config, p + "ffn.", trace);
+  const Tensor y3 = residual_step(y2, p + "residual2", f, p + "ffn.output", p + "residual3", trace);
+  trace.record(p + "output", y3);
   return y3;
 }
 
@@ -258,18 +269,28 @@ Tensor run_model(const Model& model, Trace& trace) {
   }
 
   // 3. the encoder stack
+  std::string x_name = "input";
   for (std::size_t i = 0; i < model.encoder.size(); ++i) {
     const std::string prefix = fmt::format("encoder.{}.", i);
     const EncoderLayerWeights& layer = model.encoder[i];
-    x = layer.full ? encoder_layer(x, layer, config, encoder_mask, prefix, trace)
-                   : multi_head_attention(x, x, layer.attention, config, encoder_mask, "encoder.mask",
-                                          prefix + "attention.", trace);
+    if (layer.full) {
+      x = encoder_layer(x, x_name, layer, config, encoder_mask, prefix, trace);
+      x_name = prefix + "output";
+    } else {
+      x = multi_head_attention(x, x_name, x, x_name, layer.attention, config, encoder_mask, "encoder.mask",
+                               prefix + "attention.", trace);
+      x_name = prefix + (layer.attention.has_output_projection() ? "attention.output" : "attention.concat");
+    }
   }
-  if (!model.encoder_norm.gamma.data.empty()) x = norm_step(x, model.encoder_norm, config, "encoder.norm", trace);
+  if (!model.encoder_norm.gamma.data.empty()) {
+    x = norm_step(x, x_name, model.encoder_norm, config, "encoder.norm", trace);
+    x_name = "encoder.norm";
+  }
   if (!model.has_decoder() && !model.output.present) return x;
 
   // 4. the decoder stack over the target, attending to the encoder's output (memory)
   Tensor hidden = x;
+  std::string hidden_name = x_name;
   if (model.has_decoder()) {
     const Tensor& memory = x;
     Tensor target_padding;
@@ -290,10 +311,18 @@ Tensor run_model(const Model& model, Trace& trace) {
       cross_mask.axes[1] = "T";
       trace.record("decoder.cross_mask", cross_mask);
     }
-    for (std::size_t j = 0; j < model.decoder.size(); ++j)
-      y = decoder_layer(y, memory, model.decoder[j], config, self_mask, cross_mask, fmt::format("decoder.{}.", j), trace);
-    if (!model.decoder_norm.gamma.data.empty()) y = norm_step(y, model.decoder_norm, config, "decoder.norm", trace);
+    std::string y_name = "target_input";
+    for (std::size_t j = 0; j < model.decoder.size(); ++j) {
+      const std::string prefix = fmt::format("decoder.{}.", j);
+      y = decoder_layer(y, y_name, memory, x_name, model.decoder[j], config, self_mask, cross_mask, prefix, trace);
+      y_name = prefix + "output";
+    }
+    if (!model.decoder_norm.gamma.data.empty()) {
+      y = norm_step(y, y_name, model.decoder_norm, config, "decoder.norm", trace);
+      y_name = "decoder.norm";
+    }
     hidden = y;
+    hidden_name = y_name;
   }
   if (!model.output.present) return hidden;
 
@@ -301,7 +330,7 @@ Tensor run_model(const Model& model, Trace& trace) {
   const Tensor logits = model.output.tied ? tied_vocabulary_logits(hidden, model.embedding)
                                           : vocabulary_logits(hidden, model.output.W, model.output.b);
   trace.record("output.logits", logits,
-               {trace.operand("x", hidden), model.output.tied ? Operand{"Eᵀ", {model.embedding.shape[1], model.embedding.shape[0]}, {"N", "V"}}
+               {trace.operand(hidden_name, hidden), model.output.tied ? Operand{"Eᵀ", {model.embedding.shape[1], model.embedding.shape[0]}, {"N", "V"}}
                                                               : Operand{"W_out", model.output.W.shape, model.output.W.axes}});
   const Tensor probabilities = softmax_rows(logits);
   trace.record("output.probabilities", probabilities, {trace.operand("output.logits", logits)});

@@ -101,4 +101,22 @@ Tensor slice_first(const Tensor& t, std::size_t i) {
   return out;
 }
 
+Tensor take_index(const Tensor& t, std::size_t axis, std::size_t index) {
+  if (axis >= t.rank() || index >= t.shape[axis]) throw std::out_of_range("take_index: index out of range");
+  Shape shape = t.shape;
+  AxisNames axes = t.axes;
+  shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
+  axes.erase(axes.begin() + static_cast<std::ptrdiff_t>(axis));
+  Tensor out(shape, axes);
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= t.shape[i];
+  for (std::size_t i = axis + 1; i < t.rank(); ++i) inner *= t.shape[i];
+  const std::size_t n = t.shape[axis];
+  for (std::size_t o = 0; o < outer; ++o)
+    std::copy(t.data.begin() + static_cast<std::ptrdiff_t>((o * n + index) * inner),
+              t.data.begin() + static_cast<std::ptrdiff_t>((o * n + index + 1) * inner),
+              out.data.begin() + static_cast<std::ptrdiff_t>(o * inner));
+  return out;
+}
+
 }  // namespace attn

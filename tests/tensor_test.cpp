@@ -38,3 +38,15 @@ TEST_CASE("slice_first takes one block along the first axis", "[tensor]") {
   CHECK(row.shape == attn::Shape{2});
   CHECK(row.data == std::vector<double>{5, 6});
 }
+
+TEST_CASE("take_index removes one axis like NumPy's take", "[tensor]") {
+  // a = np.arange(24).reshape(2,3,4); a.take(1, axis=1) == [[4,5,6,7],[16,17,18,19]]
+  Tensor a({2, 3, 4}, {"B", "H", "S"});
+  for (std::size_t i = 0; i < a.size(); ++i) a.data[i] = static_cast<double>(i);
+  const Tensor t = attn::take_index(a, 1, 1);
+  CHECK(t.shape == attn::Shape{2, 4});
+  CHECK(t.axes == attn::AxisNames{"B", "S"});
+  CHECK(t.data == std::vector<double>{4, 5, 6, 7, 16, 17, 18, 19});
+  CHECK(attn::take_index(a, 0, 1).data[0] == 12.0);
+  CHECK_THROWS(attn::take_index(a, 2, 4));
+}

@@ -73,7 +73,14 @@ TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walk
   // love + PE(1), NumPy's 4 digits: [1.3415 0.6403 0.81 1.2]
   CHECK(contains(text, " [1.3415 0.6403 0.81   1.2   ]"));
   CHECK(contains(text, "Sinusoidal positional encoding"));
-  CHECK(contains(text, "e.g. PE(1, 2) = sin(1 / 10000^(2/4)) = sin(0.01) = 0.01;  PE(1, 3) = cos(0.01) = 0.99995"));
+  // PE(1, 2) worked out as seed 004 does it
+  CHECK(contains(text, "divisor  = 10000^(2i/d_model) = 10000^(2×1/4) = 10000^0.5 = 100"));
+  CHECK(contains(text, "angle    = pos / divisor = 1 / 100 = 0.01"));
+  // the teaching views: a stats line, an explanation, a labeled table and a heatmap
+  CHECK(contains(text, "  X (S=3,N=4) n=12 x∈[0.1, 1.809] μ="));
+  CHECK(contains(text, "  │ Each score is the dot product of one query with one key"));
+  CHECK(contains(text, "    Q:\"I\"    │"));
+  CHECK(contains(text, "◀ marks each row's strongest key"));
   CHECK(contains(text, "══ Encoder layer 0 of 1 (post-norm, as the paper: LayerNorm(x + f(x))) ══"));
   CHECK(contains(text, "Norm (LayerNorm of the residual sum)"));
   CHECK(contains(text, "Feed-forward, first layer"));

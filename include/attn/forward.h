@@ -16,9 +16,11 @@ namespace attn {
 // W_o, else the concat (B,S,H*d).
 // Records <prefix>q, k, v, q_heads, k_heads, v_heads, k_t, scores, scaled_scores,
 // masked_scores (with a mask), weights, context, concat, output (with W_o).
-Tensor multi_head_attention(const Tensor& x_q, const Tensor& x_kv, const AttentionWeights& weights,
-                            const ModelConfig& config, const Tensor& mask, const std::string& mask_name,
-                            const std::string& prefix, Trace& trace);
+// x_q_name and x_kv_name are the trace names of the inputs (so the walkthrough can show the
+// rows a projection multiplies).
+Tensor multi_head_attention(const Tensor& x_q, const std::string& x_q_name, const Tensor& x_kv,
+                            const std::string& x_kv_name, const AttentionWeights& weights, const ModelConfig& config,
+                            const Tensor& mask, const std::string& mask_name, const std::string& prefix, Trace& trace);
 
 // Runs the whole model: tokens and embeddings (or X), the encoder stack, the decoder
 // stack and the output head, whichever the model has. Returns the last tensor computed

@@ -52,6 +52,9 @@ Tensor transposed(const Tensor& t, const std::vector<std::size_t>& perm);
 // Sub-tensor t[i] along the first axis.
 Tensor slice_first(const Tensor& t, std::size_t i);
 
+// NumPy's t.take(index, axis): the sub-tensor at `index` of `axis`, that axis removed.
+Tensor take_index(const Tensor& t, std::size_t axis, std::size_t index);
+
 }  // namespace attn
 
 #endif  // ATTN_TENSOR_H_

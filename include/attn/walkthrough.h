@@ -1,20 +1,65 @@
-// The terminal walkthrough: reads a finished trace (and the model, for its weights) and
-// prints each step in order: a numbered title, the formula, the shape equation with named
-// axes on both sides, and the tensor printed the way NumPy prints it.
+// The terminal walkthrough: reads a finished trace (and the model, for its weights and
+// vocabulary) and prints each step in order: a numbered title, the formula, the shape
+// equation with named axes on both sides, a short "why", the tensor printed the way NumPy
+// prints it with a stats line, and for the steps a learner checks by hand one element
+// worked out in full, labeled tables and attention heatmaps.
 #ifndef ATTN_WALKTHROUGH_H_
 #define ATTN_WALKTHROUGH_H_
 
+#include <array>
+#include <functional>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "attn/array_format.h"
 #include "attn/model.h"
+#include "attn/terminal.h"
 #include "attn/trace.h"
 
 namespace attn {
 
+// Which steps to show: numbers and ranges ("5-9"), step kinds ("scores", "softmax"), a
+// layer ("1", "encoder.1", "decoder.0"), and slices of the tensors shown (one batch item,
+// one head). Empty means everything.
+struct StepFilter {
+  std::vector<std::pair<int, int>> ranges;  // inclusive step numbers
+  std::vector<std::string> kinds;
+  std::string layer;                        // "" all, "1" any stack's layer 1, "encoder.1"
+  std::optional<std::size_t> head;
+  std::optional<std::size_t> batch;
+
+  bool selects(int number, const std::string& kind, const std::string& layer_name) const;
+};
+
+// Parses --steps: comma-separated numbers, ranges "a-b" and step kinds. Throws
+// InputError("--steps", ...) naming what it could not read.
+StepFilter parse_step_selection(const std::string& text);
+
+// The step kinds --steps accepts, in walkthrough order, with what each shows.
+struct StepKind {
+  const char* name;
+  const char* description;
+};
+const std::vector<StepKind>& step_kinds();
+
 struct WalkthroughOptions {
   ArrayFormatOptions array;   // precision, summarization, line width
   bool show_weights = true;   // print W_q, W_k, W_v, W_o beside the projections
+  bool explanations = true;   // the short "why" under each title (--brief hides them)
+  bool worked = true;         // one element of each kind of operation worked out in full
+  bool stats = true;          // a stats line above every tensor
+  bool views = true;          // labeled tables and heatmaps of small attention matrices
+  bool list_only = false;     // titles, formulas and shapes only (attn steps)
+  bool color = false;         // ANSI colours (titles, formulas, heatmap cells)
+  ColorDepth color_depth = ColorDepth::Basic;
+  std::array<std::size_t, 4> cell = {0, 0, 0, 0};  // --cell b,h,i,j: the element worked out
+  bool cell_given = false;
+  StepFilter filter;
+  // Called before every shown step but the first, with its number; false stops the
+  // walkthrough (--pause, q).
+  std::function<bool(int)> before_step;
 };
 
 void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options);

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <array>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "attn/default_model.h"
 #include "attn/error.h"
@@ -19,25 +22,68 @@ namespace attn::cli {
 
 namespace {
 
-std::size_t terminal_width() {
-  if (::isatty(STDOUT_FILENO)) {
-    struct winsize ws {};
-    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+// The element --cell names: four non-negative integers b,h,i,j.
+std::array<std::size_t, 4> parse_cell(const std::string& text) {
+  std::array<std::size_t, 4> cell{};
+  long long v[4];
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%lld , %lld , %lld , %lld %c", &v[0], &v[1], &v[2], &v[3], &extra) != 4 || v[0] < 0 ||
+      v[1] < 0 || v[2] < 0 || v[3] < 0)
+    throw InputError("--cell", "", "expected four non-negative integers b,h,i,j (batch, head, row, column), found \"" + text + "\"");
+  for (int k = 0; k < 4; ++k) cell[k] = static_cast<std::size_t>(v[k]);
+  return cell;
+}
+
+// Waits for Enter between steps; q quits. Prompts on stderr so a piped stdout stays clean.
+bool wait_for_enter(int step) {
+  std::cerr << fmt::format("[step {}: Enter for the next step, q to quit] ", step) << std::flush;
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return true;  // no more input: run to the end
+  return answer != "q" && answer != "Q";
+}
+
+WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
+  WalkthroughOptions walk;
+  walk.array.precision = options.precision;
+  walk.array.threshold = options.threshold;
+  walk.array.line_width = options.line_width ? options.line_width : terminal_width(STDOUT_FILENO);
+  walk.explanations = !options.brief;
+  walk.list_only = options.list_only;
+  if (!options.cell.empty()) {
+    walk.cell = parse_cell(options.cell);
+    walk.cell_given = true;
   }
-  return 75;  // NumPy's default line width
+  if (!options.steps.empty()) walk.filter = parse_step_selection(options.steps);
+  walk.filter.layer = options.layer;
+  if (options.head >= 0) walk.filter.head = static_cast<std::size_t>(options.head);
+  if (options.batch >= 0) walk.filter.batch = static_cast<std::size_t>(options.batch);
+  const ColorMode mode = parse_color_mode(options.color).value_or(ColorMode::Auto);
+  walk.color = use_color(mode, options.dump_path == "-" ? STDERR_FILENO : STDOUT_FILENO);
+  walk.color_depth = detect_color_depth();
+  if (options.pause) walk.before_step = wait_for_enter;
+  return walk;
 }
 
 }  // namespace
 
+void add_model_options(CLI::App& command, ExplainOptions& options) {
+  command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
+  command.add_option("-t,--target", options.target,
+                     "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
+  command.add_option("-c,--config", options.model_file, "Model file (JSON, see docs/model-file.md); default: built-in model");
+  command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
+      ->excludes("--config");
+  command.add_option("--max-memory", options.max_memory_gib,
+                     "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
+      ->check(CLI::Validator(
+          [](const std::string& v) { return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v; },
+          "GiB > 0"));
+}
+
 void setup_explain(CLI::App& app, ExplainOptions& options) {
   CLI::App* explain = app.add_subcommand(
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
-  explain->add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
-  explain->add_option("-t,--target", options.target,
-                      "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
-  explain->add_option("-c,--config", options.model_file, "Model file (JSON, see docs/model-file.md); default: built-in model");
-  explain->add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
-      ->excludes("--config");
+  add_model_options(*explain, options);
   explain->add_option("--dump", options.dump_path,
                       "Write every intermediate tensor as JSON to FILE ('-' for stdout); written whole or not at all");
   explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
@@ -50,11 +96,19 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
                       "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
       ->capture_default_str();
   explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
-  explain->add_option("--max-memory", options.max_memory_gib,
-                      "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(CLI::Validator(
-          [](const std::string& v) { return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v; },
-          "GiB > 0"));
+  explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
+  explain->add_option("--cell", options.cell,
+                      "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
+  explain->add_option("--steps", options.steps,
+                      "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
+  explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0");
+  explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")->check(CLI::NonNegativeNumber);
+  explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
+      ->check(CLI::NonNegativeNumber);
+  explain->add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
+  explain->add_option("--color", options.color, "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -82,12 +136,8 @@ int run_explain(const ExplainOptions& options) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
   } else {
-    WalkthroughOptions walk;
-    walk.array.precision = options.precision;
-    walk.array.threshold = options.threshold;
-    walk.array.line_width = options.line_width ? options.line_width : terminal_width();
     std::ostream& out = options.dump_path == "-" ? std::cerr : std::cout;
-    print_walkthrough(out, trace, model, walk);
+    print_walkthrough(out, trace, model, walkthrough_options(options));
   }
   return 0;
 }

@@ -20,9 +20,21 @@ struct ExplainOptions {
   std::size_t threshold = 1000;
   bool quiet = false;
   double max_memory_gib = 0;   // 0: half the machine's memory
+  // Teaching controls.
+  bool brief = false;          // no "why" explanations
+  std::string cell;            // --cell b,h,i,j: the element worked out in full
+  std::string steps;           // --steps 5-9,softmax
+  std::string layer;           // --layer 1 | encoder.1 | decoder.0
+  int head = -1;               // --head h
+  int batch = -1;              // --batch b
+  bool pause = false;          // wait for Enter between steps
+  std::string color = "auto";  // auto | always | never
+  bool list_only = false;      // attn steps: titles, formulas and shapes only
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);
+// The options explain and steps share: which model and which input.
+void add_model_options(CLI::App& command, ExplainOptions& options);
 // Returns the process exit code; throws attn::InputError for bad input.
 int run_explain(const ExplainOptions& options);
 

@@ -7,6 +7,7 @@
 #include "attn/error.h"
 #include "examples_command.h"
 #include "explain_command.h"
+#include "steps_command.h"
 #include "validate_command.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   attn::cli::ExplainOptions explain;
   attn::cli::setup_explain(app, explain);
   attn::cli::setup_examples(app);
+  attn::cli::ExplainOptions steps;
+  attn::cli::setup_steps(app, steps);
   attn::cli::ValidateOptions validate;
   attn::cli::setup_validate(app, validate);
 

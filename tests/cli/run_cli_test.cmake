@@ -1,8 +1,19 @@
 # Runs ${ATTN} with ${ARGS} (separated by |) and checks the exit code, then stdout
 # against ${EXPECT_FILE}, stdout+stderr against ${MATCH}, or stderr against ${STDERR}.
 string(REPLACE "|" ";" args "${ARGS}")
-execute_process(COMMAND ${ATTN} ${args}
-                WORKING_DIRECTORY ${WORK_DIR}
+# ENV: variables to set (NAME=value, |-separated); INPUT: a file fed to standard input.
+set(prefix "")
+if(ENV)
+  string(REPLACE "|" ";" env_list "${ENV}")
+  set(prefix ${CMAKE_COMMAND} -E env ${env_list})
+endif()
+if(INPUT)
+  set(input_args INPUT_FILE ${INPUT})
+else()
+  set(input_args INPUT_FILE /dev/null)
+endif()
+execute_process(COMMAND ${prefix} ${ATTN} ${args}
+                WORKING_DIRECTORY ${WORK_DIR} ${input_args}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
 if(NOT "${code}" STREQUAL "${EXIT}")
   message(FATAL_ERROR "exit code ${code}, expected ${EXIT}\nstdout:\n${out}\nstderr:\n${err}")
@@ -18,6 +29,14 @@ endif()
 if(MATCH)
   if(NOT "${out}${err}" MATCHES "${MATCH}")
     message(FATAL_ERROR "output does not match '${MATCH}':\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+endif()
+# NOT_MATCH: a regular expression stdout+stderr must not match; <ESC> stands for the escape character.
+if(NOT_MATCH)
+  string(ASCII 27 esc)
+  string(REPLACE "<ESC>" "${esc}" not_match "${NOT_MATCH}")
+  if("${out}${err}" MATCHES "${not_match}")
+    message(FATAL_ERROR "output matches '${NOT_MATCH}', which it must not:\nstdout:\n${out}\nstderr:\n${err}")
   endif()
 endif()
 if(STDERR)

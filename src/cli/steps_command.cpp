@@ -1,0 +1,30 @@
+#include "steps_command.h"
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "attn/walkthrough.h"
+
+namespace attn::cli {
+
+void setup_steps(CLI::App& app, ExplainOptions& options) {
+  CLI::App* steps = app.add_subcommand(
+      "steps", "List every step of a run (the built-in model, -c FILE or --example NAME) with its formula and shapes");
+  add_model_options(*steps, options);
+  steps->add_option("--layer", options.layer, "Only one layer: 1, encoder.1 or decoder.0");
+  steps->add_flag("--kinds", options.brief, "List the step kinds --steps accepts instead");
+  steps->callback([&options]() {
+    if (options.brief) {
+      for (const auto& kind : step_kinds()) std::cout << fmt::format("{:<18} {}\n", kind.name, kind.description);
+      return;
+    }
+    options.list_only = true;
+    options.brief = true;
+    options.color = "never";
+    const int code = run_explain(options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace attn::cli
