@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "attn/numpy_random.h"
+#include "attn/tokenizer.h"
 
 namespace attn {
 
@@ -101,7 +102,7 @@ class ModelLoader {
   TokenInput read_tokens(const Json& value, const std::string& path);
   Tensor read_x(const Json& value, const std::string& path, const ModelConfig& config, bool& batched, const char* axis);
   std::vector<Json> layer_list(const Json& value, const std::string& path, std::size_t count, bool count_given,
-                               const Json& randn_template);
+                               const Json& randn_template, const char* count_field);
   EncoderLayerWeights read_encoder_layer(const Json& value, const std::string& path, const ModelConfig& config);
   DecoderLayerWeights read_decoder_layer(const Json& value, const std::string& path, const ModelConfig& config);
   AttentionWeights read_attention(const Json& value, const std::string& path, const ModelConfig& config);
@@ -165,13 +166,14 @@ Model ModelLoader::load(const Json& document) {
   attempt([&] {
     if (!encoder) reader_.fail("encoder", "missing (this field is required)");
     encoder_layers = layer_list(*encoder, "encoder", config.num_layers ? config.num_layers : 1, config.num_layers != 0,
-                                randn_encoder_layer(config.d_ff > 0));
+                                randn_encoder_layer(config.d_ff > 0), "model.num_layers");
   });
   attempt([&] {
     if (!decoder) return;
     const std::size_t count = config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
     decoder_layers = layer_list(*decoder, "decoder", count, config.num_decoder_layers || config.num_layers,
-                                randn_decoder_layer());
+                                randn_decoder_layer(),
+                                config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
   });
 
   model_ = &model;
@@ -441,10 +443,7 @@ void ModelLoader::read_input(const Json& value, const std::string& path, Model& 
     model.batched = model.source_tokens.batched;
   }
   if (const Json* x = reader_.member(value, "target_X")) {
-    bool batched = false;
-    model.target_input = read_x(*x, json_child(path, "target_X"), model.config, batched, "T");
-    if (batched != model.batched || (model.input.rank() == 3 && model.input.shape[0] != model.target_input.shape[0]))
-      reader_.fail(json_child(path, "target_X"), "expected the same batch layout as the source input");
+    model.target_input = read_x(*x, json_child(path, "target_X"), model.config, model.target_input_batched, "T");
   } else if (const Json* text = reader_.member(value, "target_text")) {
     needs_vocab("target_text");
     model.target_tokens = read_text(*text, json_child(path, "target_text"));
@@ -452,25 +451,34 @@ void ModelLoader::read_input(const Json& value, const std::string& path, Model& 
     needs_vocab("target_tokens");
     model.target_tokens = read_tokens(*tokens, json_child(path, "target_tokens"));
   }
-  if (!model.target_tokens.empty()) {
-    const std::size_t source_b = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
-                                                    : model.input.shape[0];
-    const std::size_t target_b = std::max(model.target_tokens.texts.size(), model.target_tokens.tokens.size());
-    if (source_b != target_b || model.target_tokens.batched != model.batched)
-      reader_.fail(model.target_tokens.json_path,
-                   fmt::format("expected {} target sequence{} like the source, found {}", source_b, source_b == 1 ? "" : "s",
-                               target_b));
+  // The target must have the source's batch layout: one target per source sentence.
+  const std::size_t source_b = model.has_tokens()
+                                   ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
+                                   : (model.input.rank() == 3 ? model.input.shape[0] : 0);
+  if (!model.target_tokens.empty() || !model.target_input.data.empty()) {
+    const bool target_batched = model.target_tokens.empty() ? model.target_input_batched : model.target_tokens.batched;
+    const std::size_t target_b = model.target_tokens.empty()
+                                     ? model.target_input.shape[0]
+                                     : std::max(model.target_tokens.texts.size(), model.target_tokens.tokens.size());
+    const std::string where = model.target_tokens.empty() ? json_child(path, "target_X") : model.target_tokens.json_path;
+    if (target_batched != model.batched)
+      reader_.fail(where, model.batched ? fmt::format("expected a batch of {} targets like the source, found a single one", source_b)
+                                        : "expected a single target like the source, found a batch (a list)");
+    if (source_b != target_b)
+      reader_.fail(where, fmt::format("expected {} target sequences, one per source sentence, found {}", source_b, target_b));
   }
+  if (model.has_tokens()) check_token_input(model, model.source_tokens);
+  if (!model.target_tokens.empty()) check_token_input(model, model.target_tokens);
 }
 
 std::vector<Json> ModelLoader::layer_list(const Json& value, const std::string& path, std::size_t count,
-                                          bool count_given, const Json& randn_template) {
+                                          bool count_given, const Json& randn_template, const char* count_field) {
   // A list of layers; one object repeated count times (each with its own "randn" draws);
   // or "randn": every weight drawn.
   if (value.is_array()) {
     if (value.empty()) reader_.fail(path, "expected at least one layer, found an empty array");
     if (count_given && value.size() != count)
-      reader_.fail(path, fmt::format("expected {} layers (model.num_layers), found {}", count, value.size()));
+      reader_.fail(path, fmt::format("expected {} layers ({}), found {}", count, count_field, value.size()));
     return std::vector<Json>(value.begin(), value.end());
   }
   if (value.is_string()) {
@@ -754,12 +762,34 @@ void ModelLoader::check_memory(const Model& model, std::size_t batch, std::size_
 
 }  // namespace
 
+void check_token_input(const Model& model, const TokenInput& input) {
+  std::vector<std::vector<std::string>> batch = input.tokens;
+  if (!input.texts.empty()) {
+    batch.clear();
+    for (const auto& text : input.texts) batch.push_back(split_tokens(text));
+  }
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    const std::string path = input.batched ? json_index(input.json_path, b) : input.json_path;
+    if (batch[b].empty()) throw InputError(model.source, path, "expected at least one token, found none");
+    if (model.config.positional_encoding == PositionalEncoding::Learned && batch[b].size() > model.config.max_len)
+      throw InputError(model.source, path,
+                       fmt::format("expected at most max_len = {} tokens (the learned position table's rows), found {}",
+                                   model.config.max_len, batch[b].size()));
+  }
+  try {
+    lookup_token_ids(batch, model.vocab);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(model.source, input.json_path, e.what());
+  }
+}
+
 void replace_source_text(Model& model, const std::string& text, const std::string& origin) {
   if (model.vocab.empty())
     throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read text; give the input as input.X");
   model.input = Tensor();
   model.source_tokens = TokenInput{{text}, {}, false, origin};
   model.batched = false;
+  check_token_input(model, model.source_tokens);
   if (model.has_decoder()) {
     model.target_tokens = TokenInput{};
     if (!start_from_bos(model))
@@ -776,6 +806,7 @@ void replace_target_text(Model& model, const std::string& text, const std::strin
     throw InputError(model.source, "input", "the model's input is a batch; a single target sentence needs a single source sentence");
   model.target_input = Tensor();
   model.target_tokens = TokenInput{{text}, {}, false, origin};
+  check_token_input(model, model.target_tokens);
 }
 
 std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size) {

@@ -114,3 +114,30 @@ TEST_CASE("heads and fused matrices cannot both be given; head count must match"
       "encoder": [{"attention": {"W_q": "ones", "heads": []}}]})") ==
         "model.json: encoder[0].attention.W_q: expected either \"heads\" or fused W_q/W_k/W_v, found both");
 }
+
+TEST_CASE("token input is checked at load time, so validate sees what the run would refuse", "[loader][errors]") {
+  const std::string vocab = R"("vocab": ["<PAD>", "I", "love"], "embedding": "randn", )";
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, )" + vocab +
+                 R"("input": {"text": "I love AI"}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
+        "model.json: input.text: unknown token \"AI\" and the vocabulary has no \"<UNK>\"");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, )" + vocab +
+                 R"("input": {"text": ["I love", " "]}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
+        "model.json: input.text[1]: expected at least one token, found none");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1, "positional_encoding": "learned", "max_len": 1}, )" + vocab +
+                 R"("positions": "randn", "input": {"text": "I love"}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
+        "model.json: input.text: expected at most max_len = 1 tokens (the learned position table's rows), found 2");
+}
+
+TEST_CASE("the target must match the source's batch layout", "[loader][errors]") {
+  const std::string head = R"({"model": {"d_model": 2, "num_heads": 1, "d_ff": 2}, "vocab": ["<PAD>", "<UNK>", "I"], "embedding": "randn",
+      "encoder": "randn", "decoder": "randn", )";
+  CHECK(error_of(head + R"("input": {"text": "I", "target_text": ["I"]}})") ==
+        "model.json: input.target_text: expected a single target like the source, found a batch (a list)");
+  CHECK(error_of(head + R"("input": {"text": ["I", "I"], "target_text": ["I"]}})") ==
+        "model.json: input.target_text: expected 2 target sequences, one per source sentence, found 1");
+  CHECK(error_of(head + R"("input": {"text": ["I", "I"], "target_X": {"randn": [3, 1, 2]}}})") ==
+        "model.json: input.target_X: expected 2 target sequences, one per source sentence, found 3");
+  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1, "d_ff": 2, "num_decoder_layers": 2}, "input": {"X": [[1, 2]], "target_X": [[1, 2]]},
+      "encoder": "randn", "decoder": [{"self_attention": {}, "cross_attention": {}, "ffn": {}}]})") ==
+        "model.json: decoder: expected 2 layers (model.num_decoder_layers), found 1");
+}

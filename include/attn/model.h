@@ -110,6 +110,7 @@ struct Model {
   Tensor input;              // (B, S, N) when given as X
   TokenInput source_tokens;  // when given as text or tokens
   Tensor target_input;       // (B, T, N) when the decoder input is given as X
+  bool target_input_batched = false;  // target_X was (B, T, N) in the file
   TokenInput target_tokens;
 
   std::vector<EncoderLayerWeights> encoder;

@@ -24,6 +24,11 @@ Model load_model_file(const std::string& path, const LoadOptions& options = {});
 Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options = {});
 Model load_model_json(const Json& document, const std::string& source, const LoadOptions& options = {});
 
+// Tokenizes a text or token input and looks every token up, as the run will: InputError
+// (at the input's JSON path) for an empty sentence, a word not in the vocabulary when it has
+// no <UNK>, padding without <PAD>, or more tokens than a learned position table has rows.
+void check_token_input(const Model& model, const TokenInput& input);
+
 // The sentence given on the command line replaces the file's input (and its target, which
 // belonged to the file's sentence: the decoder then starts from <BOS>, or from --target).
 // InputError when the model has no vocabulary. `origin` names it in messages.
