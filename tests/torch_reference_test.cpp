@@ -18,39 +18,17 @@
 #include "attn/forward.h"
 #include "attn/json_reader.h"
 #include "attn/model_loader.h"
+#include "reference_cases.h"
 
 namespace {
 
+using attn_test::expected_value;
+using attn_test::kTolerance;
+using attn_test::scaled_error;
+
+
 const std::string kCaseDir = std::string(ATTN_SOURCE_DIR) + "/tests/reference/torch_mha/";
-
-// |attn - torch| <= 1e-12 * max(1, |torch|): absolute near zero, relative for large scores.
-constexpr double kTolerance = 1e-12;
-
-std::vector<std::string> case_names() {
-  std::ifstream in(kCaseDir + "cases.txt");
-  std::vector<std::string> names;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) names.push_back(line);
-  return names;
-}
-
-// A JSON number, or one of the strings the generator writes for non-finite values.
-double expected_value(const attn::Json& v) {
-  if (v.is_number()) return v.get<double>();
-  const std::string s = v.get<std::string>();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  FAIL("unexpected string in an expected file: " << s);
-  return 0;
-}
-
-bool agrees(double actual, double expected) {
-  if (std::isnan(expected)) return std::isnan(actual);
-  if (std::isinf(expected)) return actual == expected;  // -inf must stay -inf, not a large negative
-  if (!std::isfinite(actual)) return false;
-  return std::fabs(actual - expected) <= kTolerance * std::max(1.0, std::fabs(expected));
-}
+std::vector<std::string> case_names() { return attn_test::case_names(kCaseDir); }
 
 }  // namespace
 
@@ -96,7 +74,7 @@ TEST_CASE("every recorded tensor agrees with torch.nn.MultiheadAttention to 1e-1
         double worst_error = -1;
         for (std::size_t i = 0; i < data.size(); ++i) {
           const double e = expected_value(data[i]);
-          if (agrees(actual.data[i], e)) continue;
+          if (scaled_error(actual.data[i], e) <= kTolerance) continue;
           ++mismatches;
           const double error = std::isfinite(e) && std::isfinite(actual.data[i])
                                    ? std::fabs(actual.data[i] - e) / std::max(1.0, std::fabs(e))

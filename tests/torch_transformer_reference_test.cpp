@@ -20,42 +20,17 @@
 #include "attn/forward.h"
 #include "attn/json_reader.h"
 #include "attn/model_loader.h"
+#include "reference_cases.h"
 
 namespace {
 
+using attn_test::expected_value;
+using attn_test::kTolerance;
+using attn_test::scaled_error;
+
+
 const std::string kCaseDir = std::string(ATTN_SOURCE_DIR) + "/tests/reference/torch_transformer/";
-
-// |attn - torch| <= 1e-12 * max(1, |torch|): absolute near zero, relative for large values.
-constexpr double kTolerance = 1e-12;
-
-std::vector<std::string> case_names() {
-  std::ifstream in(kCaseDir + "cases.txt");
-  std::vector<std::string> names;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) names.push_back(line);
-  return names;
-}
-
-// A JSON number, or one of the strings the generator writes for non-finite values.
-double expected_value(const attn::Json& v) {
-  if (v.is_number()) return v.get<double>();
-  const std::string s = v.get<std::string>();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  FAIL("unexpected string in an expected file: " << s);
-  return 0;
-}
-
-// The error scaled as the tolerance is: 0 when both are the same infinity, infinite when only
-// one is non-finite.
-double scaled_error(double actual, double expected) {
-  if (std::isnan(expected) || std::isnan(actual))
-    return std::isnan(expected) && std::isnan(actual) ? 0.0 : std::numeric_limits<double>::infinity();
-  if (std::isinf(expected) || std::isinf(actual))
-    return actual == expected ? 0.0 : std::numeric_limits<double>::infinity();  // -inf must stay -inf
-  return std::fabs(actual - expected) / std::max(1.0, std::fabs(expected));
-}
+std::vector<std::string> case_names() { return attn_test::case_names(kCaseDir); }
 
 }  // namespace
 
