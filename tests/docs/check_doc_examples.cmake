@@ -1,6 +1,7 @@
-# Checks the marked examples of the page ${DOC} (docs/*.md) with the attn binary ${ATTN}.
-# A marker line directly before a ```json block holding a complete model file says what to
-# check; the file is written to ${WORK_DIR}/model.json (the name the docs' messages show):
+# Checks the marked examples of the page ${DOC} (docs/*.md, or docs/steps/*.md) with the attn
+# binary ${ATTN}. A marker line says what to check. Model-file markers come directly before a
+# ```json block holding a complete model file, which is written to ${WORK_DIR}/model.json (the
+# name the docs' messages show):
 #
 #   <!-- example: model-file -->        `attn explain -c model.json --quiet` exits 0 and
 #                                        prints nothing on stderr
@@ -8,6 +9,21 @@
 #                                        block that follows the ```json block
 #   <!-- example: dump -->              `attn explain -c model.json --quiet --dump -` exits 0
 #                                        and stdout is exactly the ```json block that follows
+#
+# Output markers come directly before a ```text block whose first line is the command, written
+# as the reader types it: `$ attn ARGS...` (arguments split as a shell would, quotes and all).
+# The command runs in ${WORK_DIR}, so `-c model.json` reads the page's last model-file example;
+# it must exit 0 and print nothing on stderr, and the rest of the block is compared with stdout:
+#
+#   <!-- example: output -->            stdout is exactly the rest of the block
+#   <!-- example: output-excerpt -->    the rest of the block is one or more pieces of whole
+#                                        lines, separated by lines `[...]` (a part left out);
+#                                        each piece occurs in stdout, in this order
+#
+# With -DUPDATE=ON, a differing `output` block is rewritten in ${DOC} with the real stdout
+# instead of failing (for a deliberate change of the walkthrough: reread the prose around
+# each block that changed). Excerpts are never rewritten; a failing one is reported with the
+# real stdout saved beside it.
 #
 # The document is handled as one string (string(FIND)/SUBSTRING), never as a CMake list,
 # so the brackets and semicolons of JSON cannot confuse it.
@@ -44,9 +60,67 @@ function(take_fenced_block text lang where out after)
   set(${after} "${text}" PARENT_SCOPE)
 endfunction()
 
+# Runs the command line `$ attn ARGS...` of an output block in ${WORK_DIR}; sets ${out} to its
+# stdout, and stops the check if it fails or writes anything on stderr.
+function(run_documented_command command_line where out)
+  if(NOT command_line MATCHES "^\\$ attn( |$)")
+    message(FATAL_ERROR "${where}: the ```text block must start with the command, `$ attn ...`, "
+                        "found: ${command_line}")
+  endif()
+  string(SUBSTRING "${command_line}" 6 -1 arguments)
+  separate_arguments(arguments UNIX_COMMAND "${arguments}")
+  execute_process(COMMAND "${ATTN}" ${arguments}
+                  WORKING_DIRECTORY "${WORK_DIR}"
+                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr RESULT_VARIABLE code)
+  if(NOT code STREQUAL "0" OR NOT stderr STREQUAL "")
+    message(FATAL_ERROR "${where}: exit ${code}, stderr:\n${stderr}")
+  endif()
+  set(${out} "${stdout}" PARENT_SCOPE)
+endfunction()
+
+# Sets ${missing} to the first piece of ${excerpt} (pieces of whole lines separated by lines
+# `[...]`) that does not occur in ${text} after the pieces before it, or to "" when all do.
+function(find_missing_piece text excerpt missing)
+  set(separator "\n[...]\n")
+  string(LENGTH "${separator}" separator_length)
+  set(pieces "\n${excerpt}\n")           # so that a leading or trailing `[...]` line is a separator too
+  set(haystack "\n${text}")
+  while(TRUE)
+    string(FIND "${pieces}" "${separator}" cut)
+    if(cut EQUAL -1)
+      string(LENGTH "${pieces}" piece_end)
+      math(EXPR piece_end "${piece_end} - 1")
+    else()
+      set(piece_end ${cut})
+    endif()
+    if(piece_end GREATER 1)                   # not an empty piece
+      math(EXPR piece_length "${piece_end} - 1")
+      string(SUBSTRING "${pieces}" 1 ${piece_length} piece)
+      string(FIND "${haystack}" "\n${piece}\n" at)
+      if(at EQUAL -1)
+        set(${missing} "${piece}" PARENT_SCOPE)
+        return()
+      endif()
+      math(EXPR next "${at} + 1 + ${piece_length}")
+      string(SUBSTRING "${haystack}" ${next} -1 haystack)
+    endif()
+    if(cut EQUAL -1)
+      break()
+    endif()
+    math(EXPR next "${cut} + ${separator_length} - 1")
+    string(SUBSTRING "${pieces}" ${next} -1 pieces)
+  endwhile()
+  set(${missing} "" PARENT_SCOPE)
+endfunction()
+
+file(READ "${DOC}" document)
+set(updated 0)
+set(stale_excerpts "")
 set(loaded 0)
 set(refused 0)
 set(dumped 0)
+set(outputs 0)
+set(excerpts 0)
 set(number 0)
 while(TRUE)
   string(FIND "${rest}" "${marker}" at)
@@ -62,6 +136,50 @@ while(TRUE)
   math(EXPR body_start "${kind_end} + 4")
   string(SUBSTRING "${rest}" ${body_start} -1 rest)
   set(where "${DOC}: example ${number} (${kind})")
+
+  if(kind STREQUAL "output" OR kind STREQUAL "output-excerpt")
+    take_fenced_block("${rest}" text "${where}" block rest)
+    string(FIND "${block}" "\n" end_of_command)
+    if(end_of_command EQUAL -1)               # the command alone: no output (yet; UPDATE fills it in)
+      set(command_line "${block}")
+      set(expected "")
+    else()
+      string(SUBSTRING "${block}" 0 ${end_of_command} command_line)
+      math(EXPR expected_start "${end_of_command} + 1")
+      string(SUBSTRING "${block}" ${expected_start} -1 expected)
+    endif()
+    set(where "${where}: ${command_line}")
+    run_documented_command("${command_line}" "${where}" out)
+    if(kind STREQUAL "output")
+      if(NOT out STREQUAL "${expected}\n")
+        if(UPDATE)
+          string(REPLACE "```text\n${block}\n```" "```text\n${command_line}\n${out}```" document "${document}")
+          math(EXPR updated "${updated} + 1")
+        else()
+          file(WRITE "${WORK_DIR}/actual_output_${number}.txt" "${out}")
+          message(FATAL_ERROR "${where}\nThe output differs from the page; attn wrote "
+                              "${WORK_DIR}/actual_output_${number}.txt (diff it against the block). "
+                              "To rewrite the page's output blocks: -DUPDATE=ON, see tests/docs/CMakeLists.txt")
+        endif()
+      endif()
+      math(EXPR outputs "${outputs} + 1")
+    else()
+      find_missing_piece("${out}" "${expected}" missing)
+      if(NOT missing STREQUAL "")
+        file(WRITE "${WORK_DIR}/actual_output_${number}.txt" "${out}")
+        # Indented, so that CMake prints the lines as they are instead of reflowing them.
+        string(REPLACE "\n" "\n    " missing "    ${missing}")
+        string(CONCAT problem "${where}\nThis part of the excerpt is not in the output (or not in this order):\n"
+                      "${missing}\nattn wrote ${WORK_DIR}/actual_output_${number}.txt")
+        if(NOT UPDATE)
+          message(FATAL_ERROR "${problem}")
+        endif()
+        string(APPEND stale_excerpts "${problem}\n")
+      endif()
+      math(EXPR excerpts "${excerpts} + 1")
+    endif()
+    continue()
+  endif()
 
   take_fenced_block("${rest}" json "${where}" json rest)
   file(WRITE "${WORK_DIR}/model.json" "${json}\n")
@@ -93,12 +211,20 @@ while(TRUE)
     endif()
     math(EXPR dumped "${dumped} + 1")
   else()
-    message(FATAL_ERROR "${where}: unknown example kind '${kind}' (model-file, model-file-error or dump)")
+    message(FATAL_ERROR "${where}: unknown example kind '${kind}' (model-file, model-file-error, dump, output "
+                        "or output-excerpt)")
   endif()
 endwhile()
 
 if(number EQUAL 0)
   message(FATAL_ERROR "${DOC}: found no <!-- example: ... --> markers; the markers may have changed")
 endif()
+if(updated GREATER 0)
+  file(WRITE "${DOC}" "${document}")
+  message(STATUS "${DOC}: rewrote ${updated} output blocks with attn's real output")
+endif()
+if(NOT stale_excerpts STREQUAL "")
+  message(FATAL_ERROR "Excerpts are not rewritten; fix these by hand:\n${stale_excerpts}")
+endif()
 message(STATUS "${DOC}: ${loaded} examples load, ${refused} error examples give their documented message, "
-               "${dumped} dumps are as shown")
+               "${dumped} dumps are as shown, ${outputs} outputs are exact, ${excerpts} excerpts are found")
