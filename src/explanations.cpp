@@ -95,9 +95,10 @@ constexpr Explanation kExplanations[] = {
      "positive part) or its smooth cousin GELU, and narrow back to d_model. Every position\n"
      "goes through the same weights."},
     {"encoder_stack",
-     "An encoder layer is attention, add & norm, feed-forward, add & norm. Stacking N of them,\n"
-     "each with its own weights, lets later layers build on what earlier ones worked out. A\n"
-     "layer's output has the same shape as its input, one row per position."},
+     "An encoder layer is attention, add & norm, feed-forward, add & norm. Stacking several\n"
+     "of them (six in the paper), each with its own weights, lets later layers build on what\n"
+     "earlier ones worked out. A layer's output has the same shape as its input, one row per\n"
+     "position."},
     {"decoder_self_attention",
      "The decoder attends over the tokens produced so far. Its self-attention is the same\n"
      "computation as the encoder's with the causal mask added, so each position sees only\n"

@@ -161,8 +161,14 @@ class Printer {
     const char* gap = options_.list_only ? "" : "\n";
     if (!pending_layer_header_.empty()) out_ << "\n" << paint(pending_layer_header_, "1;35") << "\n";
     if (!pending_block_header_.empty()) out_ << gap << paint(pending_block_header_, "35") << "\n";
+    if (!pending_block_why_.empty() && options_.explanations && !options_.list_only)
+      if (const char* why = explanation_for(pending_block_why_)) {
+        std::istringstream lines(why);
+        for (std::string l; std::getline(lines, l);) out_ << paint("  │ " + l, "2") << "\n";
+      }
     pending_layer_header_.clear();
     pending_block_header_.clear();
+    pending_block_why_.clear();
     if (options_.list_only) {
       // attn steps: one compact entry per step.
       out_ << fmt::format("{:>4}  {:<17} {}\n", step_, kind, text);
@@ -223,11 +229,11 @@ class Printer {
     return take_index(t, a, index);
   }
 
-  void tensor(const std::string& label, const Tensor& full, bool integers = false) {
+  void tensor(const std::string& label, const Tensor& full, bool integers = false, bool stats = true) {
     if (!shown_ || options_.list_only) return;
     const Tensor t = selected(full);
     const bool sliced = t.rank() != full.rank();
-    if (options_.stats && !integers) out_ << "  " << paint(format_tensor_stats(t, label.empty() ? "tensor" : label), "2") << "\n";
+    if (options_.stats && stats && !integers) out_ << "  " << paint(format_tensor_stats(t, label.empty() ? "tensor" : label), "2") << "\n";
     ArrayFormatOptions array = options_.array;
     array.integers = integers;
     std::string prefix = label.empty() ? "" : label;
@@ -279,20 +285,34 @@ class Printer {
         pending_block_header_.clear();
       }
     } else {
-      current_layer_.clear();
+      leave_layer();
     }
     if (block == current_block_) return;
     current_block_ = block;
     const auto& c = model_.config;
     const std::string heads = fmt::format("H={} head{} of d={} (d_model N={})", c.num_heads, c.num_heads == 1 ? "" : "s",
                                           c.d_head, c.d_model);
+    pending_block_header_.clear();
+    pending_block_why_.clear();
     if (block.size() > 10 && block.compare(block.size() - 10, 10, ".attention") == 0)
       pending_block_header_ = fmt::format("── Multi-head self-attention, {} ──", heads);
-    else if (block.find(".self_attention") != std::string::npos)
+    else if (block.find(".self_attention") != std::string::npos) {
       pending_block_header_ = fmt::format("── Masked multi-head self-attention over the target, {} ──", heads);
-    else if (block.find(".cross_attention") != std::string::npos)
+      pending_block_why_ = "decoder_self_attention";
+    } else if (block.find(".cross_attention") != std::string::npos) {
       pending_block_header_ =
           fmt::format("── Cross-attention: queries from the decoder, keys and values from the encoder's output, {} ──", heads);
+      pending_block_why_ = "cross_attention";
+    }
+  }
+
+  // Steps outside any layer (tokens, masks, the output head): headers of a layer whose
+  // steps were all filtered out must not stick to them.
+  void leave_layer() {
+    current_layer_.clear();
+    current_block_.clear();
+    pending_layer_header_.clear();
+    pending_block_header_.clear();
   }
 
   // --- labels ----------------------------------------------------------------------------
@@ -332,7 +352,7 @@ class Printer {
     const std::string which = target ? "target" : "source";
     const std::string base = target ? e.name.substr(7) : e.name;
     if (base == "tokens.ids") {
-      current_layer_.clear();
+      leave_layer();
       begin_step("tokens", target ? "Target tokens and ids (the decoder's input)" : "Tokens and ids");
       formula("split on whitespace, punctuation on its own; each token's id is its row in the vocabulary");
       if (const auto* tokens = trace_.tokens(which)) {
@@ -380,6 +400,7 @@ class Printer {
       begin_step("scale_embedding", "Scale the embeddings", "embedding");
       formula(fmt::format("x = x · √d_model = x · √{} = x · {}", model_.config.d_model,
                           plain_number(std::sqrt(double(model_.config.d_model)))));
+      shapes(shape_with_axes(t) + " · scalar -> " + shape_with_axes(t));
       tensor("x", t);
       return true;
     }
@@ -403,7 +424,7 @@ class Printer {
       return true;
     }
     if (e.name == "input" || e.name == "target_input") {
-      current_layer_.clear();
+      leave_layer();
       const bool from_tokens = trace_.find(target ? "target_embedding.lookup" : "embedding.lookup") != nullptr;
       begin_step("input", target ? "Decoder input" : "Input X");
       if (from_tokens && model_.config.positional_encoding != PositionalEncoding::None)
@@ -426,7 +447,7 @@ class Printer {
     const bool cross = e.name == "decoder.cross_mask";
     if (!encoder && !self && !cross) return false;
     const Tensor& t = e.tensor;
-    current_layer_.clear();
+    leave_layer();
     const bool causal = self || (encoder && model_.config.causal);
     const char* why = causal ? "causal_mask" : "padding_mask";
     if (cross) begin_step("mask", "Cross-attention mask (source padding)", why);
@@ -436,7 +457,8 @@ class Printer {
     if (t.rank() == 3 || cross) formula("padded keys (<PAD>) are hidden from every query");
     Tensor hidden = t;
     for (double& v : hidden.data) v = std::isinf(v) ? 1.0 : 0.0;
-    shapes(shape_with_axes(t) + ", 1 = hidden:");
+    shapes(shape_with_axes(t));
+    line("1 = hidden:");
     tensor("hidden", hidden, true);
     line("added to the scores (0 keeps a score, -inf removes it):");
     tensor("mask", t);
@@ -457,6 +479,10 @@ class Printer {
   Tensor head_matrix(const Tensor& t, std::size_t b, std::size_t h) const {
     const Tensor item = batch_item(t, b);
     return take_index(item, axis_of(item, "H"), h);
+  }
+  // "[b][h]" or "[h]": the leading indices of an element of a (B?,H,S,T) tensor.
+  std::string head_index(const Tensor& t, std::size_t b, std::size_t h) const {
+    return batch_count(t) > 1 || axis_of(t, "B") < t.rank() ? fmt::format("[{}][{}]", b, h) : fmt::format("[{}]", h);
   }
   std::size_t cell_batch() const { return options_.filter.batch.value_or(options_.cell_given ? options_.cell[0] : 0); }
   std::size_t cell_head() const { return options_.filter.head.value_or(options_.cell_given ? options_.cell[1] : 0); }
@@ -532,7 +558,7 @@ class Printer {
     }
     if (step == "output" && block.find('.') != std::string::npos && block.find("attention") == std::string::npos) {
       begin_step("layer_output", fmt::format("{} layer output", block.rfind("encoder", 0) == 0 ? "Encoder" : "Decoder"),
-                 block.rfind("encoder", 0) == 0 ? "encoder_stack" : "layer_output");
+                 "encoder_stack");
       formula(fmt::format("the last tensor above, {}: the next layer's input", shape_with_axes(t)));
       return true;
     }
@@ -548,7 +574,7 @@ class Printer {
   bool print_output_step(const TraceEntry& e) {
     const Tensor& t = e.tensor;
     if (e.name == "output.logits") {
-      current_layer_.clear();
+      leave_layer();
       begin_step("logits", "Output logits", "output_softmax");
       formula(model_.output.tied ? "logits = x · Eᵀ: one score per vocabulary token (the embedding table, transposed)"
                                  : "logits = x · W_out + b_out: one score per vocabulary token");
@@ -634,11 +660,18 @@ class Printer {
       const Tensor* bias = w ? (step == "q" ? &w->b_q : step == "k" ? &w->b_k : &w->b_v) : nullptr;
       const bool has_bias = bias && !bias->data.empty();
       begin_step(step, fmt::format("{} projection", what), "");
-      // Cross-attention: queries from the decoder (Y), keys and values from the encoder's output (M).
+      // The rows multiplied: X (the encoder's input), Y (the decoder's), M (the encoder's
+      // output, which cross-attention's keys and values read), or x named by its trace name.
       const bool cross = block.find("cross_attention") != std::string::npos;
-      const std::string source = !cross ? (block.rfind("decoder", 0) == 0 ? "Y" : "X") : (step == "q" ? "Y" : "M");
+      const std::string input_name = e.operands.empty() ? "" : e.operands[0].name;
+      const std::string source = cross && step != "q" ? "M"
+                                 : input_name == "input" ? "X"
+                                 : input_name == "target_input" ? "Y"
+                                                                : "x";
       formula(fmt::format("{} = {} · W_{}{}{}", upper, source, step, has_bias ? " + b_" + step : "",
-                          source == "M" ? "   (M: the encoder's output, the 'memory')" : ""));
+                          source == "M"   ? "   (M: the encoder's output, the 'memory')"
+                          : source == "x" ? "   (x = " + input_name + ")"
+                                          : ""));
       shapes(equation(e.operands, "@", t));
       if (w) {
         const Tensor& W = step == "q" ? w->W_q : step == "k" ? w->W_k : w->W_v;
@@ -666,8 +699,9 @@ class Printer {
         formula(fmt::format("1. reshape: {} -> {}   (head h owns columns h*d .. h*d+{})", shape_with_axes(projection->tensor),
                             shape_with_axes(view), d - 1));
         tensor(upper, view);
-        formula(fmt::format("2. transpose{}: {} -> {}   (heads first: one (S,d) matrix per head)",
-                            view.rank() == 4 ? "(0, 2, 1, 3)" : "(1, 0, 2)", shape_with_axes(view), shape_with_axes(t)));
+        formula(fmt::format("2. transpose{}: {} -> {}   (heads first: one ({},d) matrix per head)",
+                            view.rank() == 4 ? "(0, 2, 1, 3)" : "(1, 0, 2)", shape_with_axes(view), shape_with_axes(t),
+                            t.axes[t.rank() - 2]));
       }
       tensor(upper, t);
       return;
@@ -689,8 +723,7 @@ class Printer {
       if (q && k && b < batch_count(t) && h < H) {
         const Tensor qm = head_matrix(q->tensor, b, h), km = head_matrix(k->tensor, b, h);
         if (i < qm.shape[0] && j < km.shape[0])
-          worked(worked_score_cell(qm, km, i, j, batch_count(t) > 1 ? fmt::format("scores[{}][{}]", b, h) : fmt::format("scores[{}]", h),
-                                   "Q", "K", worked_options()));
+          worked(worked_score_cell(qm, km, i, j, "scores" + head_index(t, b, h), "Q", "K", worked_options()));
       }
       return;
     }
@@ -703,8 +736,8 @@ class Printer {
       if (scores && b < batch_count(t) && h < H) {
         const Tensor m = head_matrix(scores->tensor, b, h);
         if (i < m.shape[0] && j < m.shape[1])
-          worked(worked_scaling(m.data[i * m.shape[1] + j], d, fmt::format("scores[{}][{}]", i, j),
-                                fmt::format("scaled[{}][{}]", i, j), worked_options()));
+          worked(worked_scaling(m.data[i * m.shape[1] + j], d, fmt::format("scores{}[{}][{}]", head_index(t, b, h), i, j),
+                                fmt::format("scaled{}[{}][{}]", head_index(t, b, h), i, j), worked_options()));
       }
       labeled_scores(t, block);
       return;
@@ -733,13 +766,13 @@ class Printer {
         sums.data[r] = s;
       }
       line("each row sums to 1:");
-      tensor("row sums", sums);
+      tensor("row sums", sums, false, false);
       const TraceEntry* input = trace_.find(block + (masked ? ".masked_scores" : ".scaled_scores"));
       if (input && b < batch_count(t) && h < H) {
         const Tensor m = head_matrix(input->tensor, b, h);
         if (i < m.shape[0])
-          worked(worked_softmax_row(row_of(m, i), fmt::format("{}[{}]", masked ? "masked" : "scaled", i),
-                                    fmt::format("weights[{}]", i), worked_options()));
+          worked(worked_softmax_row(row_of(m, i), fmt::format("{}{}[{}]", masked ? "masked" : "scaled", head_index(t, b, h), i),
+                                    fmt::format("weights{}[{}]", head_index(t, b, h), i), worked_options()));
       }
       heatmaps(t, block);
       return;
@@ -755,7 +788,7 @@ class Printer {
         const Tensor wm = head_matrix(weights->tensor, b, h), vm = head_matrix(v->tensor, b, h);
         if (i < wm.shape[0]) {
           ContextNames names;
-          names.result = fmt::format("context[{}]", i);
+          names.result = fmt::format("context{}[{}]", head_index(t, b, h), i);
           for (const auto& key : labels(key_sequence(block), b, vm.shape[0])) names.keys.push_back(key);
           if (!trace_.tokens(key_sequence(block))) names.keys.clear();
           worked(worked_context_row(row_of(wm, i), vm, names, worked_options()));
@@ -847,6 +880,7 @@ class Printer {
   std::string current_block_;
   std::string pending_layer_header_;
   std::string pending_block_header_;
+  std::string pending_block_why_;  // the explanation kind printed under the block header
 };
 
 }  // namespace
