@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     // "encoder.0.attention.scores[0, 1, 1] is inf (overflow)": the model's numbers are the
     // cause, so it is bad input and names the model file like any other input error.
     const std::string source = explain.model_file.empty() ? attn::kDefaultModelSource : explain.model_file;
-    std::cerr << source << ": " << e.what() << "\n";
+    std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "attn: out of memory\n";
