@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -210,7 +211,30 @@ void write_trace_json_file(const std::string& path, const Trace& trace, const Mo
     std::cout.flush();
     return;
   }
-  TempFile temp(path);
+  struct stat info {};
+  const bool exists = ::stat(path.c_str(), &info) == 0;
+  if (exists && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
+    // A device or a pipe (/dev/stdout, /dev/null, a FIFO): nothing to replace whole, and a
+    // rename would replace the device node itself (as root, /dev/stdout for everyone).
+    // Write straight into it.
+    std::ofstream out(path, std::ios::binary);
+    if (!out) cannot_write(path, std::strerror(errno));
+    errno = 0;
+    write_trace_json(out, trace, model);
+    out.close();
+    if (!out) cannot_write(path, errno ? fmt::format("write failed: {}", std::strerror(errno)) : "write failed");
+    return;
+  }
+  // Through a symbolic link, replace the file it points to and keep the link.
+  std::string target = path;
+  struct stat link {};
+  if (exists && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+      target = resolved;
+      std::free(resolved);
+    }
+  }
+  TempFile temp(target);
   {
     std::ofstream out(temp.path(), std::ios::binary | std::ios::trunc);
     if (!out) cannot_write(path, "cannot open a temporary file");

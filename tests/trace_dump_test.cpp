@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -203,4 +204,36 @@ TEST_CASE("a temporary dump file is removed when SIGTERM or SIGINT stops the pro
     temp.commit();
   }
   CHECK(scratch.files() == std::vector<std::string>{"trace.json"});
+}
+
+TEST_CASE("a pipe or device is written into, never replaced; a link keeps pointing at the dump", "[dump]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  ScratchFolder scratch;
+  // A FIFO stands in for /dev/stdout or /dev/null (renaming over those, as root, would
+  // replace the device for everyone; a test must not risk that).
+  const std::string fifo = scratch.path + "/pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);
+    received.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  attn::write_trace_json_file(fifo, trace, model);
+  reader.join();
+  CHECK(attn::Json::parse(received)["tensors"].size() == trace.entries().size());
+  struct stat info {};
+  REQUIRE(::lstat(fifo.c_str(), &info) == 0);
+  CHECK(S_ISFIFO(info.st_mode));
+  CHECK(scratch.files() == std::vector<std::string>{"pipe"});
+
+  const std::string real = scratch.path + "/real.json", link = scratch.path + "/link.json";
+  write_file(real, "old");
+  REQUIRE(::symlink("real.json", link.c_str()) == 0);
+  attn::write_trace_json_file(link, trace, model);
+  REQUIRE(::lstat(link.c_str(), &info) == 0);
+  CHECK(S_ISLNK(info.st_mode));
+  std::ifstream in(real);
+  CHECK(attn::Json::parse(in)["tensors"].size() == trace.entries().size());
 }

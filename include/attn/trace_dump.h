@@ -19,8 +19,9 @@ namespace attn {
 void write_trace_json(std::ostream& out, const Trace& trace, const Model& model);
 
 // Writes the dump to `path` whole or not at all: into a temporary file in the same folder,
-// renamed into place when complete. "-" writes to stdout. InputError when the path cannot
-// be written.
+// renamed into place when complete (through a symbolic link: onto the file it points to).
+// "-" writes to stdout; an existing device or pipe (/dev/null, a FIFO) is written
+// directly, never replaced. InputError when the path cannot be written.
 void write_trace_json_file(const std::string& path, const Trace& trace, const Model& model);
 
 // Checks, before a run, that the dump can go to `dump_path` without destroying anything:
