@@ -119,6 +119,9 @@ char g_temp_path[4096];
 volatile std::sig_atomic_t g_temp_active = 0;
 const int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 struct sigaction g_previous[4];
+// SIGXFSZ (a file size limit, `ulimit -f`) would kill the process mid-write and leave the
+// temporary file; ignored, it makes the write fail with EFBIG, which is reported.
+struct sigaction g_previous_xfsz;
 
 extern "C" void remove_temp_and_reraise(int sig) {
   if (g_temp_active) ::unlink(g_temp_path);
@@ -168,6 +171,10 @@ TempFile::TempFile(const std::string& target) : target_(target) {
       // A signal the user chose to ignore (nohup) stays ignored.
       if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &action, nullptr);
     }
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGXFSZ, &ignore, &g_previous_xfsz);
   }
 }
 
@@ -177,6 +184,7 @@ TempFile::~TempFile() {
     g_temp_active = 0;
     for (std::size_t i = 0; i < 4; ++i)
       if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
+    ::sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
   }
 }
 

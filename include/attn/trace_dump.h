@@ -34,7 +34,9 @@ void check_dump_target(const std::string& dump_path, const std::vector<std::stri
 // one file system), removed unless commit() renames it to `target`: on an exception, and
 // also when SIGINT, SIGTERM, SIGHUP or SIGQUIT stop the process while it exists (SIGKILL
 // cannot be caught: kill -9 mid-write leaves the *.tmp-* file, but never a partial file
-// under the target's name). One at a time holds the signal handlers.
+// under the target's name). While it exists SIGXFSZ is ignored, so a file size limit
+// (ulimit -f) makes the write fail with an error instead of killing the process. One at a
+// time holds the signal handlers.
 class TempFile {
  public:
   explicit TempFile(const std::string& target);  // InputError naming `target` if it cannot be created
