@@ -1,12 +1,38 @@
 #include "attn/error.h"
 
+#include <cstdio>
+
 namespace attn {
+
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
+      out += escaped;
+    }
+  }
+  return out;
+}
 
 static std::string join_location(const std::string& file, const std::string& path, const std::string& message) {
   std::string out;
   if (!file.empty()) out += file + ": ";
   if (!path.empty()) out += path + ": ";
-  return out + message;
+  // Keys and strings in the message come from the file: a "\n" in a key must not split
+  // the one-line error, nor an escape sequence recolour the terminal.
+  return printable(out + message);
 }
 
 InputError::InputError(std::string file, std::string json_path, std::string message)

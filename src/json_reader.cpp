@@ -10,16 +10,55 @@
 
 namespace attn {
 
-std::string read_text_file(const std::string& path) {
+namespace {
+
+// "256 MiB", "1.5 KiB", "12 bytes": sizes in messages.
+std::string human_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} byte{}", bytes, bytes == 1 ? "" : "s");
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes) / 1024.0;
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return value == static_cast<double>(static_cast<std::uint64_t>(value)) ? fmt::format("{:.0f} {}", value, units[unit])
+                                                                          : fmt::format("{:.1f} {}", value, units[unit]);
+}
+
+// "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
+std::string exact_bytes(std::uint64_t bytes) {
+  return bytes < 1024 ? human_bytes(bytes) : fmt::format("{} ({} bytes)", human_bytes(bytes), bytes);
+}
+
+[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes) {
+  throw InputError(path, "", fmt::format("expected a model file of at most {}, found {}; is this the right file?",
+                                         human_bytes(max_bytes), found));
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw InputError(path, "", "cannot open: no such file");
   if (S_ISDIR(info.st_mode)) throw InputError(path, "", "expected a file, found a directory");
+  // A regular file's size is known: refuse before reading a byte.
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > max_bytes)
+    too_large(path, exact_bytes(static_cast<std::uint64_t>(info.st_size)), max_bytes);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read in chunks up to the limit: a device or a pipe (-c /dev/zero, -c <(...)) has no
+  // size to check in advance, and must not be read without end.
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (text.size() + got > max_bytes) too_large(path, "more than that", max_bytes);
+    text.append(chunk.data(), got);
+  }
   if (in.bad()) throw InputError(path, "", "read error");
-  return text.str();
+  return text;
 }
 
 namespace {
@@ -47,9 +86,40 @@ std::string parse_error_reason(const std::string& what) {
   return reason;
 }
 
+// The first place where `text` opens its (max_depth + 1)-th nested array or object, or
+// npos. Brackets inside strings do not count; the text need not be valid JSON (the
+// parser reports that afterwards).
+std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
-Json parse_json(const std::string& text, const std::string& file) {
+Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth) {
+  // nlohmann's parser is not recursive, but deep documents still cost memory and every
+  // recursive walk over them (the loader's, dump()) would risk the stack.
+  if (const std::size_t pos = too_deep_at(text, max_depth); pos != std::string::npos) {
+    const auto [line, column] = line_and_column(text, pos);
+    throw InputError(file, "", fmt::format("line {}, column {}: expected JSON nested at most {} levels deep, found "
+                                           "deeper nesting of arrays or objects",
+                                           line, column, max_depth));
+  }
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {

@@ -1,5 +1,7 @@
 #include "attn/trace.h"
 
+#include "attn/numeric_check.h"
+
 namespace attn {
 
 Tensor Trace::as_recorded(const Tensor& tensor) const {
@@ -20,6 +22,7 @@ Operand Trace::operand(const std::string& name, const Tensor& tensor) const {
 
 void Trace::record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands) {
   entries_.push_back(TraceEntry{name, as_recorded(tensor), std::move(operands)});
+  check_finite(name, entries_.back().tensor);  // NumericError: inf or NaN, named with its index as recorded
 }
 
 void Trace::set_tokens(const std::string& which, std::vector<std::vector<std::string>> tokens) {

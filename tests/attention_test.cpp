@@ -133,3 +133,22 @@ TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V
   const double out0[] = {1.0884, 0.9819, 1.1565, 0.9017};
   for (std::size_t j = 0; j < 4; ++j) CHECK(std::round(out.data[j] * 1e4) / 1e4 == out0[j]);
 }
+
+TEST_CASE("softmax of rows with huge but finite scores stays finite (the row max is subtracted)", "[attention][numeric]") {
+  // exp(1e15) alone overflows; exp(x - max) does not. Hand-worked:
+  //   [1e15, 1e15 - 1] -> [1, e^-1] / (1 + e^-1) = [0.7310585786300049, 0.2689414213699951]
+  //   [1e308, -1e308, 1.7e308]: x - max = [-0.7e308, -2.7e308 (-> -inf), 0] -> [0, 0, 1]
+  //   [1e300, 1e300] -> [0.5, 0.5]
+  const Tensor rows = make({3, 3}, {"S", "S"}, {1e15, 1e15 - 1, -1e300, 1e308, -1e308, 1.7e308, 1e300, 1e300, -1e300});
+  const Tensor w = attn::softmax_rows(rows);
+  for (double v : w.data) CHECK(std::isfinite(v));
+  CHECK_THAT(w.data[0], WithinAbs(0.7310585786300049, 1e-15));
+  CHECK_THAT(w.data[1], WithinAbs(0.2689414213699951, 1e-15));
+  CHECK(w.data[2] == 0.0);
+  CHECK(w.data[3] == 0.0);
+  CHECK(w.data[4] == 0.0);
+  CHECK(w.data[5] == 1.0);
+  CHECK(w.data[6] == 0.5);
+  CHECK(w.data[7] == 0.5);
+  CHECK(w.data[8] == 0.0);
+}

@@ -1,5 +1,10 @@
 #include "attn/json_reader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <catch2/catch.hpp>
 
 TEST_CASE("json paths", "[json]") {
@@ -37,4 +42,63 @@ TEST_CASE("choice lists the allowed values", "[json][errors]") {
     CHECK(std::string(e.what()) ==
           "m.json: model.activation: expected one of \"relu\", \"gelu\", found \"rleu\"; did you mean \"relu\"?");
   }
+}
+
+namespace {
+// The InputError message `f` throws, or "" when it throws nothing.
+template <typename F>
+std::string input_error_of(F f) {
+  try {
+    f();
+  } catch (const attn::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("files larger than the limit are refused before they are read", "[json][errors][limits]") {
+  CHECK(attn::kMaxInputBytes == 256ULL * 1024 * 1024);
+  char name[] = "/tmp/attn_json_reader_test_XXXXXX";
+  const int fd = ::mkstemp(name);
+  REQUIRE(fd >= 0);
+  // A sparse file one byte over the default limit: its size is all stat() needs, and no
+  // disk space is used.
+  REQUIRE(::ftruncate(fd, static_cast<off_t>(attn::kMaxInputBytes + 1)) == 0);
+  ::close(fd);
+  CHECK(input_error_of([&] { attn::read_text_file(name); }) ==
+        std::string(name) + ": expected a model file of at most 256 MiB, found 256.0 MiB (268435457 bytes); is this the right file?");
+  REQUIRE(::truncate(name, 3 * 1024 * 1024 + 512 * 1024) == 0);
+  CHECK(input_error_of([&] { attn::read_text_file(name, 1024 * 1024); }) ==
+        std::string(name) + ": expected a model file of at most 1 MiB, found 3.5 MiB (3670016 bytes); is this the right file?");
+  REQUIRE(::truncate(name, 11) == 0);
+  CHECK(input_error_of([&] { attn::read_text_file(name, 10); }) ==
+        std::string(name) + ": expected a model file of at most 10 bytes, found 11 bytes; is this the right file?");
+  CHECK(attn::read_text_file(name, 11) == std::string(11, '\0'));
+  std::remove(name);
+}
+
+TEST_CASE("a device with no size is read only up to the limit", "[json][errors][limits]") {
+  // /dev/zero never ends: without the limit while reading, this would eat all memory.
+  CHECK(input_error_of([&] { attn::read_text_file("/dev/zero", 100000); }) ==
+        "/dev/zero: expected a model file of at most 97.7 KiB, found more than that; is this the right file?");
+}
+
+TEST_CASE("JSON nested deeper than the limit is refused with its position", "[json][errors][limits]") {
+  CHECK(attn::kMaxJsonDepth == 64);
+  // 64 levels parse; the 65th '[' (column 65) is refused.
+  CHECK(attn::parse_json(std::string(64, '[') + std::string(64, ']'), "deep.json").is_array());
+  CHECK(input_error_of([&] { attn::parse_json(std::string(65, '[') + std::string(65, ']'), "deep.json"); }) ==
+        "deep.json: line 1, column 65: expected JSON nested at most 64 levels deep, found deeper nesting of arrays or "
+        "objects");
+  // a million levels: refused at the same place, without parsing the rest
+  CHECK(input_error_of([&] { attn::parse_json(std::string(1000000, '['), "deep.json"); }) ==
+        "deep.json: line 1, column 65: expected JSON nested at most 64 levels deep, found deeper nesting of arrays or "
+        "objects");
+  // objects count too, and a smaller limit can be asked for; line and column are 1-based
+  CHECK(input_error_of([&] { attn::parse_json("{\"a\":\n {\"b\": [1]}}", "m.json", 2); }) ==
+        "m.json: line 2, column 8: expected JSON nested at most 2 levels deep, found deeper nesting of arrays or "
+        "objects");
+  // brackets inside strings (also after an escaped quote) are text, not nesting
+  CHECK(attn::parse_json(R"({"comment": "[[[[\"[[[[", "x": [1]})", "m.json", 2)["x"][0] == 1);
 }

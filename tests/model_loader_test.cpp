@@ -141,3 +141,22 @@ TEST_CASE("the target must match the source's batch layout", "[loader][errors]")
       "encoder": "randn", "decoder": [{"self_attention": {}, "cross_attention": {}, "ffn": {}}]})") ==
         "model.json: decoder: expected 2 layers (model.num_decoder_layers), found 1");
 }
+
+TEST_CASE("regression inputs from fuzzing and review give one clear line", "[loader][errors][regression]") {
+  const std::string dir = std::string(ATTN_SOURCE_DIR) + "/tests/regression/";
+  const auto message_of = [&](const std::string& name) {
+    try {
+      attn::load_model_file(dir + name);
+    } catch (const InputError& e) {
+      return std::string(e.what()).substr(dir.size());
+    }
+    return std::string("(loaded)");
+  };
+  // Found by the fuzzer (4 bytes: '":', DEL, ':'): nlohmann quotes the DEL raw in "last read".
+  CHECK(message_of("fuzz_del_in_unterminated_string.json") ==
+        "fuzz_del_in_unterminated_string.json: malformed JSON at line 1, column 5: syntax error while parsing value - "
+        "invalid string: missing closing quote; last read: '\":\\u007f:'");
+  // A newline in a key split the error over two lines.
+  CHECK(message_of("control_chars_in_key.json") ==
+        "control_chars_in_key.json: mo\\ndel: unknown key \"mo\\ndel\"; did you mean \"model\"?");
+}

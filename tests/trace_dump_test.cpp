@@ -1,9 +1,19 @@
 #include "attn/trace_dump.h"
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -19,6 +29,42 @@ attn::Model small_model(bool causal) {
       "input": {"X": [[[0.1, 0.2], [0.3, 0.4]]]},
       "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity", "W_o": "identity"}}]})",
                                "small.json");
+}
+
+// A fresh empty folder under /tmp, removed (with what is left in it) at the end of the test.
+struct ScratchFolder {
+  std::string path;
+  ScratchFolder() {
+    char name[] = "/tmp/attn_dump_test_XXXXXX";
+    REQUIRE(::mkdtemp(name) != nullptr);
+    path = name;
+  }
+  ~ScratchFolder() {
+    for (const auto& f : files()) std::remove((path + "/" + f).c_str());
+    ::rmdir(path.c_str());
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    if (DIR* dir = ::opendir(path.c_str())) {
+      while (const dirent* e = ::readdir(dir))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+      ::closedir(dir);
+    }
+    return out;
+  }
+};
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// The InputError message `f` throws, or "" when it throws nothing.
+template <typename F>
+std::string input_error_of(F f) {
+  try {
+    f();
+  } catch (const attn::InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 }  // namespace
 
@@ -71,4 +117,122 @@ TEST_CASE("an unwritable dump path is an input error and leaves no file", "[dump
   std::ifstream in(path);
   CHECK(attn::Json::parse(in)["tensors"].size() == trace.entries().size());
   std::remove(path.c_str());
+}
+
+TEST_CASE("check_dump_target refuses directories, missing folders and the input file", "[dump][errors]") {
+  ScratchFolder scratch;
+  const std::string model = scratch.path + "/model.json";
+  write_file(model, "{}");
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path, {model}); }) ==
+        scratch.path + ": cannot write the dump: it is a directory; give a file name, such as " + scratch.path +
+            "/trace.json");
+  CHECK(input_error_of([&] { attn::check_dump_target(model, {model}); }) ==
+        model + ": cannot write the dump: it is the input model file " + model + "; choose another name for the dump");
+  // the same file under another name: found by device and inode, not by name
+  const std::string link = scratch.path + "/link.json";
+  REQUIRE(::symlink(model.c_str(), link.c_str()) == 0);
+  CHECK(input_error_of([&] { attn::check_dump_target(link, {model}); }) ==
+        link + ": cannot write the dump: it is the input model file " + model + "; choose another name for the dump");
+  const std::string dotted = scratch.path + "/./model.json";
+  CHECK(input_error_of([&] { attn::check_dump_target(model, {dotted}); }) ==
+        model + ": cannot write the dump: it is the input model file " + dotted + "; choose another name for the dump");
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path + "/no/trace.json", {model}); }) ==
+        scratch.path + "/no/trace.json: cannot write the dump: the folder " + scratch.path + "/no does not exist");
+  CHECK(input_error_of([&] { attn::check_dump_target(model + "/trace.json", {model}); }) ==
+        model + "/trace.json: cannot write the dump: " + model + " is not a folder");
+  // fine: a new file, an existing file that is not an input, stdout, no input file
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path + "/trace.json", {model}); }).empty());
+  write_file(scratch.path + "/old_trace.json", "old");
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path + "/old_trace.json", {model}); }).empty());
+  CHECK(input_error_of([&] { attn::check_dump_target("-", {model}); }).empty());
+  CHECK(input_error_of([&] { attn::check_dump_target(model, {""}); }).empty());
+}
+
+TEST_CASE("a write error mid-dump leaves neither a partial dump nor a temporary file", "[dump][errors]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  ScratchFolder scratch;
+  const std::string path = scratch.path + "/trace.json";
+  {
+    // A file size limit of 100 bytes (ulimit -f) makes the write fail after the first 100
+    // bytes of the dump, as a full disk would. The dump ignores SIGXFSZ while it writes,
+    // so the process is not killed and write() reports EFBIG.
+    struct rlimit saved {};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    struct rlimit small = saved;
+    small.rlim_cur = 100;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    const std::string error = input_error_of([&] { attn::write_trace_json_file(path, trace, model); });
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &saved) == 0);
+    CHECK(error == path + ": cannot write the dump: write failed: File too large");
+  }
+  CHECK(scratch.files().empty());
+
+  // A directory as the target: the rename fails, the temporary file goes.
+  const std::string folder = scratch.path + "/trace_dir";
+  REQUIRE(::mkdir(folder.c_str(), 0755) == 0);
+  CHECK(input_error_of([&] { attn::write_trace_json_file(folder, trace, model); }) ==
+        folder + ": cannot write the dump: Is a directory");
+  CHECK(scratch.files() == std::vector<std::string>{"trace_dir"});
+}
+
+TEST_CASE("a temporary dump file is removed when SIGTERM or SIGINT stops the process", "[dump][errors]") {
+  ScratchFolder scratch;
+  const std::string target = scratch.path + "/trace.json";
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      // The child is stopped while its temporary file exists, as by Ctrl-C or kill.
+      attn::TempFile temp(target);
+      std::ofstream(temp.path()) << "{\"format\": \"attn-trace\", \"tens";
+      ::raise(sig);
+      std::_Exit(0);  // not reached: the handler re-raises with the default action
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(scratch.files().empty());
+  }
+  // Committed: the temporary file becomes the target and nothing else is left.
+  {
+    attn::TempFile temp(target);
+    std::ofstream(temp.path()) << "done";
+    temp.commit();
+  }
+  CHECK(scratch.files() == std::vector<std::string>{"trace.json"});
+}
+
+TEST_CASE("a pipe or device is written into, never replaced; a link keeps pointing at the dump", "[dump]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  ScratchFolder scratch;
+  // A FIFO stands in for /dev/stdout or /dev/null (renaming over those, as root, would
+  // replace the device for everyone; a test must not risk that).
+  const std::string fifo = scratch.path + "/pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);
+    received.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  attn::write_trace_json_file(fifo, trace, model);
+  reader.join();
+  CHECK(attn::Json::parse(received)["tensors"].size() == trace.entries().size());
+  struct stat info {};
+  REQUIRE(::lstat(fifo.c_str(), &info) == 0);
+  CHECK(S_ISFIFO(info.st_mode));
+  CHECK(scratch.files() == std::vector<std::string>{"pipe"});
+
+  const std::string real = scratch.path + "/real.json", link = scratch.path + "/link.json";
+  write_file(real, "old");
+  REQUIRE(::symlink("real.json", link.c_str()) == 0);
+  attn::write_trace_json_file(link, trace, model);
+  REQUIRE(::lstat(link.c_str(), &info) == 0);
+  CHECK(S_ISLNK(info.st_mode));
+  std::ifstream in(real);
+  CHECK(attn::Json::parse(in)["tensors"].size() == trace.entries().size());
 }

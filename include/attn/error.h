@@ -8,9 +8,14 @@
 
 namespace attn {
 
+// `text` with control characters written as JSON escapes (\n, \t, \u001b), so that a
+// message quoting the user's keys and strings stays one printable line.
+std::string printable(const std::string& text);
+
 // Bad input: a model file, a token, an option value. Carries where the problem is
 // (the file and the JSON path inside it) so the message can name both:
 //   model.json: encoder[0].attention.W_q: expected shape [4, 4] (d_model x H*d_head), got [4, 3]
+// what() is always one line: control characters from the file are escaped (printable()).
 class InputError : public std::runtime_error {
  public:
   InputError(std::string file, std::string json_path, std::string message);

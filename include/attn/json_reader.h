@@ -16,11 +16,22 @@ namespace attn {
 
 using Json = nlohmann::json;
 
-// The whole file as text. InputError if it does not exist, is a directory or cannot be read.
-std::string read_text_file(const std::string& path);
+// Input files larger than this are refused before they are read (a model file is a few
+// KiB; a 256 MiB one is a mistake, or an attempt to exhaust memory).
+constexpr std::uint64_t kMaxInputBytes = 256ULL << 20;
+// JSON nested deeper than this is refused before it is parsed. Model files need about 10
+// levels; the limit keeps a file of a million '[' from exhausting the stack or memory.
+constexpr std::size_t kMaxJsonDepth = 64;
 
-// Parses JSON; a syntax error becomes "FILE: line L, column C: ..." (InputError).
-Json parse_json(const std::string& text, const std::string& file);
+// The whole file as text. InputError if it does not exist, is a directory, cannot be read
+// or holds more than `max_bytes` (checked before reading, and again while reading for
+// files whose size is not known in advance, such as /dev/zero or a pipe).
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes);
+
+// Parses JSON; a syntax error becomes "FILE: malformed JSON at line L, column C: ..."
+// (InputError); nesting deeper than `max_depth` arrays and objects becomes
+// "FILE: line L, column C: expected JSON nested at most 64 levels deep, ...".
+Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth = kMaxJsonDepth);
 
 // "encoder[0].attention" + "W_q" -> "encoder[0].attention.W_q"; "" + "model" -> "model".
 std::string json_child(const std::string& path, const std::string& key);

@@ -116,6 +116,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
 }
 
 int run_explain(const ExplainOptions& options) {
+  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
   if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   Model model;

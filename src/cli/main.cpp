@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attn/default_model.h"
 #include "attn/error.h"
 #include "examples_command.h"
 #include "explain_command.h"
@@ -37,6 +38,12 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const attn::InputErrors& e) {
     std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const attn::NumericError& e) {
+    // "encoder.0.attention.scores[0, 1, 1] is inf (overflow)": the model's numbers are the
+    // cause, so it is bad input and names the model file like any other input error.
+    const std::string source = explain.model_file.empty() ? attn::kDefaultModelSource : explain.model_file;
+    std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "attn: out of memory\n";
