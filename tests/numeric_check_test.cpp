@@ -94,8 +94,8 @@ TEST_CASE("a fully masked row gets zero weights and a warning, not a numeric err
   Tensor mask({2, 2}, {"S", "S"});
   mask.data = {-kInf, -kInf, 0.0, 0.0};
   attn::Trace trace(true);
-  attn::multi_head_attention(model.input, model.input, model.encoder[0].attention, model.config, mask,
-                             "encoder.0.attention.", trace);
+  attn::multi_head_attention(model.input, "input", model.input, "input", model.encoder[0].attention, model.config, mask,
+                             "encoder.mask", "encoder.0.attention.", trace);
   const Tensor& weights = trace.find("encoder.0.attention.weights")->tensor;
   CHECK(weights.at({0, 0, 0}) == 0.0);
   CHECK(weights.at({0, 0, 1}) == 0.0);
