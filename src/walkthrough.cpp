@@ -616,7 +616,7 @@ class Printer {
       return;
     }
     HeatmapOptions h;
-    h.style = options_.color ? HeatmapStyle::Color : HeatmapStyle::Shade;
+    h.style = options_.heatmap_style.value_or(options_.color ? HeatmapStyle::Color : HeatmapStyle::Shade);
     h.depth = options_.color_depth;
     const std::size_t B = batch_count(weights), H = model_.config.num_heads;
     for (std::size_t b = 0; b < B; ++b) {
@@ -628,7 +628,7 @@ class Printer {
         heads.push_back(head_matrix(weights, b, head));
         titles.push_back(fmt::format("head {}", head));
       }
-      line(fmt::format("heatmap{}: rows are queries, columns keys; ◀ marks each row's strongest key",
+      line(fmt::format("heatmap{}: rows are queries, columns keys; the arrow marks each row's strongest key",
                        B > 1 ? fmt::format(" of batch item {}", b) : std::string()));
       indented(render_heatmaps_side_by_side(heads, titles, labels(query_sequence(block), b, S), labels(key_sequence(block), b, T), h));
     }

@@ -80,7 +80,7 @@ TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walk
   CHECK(contains(text, "  X (S=3,N=4) n=12 x∈[0.1, 1.809] μ="));
   CHECK(contains(text, "  │ Each score is the dot product of one query with one key"));
   CHECK(contains(text, "    Q:\"I\"    │"));
-  CHECK(contains(text, "◀ marks each row's strongest key"));
+  CHECK(contains(text, "the arrow marks each row's strongest key"));
   CHECK(contains(text, "══ Encoder layer 0 of 1 (post-norm, as the paper: LayerNorm(x + f(x))) ══"));
   CHECK(contains(text, "Norm (LayerNorm of the residual sum)"));
   CHECK(contains(text, "Feed-forward, first layer"));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attn/array_format.h"
+#include "attn/heatmap.h"
 #include "attn/model.h"
 #include "attn/terminal.h"
 #include "attn/trace.h"
@@ -54,6 +55,9 @@ struct WalkthroughOptions {
   bool list_only = false;     // titles, formulas and shapes only (attn steps)
   bool color = false;         // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;
+  // Heatmap cells: coloured backgrounds when colour is on, Unicode shading otherwise, or
+  // plain ASCII characters when asked (terminals without Unicode).
+  std::optional<HeatmapStyle> heatmap_style;
   std::array<std::size_t, 4> cell = {0, 0, 0, 0};  // --cell b,h,i,j: the element worked out
   bool cell_given = false;
   StepFilter filter;

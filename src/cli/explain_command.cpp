@@ -61,6 +61,9 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   walk.color = use_color(mode, options.dump_path == "-" ? STDERR_FILENO : STDOUT_FILENO);
   walk.color_depth = detect_color_depth();
   if (options.pause) walk.before_step = wait_for_enter;
+  if (options.heatmap == "color") walk.heatmap_style = HeatmapStyle::Color;
+  if (options.heatmap == "shade") walk.heatmap_style = HeatmapStyle::Shade;
+  if (options.heatmap == "ascii") walk.heatmap_style = HeatmapStyle::Ascii;
   return walk;
 }
 
@@ -108,6 +111,11 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   explain->add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
   explain->add_option("--color", options.color, "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  explain->add_option("--heatmap", options.heatmap,
+                      "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
+                      "ascii (plain characters)")
+      ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
       ->capture_default_str();
   explain->callback([&options]() {
     const int code = run_explain(options);

@@ -29,6 +29,7 @@ struct ExplainOptions {
   int batch = -1;              // --batch b
   bool pause = false;          // wait for Enter between steps
   std::string color = "auto";  // auto | always | never
+  std::string heatmap = "auto";  // auto | color | shade | ascii
   bool list_only = false;      // attn steps: titles, formulas and shapes only
 };
 
