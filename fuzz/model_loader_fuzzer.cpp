@@ -10,6 +10,7 @@
 // Built by scripts/fuzz (CMake option ATTN_FUZZ, clang only); seed corpus: data/ and
 // tests/cli/bad/.
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -63,8 +64,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     finding("load_model_text threw an undocumented exception", e.what());
   }
 
-  const std::uint64_t need = attn::estimate_run_bytes(model.config, model.input.shape.at(0), model.input.shape.at(1),
-                                                      model.encoder.size());
+  // The run's size: X gives it; text and tokens are bounded by their length.
+  attn::RunSize run;
+  run.encoder_layers = model.encoder.size();
+  run.decoder_layers = model.decoder.size();
+  run.vocab = model.vocab.size();
+  const auto longest = [](const attn::TokenInput& input, std::size_t& batch, std::size_t& len) {
+    batch = std::max<std::size_t>(batch, std::max(input.texts.size(), input.tokens.size()));
+    for (const auto& t : input.texts) len = std::max(len, t.size());
+    for (const auto& t : input.tokens) len = std::max(len, t.size());
+  };
+  if (model.input.rank() == 3) {
+    run.batch = model.input.shape[0];
+    run.seq_len = model.input.shape[1];
+  }
+  longest(model.source_tokens, run.batch, run.seq_len);
+  if (model.target_input.rank() == 3) run.target_len = model.target_input.shape[1];
+  std::size_t target_batch = 0;
+  longest(model.target_tokens, target_batch, run.target_len);
+  const std::uint64_t need = attn::estimate_run_bytes(model.config, run);
   if (need > kRunLimit) return 0;
   try {
     attn::Trace trace(!model.batched);
