@@ -6,6 +6,7 @@
 
 #include "attn/default_model.h"
 #include "attn/error.h"
+#include "attn/examples.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "steps_command.h"
@@ -42,7 +43,10 @@ int main(int argc, char** argv) {
   } catch (const attn::NumericError& e) {
     // "encoder.0.attention.scores[0, 1, 1] is inf (overflow)": the model's numbers are the
     // cause, so it is bad input and names the model file like any other input error.
-    const std::string source = explain.model_file.empty() ? attn::kDefaultModelSource : explain.model_file;
+    // The model named as run_explain names it.
+    const std::string source = !explain.example.empty()      ? std::string("example ") + attn::find_example(explain.example).name
+                               : explain.model_file.empty() ? attn::kDefaultModelSource
+                                                            : explain.model_file;
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
