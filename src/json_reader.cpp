@@ -207,7 +207,7 @@ void JsonReader::report(const std::string& path, const std::string& message) con
 }
 
 const Json& JsonReader::object(const Json& value, const std::string& path, const std::vector<std::string>& known) const {
-  if (collected_ && value.is_null()) throw AlreadyReported{};
+  if (collected_ && is_missing(value)) throw AlreadyReported{};
   if (!value.is_object()) fail(path, "expected an object, found " + describe_json(value));
   for (auto it = value.begin(); it != value.end(); ++it) {
     const std::string& key = it.key();
@@ -232,8 +232,13 @@ const Json* JsonReader::member(const Json& object, const std::string& key) const
   return it == object.end() ? nullptr : &*it;
 }
 
+// What a missing field reads as in collect mode: a null told apart from a null the file
+// wrote ("W_q": null) by its address, so that an explicit null is still an error.
+static const Json kMissing;
+
+bool JsonReader::is_missing(const Json& value) const { return &value == &kMissing; }
+
 const Json& JsonReader::required(const Json& object, const std::string& path, const std::string& key) const {
-  static const Json kMissing;  // null: what a missing field reads as in collect mode
   const Json* v = member(object, key);
   if (!v) {
     report(json_child(path, key), "missing (this field is required)");

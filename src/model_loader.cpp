@@ -269,7 +269,7 @@ ModelConfig ModelLoader::read_config(const Json& value, const std::string& path)
   };
   const Json& d_model = reader_.required(value, path, "d_model");
   const Json& num_heads = reader_.required(value, path, "num_heads");
-  if (d_model.is_null() || num_heads.is_null()) throw AlreadyReported{};  // collect mode: reported missing
+  if (reader_.is_missing(d_model) || reader_.is_missing(num_heads)) throw AlreadyReported{};  // collect mode: reported missing
   config.d_model = reader_.positive_integer(d_model, json_child(path, "d_model"), kMaxDimension);
   config.num_heads = reader_.positive_integer(num_heads, json_child(path, "num_heads"), kMaxDimension);
   if (const Json* d_head = reader_.member(value, "d_head")) {
@@ -687,7 +687,7 @@ Tensor ModelLoader::read_tensor(const Json& value, const std::string& path, cons
   // Collect mode: a bad tensor is recorded and read as zeros of its implied shape, so the
   // rest of the file is still checked. A missing one (null) was reported already.
   const auto placeholder = [&] { return request.shape.empty() ? Tensor() : Tensor(request.shape, request.axes); };
-  if (value.is_null()) return placeholder();
+  if (reader_.is_missing(value)) return placeholder();
   try {
     return read_tensor_value(value, path, request);
   } catch (const InputError& e) {

@@ -156,7 +156,44 @@ TEST_CASE("regression inputs from fuzzing and review give one clear line", "[loa
   CHECK(message_of("fuzz_del_in_unterminated_string.json") ==
         "fuzz_del_in_unterminated_string.json: malformed JSON at line 1, column 5: syntax error while parsing value - "
         "invalid string: missing closing quote; last read: '\":\\u007f:'");
+  // Found by the fuzzer: a document that is null aborted 'attn validate' (an internal
+  // exception escaped); explain and validate must both say what it is.
+  CHECK(message_of("fuzz_null_document.json") == "fuzz_null_document.json: expected an object, found null");
+  // Found while reducing it: "d_model": null aborted 'attn explain' the same way.
+  CHECK(message_of("null_d_model.json") ==
+        "null_d_model.json: model.d_model: expected a positive integer, found null");
+  CHECK(message_of("null_weight_and_layer.json") ==
+        "null_weight_and_layer.json: encoder[0].attention.W_q: expected a [2, 2] array of numbers or \"randn\", "
+        "\"zeros\", \"ones\", \"identity\", found null");
   // A newline in a key split the error over two lines.
   CHECK(message_of("control_chars_in_key.json") ==
         "control_chars_in_key.json: mo\\ndel: unknown key \"mo\\ndel\"; did you mean \"model\"?");
+}
+
+TEST_CASE("validate reports a null the file wrote, and never aborts on it", "[loader][errors][regression]") {
+  const std::string dir = std::string(ATTN_SOURCE_DIR) + "/tests/regression/";
+  // Every message 'attn validate' prints for the file, without the folder.
+  const auto validate = [&](const std::string& name) {
+    attn::LoadOptions options;
+    options.collect_all_errors = true;
+    std::vector<std::string> messages;
+    try {
+      attn::load_model_file(dir + name, options);
+    } catch (const attn::InputErrors& e) {
+      for (const auto& error : e.errors()) messages.push_back(std::string(error.what()).substr(dir.size()));
+    } catch (const InputError& e) {
+      messages.push_back(std::string(e.what()).substr(dir.size()));
+    }
+    return messages;
+  };
+  CHECK(validate("fuzz_null_document.json") == std::vector<std::string>{"fuzz_null_document.json: expected an object, found null"});
+  CHECK(validate("null_d_model.json") ==
+        std::vector<std::string>{"null_d_model.json: model.d_model: expected a positive integer, found null"});
+  // Before the fix validate called this file valid ("0 encoder layers"): explicit nulls read as
+  // "missing, already reported" and were skipped without a word.
+  CHECK(validate("null_weight_and_layer.json") ==
+        std::vector<std::string>{
+            "null_weight_and_layer.json: encoder[0].attention.W_q: expected a [2, 2] array of numbers or \"randn\", "
+            "\"zeros\", \"ones\", \"identity\", found null",
+            "null_weight_and_layer.json: encoder[1].attention: expected an object, found null"});
 }

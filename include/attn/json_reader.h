@@ -61,6 +61,9 @@ class JsonReader {
   // every problem. Other errors still throw; the loader catches them per field.
   void collect_into(std::vector<InputError>* errors) { collected_ = errors; }
   bool collecting() const { return collected_ != nullptr; }
+  // True for the value required() returns for a missing field in collect mode (already
+  // reported), false for everything the file holds, a null it wrote included.
+  bool is_missing(const Json& value) const;
 
   // The object at `path` (an InputError otherwise), with every key checked against `known`
   // (an unknown key is an error that suggests the nearest known key). "comment" is
