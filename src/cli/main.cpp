@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <Eigen/Core>
 
 #include "attn/error.h"
 #include "examples_command.h"
@@ -11,6 +12,8 @@
 #include "validate_command.h"
 
 int main(int argc, char** argv) {
+  // Two threads: the machine kind attn is built for has two cores (docs/performance.md).
+  Eigen::setNbThreads(2);
   CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
   app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
   app.require_subcommand(1);
