@@ -7,6 +7,8 @@
 #include <Eigen/Dense>
 #include <fmt/format.h>
 
+#include "parallel.h"
+
 namespace attn {
 
 namespace {
@@ -31,6 +33,10 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   out_shape.push_back(P);
   Tensor out(out_shape, std::move(out_axes));
   const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
+  // One (M,K) @ (K,P) product per head and batch item, the heads split over the threads;
+  // inside a parallel region Eigen runs each product on its own thread.
+  const bool parallel = batches > 1 && M * K * P * batches >= 8 * kParallelMinElements;
+#pragma omp parallel for schedule(static) if (parallel)
   for (std::size_t i = 0; i < batches; ++i) {
     ConstMatrixMap A(a.data.data() + i * M * K, M, K);
     ConstMatrixMap Bm(b.data.data() + i * K * P, K, P);
@@ -85,9 +91,13 @@ Tensor attention_scores(const Tensor& q, const Tensor& k_t) {
 
 Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
   // (B,H,S,T) -> (B,H,S,T); divide (not multiply by 1/sqrt) so values match NumPy's scores / np.sqrt(d)
-  Tensor out = scores;
+  Tensor out(scores.shape, scores.axes);
   const double scale = std::sqrt(static_cast<double>(d_head));
-  for (double& v : out.data) v /= scale;
+  const double* in = scores.data.data();
+  double* o = out.data.data();
+  const std::size_t n = out.size();
+#pragma omp parallel for simd schedule(static) if (n >= kParallelMinElements)
+  for (std::size_t i = 0; i < n; ++i) o[i] = in[i] / scale;
   return out;
 }
 
@@ -108,39 +118,48 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
   require((mask.rank() == 2 && mask.shape[0] == S && mask.shape[1] == T) ||
               (per_batch && mask.shape[0] == B && mask.shape[1] == S && mask.shape[2] == T),
           "apply_mask: mask must be (S,T) or (B,S,T)");
-  Tensor out = scores;
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h) {
-      double* block = out.data.data() + (b * H + h) * S * T;
-      const double* m = mask.data.data() + (per_batch ? b * S * T : 0);
-      for (std::size_t i = 0; i < S * T; ++i) block[i] += m[i];
-    }
+  Tensor out(scores.shape, scores.axes);
+  const std::size_t block = S * T;
+#pragma omp parallel for schedule(static) if (scores.size() >= kParallelMinElements)
+  for (std::size_t bh = 0; bh < B * H; ++bh) {
+    const double* in = scores.data.data() + bh * block;
+    const double* m = mask.data.data() + (per_batch ? (bh / H) * block : 0);
+    double* o = out.data.data() + bh * block;
+    for (std::size_t i = 0; i < block; ++i) o[i] = in[i] + m[i];
+  }
   return out;
 }
 
 Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   // (..., T) -> (..., T), each row sums to 1 (or is all zero when fully masked)
   require(scores.rank() >= 1, "softmax_rows: needs at least one axis");
-  Tensor out = scores;
+  Tensor out(scores.shape, scores.axes);
   const std::size_t T = scores.shape.back();
   const std::size_t rows = T == 0 ? 0 : scores.size() / T;
+  constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+  // Eigen's vectorized exp clamps its argument at -709.78, so below that it returns the
+  // smallest normal double instead of a subnormal or 0; those entries (masked keys above
+  // all) are recomputed with std::exp, which gives exp(-inf) = 0 exactly.
+  constexpr double kExpClamp = -708.0;
   std::size_t masked = 0;
+#pragma omp parallel for schedule(static) reduction(+ : masked) if (scores.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
+    const double* in = scores.data.data() + r * T;
     double* row = out.data.data() + r * T;
-    double max = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < T; ++j) max = std::max(max, row[j]);
-    if (max == -std::numeric_limits<double>::infinity()) {
+    Eigen::Map<const Eigen::ArrayXd> x(in, static_cast<Eigen::Index>(T));
+    Eigen::Map<Eigen::ArrayXd> y(row, static_cast<Eigen::Index>(T));
+    const double max = x.maxCoeff();
+    if (max == kNegInf) {
       // Every key is masked: softmax would be 0/0. Policy: attend to nothing.
-      for (std::size_t j = 0; j < T; ++j) row[j] = 0.0;
+      y.setZero();
       ++masked;
       continue;
     }
-    double sum = 0.0;
-    for (std::size_t j = 0; j < T; ++j) {
-      row[j] = std::exp(row[j] - max);
-      sum += row[j];
-    }
-    for (std::size_t j = 0; j < T; ++j) row[j] /= sum;
+    y = (x - max).exp();
+    for (std::size_t j = 0; j < T; ++j)
+      if (in[j] - max < kExpClamp) row[j] = std::exp(in[j] - max);
+    const double sum = y.sum();
+    y /= sum;
   }
   if (fully_masked_rows) *fully_masked_rows = masked;
   return out;
