@@ -139,8 +139,10 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();
   // Eigen's vectorized exp clamps its argument at -709.78, so below that it returns the
   // smallest normal double instead of a subnormal or 0; those entries (masked keys above
-  // all) are recomputed with std::exp, which gives exp(-inf) = 0 exactly.
+  // all) are set again: 0 where exp underflows to 0 (below -745.14, so exp(-inf) = 0
+  // exactly), std::exp's subnormal in between.
   constexpr double kExpClamp = -708.0;
+  constexpr double kExpZero = -745.2;
   std::size_t masked = 0;
 #pragma omp parallel for schedule(static) reduction(+ : masked) if (scores.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
@@ -156,8 +158,10 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
       continue;
     }
     y = (x - max).exp();
-    for (std::size_t j = 0; j < T; ++j)
-      if (in[j] - max < kExpClamp) row[j] = std::exp(in[j] - max);
+    for (std::size_t j = 0; j < T; ++j) {
+      const double shifted = in[j] - max;
+      if (shifted < kExpClamp) row[j] = shifted < kExpZero ? 0.0 : std::exp(shifted);
+    }
     const double sum = y.sum();
     y /= sum;
   }

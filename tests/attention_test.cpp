@@ -7,6 +7,7 @@
 
 using attn::Tensor;
 using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
 
 namespace {
 Tensor make(attn::Shape shape, attn::AxisNames axes, std::vector<double> data) {
@@ -80,6 +81,24 @@ TEST_CASE("softmax subtracts the row maximum so huge scores do not overflow", "[
   const Tensor w = attn::softmax_rows(s);
   CHECK_THAT(w.data[0], WithinAbs(0.75, 1e-12));
   CHECK_THAT(w.data[1], WithinAbs(0.25, 1e-12));
+}
+
+TEST_CASE("softmax underflows as exp does: subnormal weights, then exactly zero", "[attention]") {
+  // exp(-720) = 2.3e-313 is subnormal and 1 + exp(-720) == 1, so the weight is exp(-720)
+  // itself; exp(-800) is 0. A vectorized exp clamped at -709.78 would give 2.2e-308 for both.
+  const Tensor s = make({1, 3}, {"S", "S"}, {0.0, -720.0, -800.0});
+  const Tensor w = attn::softmax_rows(s);
+  CHECK(w.data[0] == 1.0);
+  CHECK(w.data[1] == std::exp(-720.0));
+  CHECK(w.data[1] > 0.0);
+  CHECK(w.data[2] == 0.0);
+  // a long row takes the vectorized path for most entries and still agrees with std::exp
+  std::vector<double> row(37);
+  for (std::size_t j = 0; j < row.size(); ++j) row[j] = -0.25 * static_cast<double>(j);
+  const Tensor long_row = attn::softmax_rows(make({1, row.size()}, {"S", "S"}, row));
+  double sum = 0;
+  for (double r : row) sum += std::exp(r);
+  for (std::size_t j = 0; j < row.size(); ++j) CHECK_THAT(long_row.data[j], WithinRel(std::exp(row[j]) / sum, 1e-14));
 }
 
 TEST_CASE("causal mask and a fully masked row", "[attention]") {
