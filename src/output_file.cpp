@@ -19,7 +19,7 @@ namespace {
 constexpr std::size_t kBufferSize = std::size_t{4} << 20;
 }  // namespace
 
-OutputFile::OutputFile(const std::string& path) : path_(path) {
+OutputFile::OutputFile(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {
   buffer_.reserve(kBufferSize);
   if (path == "-") {
     fd_ = STDOUT_FILENO;
@@ -45,7 +45,7 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::fail(const std::string& what) const {
-  throw InputError(path_, "", fmt::format("cannot write the dump: {}", what));
+  throw InputError(path_, "", fmt::format("cannot write {}: {}", what_, what));
 }
 
 void OutputFile::write(const char* data, std::size_t size) {

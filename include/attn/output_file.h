@@ -34,8 +34,8 @@ class StringOutput : public ByteOutput {
 class OutputFile : public ByteOutput {
  public:
   // Creates the temporary file beside `path`; "-" writes straight to stdout instead.
-  // InputError(path, "", "cannot write the dump: ...") when the folder is not writable.
-  explicit OutputFile(const std::string& path);
+  // InputError(path, "", "cannot write <what>: ...") when the folder is not writable.
+  explicit OutputFile(const std::string& path, std::string what = "the dump");
   ~OutputFile() override;  // not committed: the temporary file is removed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -53,6 +53,7 @@ class OutputFile : public ByteOutput {
   [[noreturn]] void fail(const std::string& what) const;
 
   std::string path_;
+  std::string what_;
   std::string temp_path_;  // empty for stdout
   int fd_ = -1;
   bool committed_ = false;

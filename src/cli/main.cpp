@@ -9,6 +9,7 @@
 #include "examples_command.h"
 #include "explain_command.h"
 #include "steps_command.h"
+#include "init_command.h"
 #include "validate_command.h"
 
 int main(int argc, char** argv) {
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   attn::cli::setup_steps(app, steps);
   attn::cli::ValidateOptions validate;
   attn::cli::setup_validate(app, validate);
+  attn::cli::InitOptions init;
+  attn::cli::setup_init(app, init);
 
   try {
     app.parse(argc, argv);
