@@ -49,12 +49,14 @@ void OutputFile::fail(const std::string& what) const {
 }
 
 void OutputFile::write(const char* data, std::size_t size) {
-  if (buffer_.size() + size > kBufferSize) flush();
   if (size >= kBufferSize / 2) {
-    // Large blocks (a tensor's raw data in a .npz) go straight to the file, without a copy.
+    // Large blocks (a tensor's raw data in a .npz) go straight to the file, without a
+    // copy, after what is already buffered.
+    flush();
     write_all(data, size);
     return;
   }
+  if (buffer_.size() + size > kBufferSize) flush();
   buffer_.insert(buffer_.end(), data, data + size);
 }
 

@@ -44,7 +44,7 @@ TEST_CASE("an output file appears only when committed, with every byte", "[outpu
   }
   const std::string text = read_all(path);
   CHECK(text.size() == 6 + (5u << 20) + 1);
-  CHECK(text.substr(0, 7) == "hello x");
+  CHECK(text.substr(0, 7) == "hello x");  // the buffered bytes before the big block
   CHECK(text.back() == '!');
   CHECK(count_files(path + ".tmp-") == 0);
   std::remove(path.c_str());
@@ -74,4 +74,21 @@ TEST_CASE("an output file in a missing folder is an input error naming the path"
   } catch (const attn::InputError& e) {
     CHECK(std::string(e.what()) == "/nonexistent-dir/x.json: cannot write the dump: No such file or directory");
   }
+}
+
+TEST_CASE("bytes come out in the order written, whatever the sizes of the blocks", "[output_file]") {
+  const std::string path = "attn_output_file_test3.bin";
+  std::string expected;
+  {
+    attn::OutputFile out(path);
+    for (std::size_t size : {std::size_t{3}, std::size_t{3} << 20, std::size_t{10}, std::size_t{1} << 20,
+                             std::size_t{5}, std::size_t{2} << 20, std::size_t{7}}) {
+      const std::string block(size, static_cast<char>('a' + expected.size() % 26));
+      out.write(block);
+      expected += block;
+    }
+    out.commit();
+  }
+  CHECK(read_all(path) == expected);
+  std::remove(path.c_str());
 }
