@@ -65,9 +65,23 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+// Exactly 8 digits of v < 10^8 at p, as four independent pairs (no chain of divisions).
+inline void write8(std::uint32_t v, char* p) {
+  const std::uint32_t high = v / 10000, low = v % 10000;
+  std::memcpy(p, kDigitPairs + 2 * (high / 100), 2);
+  std::memcpy(p + 2, kDigitPairs + 2 * (high % 100), 2);
+  std::memcpy(p + 4, kDigitPairs + 2 * (low / 100), 2);
+  std::memcpy(p + 6, kDigitPairs + 2 * (low % 100), 2);
+}
+
 // The decimal digits of n (at most 20) at the end of buf[20]; returns how many.
 int digits_of(std::uint64_t n, char* buf) {
   char* p = buf + 20;
+  while (n >= 100000000) {
+    p -= 8;
+    write8(static_cast<std::uint32_t>(n % 100000000), p);
+    n /= 100000000;
+  }
   while (n >= 100) {
     const auto pair = static_cast<std::size_t>(n % 100) * 2;
     n /= 100;
@@ -83,18 +97,22 @@ int digits_of(std::uint64_t n, char* buf) {
   return static_cast<int>(buf + 20 - p);
 }
 
+// Fixed-size copies compile to two or three moves; a memcpy of a variable length is a
+// call. The digits sit in a buffer with slack, so reading 16 or 24 bytes is always safe.
+inline void copy16(char* to, const char* from) { std::memcpy(to, from, 16); }
+
 char* write_layout(Decimal d, bool negative, char* out) {
   if (negative) *out++ = '-';
-  char buf[20];
+  char buf[48];  // the digits end at buf + 20; the rest is slack for the fixed copies
   const int n = digits_of(d.digits, buf);
   const char* digits = buf + 20 - n;
   const int sci = d.exponent + n - 1;  // the exponent of the first digit
   if (sci < -4 || sci >= 16) {
-    // 1.2345e-07, 1e+16
+    // 1.2345e-07, 1e+16 (n <= 17: the digits after the first fit one copy)
     *out++ = digits[0];
     if (n > 1) {
       *out++ = '.';
-      std::memcpy(out, digits + 1, static_cast<std::size_t>(n - 1));
+      copy16(out, digits + 1);
       out += n - 1;
     }
     *out++ = 'e';
@@ -106,29 +124,28 @@ char* write_layout(Decimal d, bool negative, char* out) {
     return out;
   }
   if (d.exponent >= 0) {
-    // 1200.0: the digits, the zeros, ".0"
-    std::memcpy(out, digits, static_cast<std::size_t>(n));
+    // 1200.0: the digits (n <= 16 here), the zeros, ".0"
+    copy16(out, digits);
     out += n;
-    std::memset(out, '0', static_cast<std::size_t>(d.exponent));
+    std::memset(out, '0', 16);
     out += d.exponent;
     *out++ = '.';
     *out++ = '0';
     return out;
   }
   if (sci >= 0) {
-    // 12.345: the point inside the digits
-    std::memcpy(out, digits, static_cast<std::size_t>(sci + 1));
-    out += sci + 1;
-    *out++ = '.';
-    std::memcpy(out, digits + sci + 1, static_cast<std::size_t>(n - sci - 1));
-    return out + (n - sci - 1);
+    // 12.345: the first sci + 1 digits, the point, the rest (each at most 16)
+    copy16(out, digits);
+    out[sci + 1] = '.';
+    copy16(out + sci + 2, digits + sci + 1);
+    return out + n + 1;
   }
-  // 0.00123
-  *out++ = '0';
-  *out++ = '.';
-  std::memset(out, '0', static_cast<std::size_t>(-sci - 1));
-  out += -sci - 1;
-  std::memcpy(out, digits, static_cast<std::size_t>(n));
+  // 0.00123: at most three zeros after the point, then up to 17 digits
+  out[0] = '0';
+  out[1] = '.';
+  std::memset(out + 2, '0', 4);
+  out += 2 + (-sci - 1);
+  std::memcpy(out, digits, 24);
   return out + n;
 }
 
@@ -157,12 +174,12 @@ char* write_shortest(double v, char* out) {
 }
 
 std::string shortest_text(double v) {
-  char buffer[kMaxShortestChars];
+  char buffer[kShortestScratch];
   return std::string(buffer, write_shortest(v, buffer));
 }
 
 std::string shortest_text_portable(double v) {
-  char buffer[kMaxShortestChars];
+  char buffer[kShortestScratch];
   bool done;
   char* end = write_special(v, buffer, done);
   if (!done) end = write_layout(shortest_decimal_portable(std::fabs(v)), std::signbit(v), buffer);

@@ -71,7 +71,7 @@ class NestedRows {
   std::size_t row_len() const { return row_len_; }
   // Room enough for rows [begin, end).
   std::size_t max_chars(std::size_t begin, std::size_t end) const {
-    return (end - begin) * (row_len_ * (kMaxShortestChars + 2) + 4 * rank_ + 4);
+    return (end - begin) * (row_len_ * (kMaxShortestChars + 2) + 4 * rank_ + 4) + kShortestScratch;
   }
 
   // Writes rows [begin, end) at `out`; returns the end.
