@@ -147,12 +147,13 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   const std::size_t T = scores.shape.back();
   const std::size_t rows = T == 0 ? 0 : scores.size() / T;
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-  // Eigen's vectorized exp clamps its argument at -709.78, so below that it returns the
-  // smallest normal double instead of a subnormal or 0; those entries (masked keys above
-  // all) are set again: 0 where exp underflows to 0 (below -745.14, so exp(-inf) = 0
-  // exactly), std::exp's subnormal in between.
-  constexpr double kExpClamp = -708.0;
-  constexpr double kExpZero = -745.2;
+  // Eigen's vectorized exp clamps its argument at -709.78, so below that it would return
+  // the smallest normal double instead of a subnormal or 0: masked keys and the far-off
+  // keys of a randn model's huge scores. So exp(t) is taken as exp(u) * exp(v) with
+  // u = max(t, -708) and v = min(t + 708, 0): both factors stay in range, u + v = t, and
+  // the product underflows as exp(t) does (to 0 for -inf). Two vectorized exps cost less
+  // than one call of std::exp per entry (Eigen's select() would not vectorize).
+  constexpr double kExpLow = -708.0;
   std::size_t masked = 0;
 #pragma omp parallel for schedule(static) reduction(+ : masked) if (scores.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
@@ -167,11 +168,8 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
       ++masked;
       continue;
     }
-    y = (x - max).exp();
-    for (std::size_t j = 0; j < T; ++j) {
-      const double shifted = in[j] - max;
-      if (shifted < kExpClamp) row[j] = shifted < kExpZero ? 0.0 : std::exp(shifted);
-    }
+    const auto shifted = x - max;
+    y = shifted.max(kExpLow).exp() * (shifted - kExpLow).min(0.0).exp();
     const double sum = y.sum();
     y /= sum;
   }
