@@ -21,6 +21,26 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::logic_error(what);
 }
 
+// C = A @ B for row-major A (M,K), B (K,P), C (M,P). Small products (every walkthrough's)
+// are summed the plain way, c_ij = sum over k of a_ik * b_kj in order of k, one rounding
+// per multiply and per add: what a hand calculation does, what NumPy's reference BLAS
+// does, and the same numbers on every CPU. Large ones go to Eigen's kernels, which use
+// FMA and blocking on this machine and so differ in the last bits.
+void matrix_product(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P) {
+  if (M * K * P < kParallelMinElements) {
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < P; ++j) {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b[k * P + j];
+        c[i * P + j] = sum;
+      }
+    return;
+  }
+  MatrixMap(c, static_cast<Eigen::Index>(M), static_cast<Eigen::Index>(P)).noalias() =
+      ConstMatrixMap(a, static_cast<Eigen::Index>(M), static_cast<Eigen::Index>(K)) *
+      ConstMatrixMap(b, static_cast<Eigen::Index>(K), static_cast<Eigen::Index>(P));
+}
+
 // a is (..., M, K), b is (..., K, P) with the same leading axes -> (..., M, P).
 Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   const std::size_t rank = a.rank();
@@ -37,12 +57,8 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   // inside a parallel region Eigen runs each product on one thread.
   const bool parallel = batches > 1 && M * K * P * batches >= 8 * kParallelMinElements;
 #pragma omp parallel for schedule(static) if (parallel)
-  for (std::size_t i = 0; i < batches; ++i) {
-    ConstMatrixMap A(a.data.data() + i * M * K, M, K);
-    ConstMatrixMap Bm(b.data.data() + i * K * P, K, P);
-    MatrixMap C(out.data.data() + i * M * P, M, P);
-    C.noalias() = A * Bm;
-  }
+  for (std::size_t i = 0; i < batches; ++i)
+    matrix_product(a.data.data() + i * M * K, b.data.data() + i * K * P, out.data.data() + i * M * P, M, K, P);
   return out;
 }
 
@@ -65,11 +81,10 @@ Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, cons
 #pragma omp parallel for num_threads(2) schedule(static, 1) if (parallel)
   for (std::size_t part = 0; part < parts; ++part) {
     const std::size_t first = rows * part / parts, count = rows * (part + 1) / parts - first;
-    ConstMatrixMap X(x.data.data() + first * N, count, N);
-    ConstMatrixMap Wm(W.data.data(), N, M);
-    MatrixMap Y(out.data.data() + first * M, count, M);
-    Y.noalias() = X * Wm;
-    if (!b.data.empty()) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXd>(b.data.data(), M);
+    matrix_product(x.data.data() + first * N, W.data.data(), out.data.data() + first * M, count, N, M);
+    if (!b.data.empty())
+      MatrixMap(out.data.data() + first * M, static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(M)).rowwise() +=
+          Eigen::Map<const Eigen::RowVectorXd>(b.data.data(), static_cast<Eigen::Index>(M));
   }
   return out;
 }
@@ -147,30 +162,38 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   const std::size_t T = scores.shape.back();
   const std::size_t rows = T == 0 ? 0 : scores.size() / T;
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-  // Eigen's vectorized exp clamps its argument at -709.78, so below that it would return
-  // the smallest normal double instead of a subnormal or 0: masked keys and the far-off
-  // keys of a randn model's huge scores. So exp(t) is taken as exp(u) * exp(v) with
-  // u = max(t, -708) and v = min(t + 708, 0): both factors stay in range, u + v = t, and
-  // the product underflows as exp(t) does (to 0 for -inf). Two vectorized exps cost less
-  // than one call of std::exp per entry (Eigen's select() would not vectorize).
+  // NumPy's exp(x - max) / sum: the row sum in NumPy's pairwise order, and below 32K
+  // elements (every walkthrough) glibc's exp, which is NumPy's own on a machine without
+  // AVX-512, so the numbers match NumPy bit for bit. Larger tensors take Eigen's
+  // vectorized exp (within an ulp or two) in one pass over the row. It clamps its
+  // argument at -709.78, where it would return the smallest normal double instead of a
+  // subnormal or 0 (masked keys, and the far-off keys of a randn model's huge scores), so
+  // exp(t) is taken as exp(u) * exp(v) with u = max(t, -708) and v = min(t + 708, 0):
+  // both factors in range, u + v = t, and the product underflows as exp(t) does (to 0
+  // for -inf). Eigen's select() would not vectorize.
+  const bool exact = scores.size() < kParallelMinElements;
   constexpr double kExpLow = -708.0;
   std::size_t masked = 0;
-#pragma omp parallel for schedule(static) reduction(+ : masked) if (scores.size() >= kParallelMinElements)
+#pragma omp parallel for schedule(static) reduction(+ : masked) if (!exact)
   for (std::size_t r = 0; r < rows; ++r) {
     const double* in = scores.data.data() + r * T;
     double* row = out.data.data() + r * T;
     Eigen::Map<const Eigen::ArrayXd> x(in, static_cast<Eigen::Index>(T));
     Eigen::Map<Eigen::ArrayXd> y(row, static_cast<Eigen::Index>(T));
-    const double max = x.maxCoeff();
+    const double max = x.maxCoeff();  // exact in any order
     if (max == kNegInf) {
       // Every key is masked: softmax would be 0/0. Policy: attend to nothing.
       y.setZero();
       ++masked;
       continue;
     }
-    const auto shifted = x - max;
-    y = shifted.max(kExpLow).exp() * (shifted - kExpLow).min(0.0).exp();
-    const double sum = y.sum();
+    if (exact) {
+      for (std::size_t j = 0; j < T; ++j) row[j] = std::exp(in[j] - max);
+    } else {
+      const auto shifted = x - max;
+      y = shifted.max(kExpLow).exp() * (shifted - kExpLow).min(0.0).exp();
+    }
+    const double sum = pairwise_sum(row, T);
     y /= sum;
   }
   if (fully_masked_rows) *fully_masked_rows = masked;

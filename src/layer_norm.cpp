@@ -30,12 +30,16 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
   const std::size_t rows = N == 0 ? 0 : x.size() / N;
   const auto n = static_cast<Eigen::Index>(N);
   const Eigen::Map<const Eigen::ArrayXd> g(gamma.data.data(), n), b(beta.data.data(), n);
+  // Mean and variance as NumPy's x.mean(-1) and ((x - mean)**2).mean(-1) compute them
+  // (pairwise sums), to the last bit; then PyTorch's (x - mean) * rsqrt(var + eps). The
+  // output row holds the squares meanwhile, so the loop allocates nothing.
 #pragma omp parallel for schedule(static) if (x.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
     const Eigen::Map<const Eigen::ArrayXd> row(x.data.data() + r * N, n);
     Eigen::Map<Eigen::ArrayXd> y(out.data.data() + r * N, n);
-    const double mean = row.sum() / static_cast<double>(N);
-    const double var = (row - mean).square().sum() / static_cast<double>(N);
+    const double mean = pairwise_sum(row.data(), N) / static_cast<double>(N);
+    y = (row - mean).square();
+    const double var = pairwise_sum(y.data(), N) / static_cast<double>(N);
     const double inv_std = 1.0 / std::sqrt(var + eps);
     y = (row - mean) * inv_std * g + b;
   }

@@ -13,6 +13,29 @@ std::size_t element_count(const Shape& shape) {
   return n;
 }
 
+double pairwise_sum(const double* a, std::size_t n) {
+  // NumPy's DOUBLE_pairwise_sum (numpy/core/src/umath/loops_utils.h.src), started from
+  // add's identity 0 as np.add.reduce is.
+  if (n < 8) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += a[i];
+    return sum;
+  }
+  if (n <= 128) {
+    double r[8];
+    for (std::size_t k = 0; k < 8; ++k) r[k] = a[k];
+    std::size_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (std::size_t k = 0; k < 8; ++k) r[k] += a[i + k];
+    double sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) sum += a[i];
+    return sum;
+  }
+  std::size_t half = n / 2;
+  half -= half % 8;
+  return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
+}
+
 Tensor::Tensor(Shape shape_in, AxisNames axes_in)
     : shape(std::move(shape_in)), axes(std::move(axes_in)), data(element_count(shape), 0.0) {
   if (axes.empty()) axes.assign(shape.size(), "");

@@ -153,3 +153,50 @@ TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V
   const double out0[] = {1.0884, 0.9819, 1.1565, 0.9017};
   for (std::size_t j = 0; j < 4; ++j) CHECK(std::round(out.data[j] * 1e4) / 1e4 == out0[j]);
 }
+
+TEST_CASE("small products round every multiply and add, as by hand (no fused multiply-add)", "[attention]") {
+  // a = 1 + 2^-30, b = 1 - 2^-30: a*b = 1 - 2^-60 rounds to 1, so a*b + (-1)*1 is 0 when
+  // each step is rounded; a fused multiply-add would keep -2^-60.
+  const double a = 1.0 + std::ldexp(1.0, -30), b = 1.0 - std::ldexp(1.0, -30);
+  const Tensor x = make({1, 1, 2}, {"B", "S", "N"}, {a, -1.0});
+  const Tensor W = make({2, 1}, {"N", "H*d"}, {b, 1.0});
+  CHECK(attn::linear_projection(x, W, Tensor(), "H*d").data[0] == 0.0);
+  const Tensor q = make({1, 1, 1, 2}, {"B", "H", "S", "d"}, {a, -1.0});
+  const Tensor k_t = make({1, 1, 2, 1}, {"B", "H", "d", "S"}, {b, 1.0});
+  CHECK(attn::attention_scores(q, k_t).data[0] == 0.0);
+}
+
+TEST_CASE("large products and softmaxes take the fast path and agree with the plain one", "[attention]") {
+  // (2 x 96 x 80) @ (80 x 72): 1.1M multiply-adds, above the plain path's limit
+  Tensor x({2, 96, 80}, {"B", "S", "N"});
+  Tensor W({80, 72}, {"N", "H*d"});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = std::sin(0.37 * static_cast<double>(i));
+  for (std::size_t i = 0; i < W.size(); ++i) W.data[i] = std::cos(0.11 * static_cast<double>(i));
+  const Tensor y = attn::linear_projection(x, W, Tensor(), "H*d");
+  double worst = 0;
+  for (std::size_t r = 0; r < 2 * 96; ++r)
+    for (std::size_t c = 0; c < 72; ++c) {
+      double sum = 0;
+      for (std::size_t k = 0; k < 80; ++k) sum += x.data[r * 80 + k] * W.data[k * 72 + c];
+      worst = std::max(worst, std::abs(y.data[r * 72 + c] - sum));
+    }
+  CHECK(worst < 1e-12);
+
+  // softmax over (1, 2, 150, 150) = 45,000 entries: Eigen's vectorized exp
+  Tensor s({1, 2, 150, 150}, {"B", "H", "S", "S"});
+  for (std::size_t i = 0; i < s.size(); ++i) s.data[i] = 40.0 * std::sin(0.013 * static_cast<double>(i * i % 1009));
+  s.data[5] = -std::numeric_limits<double>::infinity();
+  const Tensor w = attn::softmax_rows(s);
+  double worst_rel = 0;
+  for (std::size_t r = 0; r < 300; ++r) {
+    double max = -1e300, sum = 0;
+    for (std::size_t j = 0; j < 150; ++j) max = std::max(max, s.data[r * 150 + j]);
+    for (std::size_t j = 0; j < 150; ++j) sum += std::exp(s.data[r * 150 + j] - max);
+    for (std::size_t j = 0; j < 150; ++j) {
+      const double expected = std::exp(s.data[r * 150 + j] - max) / sum;
+      if (expected > 1e-300) worst_rel = std::max(worst_rel, std::abs(w.data[r * 150 + j] - expected) / expected);
+    }
+  }
+  CHECK(worst_rel < 1e-13);
+  CHECK(w.data[5] == 0.0);
+}

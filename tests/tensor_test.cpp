@@ -81,3 +81,19 @@ TEST_CASE("transposed of a scalar or an empty tensor keeps its data", "[tensor]"
   const Tensor e({0, 3}, {"S", "N"});
   CHECK(attn::transposed(e, {1, 0}).shape == attn::Shape{3, 0});
 }
+
+TEST_CASE("pairwise_sum adds in NumPy's order, to the last bit", "[tensor]") {
+  // np.add.reduce([1e16, 1, 1, 1, 1, 1, 1, 1, 1]) == 1.0000000000000008e+16; a plain loop
+  // loses every 1 and gives 1e16.
+  const std::vector<double> ones = {1e16, 1, 1, 1, 1, 1, 1, 1, 1};
+  CHECK(attn::pairwise_sum(ones.data(), ones.size()) == 1.0000000000000008e+16);
+  // x = np.array([((i*7919) % 1000 - 500) / 7.0 * (1e9 if i % 3 == 0 else 1.0) for i in range(300)])
+  // np.add.reduce(x) == -121428571285.71443 (a plain loop: -121428571285.71452);
+  // np.add.reduce(x[:129]) == -132714285615.28575 (one split past the 128 block)
+  std::vector<double> x(300);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<double>(static_cast<long>((i * 7919) % 1000) - 500) / 7.0 * (i % 3 == 0 ? 1e9 : 1.0);
+  CHECK(attn::pairwise_sum(x.data(), 300) == -121428571285.71443);
+  CHECK(attn::pairwise_sum(x.data(), 129) == -132714285615.28575);
+  CHECK(attn::pairwise_sum(x.data(), 0) == 0.0);
+}
