@@ -27,7 +27,7 @@ void require(bool ok, const std::string& what) {
 // does, and the same numbers on every CPU. Large ones go to Eigen's kernels, which use
 // FMA and blocking on this machine and so differ in the last bits.
 void matrix_product(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P) {
-  if (M * K * P < kParallelMinElements) {
+  if (M * K * P < kExactMaxElements) {
     for (std::size_t i = 0; i < M; ++i)
       for (std::size_t j = 0; j < P; ++j) {
         double sum = 0.0;
@@ -55,7 +55,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
   // One (M,K) @ (K,P) product per head and batch item, the heads split over the threads;
   // inside a parallel region Eigen runs each product on one thread.
-  const bool parallel = batches > 1 && M * K * P * batches >= 8 * kParallelMinElements;
+  const bool parallel = batches > 1 && M * K * P * batches >= kParallelMinElements;
 #pragma omp parallel for schedule(static) if (parallel)
   for (std::size_t i = 0; i < batches; ++i)
     matrix_product(a.data.data() + i * M * K, b.data.data() + i * K * P, out.data.data() + i * M * P, M, K, P);
@@ -76,7 +76,7 @@ Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, cons
   // parallel product synchronizes its threads inside every block of the product and spent
   // more time waiting than multiplying (a third of a base-size run, measured with perf).
   const std::size_t rows = B * S;
-  const bool parallel = rows >= 16 && rows * N * M >= 64 * kParallelMinElements;
+  const bool parallel = rows >= 16 && rows * N * M >= kParallelMinElements;
   const std::size_t parts = parallel ? 2 : 1;
 #pragma omp parallel for num_threads(2) schedule(static, 1) if (parallel)
   for (std::size_t part = 0; part < parts; ++part) {
@@ -121,7 +121,6 @@ Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
   const double* in = scores.data.data();
   double* o = out.data.data();
   const std::size_t n = out.size();
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMinElements)
   for (std::size_t i = 0; i < n; ++i) o[i] = in[i] / scale;
   return out;
 }
@@ -145,7 +144,6 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
           "apply_mask: mask must be (S,T) or (B,S,T)");
   Tensor out(scores.shape, scores.axes);
   const std::size_t block = S * T;
-#pragma omp parallel for schedule(static) if (scores.size() >= kParallelMinElements)
   for (std::size_t bh = 0; bh < B * H; ++bh) {
     const double* in = scores.data.data() + bh * block;
     const double* m = mask.data.data() + (per_batch ? (bh / H) * block : 0);
@@ -165,16 +163,16 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   // NumPy's exp(x - max) / sum: the row sum in NumPy's pairwise order, and below 32K
   // elements (every walkthrough) glibc's exp, which is NumPy's own on a machine without
   // AVX-512, so the numbers match NumPy bit for bit. Larger tensors take Eigen's
-  // vectorized exp (within an ulp or two) in one pass over the row. It clamps its
-  // argument at -709.78, where it would return the smallest normal double instead of a
-  // subnormal or 0 (masked keys, and the far-off keys of a randn model's huge scores), so
-  // exp(t) is taken as exp(u) * exp(v) with u = max(t, -708) and v = min(t + 708, 0):
-  // both factors in range, u + v = t, and the product underflows as exp(t) does (to 0
-  // for -inf). Eigen's select() would not vectorize.
-  const bool exact = scores.size() < kParallelMinElements;
+  // vectorized exp (within an ulp or two). Its argument is kept above -708, where exp is
+  // still a normal number, and entries below are set to 0 afterwards: a subnormal result
+  // costs the CPU a micro-code assist (four times slower here, where a randn model's huge
+  // scores put most of each row below -708), and Eigen's exp would clamp at -709.78 and
+  // return 2.2e-308 instead of 0 for masked keys. So weights under exp(-708) = 3.3e-308
+  // of the row's largest come out as 0 rather than as subnormals.
+  const bool exact = scores.size() < kExactMaxElements;
   constexpr double kExpLow = -708.0;
   std::size_t masked = 0;
-#pragma omp parallel for schedule(static) reduction(+ : masked) if (!exact)
+#pragma omp parallel for schedule(static) reduction(+ : masked) if (scores.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
     const double* in = scores.data.data() + r * T;
     double* row = out.data.data() + r * T;
@@ -190,8 +188,8 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
     if (exact) {
       for (std::size_t j = 0; j < T; ++j) row[j] = std::exp(in[j] - max);
     } else {
-      const auto shifted = x - max;
-      y = shifted.max(kExpLow).exp() * (shifted - kExpLow).min(0.0).exp();
+      y = (x - max).max(kExpLow).exp();
+      for (std::size_t j = 0; j < T; ++j) row[j] = in[j] - max < kExpLow ? 0.0 : row[j];  // a vectorized blend
     }
     const double sum = pairwise_sum(row, T);
     y /= sum;

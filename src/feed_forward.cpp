@@ -19,10 +19,9 @@ Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1
   const std::size_t n = hidden.size();
   if (activation == Activation::ReLU) {
     // The same max(0, x) as activate(), written out so that the loop vectorizes.
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMinElements)
     for (std::size_t i = 0; i < n; ++i) h[i] = h[i] > 0 ? h[i] : 0.0;
   } else {
-#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)  // erf: compute-bound
     for (std::size_t i = 0; i < n; ++i) h[i] = activate(h[i], activation);
   }
   return hidden;

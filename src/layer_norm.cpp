@@ -5,7 +5,6 @@
 
 #include <Eigen/Core>
 
-#include "parallel.h"
 
 namespace attn {
 
@@ -17,7 +16,6 @@ Tensor residual_add(const Tensor& x, const Tensor& sublayer) {
   const double* b = sublayer.data.data();
   double* o = out.data.data();
   const std::size_t n = out.size();
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMinElements)
   for (std::size_t i = 0; i < n; ++i) o[i] = a[i] + b[i];
   return out;
 }
@@ -33,7 +31,6 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
   // Mean and variance as NumPy's x.mean(-1) and ((x - mean)**2).mean(-1) compute them
   // (pairwise sums), to the last bit; then PyTorch's (x - mean) * rsqrt(var + eps). The
   // output row holds the squares meanwhile, so the loop allocates nothing.
-#pragma omp parallel for schedule(static) if (x.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
     const Eigen::Map<const Eigen::ArrayXd> row(x.data.data() + r * N, n);
     Eigen::Map<Eigen::ArrayXd> y(out.data.data() + r * N, n);

@@ -1,7 +1,5 @@
 #include "attn/trace_dump.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -11,7 +9,6 @@
 
 #include "attn/npz_writer.h"
 #include "attn/number_text.h"
-#include "parallel.h"
 
 namespace attn {
 
@@ -161,7 +158,7 @@ class TraceDump::Json {
     // Blocks of rows, formatted by both threads at once (formatting dominates the dump:
     // about 50 ns a number), then written in order.
     const std::size_t rows_per_part = std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
-    const bool parallel = n >= kParallelMinElements;
+    const bool parallel = n >= kParallelMinNumbers;
     const std::size_t parts_per_round = parallel ? 2 : 1;
     for (std::size_t begin = 0; begin < rows.rows(); begin += rows_per_part * parts_per_round) {
       std::array<std::size_t, 3> bounds{};
@@ -179,6 +176,9 @@ class TraceDump::Json {
   }
 
   static constexpr std::size_t kNumbersPerPart = std::size_t{1} << 16;
+  // Formatting takes about 50 ns a number, so 32K numbers are 1.6 ms of work: enough to
+  // be worth the second thread (parallel.h says why cheaper loops stay on one).
+  static constexpr std::size_t kParallelMinNumbers = std::size_t{1} << 15;
   ByteOutput& out_;
   bool first_ = true;
   std::array<std::vector<char>, 2> buffers_;
