@@ -1,7 +1,7 @@
 #include "attn/trace_dump.h"
 
 #include <algorithm>
-#include <array>
+#include <exception>
 #include <vector>
 
 #include <fmt/format.h>
@@ -155,33 +155,41 @@ class TraceDump::Json {
       return;
     }
     const NestedRows rows(shape, data);
-    // Blocks of rows, formatted by both threads at once (formatting dominates the dump:
-    // about 50 ns a number), then written in order.
+    // Blocks of rows ("parts"), taken in turn by the two threads: each formats its part
+    // into its own buffer (formatting dominates the dump, about 50 ns a number) and
+    // writes it when the part before has been written, so one thread's writing overlaps
+    // the other's formatting and nothing bigger than a part is ever held as text.
     const std::size_t rows_per_part = std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
-    const bool parallel = n >= kParallelMinNumbers;
-    const std::size_t parts_per_round = parallel ? 2 : 1;
-    for (std::size_t begin = 0; begin < rows.rows(); begin += rows_per_part * parts_per_round) {
-      std::array<std::size_t, 3> bounds{};
-      for (std::size_t p = 0; p <= parts_per_round; ++p) bounds[p] = std::min(rows.rows(), begin + p * rows_per_part);
-      std::array<std::size_t, 2> lengths{};
-      for (std::size_t p = 0; p < parts_per_round; ++p) {
-        const std::size_t need = rows.max_chars(bounds[p], bounds[p + 1]) + 16;
-        if (buffers_[p].size() < need) buffers_[p].resize(need);
+    const std::size_t parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
+    const bool parallel = n >= kParallelMinNumbers && parts > 1;
+    std::exception_ptr failure;  // an exception must not leave an OpenMP region
+#pragma omp parallel num_threads(2) if (parallel)
+    {
+      std::vector<char> buffer;
+#pragma omp for ordered schedule(static, 1)
+      for (std::size_t part = 0; part < parts; ++part) {
+        const std::size_t begin = part * rows_per_part, end = std::min(rows.rows(), begin + rows_per_part);
+        buffer.resize(rows.max_chars(begin, end));
+        const std::size_t length = static_cast<std::size_t>(rows.write(begin, end, buffer.data()) - buffer.data());
+#pragma omp ordered
+        {
+          if (!failure) try {
+              out_.write(buffer.data(), length);
+            } catch (...) {
+              failure = std::current_exception();
+            }
+        }
       }
-#pragma omp parallel for num_threads(2) schedule(static, 1) if (parallel)
-      for (std::size_t p = 0; p < parts_per_round; ++p)
-        lengths[p] = static_cast<std::size_t>(rows.write(bounds[p], bounds[p + 1], buffers_[p].data()) - buffers_[p].data());
-      for (std::size_t p = 0; p < parts_per_round; ++p) out_.write(buffers_[p].data(), lengths[p]);
     }
+    if (failure) std::rethrow_exception(failure);
   }
 
   static constexpr std::size_t kNumbersPerPart = std::size_t{1} << 16;
   // Formatting takes about 50 ns a number, so 32K numbers are 1.6 ms of work: enough to
-  // be worth the second thread (parallel.h says why cheaper loops stay on one).
+  // be worth the second thread (src/parallel.h says why cheaper loops stay on one).
   static constexpr std::size_t kParallelMinNumbers = std::size_t{1} << 15;
   ByteOutput& out_;
   bool first_ = true;
-  std::array<std::vector<char>, 2> buffers_;
 };
 
 bool TraceDump::is_npz_path(const std::string& path) {
