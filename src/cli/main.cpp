@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
@@ -21,8 +22,10 @@ int main(int argc, char** argv) {
   // waiting for work spins for up to 3 ms. On this machine kind a spinning thread slowed
   // the other one threefold (a 128x512x512 product: 5.6 GFLOP/s on two spinning threads,
   // 17.9 on two waiting passively, 17.7 on one; see docs/performance.md). Unless the user
-  // chose a policy, attn runs itself again with passive waiting; if that fails it goes on.
-  if (std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
+  // chose a policy, `attn explain` (the one command that runs models) runs itself again
+  // with passive waiting; if that fails it goes on.
+  if (argc > 1 && std::string(argv[1]) == "explain" && std::getenv("OMP_WAIT_POLICY") == nullptr &&
+      ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
     ::execv("/proc/self/exe", argv);
 #ifdef M_MMAP_THRESHOLD
   // Every step returns a new tensor and the previous ones are freed: at the base preset's
