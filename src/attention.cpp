@@ -7,6 +7,8 @@
 #include <Eigen/Dense>
 #include <fmt/format.h>
 
+#include "parallel.h"
+
 namespace attn {
 
 namespace {
@@ -17,6 +19,26 @@ using MatrixMap = Eigen::Map<RowMatrix>;
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::logic_error(what);
+}
+
+// C = A @ B for row-major A (M,K), B (K,P), C (M,P). Small products (every walkthrough's)
+// are summed the plain way, c_ij = sum over k of a_ik * b_kj in order of k, one rounding
+// per multiply and per add: what a hand calculation does, what NumPy's reference BLAS
+// does, and the same numbers on every CPU. Large ones go to Eigen's kernels, which use
+// FMA and blocking on this machine and so differ in the last bits.
+void matrix_product(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P) {
+  if (M * K * P < kExactMaxElements) {
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < P; ++j) {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b[k * P + j];
+        c[i * P + j] = sum;
+      }
+    return;
+  }
+  MatrixMap(c, static_cast<Eigen::Index>(M), static_cast<Eigen::Index>(P)).noalias() =
+      ConstMatrixMap(a, static_cast<Eigen::Index>(M), static_cast<Eigen::Index>(K)) *
+      ConstMatrixMap(b, static_cast<Eigen::Index>(K), static_cast<Eigen::Index>(P));
 }
 
 // a is (..., M, K), b is (..., K, P) with the same leading axes -> (..., M, P).
@@ -31,12 +53,12 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   out_shape.push_back(P);
   Tensor out(out_shape, std::move(out_axes));
   const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
-  for (std::size_t i = 0; i < batches; ++i) {
-    ConstMatrixMap A(a.data.data() + i * M * K, M, K);
-    ConstMatrixMap Bm(b.data.data() + i * K * P, K, P);
-    MatrixMap C(out.data.data() + i * M * P, M, P);
-    C.noalias() = A * Bm;
-  }
+  // One (M,K) @ (K,P) product per head and batch item, the heads split over the threads;
+  // inside a parallel region Eigen runs each product on one thread.
+  const bool parallel = batches > 1 && M * K * P * batches >= kParallelMinElements;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (std::size_t i = 0; i < batches; ++i)
+    matrix_product(a.data.data() + i * M * K, b.data.data() + i * K * P, out.data.data() + i * M * P, M, K, P);
   return out;
 }
 
@@ -49,12 +71,21 @@ Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, cons
   require(W.shape[0] == N, "linear_projection: W rows must equal x's last axis");
   require(b.data.empty() || b.size() == M, "linear_projection: bias length must equal W's columns");
   Tensor out({B, S, M}, {x.axes[0], x.axes[1], out_axis});
-  // One product for all positions: (B*S, N) @ (N, M).
-  ConstMatrixMap X(x.data.data(), B * S, N);
-  ConstMatrixMap Wm(W.data.data(), N, M);
-  MatrixMap Y(out.data.data(), B * S, M);
-  Y.noalias() = X * Wm;
-  if (!b.data.empty()) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXd>(b.data.data(), M);
+  // One product for all positions: (B*S, N) @ (N, M). A large one is split into two
+  // blocks of rows, one per thread, each an ordinary one-thread Eigen product: Eigen's own
+  // parallel product synchronizes its threads inside every block of the product and spent
+  // more time waiting than multiplying (a third of a base-size run, measured with perf).
+  const std::size_t rows = B * S;
+  const bool parallel = rows >= 16 && rows * N * M >= kParallelMinElements;
+  const std::size_t parts = parallel ? 2 : 1;
+#pragma omp parallel for num_threads(2) schedule(static, 1) if (parallel)
+  for (std::size_t part = 0; part < parts; ++part) {
+    const std::size_t first = rows * part / parts, count = rows * (part + 1) / parts - first;
+    matrix_product(x.data.data() + first * N, W.data.data(), out.data.data() + first * M, count, N, M);
+    if (!b.data.empty())
+      MatrixMap(out.data.data() + first * M, static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(M)).rowwise() +=
+          Eigen::Map<const Eigen::RowVectorXd>(b.data.data(), static_cast<Eigen::Index>(M));
+  }
   return out;
 }
 
@@ -85,9 +116,12 @@ Tensor attention_scores(const Tensor& q, const Tensor& k_t) {
 
 Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
   // (B,H,S,T) -> (B,H,S,T); divide (not multiply by 1/sqrt) so values match NumPy's scores / np.sqrt(d)
-  Tensor out = scores;
+  Tensor out(scores.shape, scores.axes);
   const double scale = std::sqrt(static_cast<double>(d_head));
-  for (double& v : out.data) v /= scale;
+  const double* in = scores.data.data();
+  double* o = out.data.data();
+  const std::size_t n = out.size();
+  for (std::size_t i = 0; i < n; ++i) o[i] = in[i] / scale;
   return out;
 }
 
@@ -108,39 +142,57 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
   require((mask.rank() == 2 && mask.shape[0] == S && mask.shape[1] == T) ||
               (per_batch && mask.shape[0] == B && mask.shape[1] == S && mask.shape[2] == T),
           "apply_mask: mask must be (S,T) or (B,S,T)");
-  Tensor out = scores;
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h) {
-      double* block = out.data.data() + (b * H + h) * S * T;
-      const double* m = mask.data.data() + (per_batch ? b * S * T : 0);
-      for (std::size_t i = 0; i < S * T; ++i) block[i] += m[i];
-    }
+  Tensor out(scores.shape, scores.axes);
+  const std::size_t block = S * T;
+  for (std::size_t bh = 0; bh < B * H; ++bh) {
+    const double* in = scores.data.data() + bh * block;
+    const double* m = mask.data.data() + (per_batch ? (bh / H) * block : 0);
+    double* o = out.data.data() + bh * block;
+    for (std::size_t i = 0; i < block; ++i) o[i] = in[i] + m[i];
+  }
   return out;
 }
 
 Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   // (..., T) -> (..., T), each row sums to 1 (or is all zero when fully masked)
   require(scores.rank() >= 1, "softmax_rows: needs at least one axis");
-  Tensor out = scores;
+  Tensor out(scores.shape, scores.axes);
   const std::size_t T = scores.shape.back();
   const std::size_t rows = T == 0 ? 0 : scores.size() / T;
+  constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+  // NumPy's exp(x - max) / sum: the row sum in NumPy's pairwise order, and below 32K
+  // elements (every walkthrough) glibc's exp, which is NumPy's own on a machine without
+  // AVX-512, so the numbers match NumPy bit for bit. Larger tensors take Eigen's
+  // vectorized exp (within an ulp or two). Its argument is kept above -708, where exp is
+  // still a normal number, and entries below are set to 0 afterwards: a subnormal result
+  // costs the CPU a micro-code assist (four times slower here, where a randn model's huge
+  // scores put most of each row below -708), and Eigen's exp would clamp at -709.78 and
+  // return 2.2e-308 instead of 0 for masked keys. So weights under exp(-708) = 3.3e-308
+  // of the row's largest come out as 0 rather than as subnormals.
+  const bool exact = scores.size() < kExactMaxElements;
+  constexpr double kExpLow = -708.0;
   std::size_t masked = 0;
+#pragma omp parallel for schedule(static) reduction(+ : masked) if (scores.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
+    const double* in = scores.data.data() + r * T;
     double* row = out.data.data() + r * T;
-    double max = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < T; ++j) max = std::max(max, row[j]);
-    if (max == -std::numeric_limits<double>::infinity()) {
+    Eigen::Map<const Eigen::ArrayXd> x(in, static_cast<Eigen::Index>(T));
+    Eigen::Map<Eigen::ArrayXd> y(row, static_cast<Eigen::Index>(T));
+    const double max = x.maxCoeff();  // exact in any order
+    if (max == kNegInf) {
       // Every key is masked: softmax would be 0/0. Policy: attend to nothing.
-      for (std::size_t j = 0; j < T; ++j) row[j] = 0.0;
+      y.setZero();
       ++masked;
       continue;
     }
-    double sum = 0.0;
-    for (std::size_t j = 0; j < T; ++j) {
-      row[j] = std::exp(row[j] - max);
-      sum += row[j];
+    if (exact) {
+      for (std::size_t j = 0; j < T; ++j) row[j] = std::exp(in[j] - max);
+    } else {
+      y = (x - max).max(kExpLow).exp();
+      for (std::size_t j = 0; j < T; ++j) row[j] = in[j] - max < kExpLow ? 0.0 : row[j];  // a vectorized blend
     }
-    for (std::size_t j = 0; j < T; ++j) row[j] /= sum;
+    const double sum = pairwise_sum(row, T);
+    y /= sum;
   }
   if (fully_masked_rows) *fully_masked_rows = masked;
   return out;

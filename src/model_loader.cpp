@@ -752,6 +752,7 @@ void ModelLoader::check_memory(const Model& model, std::size_t batch, std::size_
   size.encoder_layers = encoder_layers;
   size.decoder_layers = decoder_layers;
   size.vocab = model.vocab.size();
+  size.trace_kept = options_.trace_kept;
   const std::uint64_t need = estimate_run_bytes(model.config, size);
   if (need > limit)
     reader_.fail(path, fmt::format("this run would need about {:.1f} GiB (B={}, S={}, d_model={}, heads={}, layers={}), "
@@ -825,11 +826,17 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   };
   const auto ffn = [&](long double len) { return B * len * (F + N); };
   const long double norms = 6 * B * std::max(S, T) * N;  // residuals, norms, the layer output
-  const long double encoder = size.encoder_layers * (attention_weights + ffn_weights + attention(S, S) + ffn(S) + norms);
-  const long double decoder =
-      size.decoder_layers * (2 * attention_weights + ffn_weights + attention(T, T) + attention(T, S) + ffn(T) + 1.5L * norms);
+  const long double encoder_activations = attention(S, S) + ffn(S) + norms;
+  const long double decoder_activations = attention(T, T) + attention(T, S) + ffn(T) + 1.5L * norms;
+  const long double encoder_weights = size.encoder_layers * (attention_weights + ffn_weights);
+  const long double decoder_weights = size.decoder_layers * (2 * attention_weights + ffn_weights);
+  // Streamed, a layer's intermediates are freed when the next layer starts.
+  const long double activations =
+      size.trace_kept ? size.encoder_layers * encoder_activations + size.decoder_layers * decoder_activations
+                      : std::max(size.encoder_layers ? encoder_activations : 0.0L,
+                                 size.decoder_layers ? decoder_activations : 0.0L);
   const long double io = V * N + 3 * B * (S + T) * N + 2 * B * T * V;
-  const long double bytes = 8.0L * (encoder + decoder + io);
+  const long double bytes = 8.0L * (encoder_weights + decoder_weights + activations + io);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 

@@ -1,5 +1,6 @@
 #include "attn/tensor.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -10,6 +11,29 @@ std::size_t element_count(const Shape& shape) {
   std::size_t n = 1;
   for (std::size_t d : shape) n *= d;
   return n;
+}
+
+double pairwise_sum(const double* a, std::size_t n) {
+  // NumPy's DOUBLE_pairwise_sum (numpy/core/src/umath/loops_utils.h.src), started from
+  // add's identity 0 as np.add.reduce is.
+  if (n < 8) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += a[i];
+    return sum;
+  }
+  if (n <= 128) {
+    double r[8];
+    for (std::size_t k = 0; k < 8; ++k) r[k] = a[k];
+    std::size_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (std::size_t k = 0; k < 8; ++k) r[k] += a[i + k];
+    double sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) sum += a[i];
+    return sum;
+  }
+  std::size_t half = n / 2;
+  half -= half % 8;
+  return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
 }
 
 Tensor::Tensor(Shape shape_in, AxisNames axes_in)
@@ -62,28 +86,77 @@ Tensor reshaped(const Tensor& t, Shape shape, AxisNames axes) {
   return out;
 }
 
+namespace {
+
+// dst (cols, rows) = src (rows, cols)ᵀ, both row-major, in 8x8 tiles so that reads and
+// writes both stay within a few cache lines.
+void transpose_matrix(const double* src, double* dst, std::size_t rows, std::size_t cols) {
+  constexpr std::size_t kTile = 8;
+  for (std::size_t r0 = 0; r0 < rows; r0 += kTile)
+    for (std::size_t c0 = 0; c0 < cols; c0 += kTile) {
+      const std::size_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      for (std::size_t c = c0; c < c1; ++c)
+        for (std::size_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
+    }
+}
+
+}  // namespace
+
 Tensor transposed(const Tensor& t, const std::vector<std::size_t>& perm) {
   const std::size_t rank = t.rank();
   if (perm.size() != rank) throw std::logic_error("transpose: permutation has the wrong length");
   Shape out_shape(rank);
   AxisNames out_axes(rank);
   for (std::size_t i = 0; i < rank; ++i) {
+    if (perm[i] >= rank) throw std::logic_error("transpose: permutation names an axis the tensor lacks");
     out_shape[i] = t.shape[perm[i]];
     out_axes[i] = t.axes[perm[i]];
   }
   Tensor out(out_shape, out_axes);
-  // Strides of the input, then walk the output in C order.
+  if (rank == 0 || out.data.empty()) {
+    out.data = t.data;
+    return out;
+  }
+
+  // Leading axes kept in place and the last two swapped (k -> k_t, E -> Eᵀ): a batch of
+  // matrix transposes.
+  const bool swaps_last_two = rank >= 2 && perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2 &&
+                              [&] {
+                                for (std::size_t i = 0; i + 2 < rank; ++i)
+                                  if (perm[i] != i) return false;
+                                return true;
+                              }();
+  if (swaps_last_two) {
+    const std::size_t rows = t.shape[rank - 2], cols = t.shape[rank - 1], block = rows * cols;
+    for (std::size_t i = 0; i < t.size() / block; ++i)
+      transpose_matrix(t.data.data() + i * block, out.data.data() + i * block, rows, cols);
+    return out;
+  }
+
+  // General case: walk the output in C order one last-axis row at a time; the input is
+  // read with its own strides (a straight copy when the last axis stays last, as in
+  // split and merge heads).
   std::vector<std::size_t> in_stride(rank, 1);
   for (std::size_t i = rank; i-- > 1;) in_stride[i - 1] = in_stride[i] * t.shape[i];
   std::vector<std::size_t> src_stride(rank);
   for (std::size_t i = 0; i < rank; ++i) src_stride[i] = in_stride[perm[i]];
-  std::vector<std::size_t> index(rank, 0);
-  for (std::size_t flat = 0; flat < out.data.size(); ++flat) {
-    std::size_t src = 0;
-    for (std::size_t i = 0; i < rank; ++i) src += index[i] * src_stride[i];
-    out.data[flat] = t.data[src];
-    for (std::size_t i = rank; i-- > 0;) {
+  const std::size_t row_len = rank ? out_shape[rank - 1] : 1;
+  const std::size_t row_stride = rank ? src_stride[rank - 1] : 1;
+  std::vector<std::size_t> index(rank, 0);  // the current row's index over the leading output axes
+  std::size_t src = 0;
+  for (std::size_t flat = 0; flat < out.data.size(); flat += row_len) {
+    double* dst = out.data.data() + flat;
+    const double* from = t.data.data() + src;
+    if (row_stride == 1) {
+      std::copy(from, from + row_len, dst);
+    } else {
+      for (std::size_t j = 0; j < row_len; ++j) dst[j] = from[j * row_stride];
+    }
+    // Next row: advance the index over the leading axes, updating the source offset.
+    for (std::size_t i = rank - 1; i-- > 0;) {
+      src += src_stride[i];
       if (++index[i] < out_shape[i]) break;
+      src -= src_stride[i] * out_shape[i];
       index[i] = 0;
     }
   }

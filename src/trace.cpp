@@ -4,15 +4,6 @@
 
 namespace attn {
 
-Tensor Trace::as_recorded(const Tensor& tensor) const {
-  if (!drop_batch_axis_ || tensor.rank() == 0 || tensor.axes[0] != "B" || tensor.shape[0] != 1) return tensor;
-  Tensor out;
-  out.shape.assign(tensor.shape.begin() + 1, tensor.shape.end());
-  out.axes.assign(tensor.axes.begin() + 1, tensor.axes.end());
-  out.data = tensor.data;
-  return out;
-}
-
 Operand Trace::operand(const std::string& name, const Tensor& tensor) const {
   if (drop_batch_axis_ && tensor.rank() > 0 && tensor.axes[0] == "B" && tensor.shape[0] == 1)
     return Operand{name, Shape(tensor.shape.begin() + 1, tensor.shape.end()),
@@ -21,8 +12,19 @@ Operand Trace::operand(const std::string& name, const Tensor& tensor) const {
 }
 
 void Trace::record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands) {
-  entries_.push_back(TraceEntry{name, as_recorded(tensor), std::move(operands)});
-  check_finite(name, entries_.back().tensor);  // NumericError: inf or NaN, named with its index as recorded
+  // The shape as recorded; the data is the same either way (dropping a size-1 axis).
+  Operand recorded = operand(name, tensor);
+  // NumericError: inf or NaN, named with its index as recorded. Checked even when nothing
+  // keeps the tensor: a run must not succeed quietly on numbers that overflowed.
+  check_finite(name, recorded.shape, tensor.data.data());
+  if (!sink_ && !keep_entries_) return;
+  if (sink_) sink_(TraceRecord{name, recorded.shape, recorded.axes, tensor.data.data(), operands});
+  if (!keep_entries_) return;
+  TraceEntry entry{name, Tensor(), std::move(operands)};
+  entry.tensor.shape = std::move(recorded.shape);
+  entry.tensor.axes = std::move(recorded.axes);
+  entry.tensor.data = tensor.data;
+  entries_.push_back(std::move(entry));
 }
 
 void Trace::set_tokens(const std::string& which, std::vector<std::vector<std::string>> tokens) {

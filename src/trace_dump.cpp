@@ -1,53 +1,21 @@
 #include "attn/trace_dump.h"
 
-#include <cerrno>
-#include <csignal>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <signal.h>
 #include <sys/stat.h>
-#include <unistd.h>
+
+#include <algorithm>
+#include <exception>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attn/error.h"
+#include "attn/npz_writer.h"
+#include "attn/number_text.h"
 
 namespace attn {
 
 namespace {
-
-void append_number(std::string& out, double v) {
-  if (std::isnan(v)) {
-    out += "NaN";
-  } else if (std::isinf(v)) {
-    out += v < 0 ? "-Infinity" : "Infinity";
-  } else {
-    // fmt's default for double is the shortest representation that round-trips.
-    fmt::format_to(std::back_inserter(out), "{}", v);
-  }
-}
-
-void append_nested(std::string& out, const Tensor& t, std::size_t axis, std::size_t offset, std::size_t stride) {
-  if (t.rank() == 0) {
-    append_number(out, t.data.empty() ? 0.0 : t.data[0]);
-    return;
-  }
-  const std::size_t inner = stride / t.shape[axis];
-  out += '[';
-  for (std::size_t i = 0; i < t.shape[axis]; ++i) {
-    if (i) out += ", ";
-    if (axis + 1 == t.rank())
-      append_number(out, t.data[offset + i]);
-    else
-      append_nested(out, t, axis + 1, offset + i * inner, inner);
-  }
-  out += ']';
-}
 
 nlohmann::json model_summary(const Model& model) {
   const ModelConfig& c = model.config;
@@ -77,7 +45,8 @@ nlohmann::json model_summary(const Model& model) {
 nlohmann::json token_summary(const Trace& trace) {
   nlohmann::json tokens = nlohmann::json::object();
   for (const char* which : {"source", "target"})
-    if (const auto* t = trace.tokens(which)) tokens[which] = trace.drops_batch_axis() && t->size() == 1 ? nlohmann::json((*t)[0]) : nlohmann::json(*t);
+    if (const auto* t = trace.tokens(which))
+      tokens[which] = trace.drops_batch_axis() && t->size() == 1 ? nlohmann::json((*t)[0]) : nlohmann::json(*t);
   return tokens;
 }
 
@@ -88,50 +57,198 @@ nlohmann::json warning_summary(const Trace& trace) {
   return warnings;
 }
 
+// The nested-list text of a tensor, one last-axis row at a time. Row r of a (2,3,4)
+// tensor is "[a, b, c, d]", preceded by "[[" for the first row, by "], [" or "]], [["
+// when it starts a new block, and the last row is followed by "]]".
+class NestedRows {
+ public:
+  NestedRows(const Shape& shape, const double* data) : shape_(shape), data_(data) {
+    rank_ = shape.size();
+    row_len_ = rank_ ? shape.back() : 1;
+    rows_ = row_len_ ? element_count(shape) / row_len_ : 0;
+  }
+  std::size_t rows() const { return rows_; }
+  std::size_t row_len() const { return row_len_; }
+  // Room enough for rows [begin, end).
+  std::size_t max_chars(std::size_t begin, std::size_t end) const {
+    return (end - begin) * (row_len_ * (kMaxShortestChars + 2) + 4 * rank_ + 4) + kShortestScratch;
+  }
+
+  // Writes rows [begin, end) at `out`; returns the end.
+  char* write(std::size_t begin, std::size_t end, char* out) const {
+    for (std::size_t r = begin; r < end; ++r) {
+      // How many leading axes start a new block at row r (all of them at row 0).
+      std::size_t opened = rank_ > 0 ? rank_ - 1 : 0;
+      if (r > 0) {
+        opened = 0;
+        for (std::size_t rest = r, axis = rank_ - 1; axis-- > 0 && rest % shape_[axis] == 0; rest /= shape_[axis]) ++opened;
+        std::fill_n(out, opened, ']');
+        out += opened;
+        *out++ = ',';
+        *out++ = ' ';
+      }
+      std::fill_n(out, opened, '[');
+      out += opened;
+      const double* row = data_ + r * row_len_;
+      if (rank_ > 0) *out++ = '[';
+      for (std::size_t j = 0; j < row_len_; ++j) {
+        if (j) {
+          *out++ = ',';
+          *out++ = ' ';
+        }
+        out = write_shortest(row[j], out);
+      }
+      if (rank_ > 0) *out++ = ']';
+    }
+    if (begin < end && end == rows_ && rank_ > 1) {
+      std::fill_n(out, rank_ - 1, ']');
+      out += rank_ - 1;
+    }
+    return out;
+  }
+
+ private:
+  const Shape& shape_;
+  const double* data_;
+  std::size_t rank_, row_len_, rows_;
+};
+
+// Nested empty lists for a shape with a zero in it: (2, 0) -> [[], []].
+void append_empty(std::string& out, const Shape& shape, std::size_t axis) {
+  out += '[';
+  if (axis + 1 < shape.size())
+    for (std::size_t i = 0; i < shape[axis]; ++i) {
+      if (i) out += ", ";
+      append_empty(out, shape, axis + 1);
+    }
+  out += ']';
+}
+
+}  // namespace
+
+// The JSON dump, streamed: the header when opened, one tensor per add(), the tokens, the
+// warnings and the closing brackets in finish().
+class TraceDump::Json {
+ public:
+  Json(ByteOutput& out, const Model& model) : out_(out) {
+    out_.write(fmt::format("{{\"format\": \"attn-trace\", \"version\": 1, \"model\": {}, \"tensors\": [",
+                           model_summary(model).dump()));
+  }
+
+  void add(const TraceRecord& r) {
+    out_.write(fmt::format("{}{{\"name\": {}, \"shape\": {}, \"axes\": {}, \"data\": ", first_ ? "\n" : ",\n",
+                           nlohmann::json(r.name).dump(), nlohmann::json(r.shape).dump(), nlohmann::json(r.axes).dump()));
+    first_ = false;
+    write_data(r.shape, r.data);
+    out_.write("}");
+  }
+
+  void finish(const Trace& trace) {
+    out_.write(fmt::format("\n], \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
+                           warning_summary(trace).dump()));
+  }
+
+ private:
+  void write_data(const Shape& shape, const double* data) {
+    const std::size_t n = element_count(shape);
+    if (n == 0 && !shape.empty()) {
+      std::string empty;
+      append_empty(empty, shape, 0);
+      out_.write(empty);
+      return;
+    }
+    const NestedRows rows(shape, data);
+    // Blocks of rows ("parts"), taken in turn by the two threads: each formats its part
+    // into its own buffer (formatting dominates the dump, about 50 ns a number) and
+    // writes it when the part before has been written, so one thread's writing overlaps
+    // the other's formatting and nothing bigger than a part is ever held as text.
+    const std::size_t rows_per_part = std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
+    const std::size_t parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
+    const bool parallel = n >= kParallelMinNumbers && parts > 1;
+    std::exception_ptr failure;  // an exception must not leave an OpenMP region
+#pragma omp parallel num_threads(2) if (parallel)
+    {
+      std::vector<char> buffer;
+#pragma omp for ordered schedule(static, 1)
+      for (std::size_t part = 0; part < parts; ++part) {
+        const std::size_t begin = part * rows_per_part, end = std::min(rows.rows(), begin + rows_per_part);
+        buffer.resize(rows.max_chars(begin, end));
+        const std::size_t length = static_cast<std::size_t>(rows.write(begin, end, buffer.data()) - buffer.data());
+#pragma omp ordered
+        {
+          if (!failure) try {
+              out_.write(buffer.data(), length);
+            } catch (...) {
+              failure = std::current_exception();
+            }
+        }
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+
+  static constexpr std::size_t kNumbersPerPart = std::size_t{1} << 16;
+  // Formatting takes about 50 ns a number, so 32K numbers are 1.6 ms of work: enough to
+  // be worth the second thread (src/parallel.h says why cheaper loops stay on one).
+  static constexpr std::size_t kParallelMinNumbers = std::size_t{1} << 15;
+  ByteOutput& out_;
+  bool first_ = true;
+};
+
+bool TraceDump::is_npz_path(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".npz") == 0;
+}
+
+TraceDump::TraceDump(const std::string& path, const Model& model)
+    : file_(std::make_unique<OutputFile>(path)), out_(file_.get()) {
+  if (is_npz_path(path))
+    npz_ = std::make_unique<NpzWriter>(*out_);
+  else
+    json_ = std::make_unique<Json>(*out_, model);
+}
+
+TraceDump::TraceDump(ByteOutput& out, bool npz, const Model& model) : out_(&out) {
+  if (npz)
+    npz_ = std::make_unique<NpzWriter>(out);
+  else
+    json_ = std::make_unique<Json>(out, model);
+}
+
+TraceDump::~TraceDump() = default;
+
+void TraceDump::add(const TraceRecord& record) {
+  if (json_) json_->add(record);
+  if (npz_) npz_->add(record.name, record.shape, record.data);
+}
+
+void TraceDump::finish(const Trace& trace) {
+  if (json_) json_->finish(trace);
+  if (npz_) npz_->finish();
+  if (file_) file_->commit();
+}
+
+std::uint64_t TraceDump::bytes_written() const { return file_ ? file_->bytes_written() : 0; }
+
+namespace {
+class OstreamOutput : public ByteOutput {
+ public:
+  explicit OstreamOutput(std::ostream& out) : out_(out) {}
+  void write(const char* data, std::size_t size) override { out_.write(data, static_cast<std::streamsize>(size)); }
+  using ByteOutput::write;
+
+ private:
+  std::ostream& out_;
+};
 }  // namespace
 
 void write_trace_json(std::ostream& out, const Trace& trace, const Model& model) {
-  out << "{\"format\": \"attn-trace\", \"version\": 1, \"model\": " << model_summary(model).dump()
-      << ", \"tokens\": " << token_summary(trace).dump() << ", \"warnings\": " << warning_summary(trace).dump()
-      << ", \"tensors\": [";
-  std::string buffer;
-  bool first = true;
-  for (const auto& e : trace.entries()) {
-    buffer.clear();
-    buffer += first ? "\n" : ",\n";
-    first = false;
-    nlohmann::json shape = e.tensor.shape;
-    nlohmann::json axes = e.tensor.axes;
-    buffer += fmt::format("{{\"name\": {}, \"shape\": {}, \"axes\": {}, \"data\": ", nlohmann::json(e.name).dump(),
-                          shape.dump(), axes.dump());
-    append_nested(buffer, e.tensor, 0, 0, e.tensor.size());
-    buffer += '}';
-    out << buffer;
-  }
-  out << "\n]}\n";
+  OstreamOutput output(out);
+  TraceDump dump(output, false, model);
+  for (const auto& e : trace.entries()) dump.add(e.record());
+  dump.finish(trace);
 }
 
 namespace {
-
-// The temporary file a signal handler must remove. A fixed buffer: a handler may only call
-// async-signal-safe functions (unlink, sigaction, raise), not touch a std::string.
-char g_temp_path[4096];
-volatile std::sig_atomic_t g_temp_active = 0;
-const int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-struct sigaction g_previous[4];
-// SIGXFSZ (a file size limit, `ulimit -f`) would kill the process mid-write and leave the
-// temporary file; ignored, it makes the write fail with EFBIG, which is reported.
-struct sigaction g_previous_xfsz;
-
-extern "C" void remove_temp_and_reraise(int sig) {
-  if (g_temp_active) ::unlink(g_temp_path);
-  g_temp_active = 0;
-  // Die of the same signal, as the shell expects (exit status 128 + sig).
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  ::sigaction(sig, &default_action, nullptr);
-  ::raise(sig);
-}
 
 std::string parent_folder(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
@@ -144,54 +261,6 @@ std::string parent_folder(const std::string& path) {
 }
 
 }  // namespace
-
-TempFile::TempFile(const std::string& target) : target_(target) {
-  std::vector<char> name(target.begin(), target.end());
-  const char suffix[] = ".tmp-XXXXXX";
-  name.insert(name.end(), suffix, suffix + sizeof suffix);  // with the '\0'
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) cannot_write(target, std::strerror(errno));
-  path_ = name.data();
-  // mkstemp makes the file private (0600); a dump is an ordinary output file.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  ::close(fd);
-  // Remove the file if a signal stops the process, unless another TempFile already does
-  // that or the name does not fit the handler's buffer.
-  if (!g_temp_active && path_.size() < sizeof g_temp_path) {
-    std::memcpy(g_temp_path, path_.c_str(), path_.size() + 1);
-    g_temp_active = 1;
-    owns_signals_ = true;
-    struct sigaction action {};
-    action.sa_handler = remove_temp_and_reraise;
-    sigemptyset(&action.sa_mask);
-    for (std::size_t i = 0; i < 4; ++i) {
-      ::sigaction(kCleanupSignals[i], nullptr, &g_previous[i]);
-      // A signal the user chose to ignore (nohup) stays ignored.
-      if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &action, nullptr);
-    }
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    ::sigaction(SIGXFSZ, &ignore, &g_previous_xfsz);
-  }
-}
-
-TempFile::~TempFile() {
-  if (!committed_) std::remove(path_.c_str());
-  if (owns_signals_) {
-    g_temp_active = 0;
-    for (std::size_t i = 0; i < 4; ++i)
-      if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
-    ::sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
-  }
-}
-
-void TempFile::commit() {
-  if (std::rename(path_.c_str(), target_.c_str()) != 0) cannot_write(target_, std::strerror(errno));
-  committed_ = true;
-}
 
 void check_dump_target(const std::string& dump_path, const std::vector<std::string>& input_paths) {
   if (dump_path == "-") return;
@@ -213,46 +282,10 @@ void check_dump_target(const std::string& dump_path, const std::vector<std::stri
   if (!S_ISDIR(parent.st_mode)) cannot_write(dump_path, folder + " is not a folder");
 }
 
-void write_trace_json_file(const std::string& path, const Trace& trace, const Model& model) {
-  if (path == "-") {
-    write_trace_json(std::cout, trace, model);
-    std::cout.flush();
-    return;
-  }
-  struct stat info {};
-  const bool exists = ::stat(path.c_str(), &info) == 0;
-  if (exists && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
-    // A device or a pipe (/dev/stdout, /dev/null, a FIFO): nothing to replace whole, and a
-    // rename would replace the device node itself (as root, /dev/stdout for everyone).
-    // Write straight into it.
-    std::ofstream out(path, std::ios::binary);
-    if (!out) cannot_write(path, std::strerror(errno));
-    errno = 0;
-    write_trace_json(out, trace, model);
-    out.close();
-    if (!out) cannot_write(path, errno ? fmt::format("write failed: {}", std::strerror(errno)) : "write failed");
-    return;
-  }
-  // Through a symbolic link, replace the file it points to and keep the link.
-  std::string target = path;
-  struct stat link {};
-  if (exists && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-    if (char* resolved = ::realpath(path.c_str(), nullptr)) {
-      target = resolved;
-      std::free(resolved);
-    }
-  }
-  TempFile temp(target);
-  {
-    std::ofstream out(temp.path(), std::ios::binary | std::ios::trunc);
-    if (!out) cannot_write(path, "cannot open a temporary file");
-    errno = 0;
-    write_trace_json(out, trace, model);
-    // close() flushes: a full disk or a file size limit shows up here at the latest.
-    out.close();
-    if (!out) cannot_write(path, errno ? fmt::format("write failed: {}", std::strerror(errno)) : "write failed (disk full?)");
-  }
-  temp.commit();
+void write_trace_file(const std::string& path, const Trace& trace, const Model& model) {
+  TraceDump dump(path, model);
+  for (const auto& e : trace.entries()) dump.add(e.record());
+  dump.finish(trace);
 }
 
 }  // namespace attn

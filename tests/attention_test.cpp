@@ -7,6 +7,7 @@
 
 using attn::Tensor;
 using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
 
 namespace {
 Tensor make(attn::Shape shape, attn::AxisNames axes, std::vector<double> data) {
@@ -82,6 +83,25 @@ TEST_CASE("softmax subtracts the row maximum so huge scores do not overflow", "[
   CHECK_THAT(w.data[1], WithinAbs(0.25, 1e-12));
 }
 
+TEST_CASE("softmax underflows as exp does: subnormal weights, then exactly zero", "[attention]") {
+  // exp(-720) = 2.3e-313 is subnormal and 1 + exp(-720) == 1, so the weight is exp(-720)
+  // itself, to the precision a subnormal has (35 bits here); exp(-800) is 0. A vectorized
+  // exp clamped at -709.78 would give 2.2e-308 for both.
+  const Tensor s = make({1, 3}, {"S", "S"}, {0.0, -720.0, -800.0});
+  const Tensor w = attn::softmax_rows(s);
+  CHECK(w.data[0] == 1.0);
+  CHECK_THAT(w.data[1], WithinRel(std::exp(-720.0), 1e-9));
+  CHECK(w.data[1] < 1e-312);
+  CHECK(w.data[2] == 0.0);
+  // a long row takes the vectorized path for most entries and still agrees with std::exp
+  std::vector<double> row(37);
+  for (std::size_t j = 0; j < row.size(); ++j) row[j] = -0.25 * static_cast<double>(j);
+  const Tensor long_row = attn::softmax_rows(make({1, row.size()}, {"S", "S"}, row));
+  double sum = 0;
+  for (double r : row) sum += std::exp(r);
+  for (std::size_t j = 0; j < row.size(); ++j) CHECK_THAT(long_row.data[j], WithinRel(std::exp(row[j]) / sum, 1e-14));
+}
+
 TEST_CASE("causal mask and a fully masked row", "[attention]") {
   const double inf = std::numeric_limits<double>::infinity();
   const Tensor mask = attn::causal_mask(3, 3);
@@ -151,4 +171,51 @@ TEST_CASE("softmax of rows with huge but finite scores stays finite (the row max
   CHECK(w.data[6] == 0.5);
   CHECK(w.data[7] == 0.5);
   CHECK(w.data[8] == 0.0);
+}
+
+TEST_CASE("small products round every multiply and add, as by hand (no fused multiply-add)", "[attention]") {
+  // a = 1 + 2^-30, b = 1 - 2^-30: a*b = 1 - 2^-60 rounds to 1, so a*b + (-1)*1 is 0 when
+  // each step is rounded; a fused multiply-add would keep -2^-60.
+  const double a = 1.0 + std::ldexp(1.0, -30), b = 1.0 - std::ldexp(1.0, -30);
+  const Tensor x = make({1, 1, 2}, {"B", "S", "N"}, {a, -1.0});
+  const Tensor W = make({2, 1}, {"N", "H*d"}, {b, 1.0});
+  CHECK(attn::linear_projection(x, W, Tensor(), "H*d").data[0] == 0.0);
+  const Tensor q = make({1, 1, 1, 2}, {"B", "H", "S", "d"}, {a, -1.0});
+  const Tensor k_t = make({1, 1, 2, 1}, {"B", "H", "d", "S"}, {b, 1.0});
+  CHECK(attn::attention_scores(q, k_t).data[0] == 0.0);
+}
+
+TEST_CASE("large products and softmaxes take the fast path and agree with the plain one", "[attention]") {
+  // (2 x 96 x 80) @ (80 x 72): 1.1M multiply-adds, above the plain path's limit
+  Tensor x({2, 96, 80}, {"B", "S", "N"});
+  Tensor W({80, 72}, {"N", "H*d"});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = std::sin(0.37 * static_cast<double>(i));
+  for (std::size_t i = 0; i < W.size(); ++i) W.data[i] = std::cos(0.11 * static_cast<double>(i));
+  const Tensor y = attn::linear_projection(x, W, Tensor(), "H*d");
+  double worst = 0;
+  for (std::size_t r = 0; r < 2 * 96; ++r)
+    for (std::size_t c = 0; c < 72; ++c) {
+      double sum = 0;
+      for (std::size_t k = 0; k < 80; ++k) sum += x.data[r * 80 + k] * W.data[k * 72 + c];
+      worst = std::max(worst, std::abs(y.data[r * 72 + c] - sum));
+    }
+  CHECK(worst < 1e-12);
+
+  // softmax over (1, 2, 150, 150) = 45,000 entries: Eigen's vectorized exp
+  Tensor s({1, 2, 150, 150}, {"B", "H", "S", "S"});
+  for (std::size_t i = 0; i < s.size(); ++i) s.data[i] = 40.0 * std::sin(0.013 * static_cast<double>(i * i % 1009));
+  s.data[5] = -std::numeric_limits<double>::infinity();
+  const Tensor w = attn::softmax_rows(s);
+  double worst_rel = 0;
+  for (std::size_t r = 0; r < 300; ++r) {
+    double max = -1e300, sum = 0;
+    for (std::size_t j = 0; j < 150; ++j) max = std::max(max, s.data[r * 150 + j]);
+    for (std::size_t j = 0; j < 150; ++j) sum += std::exp(s.data[r * 150 + j] - max);
+    for (std::size_t j = 0; j < 150; ++j) {
+      const double expected = std::exp(s.data[r * 150 + j] - max) / sum;
+      if (expected > 1e-300) worst_rel = std::max(worst_rel, std::abs(w.data[r * 150 + j] - expected) / expected);
+    }
+  }
+  CHECK(worst_rel < 1e-13);
+  CHECK(w.data[5] == 0.0);
 }

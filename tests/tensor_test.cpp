@@ -50,3 +50,50 @@ TEST_CASE("take_index removes one axis like NumPy's take", "[tensor]") {
   CHECK(attn::take_index(a, 0, 1).data[0] == 12.0);
   CHECK_THROWS(attn::take_index(a, 2, 4));
 }
+
+TEST_CASE("transposed moves the last axis (strided rows) like NumPy's transpose(2, 0, 1)", "[tensor]") {
+  Tensor a({2, 3, 4}, {"B", "S", "N"});
+  for (std::size_t i = 0; i < a.size(); ++i) a.data[i] = static_cast<double>(i);
+  const Tensor t = attn::transposed(a, {2, 0, 1});
+  REQUIRE(t.shape == attn::Shape{4, 2, 3});
+  // np.arange(24).reshape(2,3,4).transpose(2,0,1).ravel().tolist()
+  CHECK(t.data == std::vector<double>{0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
+}
+
+TEST_CASE("transposed swaps the last two axes of every matrix (k -> k_t), also past one 8x8 tile", "[tensor]") {
+  // b = np.arange(594).reshape(2,3,9,11); t = b.transpose(0,1,3,2)
+  Tensor b({2, 3, 9, 11}, {"B", "H", "T", "d"});
+  for (std::size_t i = 0; i < b.size(); ++i) b.data[i] = static_cast<double>(i);
+  const Tensor t = attn::transposed(b, {0, 1, 3, 2});
+  REQUIRE(t.shape == attn::Shape{2, 3, 11, 9});
+  REQUIRE(t.axes == attn::AxisNames{"B", "H", "d", "T"});
+  CHECK(t.at({1, 2, 10, 8}) == 593.0);
+  CHECK(t.at({0, 1, 3, 7}) == 179.0);
+  CHECK(std::vector<double>(t.data.begin(), t.data.begin() + 12) ==
+        std::vector<double>{0, 11, 22, 33, 44, 55, 66, 77, 88, 1, 12, 23});
+  CHECK(std::vector<double>(t.data.end() - 3, t.data.end()) == std::vector<double>{571, 582, 593});
+}
+
+TEST_CASE("transposed of a scalar or an empty tensor keeps its data", "[tensor]") {
+  Tensor s;
+  s.data = {4.5};
+  CHECK(attn::transposed(s, {}).data == std::vector<double>{4.5});
+  const Tensor e({0, 3}, {"S", "N"});
+  CHECK(attn::transposed(e, {1, 0}).shape == attn::Shape{3, 0});
+}
+
+TEST_CASE("pairwise_sum adds in NumPy's order, to the last bit", "[tensor]") {
+  // np.add.reduce([1e16, 1, 1, 1, 1, 1, 1, 1, 1]) == 1.0000000000000008e+16; a plain loop
+  // loses every 1 and gives 1e16.
+  const std::vector<double> ones = {1e16, 1, 1, 1, 1, 1, 1, 1, 1};
+  CHECK(attn::pairwise_sum(ones.data(), ones.size()) == 1.0000000000000008e+16);
+  // x = np.array([((i*7919) % 1000 - 500) / 7.0 * (1e9 if i % 3 == 0 else 1.0) for i in range(300)])
+  // np.add.reduce(x) == -121428571285.71443 (a plain loop: -121428571285.71452);
+  // np.add.reduce(x[:129]) == -132714285615.28575 (one split past the 128 block)
+  std::vector<double> x(300);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<double>(static_cast<long>((i * 7919) % 1000) - 500) / 7.0 * (i % 3 == 0 ? 1e9 : 1.0);
+  CHECK(attn::pairwise_sum(x.data(), 300) == -121428571285.71443);
+  CHECK(attn::pairwise_sum(x.data(), 129) == -132714285615.28575);
+  CHECK(attn::pairwise_sum(x.data(), 0) == 0.0);
+}

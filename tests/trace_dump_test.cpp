@@ -106,14 +106,14 @@ TEST_CASE("an unwritable dump path is an input error and leaves no file", "[dump
   attn::Trace trace;
   attn::run_model(model, trace);
   try {
-    attn::write_trace_json_file("/nonexistent-dir/trace.json", trace, model);
+    attn::write_trace_file("/nonexistent-dir/trace.json", trace, model);
     FAIL("expected an error");
   } catch (const attn::InputError& e) {
     CHECK(std::string(e.what()).rfind("/nonexistent-dir/trace.json: cannot write the dump: ", 0) == 0);
   }
   const std::string path = "attn_dump_test.json";
   std::remove(path.c_str());
-  attn::write_trace_json_file(path, trace, model);
+  attn::write_trace_file(path, trace, model);
   std::ifstream in(path);
   CHECK(attn::Json::parse(in)["tensors"].size() == trace.entries().size());
   std::remove(path.c_str());
@@ -163,7 +163,7 @@ TEST_CASE("a write error mid-dump leaves neither a partial dump nor a temporary 
     struct rlimit small = saved;
     small.rlim_cur = 100;
     REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-    const std::string error = input_error_of([&] { attn::write_trace_json_file(path, trace, model); });
+    const std::string error = input_error_of([&] { attn::write_trace_file(path, trace, model); });
     REQUIRE(::setrlimit(RLIMIT_FSIZE, &saved) == 0);
     CHECK(error == path + ": cannot write the dump: write failed: File too large");
   }
@@ -172,7 +172,7 @@ TEST_CASE("a write error mid-dump leaves neither a partial dump nor a temporary 
   // A directory as the target: the rename fails, the temporary file goes.
   const std::string folder = scratch.path + "/trace_dir";
   REQUIRE(::mkdir(folder.c_str(), 0755) == 0);
-  CHECK(input_error_of([&] { attn::write_trace_json_file(folder, trace, model); }) ==
+  CHECK(input_error_of([&] { attn::write_trace_file(folder, trace, model); }) ==
         folder + ": cannot write the dump: Is a directory");
   CHECK(scratch.files() == std::vector<std::string>{"trace_dir"});
 }
@@ -219,7 +219,7 @@ TEST_CASE("a pipe or device is written into, never replaced; a link keeps pointi
     std::ifstream in(fifo, std::ios::binary);
     received.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   });
-  attn::write_trace_json_file(fifo, trace, model);
+  attn::write_trace_file(fifo, trace, model);
   reader.join();
   CHECK(attn::Json::parse(received)["tensors"].size() == trace.entries().size());
   struct stat info {};
@@ -230,9 +230,84 @@ TEST_CASE("a pipe or device is written into, never replaced; a link keeps pointi
   const std::string real = scratch.path + "/real.json", link = scratch.path + "/link.json";
   write_file(real, "old");
   REQUIRE(::symlink("real.json", link.c_str()) == 0);
-  attn::write_trace_json_file(link, trace, model);
+  attn::write_trace_file(link, trace, model);
   REQUIRE(::lstat(link.c_str(), &info) == 0);
   CHECK(S_ISLNK(info.st_mode));
   std::ifstream in(real);
   CHECK(attn::Json::parse(in)["tensors"].size() == trace.entries().size());
+}
+
+TEST_CASE("a streamed dump is the same text as the dump of a kept trace", "[dump]") {
+  const attn::Model model = small_model(true);
+  attn::Trace kept;
+  attn::run_model(model, kept);
+  std::ostringstream expected;
+  attn::write_trace_json(expected, kept, model);
+
+  attn::StringOutput out;
+  attn::TraceDump dump(out, false, model);
+  attn::Trace streamed;
+  streamed.keep_entries(false);
+  streamed.set_sink([&](const attn::TraceRecord& r) { dump.add(r); });
+  attn::run_model(model, streamed);
+  dump.finish(streamed);
+  CHECK(streamed.entries().empty());
+  CHECK(out.text == expected.str());
+  // numbers as Python's json writes them: 0.1 stays "0.1", 1 is "1.0"
+  CHECK(out.text.find("\"data\": [[[0.1, 0.2], [0.3, 0.4]]]") != std::string::npos);
+}
+
+TEST_CASE("a large tensor's text, formatted by two threads in parts, nests and round-trips exactly", "[dump]") {
+  // 3 x 301 x 307 = 277,221 numbers: several parts of 65,536, rows split between them
+  attn::Tensor t({3, 301, 307}, {"B", "S", "N"});
+  for (std::size_t i = 0; i < t.size(); ++i) t.data[i] = std::sin(static_cast<double>(i)) * 1e3 / (1 + i % 7);
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  trace.record("big", t);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model);
+  const attn::Json doc = attn::Json::parse(out.str());
+  const auto& data = doc["tensors"][0]["data"];
+  REQUIRE(data.size() == 3);
+  std::size_t mismatches = 0;
+  for (std::size_t b = 0; b < 3; ++b) {
+    REQUIRE(data[b].size() == 301);
+    for (std::size_t s = 0; s < 301; ++s) {
+      REQUIRE(data[b][s].size() == 307);
+      for (std::size_t n = 0; n < 307; ++n) mismatches += data[b][s][n].get<double>() != t.at({b, s, n});
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("a .npz dump holds one array per trace entry", "[dump][npz]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  attn::StringOutput out;
+  attn::TraceDump dump(out, true, model);
+  for (const auto& e : trace.entries()) dump.add(e.record());
+  dump.finish(trace);
+  // every entry's file name appears in a local header, in order
+  std::size_t at = 0;
+  for (const auto& e : trace.entries()) {
+    at = out.text.find(e.name + ".npy", at);
+    REQUIRE(at != std::string::npos);
+  }
+  CHECK(attn::TraceDump::is_npz_path("run.npz"));
+  CHECK_FALSE(attn::TraceDump::is_npz_path("run.json"));
+}
+
+TEST_CASE("a dump abandoned mid-run (an error) leaves no file behind", "[dump][errors]") {
+  const attn::Model model = small_model(false);
+  const std::string path = "attn_dump_abandoned.npz";
+  std::remove(path.c_str());
+  {
+    attn::TraceDump dump(path, model);
+    attn::Trace trace;
+    trace.set_sink([&](const attn::TraceRecord& r) { dump.add(r); });
+    attn::run_model(model, trace);
+    // no finish(): the run failed
+  }
+  CHECK_FALSE(std::ifstream(path).good());
 }

@@ -17,6 +17,9 @@ struct LoadOptions {
   // Find every problem in one pass and throw them together as InputErrors (attn
   // validate), instead of stopping at the first InputError.
   bool collect_all_errors = false;
+  // Whether the run keeps every intermediate (the walkthrough) or streams them to a dump
+  // and keeps none, so that only one layer's tensors are alive at a time.
+  bool trace_kept = true;
 };
 
 Model load_model_file(const std::string& path, const LoadOptions& options = {});
@@ -41,10 +44,11 @@ struct RunSize {
   std::size_t batch = 1, seq_len = 1, target_len = 0;
   std::size_t encoder_layers = 1, decoder_layers = 0;
   std::size_t vocab = 0;
+  bool trace_kept = true;  // false: one layer's activations at a time, not every layer's
 };
 
-// The memory a run is estimated to need, in bytes (weights plus every intermediate the
-// trace keeps). Saturates at UINT64_MAX for absurd sizes.
+// The memory a run is estimated to need, in bytes (weights plus the intermediates alive:
+// every layer's when the trace keeps them, else the largest layer's). Saturates at UINT64_MAX for absurd sizes.
 std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size);
 // Half the physical memory: the default limit.
 std::uint64_t default_memory_limit();

@@ -20,6 +20,8 @@ bool allows_masked_infinity(const std::string& name);
 // full index:
 //   encoder.0.attention.scores[0, 1, 2, 3] is inf (overflow)
 void check_finite(const std::string& name, const Tensor& tensor);
+// The same for element_count(shape) values at `data`, in C order.
+void check_finite(const std::string& name, const Shape& shape, const double* data);
 
 }  // namespace attn
 

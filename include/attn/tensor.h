@@ -37,6 +37,11 @@ struct Tensor {
 // Number of elements a shape holds; 1 for the empty shape (a scalar).
 std::size_t element_count(const Shape& shape);
 
+// The sum of n contiguous values in NumPy's order (np.sum along a contiguous axis):
+// pairwise, eight partial sums per block of up to 128, halves above. So a row sum or a
+// mean here is NumPy's to the last bit, where a plain loop would not be (n >= 8).
+double pairwise_sum(const double* values, std::size_t n);
+
 // "(B=2,H=2,S=6,d=2)", or "(2, 6, 4)" when the tensor has no axis names.
 std::string shape_with_axes(const Shape& shape, const AxisNames& axes);
 std::string shape_with_axes(const Tensor& t);

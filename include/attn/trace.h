@@ -1,6 +1,11 @@
 // The record of a forward pass: every intermediate tensor, in the order computed, under a
 // stable name ("encoder.0.attention.scores"). Step functions compute; the forward pass
-// records what they return here; printers and the JSON dump only read it.
+// records what they return here; printers and the dumps only read it.
+//
+// A trace keeps its entries for the walkthrough, which looks back at earlier steps. A run
+// that only dumps streams instead: a sink sees each record as it is made (the dump writes
+// it out) and the trace keeps nothing, so memory stays near one layer's tensors rather
+// than the sum of every layer's.
 #ifndef ATTN_TRACE_H_
 #define ATTN_TRACE_H_
 
@@ -26,10 +31,22 @@ struct TraceWarning {
   std::string message;
 };
 
+// One recorded tensor as a sink sees it, borrowed from the forward pass without a copy:
+// valid only while the sink runs.
+struct TraceRecord {
+  const std::string& name;
+  const Shape& shape;      // as recorded: without the B axis in unbatched runs
+  const AxisNames& axes;
+  const double* data;      // element_count(shape) values, C order
+  const std::vector<Operand>& operands;
+};
+
 struct TraceEntry {
   std::string name;
   Tensor tensor;
   std::vector<Operand> operands;
+
+  TraceRecord record() const { return TraceRecord{name, tensor.shape, tensor.axes, tensor.data.data(), operands}; }
 };
 
 class Trace {
@@ -37,6 +54,14 @@ class Trace {
   // Unbatched input (S, N) is computed as B = 1 and recorded without the B axis, so that
   // shapes print and dump as the learner wrote them (seeds 002-004).
   explicit Trace(bool drop_batch_axis = false) : drop_batch_axis_(drop_batch_axis) {}
+
+  // Called with every record, in order, as the forward pass makes it.
+  using Sink = std::function<void(const TraceRecord&)>;
+  void set_sink(Sink sink) { sink_ = std::move(sink); }
+  // Whether entries() keeps a copy of every tensor (the default). Off, the trace holds no
+  // tensors: the sink is the only one to see them.
+  void keep_entries(bool keep) { keep_entries_ = keep; }
+  bool keeps_entries() const { return keep_entries_; }
 
   void record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands = {});
 
@@ -53,12 +78,13 @@ class Trace {
   const TraceEntry* find(const std::string& name) const;
   bool drops_batch_axis() const { return drop_batch_axis_; }
 
-  // How a recorded tensor appears (B axis dropped for unbatched runs).
-  Tensor as_recorded(const Tensor& tensor) const;
+  // An operand's shape as it appears in the trace (B axis dropped for unbatched runs).
   Operand operand(const std::string& name, const Tensor& tensor) const;
 
  private:
   bool drop_batch_axis_;
+  bool keep_entries_ = true;
+  Sink sink_;
   std::vector<TraceEntry> entries_;
   std::vector<TraceWarning> warnings_;
   std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> tokens_;

@@ -3,9 +3,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <array>
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "attn/examples.h"
 #include "attn/forward.h"
 #include "attn/model_loader.h"
+#include "attn/progress.h"
 #include "attn/tokenizer.h"
 #include "attn/trace_dump.h"
 #include "attn/walkthrough.h"
@@ -21,6 +24,10 @@
 namespace attn::cli {
 
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // The element --cell names: four non-negative integers b,h,i,j.
 std::array<std::size_t, 4> parse_cell(const std::string& text) {
@@ -88,7 +95,8 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
   add_model_options(*explain, options);
   explain->add_option("--dump", options.dump_path,
-                      "Write every intermediate tensor as JSON to FILE ('-' for stdout); written whole or not at all");
+                      "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
+                      "('-' for JSON on stdout); written whole or not at all");
   explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -99,6 +107,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
                       "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
       ->capture_default_str();
   explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
+  explain->add_flag("--timings", options.timings, "Print on stderr how long loading, the forward pass and the dump took");
   explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
   explain->add_option("--cell", options.cell,
                       "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
@@ -124,8 +133,10 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
 }
 
 int run_explain(const ExplainOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
   if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
+  load.trace_kept = !options.quiet || options.dump_path == "-";  // as the trace below
   if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   Model model;
   if (!options.example.empty()) {
@@ -137,10 +148,44 @@ int run_explain(const ExplainOptions& options) {
   }
   if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
   if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
-  Trace trace(!model.batched);
-  run_model(model, trace);
+  const double load_seconds = seconds_since(started);
 
-  if (!options.dump_path.empty()) write_trace_json_file(options.dump_path, trace, model);
+  // The walkthrough looks back at earlier steps, so printing keeps the whole trace. A dump
+  // to a file streams: each tensor goes to the temporary file as it is computed and the
+  // trace keeps nothing. A dump to stdout waits until the run has succeeded, since what is
+  // written there cannot be taken back.
+  const bool dump_streams = !options.dump_path.empty() && options.dump_path != "-";
+  Trace trace(!model.batched);
+  trace.keep_entries(!options.quiet || options.dump_path == "-");
+  std::unique_ptr<TraceDump> dump;
+  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model);
+  const bool show_progress = ::isatty(STDERR_FILENO);
+  ProgressLine progress(std::cerr, model.encoder.size(), model.decoder.size());
+  double dump_seconds = 0;
+  if (dump || show_progress)
+    trace.set_sink([&](const TraceRecord& record) {
+      if (show_progress) progress.update(record.name, dump ? dump->bytes_written() : 0, seconds_since(started));
+      if (!dump) return;
+      const auto before = std::chrono::steady_clock::now();
+      dump->add(record);
+      dump_seconds += seconds_since(before);
+    });
+  const auto run_started = std::chrono::steady_clock::now();
+  run_model(model, trace);
+  const double forward_seconds = seconds_since(run_started) - dump_seconds;  // without the dump's share
+  if (!options.dump_path.empty()) {
+    const auto before = std::chrono::steady_clock::now();
+    if (!dump_streams) {
+      dump = std::make_unique<TraceDump>(options.dump_path, model);
+      for (const auto& e : trace.entries()) dump->add(e.record());
+    }
+    dump->finish(trace);
+    dump_seconds += seconds_since(before);
+  }
+  progress.clear();
+  if (options.timings)
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s\n", load_seconds, forward_seconds,
+                             dump_seconds);
   if (options.quiet) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";

@@ -19,6 +19,7 @@ struct ExplainOptions {
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
   std::size_t threshold = 1000;
   bool quiet = false;
+  bool timings = false;        // --timings: load, forward and dump times on stderr
   double max_memory_gib = 0;   // 0: half the machine's memory
   // Teaching controls.
   bool brief = false;          // no "why" explanations

@@ -1,8 +1,14 @@
 // attn: a command-line walkthrough of transformer attention.
 // Exit codes: 0 ok, 2 bad usage or bad input, 1 anything else.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
+#include <Eigen/Core>
 
 #include "attn/default_model.h"
 #include "attn/error.h"
@@ -10,9 +16,32 @@
 #include "examples_command.h"
 #include "explain_command.h"
 #include "steps_command.h"
+#include "init_command.h"
 #include "validate_command.h"
 
 int main(int argc, char** argv) {
+  // libgomp reads OMP_WAIT_POLICY once, as it is loaded, before main: by default a thread
+  // waiting for work spins for up to 3 ms. On this machine kind a spinning thread slowed
+  // the other one threefold (a 128x512x512 product: 5.6 GFLOP/s on two spinning threads,
+  // 17.9 on two waiting passively, 17.7 on one; see docs/performance.md). Unless the user
+  // chose a policy, `attn explain` (the one command that runs models) runs itself again
+  // with passive waiting; if that fails it goes on.
+  if (argc > 1 && std::string(argv[1]) == "explain" && std::getenv("OMP_WAIT_POLICY") == nullptr &&
+      ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
+    ::execv("/proc/self/exe", argv);
+#ifdef M_MMAP_THRESHOLD
+  // Every step returns a new tensor and the previous ones are freed: at the base preset's
+  // size (16 MB score tensors) glibc would hand each one back to the kernel and fault it
+  // in again, page by page (half a gigabyte of page faults per run, measured). Keeping
+  // freed memory in the heap for reuse avoids that; the peak stays the same.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: bigger blocks are still mmapped
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+  // Two threads, the machine kind's two cores, but not Eigen's own: attn splits large
+  // products in two row blocks itself (src/attention.cpp), and Eigen's threaded product,
+  // which synchronizes inside every block, measured slower (docs/performance.md). With
+  // one thread here, a product that is not split (a single row, say) stays on one thread.
+  Eigen::setNbThreads(1);
   CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
   app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
   app.require_subcommand(1);
@@ -24,6 +53,8 @@ int main(int argc, char** argv) {
   attn::cli::setup_steps(app, steps);
   attn::cli::ValidateOptions validate;
   attn::cli::setup_validate(app, validate);
+  attn::cli::InitOptions init;
+  attn::cli::setup_init(app, init);
 
   try {
     app.parse(argc, argv);
