@@ -173,6 +173,7 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   // return 2.2e-308 instead of 0 for masked keys. So weights under exp(-708) = 3.3e-308
   // of the row's largest come out as 0 rather than as subnormals.
   const bool exact = scores.size() < kExactMaxElements;
+  constexpr double kExpLow = -708.0;
   std::size_t masked = 0;
 #pragma omp parallel for schedule(static) reduction(+ : masked) if (scores.size() >= kParallelMinElements)
   for (std::size_t r = 0; r < rows; ++r) {
@@ -190,7 +191,8 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
     if (exact) {
       for (std::size_t j = 0; j < T; ++j) row[j] = std::exp(in[j] - max);
     } else {
-      shifted_exp_row(in, row, T, max);
+      y = (x - max).max(kExpLow).exp();
+      for (std::size_t j = 0; j < T; ++j) row[j] = in[j] - max < kExpLow ? 0.0 : row[j];  // a vectorized blend
     }
     const double sum = pairwise_sum(row, T);
     y /= sum;

@@ -1,6 +1,6 @@
 #include "matrix_kernel.h"
 
-// One thread per call: the callers split the work (Eigen's own parallel product waited
+// One thread per product: the callers split the work (Eigen's own parallel product waited
 // more than it multiplied, see attention.cpp).
 #ifndef EIGEN_DONT_PARALLELIZE
 #define EIGEN_DONT_PARALLELIZE
@@ -17,15 +17,6 @@ void large_matrix_product(const double* a, std::size_t lda, const double* b, std
   Eigen::Map<RowMatrix, Eigen::Unaligned, Stride>(c, m, p, Stride(static_cast<Eigen::Index>(ldc))).noalias() =
       Eigen::Map<const RowMatrix, Eigen::Unaligned, Stride>(a, m, k, Stride(static_cast<Eigen::Index>(lda))) *
       Eigen::Map<const RowMatrix, Eigen::Unaligned, Stride>(b, k, p, Stride(static_cast<Eigen::Index>(ldb)));
-}
-
-void shifted_exp_row(const double* in, double* out, std::size_t T, double max) {
-  constexpr double kExpLow = -708.0;
-  const auto n = static_cast<Eigen::Index>(T);
-  Eigen::Map<const Eigen::ArrayXd> x(in, n);
-  Eigen::Map<Eigen::ArrayXd> y(out, n);
-  y = (x - max).max(kExpLow).exp();
-  for (std::size_t j = 0; j < T; ++j) out[j] = in[j] - max < kExpLow ? 0.0 : out[j];  // a vectorized blend
 }
 
 }  // namespace attn
