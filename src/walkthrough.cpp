@@ -929,7 +929,27 @@ StepFilter parse_step_selection(const std::string& text) {
   return filter;
 }
 
+namespace {
+
+// --batch and --head are checked against the run before anything is printed, so that an
+// index out of range is one error line, not a walkthrough cut off halfway.
+void check_slice_option(const Trace& trace, const std::optional<std::size_t>& index, const std::string& axis,
+                        const char* option) {
+  if (!index) return;
+  for (const auto& e : trace.entries()) {
+    const std::size_t a = axis_of(e.tensor, axis);
+    if (a == e.tensor.rank()) continue;
+    if (*index >= e.tensor.shape[a])
+      throw InputError(option, "", fmt::format("expected an index below {}={}, found {}", axis, e.tensor.shape[a], *index));
+    return;
+  }
+}
+
+}  // namespace
+
 void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options) {
+  check_slice_option(trace, options.filter.batch, "B", "--batch");
+  check_slice_option(trace, options.filter.head, "H", "--head");
   Printer(out, trace, model, options).run();
 }
 

@@ -106,6 +106,30 @@ TEST_CASE("huge models are refused before anything is allocated", "[loader][erro
   CHECK(w.find("(B=1, S=2, d_model=1000000, heads=1, layers=1), more than the limit of ") != std::string::npos);
 }
 
+TEST_CASE("a small memory limit is written in MiB or KiB, not as 0.0 GiB", "[loader][errors]") {
+  // X alone: 1000 x 512 float64 = 4,096,000 bytes = 3.90625 MiB, over a 1 MiB limit.
+  attn::LoadOptions options;
+  options.max_memory_bytes = 1 << 20;
+  std::string error;
+  try {
+    attn::load_model_text(R"({"model": {"d_model": 512, "num_heads": 8}, "input": {"X": {"randn": [1000, 512]}},
+        "encoder": "randn"})", "model.json", options);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  CHECK(error == "model.json: input.X: this input alone would need 3.9 MiB, more than the limit of 1.0 MiB");
+  options.max_memory_bytes = 1 << 10;  // 1 KiB, and a run of some KiB
+  error.clear();
+  try {
+    attn::load_model_text(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8}, "input": {"X": {"randn": [10, 4]}},
+        "encoder": "randn"})", "model.json", options);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  CHECK(error.rfind("model.json: input.X: this run would need about ", 0) == 0);
+  CHECK(error.find(" KiB (B=1, S=10, d_model=4, heads=2, layers=1), more than the limit of 1.0 KiB;") != std::string::npos);
+}
+
 TEST_CASE("heads and fused matrices cannot both be given; head count must match", "[loader][errors]") {
   CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 2}, "input": {"X": [[1, 2]]},
       "encoder": [{"attention": {"heads": [{"W_q": "ones", "W_k": "ones", "W_v": "ones"}]}}]})") ==
