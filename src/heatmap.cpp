@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "axis_labels.h"
+
 namespace attn {
 
 std::vector<std::string> heatmap_glyphs(HeatmapStyle style) {
@@ -41,18 +43,6 @@ Rgb heatmap_color(double value) {
 
 namespace {
 
-std::vector<std::string> labels_or_indices(const std::vector<std::string>& labels, std::size_t count,
-                                           const char* which) {
-  if (labels.empty()) {
-    std::vector<std::string> indices;
-    for (std::size_t i = 0; i < count; ++i) indices.push_back(std::to_string(i));
-    return indices;
-  }
-  if (labels.size() != count)
-    throw std::invalid_argument(fmt::format("heatmap: {} {} labels for {} {}", labels.size(), which, count, which));
-  return labels;
-}
-
 std::string value_text(double value, int decimals) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
@@ -81,8 +71,8 @@ std::string render_heatmap(const Tensor& weights, const std::vector<std::string>
   if (weights.rank() != 2)
     throw std::invalid_argument("heatmap: expected a 2-D matrix, got shape " + shape_string(weights.shape));
   const std::size_t rows = weights.dim(0), columns = weights.dim(1);
-  const auto row_labels = labels_or_indices(row_labels_in, rows, "row");
-  const auto column_labels = labels_or_indices(column_labels_in, columns, "column");
+  const auto row_labels = labels_or_indices(row_labels_in, rows, "row", "heatmap");
+  const auto column_labels = labels_or_indices(column_labels_in, columns, "column", "heatmap");
   const auto value = [&](std::size_t i, std::size_t j) { return weights.data[i * columns + j]; };
 
   std::size_t row_label_width = 0;

@@ -7,6 +7,7 @@
 
 #include "attn/array_format.h"
 #include "attn/terminal.h"
+#include "axis_labels.h"
 
 namespace attn {
 
@@ -22,18 +23,6 @@ std::vector<std::string> token_labels(std::string_view prefix, const std::vector
 
 namespace {
 
-std::vector<std::string> labels_or_indices(const std::vector<std::string>& labels, std::size_t count,
-                                           const char* which) {
-  if (labels.empty()) {
-    std::vector<std::string> indices;
-    for (std::size_t i = 0; i < count; ++i) indices.push_back(std::to_string(i));
-    return indices;
-  }
-  if (labels.size() != count)
-    throw std::invalid_argument(fmt::format("labeled table: {} {} labels for {} {}s", labels.size(), which, count, which));
-  return labels;
-}
-
 std::string repeat(std::string_view piece, std::size_t times) {
   std::string out;
   for (std::size_t i = 0; i < times; ++i) out += piece;
@@ -47,8 +36,8 @@ std::string render_labeled_table(const Tensor& matrix, const std::vector<std::st
   if (matrix.rank() != 2)
     throw std::invalid_argument("labeled table: expected a 2-D matrix, got shape " + shape_string(matrix.shape));
   const std::size_t rows = matrix.dim(0), columns = matrix.dim(1);
-  const auto row_labels = labels_or_indices(row_labels_in, rows, "row");
-  const auto column_labels = labels_or_indices(column_labels_in, columns, "column");
+  const auto row_labels = labels_or_indices(row_labels_in, rows, "row", "labeled table");
+  const auto column_labels = labels_or_indices(column_labels_in, columns, "column", "labeled table");
   if (options.extra && options.extra->values.size() != rows)
     throw std::invalid_argument(fmt::format("labeled table: extra column \"{}\" has {} values for {} rows",
                                             options.extra->title, options.extra->values.size(), rows));
