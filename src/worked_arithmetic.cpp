@@ -105,6 +105,18 @@ std::string elision_note(std::size_t n, std::size_t max_terms) {
 }
 
 // Lines "label = text" with the labels padded to one width, indented by two spaces.
+// Steps of a calculation joined by " = ", a step that reads the same as the one before
+// left out: a one-term sum is "sum = 1", not "sum = 1 = 1".
+std::string chain(const std::vector<std::string>& steps) {
+  std::string out;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (i > 0 && steps[i] == steps[i - 1]) continue;
+    if (!out.empty()) out += " = ";
+    out += steps[i];
+  }
+  return out;
+}
+
 std::string labelled(const std::string& label, std::size_t width, const std::string& text) {
   return "  " + pad_right(label, width) + " = " + text + "\n";
 }
@@ -271,7 +283,7 @@ std::string worked_softmax_row(const std::vector<double>& row, std::string_view 
   out += labelled("max", width, max_text);
   out += labelled("x - max", width, bracketed(differences, m) + " = " + bracketed(d, m));
   out += labelled("e^(x - max)", width, bracketed(powers, m) + " = " + bracketed(e, m));
-  out += labelled("sum", width, sum_text(e, m) + " = " + s);
+  out += labelled("sum", width, chain({sum_text(e, m), s}));
   out += labelled(result, width, bracketed(quotients, m) + " = " + bracketed(format_number_group(weights, p), m));
   out += "  Why subtract the max: e^(x - max) / Σ e^(x - max) = e^x / Σ e^x, as e^-max cancels, but the\n";
   out += "  largest power is now e^0 = 1, so no e^x can overflow however large the scores grow.\n";
@@ -325,8 +337,9 @@ std::string worked_context_row(const std::vector<double>& weights, const Tensor&
     }
     double sum = 0;
     for (double x : products) sum += x;
-    out += fmt::format("  dim {}: {} = {} = {}\n", c, joined(factors, " + ", m),
-                       sum_text(format_number_group(products, p), m), format_worked_number(sum, p));
+    out += fmt::format("  dim {}: {}\n", c,
+                       chain({joined(factors, " + ", m), sum_text(format_number_group(products, p), m),
+                              format_worked_number(sum, p)}));
   }
   std::vector<double> context(dims, 0.0);  // summed in the same order as the lines above
   for (std::size_t c = 0; c < dims; ++c)

@@ -184,6 +184,18 @@ TEST_CASE("seed 004's Output[\"I\"] as a weighted sum of value rows", "[worked]"
         "context[0] = [1.09, 0.98, 1.16, 0.90]");
 }
 
+TEST_CASE("one key (the decoder's first position): no step that repeats the one before", "[worked]") {
+  // softmax([0.8865]) = [e^0 / e^0] = [1]; context = 1 x V[0]
+  const std::string softmax = attn::worked_softmax_row({0.8865}, "masked[0][0]", "weights[0][0]");
+  CHECK(softmax.find("  sum           = 1\n") != std::string::npos);
+  CHECK(softmax.find("= 1 = 1") == std::string::npos);
+  attn::Tensor v({1, 2}, {"T", "d"});
+  v.data = {1.2862, -0.7593};
+  const std::string context = attn::worked_context_row({1.0}, v);
+  CHECK(context.find("  dim 0: 1×1.2862 = 1.2862\n") != std::string::npos);
+  CHECK(context.find("  dim 1: 1×(-0.7593) = -0.7593\n") != std::string::npos);
+}
+
 TEST_CASE("a LayerNorm row agrees with PyTorch", "[worked]") {
   // mean 3.99 / 4 = 0.9975; deviations [0.3425, -0.3575, -0.1875, 0.2025], squares
   // [0.11730625, 0.12780625, 0.03515625, 0.04100625] sum 0.321275, / 4 = 0.08031875 (PyTorch's
