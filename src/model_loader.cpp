@@ -661,8 +661,10 @@ Shape ModelLoader::nested_shape(const Json& value, const std::string& path) {
     shape.push_back(cur->size());
     cur = &(*cur)[0];
     p = json_index(p, 0);
-    if (shape.size() > 8) reader_.fail(path, "expected at most 8 nested array levels");
   }
+  // The reader's depth limit (64) bounds the walk above.
+  if (shape.size() > 8)
+    reader_.fail(path, fmt::format("expected at most 8 nested array levels, found {}", shape.size()));
   return shape;
 }
 
