@@ -1,5 +1,7 @@
 #include "attn/trace.h"
 
+#include <algorithm>
+
 #include "attn/numeric_check.h"
 
 namespace attn {
@@ -25,6 +27,11 @@ void Trace::record(const std::string& name, const Tensor& tensor, std::vector<Op
   entry.tensor.axes = std::move(recorded.axes);
   entry.tensor.data = tensor.data;
   entries_.push_back(std::move(entry));
+  if (entry_observer_) entry_observer_(entries_.back());
+}
+
+void Trace::forget_entries_if(const std::function<bool(const TraceEntry&)>& drop) {
+  entries_.erase(std::remove_if(entries_.begin(), entries_.end(), drop), entries_.end());
 }
 
 void Trace::set_tokens(const std::string& which, std::vector<std::vector<std::string>> tokens) {

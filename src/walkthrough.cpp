@@ -1,7 +1,9 @@
 #include "attn/walkthrough.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -137,9 +139,16 @@ class Printer {
       : out_(out), trace_(trace), model_(model), options_(options) {}
 
   void run() {
+    for (const auto& entry : trace_.entries()) print(entry);
+  }
+
+  // One entry, in trace order. After the learner quits (--pause, q) nothing more prints.
+  void print(const TraceEntry& entry) {
+    if (stopped_) return;
     try {
-      for (const auto& entry : trace_.entries()) print_entry(entry);
+      print_entry(entry);
     } catch (const StopWalkthrough&) {
+      stopped_ = true;
       out_ << "\n(stopped at step " << step_ << ")\n";
     }
   }
@@ -874,6 +883,7 @@ class Printer {
   const Model& model_;
   const WalkthroughOptions& options_;
   int step_ = 0;
+  bool stopped_ = false;
   int printed_steps_ = 0;
   bool shown_ = false;
   std::string current_layer_;
@@ -931,26 +941,90 @@ StepFilter parse_step_selection(const std::string& text) {
 
 namespace {
 
-// --batch and --head are checked against the run before anything is printed, so that an
-// index out of range is one error line, not a walkthrough cut off halfway.
-void check_slice_option(const Trace& trace, const std::optional<std::size_t>& index, const std::string& axis,
+// An index given to --batch or --head that the entry's B or H axis does not have: an
+// InputError, raised before anything of the walkthrough is printed.
+void check_slice_option(const TraceEntry& entry, const std::optional<std::size_t>& index, const std::string& axis,
                         const char* option) {
   if (!index) return;
-  for (const auto& e : trace.entries()) {
-    const std::size_t a = axis_of(e.tensor, axis);
-    if (a == e.tensor.rank()) continue;
-    if (*index >= e.tensor.shape[a])
-      throw InputError(option, "", fmt::format("expected an index below {}={}, found {}", axis, e.tensor.shape[a], *index));
-    return;
+  const std::size_t a = axis_of(entry.tensor, axis);
+  if (a < entry.tensor.rank() && *index >= entry.tensor.shape[a])
+    throw InputError(option, "", fmt::format("expected an index below {}={}, found {}", axis, entry.tensor.shape[a], *index));
+}
+
+void check_slice_options(const TraceEntry& entry, const WalkthroughOptions& options) {
+  check_slice_option(entry, options.filter.batch, "B", "--batch");
+  check_slice_option(entry, options.filter.head, "H", "--head");
+}
+
+// "encoder.3" for "encoder.3.attention.q", "" for names outside the numbered layers.
+std::string layer_of(const std::string& name) {
+  for (const char* stack : {"encoder.", "decoder."}) {
+    const std::size_t n = std::strlen(stack);
+    if (name.compare(0, n, stack) != 0) continue;
+    std::size_t end = n;
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    if (end > n && end < name.size() && name[end] == '.') return name.substr(0, end);
   }
+  return "";
+}
+
+bool ends_with(const std::string& text, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
 }
 
 }  // namespace
 
 void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options) {
-  check_slice_option(trace, options.filter.batch, "B", "--batch");
-  check_slice_option(trace, options.filter.head, "H", "--head");
+  for (const auto& e : trace.entries()) check_slice_options(e, options);
   Printer(out, trace, model, options).run();
+}
+
+struct StreamingWalkthrough::State {
+  State(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options)
+      : printer(out, trace, model, options) {}
+  Printer printer;
+  std::string pending;  // the entry printed when the next one arrives
+  std::string layer;    // the layer of the newest entry
+};
+
+StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model,
+                                           const WalkthroughOptions& options, bool forget)
+    : trace_(trace), options_(options), forget_(forget), state_(std::make_unique<State>(out, trace, model, options)) {
+  // Every head has the model's H: a bad --head is refused before the first step prints.
+  // (--batch is checked on the first entry, which has the B axis when there is one.)
+  if (options.filter.head && *options.filter.head >= model.config.num_heads)
+    throw InputError("--head", "", fmt::format("expected an index below H={}, found {}", model.config.num_heads,
+                                               *options.filter.head));
+}
+
+StreamingWalkthrough::~StreamingWalkthrough() = default;
+
+void StreamingWalkthrough::add(const TraceEntry& entry) {
+  check_slice_options(entry, options_);
+  const std::string name = entry.name;  // `entry` may move once entries are forgotten
+  print_pending();
+  const std::string layer = layer_of(name);
+  if (forget_ && !layer.empty() && layer != state_->layer) {
+    // A new layer: the earlier layers' tensors are not looked at again, except their
+    // outputs (B,S,N), which the next layer's first steps and the decoder's
+    // cross-attention read. Entries outside the layers (tokens, masks, input) stay.
+    trace_.forget_entries_if([&](const TraceEntry& e) {
+      const std::string l = layer_of(e.name);
+      return !l.empty() && l != layer && !ends_with(e.name, ".output") && !ends_with(e.name, ".concat");
+    });
+  }
+  if (!layer.empty()) state_->layer = layer;
+  state_->pending = name;
+}
+
+void StreamingWalkthrough::finish() { print_pending(); }
+
+void StreamingWalkthrough::print_pending() {
+  if (state_->pending.empty()) return;
+  const TraceEntry* entry = trace_.find(state_->pending);
+  state_->pending.clear();
+  if (entry) state_->printer.print(*entry);
 }
 
 }  // namespace attn

@@ -1,10 +1,15 @@
 #include "attn/walkthrough.h"
 
+#include <algorithm>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "attn/default_model.h"
+#include "attn/error.h"
+#include "attn/examples.h"
 #include "attn/forward.h"
 #include "attn/model_loader.h"
 
@@ -90,4 +95,86 @@ TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walk
   CHECK(contains(text, "K = M · W_k   (M: the encoder's output, the 'memory')"));
   CHECK(contains(text, "Softmax over the vocabulary"));
   CHECK(contains(text, "greedy pick (the most probable token at each position): "));
+}
+
+namespace {
+// The walkthrough of `model` printed while it runs (as attn explain does) and the trace
+// left afterwards.
+std::string streamed_walkthrough_of(const attn::Model& model, const attn::WalkthroughOptions& options,
+                                    std::vector<std::string>* left_in_trace = nullptr) {
+  attn::Trace trace(!model.batched);
+  std::ostringstream out;
+  attn::StreamingWalkthrough printer(out, trace, model, options, true);
+  trace.set_entry_observer([&](const attn::TraceEntry& e) { printer.add(e); });
+  attn::run_model(model, trace);
+  printer.finish();
+  if (left_in_trace)
+    for (const auto& e : trace.entries()) left_in_trace->push_back(e.name);
+  return out.str();
+}
+
+std::string kept_walkthrough_of(const attn::Model& model, const attn::WalkthroughOptions& options) {
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::print_walkthrough(out, trace, model, options);
+  return out.str();
+}
+}  // namespace
+
+TEST_CASE("the walkthrough printed while the model runs is the walkthrough of the finished run", "[walkthrough][stream]") {
+  attn::WalkthroughOptions options;
+  for (const auto& example : attn::bundled_examples()) {
+    INFO(example.name);
+    const attn::Model model = attn::load_model_text(example.json, example.name);
+    CHECK(streamed_walkthrough_of(model, options) == kept_walkthrough_of(model, options));
+  }
+  const attn::Model builtin = attn::load_model_text(attn::default_model_json(), "built-in");
+  CHECK(streamed_walkthrough_of(builtin, options) == kept_walkthrough_of(builtin, options));
+  // Several layers of encoder and decoder, post-norm and pre-norm, where a layer's first
+  // steps read the layer before and the decoder's cross-attention reads the encoder.
+  for (const char* norm_first : {"false", "true"}) {
+    INFO("norm_first " << norm_first);
+    const attn::Model model = attn::load_model_text(
+        std::string(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3, "norm_first": )") +
+            norm_first + R"(},
+            "input": {"X": {"randn": [2, 3, 4]}, "target_X": {"randn": [2, 2, 4]}},
+            "encoder": "randn", "decoder": "randn"})",
+        "layers.json");
+    CHECK(streamed_walkthrough_of(model, options) == kept_walkthrough_of(model, options));
+  }
+}
+
+TEST_CASE("a streamed walkthrough keeps the last layer's tensors and the earlier layers' outputs only", "[walkthrough][stream]") {
+  const attn::Model model = attn::load_model_text(
+      R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3},
+          "input": {"X": {"randn": [3, 4]}}, "encoder": "randn"})",
+      "layers.json");
+  std::vector<std::string> left;
+  streamed_walkthrough_of(model, attn::WalkthroughOptions{}, &left);
+  const auto kept = [&](const std::string& name) { return std::find(left.begin(), left.end(), name) != left.end(); };
+  CHECK(kept("input"));
+  CHECK(kept("encoder.0.output"));
+  CHECK(kept("encoder.1.output"));
+  CHECK(kept("encoder.0.attention.output"));
+  CHECK_FALSE(kept("encoder.0.attention.scores"));
+  CHECK_FALSE(kept("encoder.1.attention.weights"));
+  CHECK_FALSE(kept("encoder.1.ffn.hidden"));
+  CHECK(kept("encoder.2.attention.scores"));
+  CHECK(kept("encoder.2.ffn.hidden"));
+}
+
+TEST_CASE("a streamed walkthrough refuses a --head the model does not have before printing", "[walkthrough][stream]") {
+  const attn::Model model = attn::load_model_text(attn::default_model_json(), "built-in");
+  attn::WalkthroughOptions options;
+  options.filter.head = 2;  // H = 2: heads 0 and 1
+  attn::Trace trace;
+  std::ostringstream out;
+  try {
+    attn::StreamingWalkthrough printer(out, trace, model, options, true);
+    FAIL("expected an InputError");
+  } catch (const attn::InputError& e) {
+    CHECK(std::string(e.what()) == "--head: expected an index below H=2, found 2");
+  }
+  CHECK(out.str().empty());
 }

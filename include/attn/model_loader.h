@@ -17,8 +17,9 @@ struct LoadOptions {
   // Find every problem in one pass and throw them together as InputErrors (attn
   // validate), instead of stopping at the first InputError.
   bool collect_all_errors = false;
-  // Whether the run keeps every intermediate (the walkthrough) or streams them to a dump
-  // and keeps none, so that only one layer's tensors are alive at a time.
+  // Whether the run keeps every intermediate (a JSON dump to stdout, written once the run
+  // has succeeded) or streams them to the walkthrough and a dump file, so that only about
+  // one layer's tensors are alive at a time.
   bool trace_kept = true;
 };
 

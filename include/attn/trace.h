@@ -2,10 +2,11 @@
 // stable name ("encoder.0.attention.scores"). Step functions compute; the forward pass
 // records what they return here; printers and the dumps only read it.
 //
-// A trace keeps its entries for the walkthrough, which looks back at earlier steps. A run
-// that only dumps streams instead: a sink sees each record as it is made (the dump writes
-// it out) and the trace keeps nothing, so memory stays near one layer's tensors rather
-// than the sum of every layer's.
+// A trace keeps its entries for the walkthrough, which looks back at earlier steps of the
+// same layer; the walkthrough prints as entries arrive and drops finished layers
+// (forget_entries_if). A run that only dumps keeps nothing: a sink sees each record as it
+// is made (the dump writes it out). Either way memory stays near one layer's tensors
+// rather than the sum of every layer's.
 #ifndef ATTN_TRACE_H_
 #define ATTN_TRACE_H_
 
@@ -63,6 +64,14 @@ class Trace {
   void keep_entries(bool keep) { keep_entries_ = keep; }
   bool keeps_entries() const { return keep_entries_; }
 
+  // Called with every kept entry right after it is stored (after the sink): the
+  // walkthrough prints while the model runs.
+  using EntryObserver = std::function<void(const TraceEntry&)>;
+  void set_entry_observer(EntryObserver observer) { entry_observer_ = std::move(observer); }
+  // Removes the kept entries for which `drop` is true: those a streaming walkthrough will
+  // not look at again, so that its memory stays near one layer's tensors.
+  void forget_entries_if(const std::function<bool(const TraceEntry&)>& drop);
+
   void record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands = {});
 
   void warn(const std::string& name, const std::string& message) { warnings_.push_back({name, message}); }
@@ -85,6 +94,7 @@ class Trace {
   bool drop_batch_axis_;
   bool keep_entries_ = true;
   Sink sink_;
+  EntryObserver entry_observer_;
   std::vector<TraceEntry> entries_;
   std::vector<TraceWarning> warnings_;
   std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> tokens_;

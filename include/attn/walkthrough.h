@@ -8,6 +8,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -66,7 +67,36 @@ struct WalkthroughOptions {
   std::function<bool(int)> before_step;
 };
 
+// The walkthrough of a finished run, every entry of `trace`. InputError for a --batch or
+// --head index the run does not have, before anything is printed.
 void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options);
+
+// The walkthrough printed while the model runs, so that a paper-sized run holds about one
+// layer's tensors rather than all of them: give it every entry as the trace stores it
+// (Trace::set_entry_observer), then call finish(). An entry is printed when the next one
+// arrives, once the notes the forward pass attaches to it are in place. With `forget`, it
+// drops the earlier layers' tensors from the trace as each new layer starts (leave it off
+// when the whole trace is wanted afterwards, for a dump). Prints what print_walkthrough
+// prints, step for step.
+class StreamingWalkthrough {
+ public:
+  StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model, const WalkthroughOptions& options,
+                       bool forget);
+  ~StreamingWalkthrough();
+  StreamingWalkthrough(const StreamingWalkthrough&) = delete;
+  StreamingWalkthrough& operator=(const StreamingWalkthrough&) = delete;
+
+  void add(const TraceEntry& entry);
+  void finish();
+
+ private:
+  void print_pending();
+  struct State;
+  Trace& trace_;
+  const WalkthroughOptions& options_;
+  bool forget_;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace attn
 

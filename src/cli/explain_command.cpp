@@ -136,7 +136,7 @@ int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
-  load.trace_kept = !options.quiet || options.dump_path == "-";  // as the trace below
+  load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
   if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   Model model;
   if (!options.example.empty()) {
@@ -150,18 +150,25 @@ int run_explain(const ExplainOptions& options) {
   if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
   const double load_seconds = seconds_since(started);
 
-  // The walkthrough looks back at earlier steps, so printing keeps the whole trace. A dump
-  // to a file streams: each tensor goes to the temporary file as it is computed and the
-  // trace keeps nothing. A dump to stdout waits until the run has succeeded, since what is
-  // written there cannot be taken back.
+  // Everything streams while the model runs: the walkthrough prints each step as it is
+  // computed and keeps about one layer of tensors; a dump to a file writes each tensor to
+  // the temporary file as it comes. A dump to stdout waits until the run has succeeded,
+  // since what is written there cannot be taken back, so it keeps the whole trace.
   const bool dump_streams = !options.dump_path.empty() && options.dump_path != "-";
+  const bool dump_at_end = options.dump_path == "-";
   Trace trace(!model.batched);
-  trace.keep_entries(!options.quiet || options.dump_path == "-");
+  trace.keep_entries(!options.quiet || dump_at_end);
   std::unique_ptr<TraceDump> dump;
   if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model);
-  const bool show_progress = ::isatty(STDERR_FILENO);
+  std::ostream& out = dump_at_end ? std::cerr : std::cout;
+  const WalkthroughOptions walkthrough = walkthrough_options(options);
+  std::unique_ptr<StreamingWalkthrough> printer;
+  if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
+  // The progress line shares the terminal with nothing else: not while the walkthrough
+  // prints to it.
+  const bool show_progress = ::isatty(STDERR_FILENO) && (options.quiet || !::isatty(dump_at_end ? STDERR_FILENO : STDOUT_FILENO));
   ProgressLine progress(std::cerr, model.encoder.size(), model.decoder.size());
-  double dump_seconds = 0;
+  double dump_seconds = 0, print_seconds = 0;
   if (dump || show_progress)
     trace.set_sink([&](const TraceRecord& record) {
       if (show_progress) progress.update(record.name, dump ? dump->bytes_written() : 0, seconds_since(started));
@@ -170,12 +177,24 @@ int run_explain(const ExplainOptions& options) {
       dump->add(record);
       dump_seconds += seconds_since(before);
     });
+  if (printer)
+    trace.set_entry_observer([&](const TraceEntry& entry) {
+      const auto before = std::chrono::steady_clock::now();
+      printer->add(entry);
+      print_seconds += seconds_since(before);
+    });
   const auto run_started = std::chrono::steady_clock::now();
   run_model(model, trace);
-  const double forward_seconds = seconds_since(run_started) - dump_seconds;  // without the dump's share
+  if (printer) {
+    const auto before = std::chrono::steady_clock::now();
+    printer->finish();
+    print_seconds += seconds_since(before);
+  }
+  // without the dump's and the walkthrough's shares
+  const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
   if (!options.dump_path.empty()) {
     const auto before = std::chrono::steady_clock::now();
-    if (!dump_streams) {
+    if (dump_at_end) {
       dump = std::make_unique<TraceDump>(options.dump_path, model);
       for (const auto& e : trace.entries()) dump->add(e.record());
     }
@@ -189,9 +208,6 @@ int run_explain(const ExplainOptions& options) {
   if (options.quiet) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
-  } else {
-    std::ostream& out = options.dump_path == "-" ? std::cerr : std::cout;
-    print_walkthrough(out, trace, model, walkthrough_options(options));
   }
   return 0;
 }
