@@ -124,6 +124,7 @@ Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
   const double* in = scores.data.data();
   double* o = out.data.data();
   const std::size_t n = out.size();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinElements)
   for (std::size_t i = 0; i < n; ++i) o[i] = in[i] / scale;
   return out;
 }

@@ -32,31 +32,37 @@ Tensor multi_head_attention(const Tensor& x_q, const std::string& x_q_name, cons
 
   // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)
   const Tensor q_heads = split_heads(q, H);
-  trace.record(prefix + "q_heads", q_heads, {trace.operand(prefix + "q", q)});
+  // copies of checked numbers (Trace::Check)
+  trace.record(prefix + "q_heads", q_heads, {trace.operand(prefix + "q", q)}, Trace::Check::InputsChecked);
   const Tensor k_heads = split_heads(k, H);
-  trace.record(prefix + "k_heads", k_heads, {trace.operand(prefix + "k", k)});
+  trace.record(prefix + "k_heads", k_heads, {trace.operand(prefix + "k", k)}, Trace::Check::InputsChecked);
   const Tensor v_heads = split_heads(v, H);
-  trace.record(prefix + "v_heads", v_heads, {trace.operand(prefix + "v", v)});
+  trace.record(prefix + "v_heads", v_heads, {trace.operand(prefix + "v", v)}, Trace::Check::InputsChecked);
 
   // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T)
   const Tensor k_t = transpose_keys(k_heads);
-  trace.record(prefix + "k_t", k_t, {trace.operand(prefix + "k_heads", k_heads)});
+  trace.record(prefix + "k_t", k_t, {trace.operand(prefix + "k_heads", k_heads)}, Trace::Check::InputsChecked);
   const Tensor scores = attention_scores(q_heads, k_t);
   trace.record(prefix + "scores", scores, {trace.operand(prefix + "q_heads", q_heads), trace.operand(prefix + "k_t", k_t)});
   const Tensor scaled = scale_scores(scores, config.d_head);
-  trace.record(prefix + "scaled_scores", scaled, {trace.operand(prefix + "scores", scores)});
+  // |score / √d| <= |score| for d >= 1: finite when the scores are
+  trace.record(prefix + "scaled_scores", scaled, {trace.operand(prefix + "scores", scores)},
+               Trace::Check::InputsChecked);
 
   // 4. mask (optional) and softmax over keys: (B,H,S,T) -> (B,H,S,T)
-  Tensor to_softmax = scaled;
+  Tensor masked;
   if (!mask.data.empty()) {
-    to_softmax = apply_mask(scaled, mask);
-    trace.record(prefix + "masked_scores", to_softmax,
+    masked = apply_mask(scaled, mask);
+    trace.record(prefix + "masked_scores", masked,
                  {trace.operand(prefix + "scaled_scores", scaled), trace.operand(mask_name, mask)});
   }
+  const Tensor& to_softmax = mask.data.empty() ? scaled : masked;  // not a copy of the scores
   std::size_t fully_masked = 0;
   const Tensor weights = softmax_rows(to_softmax, &fully_masked);
+  // in [0, 1] whenever its inputs are finite or -inf (a masked key)
   trace.record(prefix + "weights", weights,
-               {trace.operand(prefix + (mask.data.empty() ? "scaled_scores" : "masked_scores"), to_softmax)});
+               {trace.operand(prefix + (mask.data.empty() ? "scaled_scores" : "masked_scores"), to_softmax)},
+               Trace::Check::InputsChecked);
   if (fully_masked)
     trace.warn(prefix + "weights",
                fmt::format("{} row{} had every key masked; softmax is undefined there (0/0), so those rows get zero "
@@ -70,7 +76,7 @@ Tensor multi_head_attention(const Tensor& x_q, const std::string& x_q_name, cons
 
   // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
   const Tensor concat = merge_heads(context);
-  trace.record(prefix + "concat", concat, {trace.operand(prefix + "context", context)});
+  trace.record(prefix + "concat", concat, {trace.operand(prefix + "context", context)}, Trace::Check::InputsChecked);
   if (!w.has_output_projection()) return concat;
 
   // 7. output projection: (B,S,H*d) @ (H*d,N) -> (B,S,N)

@@ -13,12 +13,12 @@ Operand Trace::operand(const std::string& name, const Tensor& tensor) const {
   return Operand{name, tensor.shape, tensor.axes};
 }
 
-void Trace::record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands) {
+void Trace::record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands, Check check) {
   // The shape as recorded; the data is the same either way (dropping a size-1 axis).
   Operand recorded = operand(name, tensor);
   // NumericError: inf or NaN, named with its index as recorded. Checked even when nothing
   // keeps the tensor: a run must not succeed quietly on numbers that overflowed.
-  check_finite(name, recorded.shape, tensor.data.data());
+  if (check == Check::Values) check_finite(name, recorded.shape, tensor.data.data());
   if (!sink_ && !keep_entries_) return;
   if (sink_) sink_(TraceRecord{name, recorded.shape, recorded.axes, tensor.data.data(), operands});
   if (!keep_entries_) return;

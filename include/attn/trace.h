@@ -72,7 +72,13 @@ class Trace {
   // not look at again, so that its memory stays near one layer's tensors.
   void forget_entries_if(const std::function<bool(const TraceEntry&)>& drop);
 
-  void record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands = {});
+  // Whether record() reads the tensor for inf and NaN. Every value is checked once: a step
+  // that only moves numbers (splitting and merging heads, transposing) or cannot leave the
+  // finite range when its inputs are in it (dividing by √d >= 1, softmax) is recorded with
+  // InputsChecked, which skips a pass over memory as large as the tensor.
+  enum class Check { Values, InputsChecked };
+  void record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands = {},
+              Check check = Check::Values);
 
   void warn(const std::string& name, const std::string& message) { warnings_.push_back({name, message}); }
 
