@@ -184,7 +184,13 @@ int run_explain(const ExplainOptions& options) {
       print_seconds += seconds_since(before);
     });
   const auto run_started = std::chrono::steady_clock::now();
-  run_model(model, trace);
+  try {
+    run_model(model, trace);
+  } catch (const NumericError&) {
+    // Show every step up to the one that overflowed; the error then names it.
+    if (printer) printer->finish();
+    throw;
+  }
   if (printer) {
     const auto before = std::chrono::steady_clock::now();
     printer->finish();
