@@ -20,6 +20,7 @@
 #include "attn/tokenizer.h"
 #include "attn/trace_dump.h"
 #include "attn/walkthrough.h"
+#include "validators.h"
 
 namespace attn::cli {
 
@@ -105,6 +106,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
       ->check(CLI::Range(20, 100000));
   explain->add_option("--threshold", options.threshold,
                       "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
+      ->check(non_negative_integer())
       ->capture_default_str();
   explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
   explain->add_flag("--timings", options.timings, "Print on stderr how long loading, the forward pass and the dump took");
@@ -114,9 +116,10 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   explain->add_option("--steps", options.steps,
                       "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
   explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0");
-  explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")->check(CLI::NonNegativeNumber);
+  explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")
+      ->check(non_negative_integer());
   explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer());
   explain->add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
   explain->add_option("--color", options.color, "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

@@ -7,6 +7,7 @@
 #include "attn/error.h"
 #include "attn/output_file.h"
 #include "attn/presets.h"
+#include "validators.h"
 
 namespace attn::cli {
 
@@ -22,13 +23,18 @@ void setup_init(CLI::App& app, InitOptions& options) {
         return all;
       }()))
       ->capture_default_str();
-  init->add_option("--d-model", options.d_model, "d_model (N), replaces the preset's");
-  init->add_option("--heads", options.heads, "Number of heads (H), a divisor of d_model");
-  init->add_option("--d-ff", options.d_ff, "Feed-forward width (F); 0 for attention-only layers");
-  init->add_option("--layers", options.layers, "Number of encoder layers");
-  init->add_option("--seq", options.seq, "Length of the random input sequence (S)");
-  init->add_option("--batch", options.batch, "Number of input sequences (B); 1 writes X as one sequence (S, d_model)");
-  init->add_option("--seed", options.seed, "Seed of every \"randn\", as np.random.seed")->capture_default_str();
+  init->add_option("--d-model", options.d_model, "d_model (N), replaces the preset's")->check(non_negative_integer());
+  init->add_option("--heads", options.heads, "Number of heads (H), a divisor of d_model")
+      ->check(non_negative_integer());
+  init->add_option("--d-ff", options.d_ff, "Feed-forward width (F); 0 for attention-only layers")
+      ->check(non_negative_integer());
+  init->add_option("--layers", options.layers, "Number of encoder layers")->check(non_negative_integer());
+  init->add_option("--seq", options.seq, "Length of the random input sequence (S)")->check(non_negative_integer());
+  init->add_option("--batch", options.batch, "Number of input sequences (B); 1 writes X as one sequence (S, d_model)")
+      ->check(non_negative_integer());
+  init->add_option("--seed", options.seed, "Seed of every \"randn\", as np.random.seed")
+      ->check(non_negative_integer())
+      ->capture_default_str();
   init->add_option("-o,--output", options.output, "Write the model file to FILE (default: stdout)");
   init->add_flag("-f,--force", options.force, "Replace FILE if it exists");
   options.command = init;
