@@ -52,11 +52,11 @@ std::string scientific(double value, int precision) {
 
 }  // namespace
 
-FloatFormatter::FloatFormatter(const std::vector<double>& values, int precision, bool suppress_small)
+FloatFormatter::FloatFormatter(const double* values, std::size_t count, int precision, bool suppress_small)
     : precision_(precision) {
   std::vector<double> finite;
-  for (double v : values)
-    if (std::isfinite(v)) finite.push_back(v);
+  for (std::size_t i = 0; i < count; ++i)
+    if (std::isfinite(values[i])) finite.push_back(values[i]);
   double max_abs = 0, min_abs = INFINITY;
   bool any_nonzero = false;
   for (double v : finite)
@@ -98,10 +98,10 @@ FloatFormatter::FloatFormatter(const std::vector<double>& values, int precision,
     pad_right_ = frac_max;
     min_digits_ = 0;
   }
-  if (finite.size() != values.size()) {
+  if (finite.size() != count) {
     bool negative_inf = false;
-    for (double v : values)
-      if (std::isinf(v) && v < 0) negative_inf = true;
+    for (std::size_t i = 0; i < count; ++i)
+      if (std::isinf(values[i]) && values[i] < 0) negative_inf = true;
     const int offset = pad_right_ + 1;
     pad_left_ = std::max({pad_left_, 3 - offset, 3 + (negative_inf ? 1 : 0) - offset});
   }
@@ -136,7 +136,7 @@ std::string FloatFormatter::operator()(double value) const {
 }
 
 std::string format_number(double value, int precision) {
-  return FloatFormatter({value}, precision, true)(value);
+  return FloatFormatter(&value, 1, precision, true)(value);
 }
 
 namespace {

@@ -49,7 +49,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   Shape out_shape(a.shape.begin(), a.shape.end() - 2);
   out_shape.push_back(M);
   out_shape.push_back(P);
-  Tensor out(out_shape, std::move(out_axes));
+  Tensor out = Tensor::uninitialized(out_shape, std::move(out_axes));  // every element is written below
   const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
   // One (M,K) @ (K,P) product per head and batch item, the heads split over the threads;
   // inside a parallel region Eigen runs each product on one thread.
@@ -68,7 +68,7 @@ Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, cons
   const std::size_t B = x.shape[0], S = x.shape[1], N = x.shape[2], M = W.shape[1];
   require(W.shape[0] == N, "linear_projection: W rows must equal x's last axis");
   require(b.data.empty() || b.size() == M, "linear_projection: bias length must equal W's columns");
-  Tensor out({B, S, M}, {x.axes[0], x.axes[1], out_axis});
+  Tensor out = Tensor::uninitialized({B, S, M}, {x.axes[0], x.axes[1], out_axis});  // every element is written below
   // One product for all positions: (B*S, N) @ (N, M). A large one is split into two
   // blocks of W's columns, one per thread, each an ordinary one-thread Eigen product:
   // Eigen's own parallel product synchronizes its threads inside every block of the
@@ -119,7 +119,7 @@ Tensor attention_scores(const Tensor& q, const Tensor& k_t) {
 
 Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
   // (B,H,S,T) -> (B,H,S,T); divide (not multiply by 1/sqrt) so values match NumPy's scores / np.sqrt(d)
-  Tensor out(scores.shape, scores.axes);
+  Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
   const double scale = std::sqrt(static_cast<double>(d_head));
   const double* in = scores.data.data();
   double* o = out.data.data();
@@ -146,7 +146,7 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
   require((mask.rank() == 2 && mask.shape[0] == S && mask.shape[1] == T) ||
               (per_batch && mask.shape[0] == B && mask.shape[1] == S && mask.shape[2] == T),
           "apply_mask: mask must be (S,T) or (B,S,T)");
-  Tensor out(scores.shape, scores.axes);
+  Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
   const std::size_t block = S * T;
   for (std::size_t bh = 0; bh < B * H; ++bh) {
     const double* in = scores.data.data() + bh * block;
@@ -160,7 +160,7 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
 Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   // (..., T) -> (..., T), each row sums to 1 (or is all zero when fully masked)
   require(scores.rank() >= 1, "softmax_rows: needs at least one axis");
-  Tensor out(scores.shape, scores.axes);
+  Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
   const std::size_t T = scores.shape.back();
   const std::size_t rows = T == 0 ? 0 : scores.size() / T;
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();

@@ -11,7 +11,7 @@ namespace attn {
 Tensor residual_add(const Tensor& x, const Tensor& sublayer) {
   // (B,S,N) + (B,S,N) -> (B,S,N)
   if (x.shape != sublayer.shape) throw std::logic_error("residual_add: shapes differ");
-  Tensor out(x.shape, x.axes);
+  Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
   const double* a = x.data.data();
   const double* b = sublayer.data.data();
   double* o = out.data.data();
@@ -24,7 +24,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
   // (B,S,N) -> (B,S,N), normalized over N
   const std::size_t N = x.shape.back();
   if (gamma.size() != N || beta.size() != N) throw std::logic_error("layer_norm: gamma and beta must be (N,)");
-  Tensor out(x.shape, x.axes);
+  Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
   const std::size_t rows = N == 0 ? 0 : x.size() / N;
   const auto n = static_cast<Eigen::Index>(N);
   const Eigen::Map<const Eigen::ArrayXd> g(gamma.data.data(), n), b(beta.data.data(), n);

@@ -126,7 +126,7 @@ class ModelLoader {
   Shape read_generator_shape(const Json& value, const std::string& path);
   Shape nested_shape(const Json& value, const std::string& path);
   void fill_nested(const Json& value, const std::string& path, const Shape& shape, std::size_t axis,
-                   std::vector<double>& out);
+                   TensorData& out);
   Tensor generate(const std::string& kind, const Shape& shape, const AxisNames& axes);
   void check_memory(const Model& model, std::size_t batch, std::size_t seq_len, std::size_t target_len,
                     std::size_t encoder_layers, std::size_t decoder_layers, const std::string& path);
@@ -669,7 +669,7 @@ Shape ModelLoader::nested_shape(const Json& value, const std::string& path) {
 }
 
 void ModelLoader::fill_nested(const Json& value, const std::string& path, const Shape& shape, std::size_t axis,
-                              std::vector<double>& out) {
+                              TensorData& out) {
   if (axis == shape.size()) {
     out.push_back(reader_.finite_number(value, path));
     return;
@@ -745,7 +745,7 @@ Tensor ModelLoader::read_tensor_value(const Json& value, const std::string& path
   }
   const Shape shape = nested_shape(value, path);
   if (!request.shape.empty() && shape.size() != request.shape.size()) expected(shape);
-  std::vector<double> data;
+  TensorData data;
   data.reserve(element_count(shape));
   fill_nested(value, path, shape, 0, data);
   expected(shape);

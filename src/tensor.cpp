@@ -42,6 +42,16 @@ Tensor::Tensor(Shape shape_in, AxisNames axes_in)
   if (axes.size() != shape.size()) throw std::logic_error("Tensor: axes and shape differ in length");
 }
 
+Tensor Tensor::uninitialized(Shape shape_in, AxisNames axes_in) {
+  Tensor t;
+  t.data.resize(element_count(shape_in));  // UninitializedAllocator: no zeros written
+  t.shape = std::move(shape_in);
+  t.axes = std::move(axes_in);
+  if (t.axes.empty()) t.axes.assign(t.shape.size(), "");
+  if (t.axes.size() != t.shape.size()) throw std::logic_error("Tensor: axes and shape differ in length");
+  return t;
+}
+
 static std::size_t flat_index(const Shape& shape, const std::vector<std::size_t>& index) {
   if (index.size() != shape.size()) throw std::out_of_range("Tensor::at: wrong number of indices");
   std::size_t flat = 0;
@@ -112,7 +122,7 @@ Tensor transposed(const Tensor& t, const std::vector<std::size_t>& perm) {
     out_shape[i] = t.shape[perm[i]];
     out_axes[i] = t.axes[perm[i]];
   }
-  Tensor out(out_shape, out_axes);
+  Tensor out = Tensor::uninitialized(out_shape, out_axes);  // every element is written below
   if (rank == 0 || out.data.empty()) {
     out.data = t.data;
     return out;

@@ -544,7 +544,7 @@ class Printer {
         const Tensor x = batch_item(input->tensor, std::min(cell_batch(), batch_count(input->tensor) - 1));
         const std::size_t row = options_.cell_given ? options_.cell[2] : 0;
         if (row < x.shape[0])
-          worked(worked_layer_norm_row(row_of(x, row), norm->gamma.data, norm->beta.data, model_.config.layer_norm_eps,
+          worked(worked_layer_norm_row(row_of(x, row), to_vector(norm->gamma.data), to_vector(norm->beta.data), model_.config.layer_norm_eps,
                                        fmt::format("{}[{}]", e.operands[0].name, row), worked_options()));
       }
       return true;

@@ -300,7 +300,7 @@ std::string worked_context_row(const std::vector<double>& weights, const Tensor&
   const std::size_t m = options.max_terms;
   const std::size_t keys = values.dim(0), dims = values.dim(1);
   const auto w = format_number_group(weights, p);
-  const auto v = format_number_group(values.data, p);
+  const auto v = format_number_group(to_vector(values.data), p);
   const auto value_name = [&](std::size_t j) {
     return names.keys.empty() ? fmt::format("{}[{}]", names.values, j)
                               : fmt::format("{}[\"{}\"]", names.values, names.keys[j]);

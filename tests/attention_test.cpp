@@ -13,7 +13,7 @@ namespace {
 Tensor make(attn::Shape shape, attn::AxisNames axes, std::vector<double> data) {
   Tensor t(std::move(shape), std::move(axes));
   REQUIRE(data.size() == t.size());
-  t.data = std::move(data);
+  t.data.assign(data.begin(), data.end());
   return t;
 }
 }  // namespace

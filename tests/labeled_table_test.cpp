@@ -12,7 +12,7 @@ namespace {
 
 attn::Tensor matrix(attn::Shape shape, std::vector<double> data) {
   attn::Tensor t(std::move(shape), {"S", "T"});
-  t.data = std::move(data);
+  t.data.assign(data.begin(), data.end());
   return t;
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 attn::Tensor matrix(attn::Shape shape, attn::AxisNames axes, std::vector<double> data) {
   attn::Tensor t(std::move(shape), std::move(axes));
-  t.data = std::move(data);
+  t.data.assign(data.begin(), data.end());
   return t;
 }
 
@@ -284,8 +284,9 @@ TEST_CASE("the worked numbers are the model's numbers", "[worked]") {
   const attn::Tensor normed = attn::layer_norm(kX, gamma, beta, 1e-5);
   attn::WorkedOptions eight;
   eight.precision = 8;
-  const auto digits = attn::format_number_group(normed.data, 8);
+  const auto digits = attn::format_number_group(attn::to_vector(normed.data), 8);
   const std::string expected = "= [" + digits[0] + ", " + digits[1] + ", " + digits[2] + ", " + digits[3] + "]\n";
-  CHECK(attn::worked_layer_norm_row(kX.data, gamma.data, beta.data, 1e-5, "x", eight).find(expected) !=
+  CHECK(attn::worked_layer_norm_row(attn::to_vector(kX.data), attn::to_vector(gamma.data), attn::to_vector(beta.data),
+                                    1e-5, "x", eight).find(expected) !=
         std::string::npos);
 }

@@ -34,7 +34,11 @@ std::string format_number(double value, int precision = 4);
 // then formats each one to the same width.
 class FloatFormatter {
  public:
-  FloatFormatter(const std::vector<double>& values, int precision, bool suppress_small);
+  FloatFormatter(const double* values, std::size_t count, int precision, bool suppress_small);
+  FloatFormatter(const std::vector<double>& values, int precision, bool suppress_small)
+      : FloatFormatter(values.data(), values.size(), precision, suppress_small) {}
+  FloatFormatter(const TensorData& values, int precision, bool suppress_small)
+      : FloatFormatter(values.data(), values.size(), precision, suppress_small) {}
   std::string operator()(double value) const;
 
  private:

@@ -6,8 +6,11 @@
 #ifndef ATTN_TENSOR_H_
 #define ATTN_TENSOR_H_
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -15,14 +18,47 @@ namespace attn {
 using Shape = std::vector<std::size_t>;
 using AxisNames = std::vector<std::string>;
 
+// std::allocator, except that vector(n) and resize(n) leave new doubles uninitialized
+// (default-initialization) instead of writing zeros: a step writes every element of its
+// result anyway, and zero-filling first was an extra pass over every tensor's memory.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+// A tensor's values. Comparable with std::vector<double> (the tests compare with lists).
+using TensorData = std::vector<double, UninitializedAllocator<double>>;
+inline bool operator==(const TensorData& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+inline bool operator==(const std::vector<double>& a, const TensorData& b) { return b == a; }
+// A copy as a plain vector, for functions that take one (small rows, worked arithmetic).
+inline std::vector<double> to_vector(const TensorData& values) { return {values.begin(), values.end()}; }
+
 struct Tensor {
   Shape shape;
   AxisNames axes;           // same length as shape
-  std::vector<double> data; // product(shape) values, C order
+  TensorData data;           // product(shape) values, C order
 
   Tensor() = default;
   // A zero-filled tensor of the given shape; axes default to "" when not given.
   explicit Tensor(Shape shape, AxisNames axes = {});
+  // The same with its values left unset, for a step that writes every one of them.
+  static Tensor uninitialized(Shape shape, AxisNames axes = {});
 
   std::size_t rank() const { return shape.size(); }
   std::size_t size() const { return data.size(); }
