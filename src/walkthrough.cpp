@@ -124,6 +124,30 @@ std::size_t axis_of(const Tensor& t, const std::string& name) {
   return t.rank();
 }
 
+// "encoder.3" for "encoder.3.attention.q" and for the block "encoder.3"; "" for names
+// outside the numbered layers ("encoder.mask", "input").
+std::string layer_of(const std::string& name) {
+  for (const char* stack : {"encoder.", "decoder."}) {
+    const std::size_t n = std::strlen(stack);
+    if (name.compare(0, n, stack) != 0) continue;
+    std::size_t end = n;
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    if (end > n && (end == name.size() || name[end] == '.')) return name.substr(0, end);
+  }
+  return "";
+}
+
+bool ends_with(const std::string& text, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
+}
+
+// A --batch or --head index that the axis (B or H) does not have.
+[[noreturn]] void slice_index_error(const char* option, const std::string& axis, std::size_t size,
+                                    std::size_t index) {
+  throw InputError(option, "", fmt::format("expected an index below {}={}, found {}", axis, size, index));
+}
+
 std::vector<double> row_of(const Tensor& t, std::size_t row) {
   const std::size_t n = t.shape.back();
   return std::vector<double>(t.data.begin() + static_cast<std::ptrdiff_t>(row * n),
@@ -233,8 +257,7 @@ class Printer {
   static Tensor pick(const Tensor& t, const std::string& axis, std::size_t index, const char* option) {
     const std::size_t a = axis_of(t, axis);
     if (a == t.rank()) return t;
-    if (index >= t.shape[a])
-      throw InputError(option, "", fmt::format("expected an index below {}={}, found {}", axis, t.shape[a], index));
+    if (index >= t.shape[a]) slice_index_error(option, axis, t.shape[a], index);
     return take_index(t, a, index);
   }
 
@@ -278,13 +301,12 @@ class Printer {
   // Headers when the walkthrough enters a new layer or a new attention block; printed with
   // the next step that is shown.
   void block_header(const std::string& block) {
-    unsigned layer = 0;
-    char stack[16] = {0};
-    if (std::sscanf(block.c_str(), "%15[a-z].%u", stack, &layer) == 2) {
-      const std::string layer_name = fmt::format("{}.{}", stack, layer);
+    const std::string layer_name = layer_of(block);
+    if (!layer_name.empty()) {
       if (layer_name != current_layer_) {
         current_layer_ = layer_name;
-        const bool encoder = std::string(stack) == "encoder";
+        const bool encoder = layer_name.rfind("encoder.", 0) == 0;
+        const std::size_t layer = std::stoul(layer_name.substr(layer_name.find('.') + 1));
         const bool full = encoder ? model_.encoder[layer].full : true;
         pending_layer_header_ = fmt::format("══ {} layer {} of {}{} ══", encoder ? "Encoder" : "Decoder", layer,
                                             encoder ? model_.encoder.size() : model_.decoder.size(),
@@ -947,30 +969,12 @@ void check_slice_option(const TraceEntry& entry, const std::optional<std::size_t
                         const char* option) {
   if (!index) return;
   const std::size_t a = axis_of(entry.tensor, axis);
-  if (a < entry.tensor.rank() && *index >= entry.tensor.shape[a])
-    throw InputError(option, "", fmt::format("expected an index below {}={}, found {}", axis, entry.tensor.shape[a], *index));
+  if (a < entry.tensor.rank() && *index >= entry.tensor.shape[a]) slice_index_error(option, axis, entry.tensor.shape[a], *index);
 }
 
 void check_slice_options(const TraceEntry& entry, const WalkthroughOptions& options) {
   check_slice_option(entry, options.filter.batch, "B", "--batch");
   check_slice_option(entry, options.filter.head, "H", "--head");
-}
-
-// "encoder.3" for "encoder.3.attention.q", "" for names outside the numbered layers.
-std::string layer_of(const std::string& name) {
-  for (const char* stack : {"encoder.", "decoder."}) {
-    const std::size_t n = std::strlen(stack);
-    if (name.compare(0, n, stack) != 0) continue;
-    std::size_t end = n;
-    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
-    if (end > n && end < name.size() && name[end] == '.') return name.substr(0, end);
-  }
-  return "";
-}
-
-bool ends_with(const std::string& text, const char* suffix) {
-  const std::size_t n = std::strlen(suffix);
-  return text.size() >= n && text.compare(text.size() - n, n, suffix) == 0;
 }
 
 }  // namespace
@@ -994,8 +998,7 @@ StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, cons
   // Every head has the model's H: a bad --head is refused before the first step prints.
   // (--batch is checked on the first entry, which has the B axis when there is one.)
   if (options.filter.head && *options.filter.head >= model.config.num_heads)
-    throw InputError("--head", "", fmt::format("expected an index below H={}, found {}", model.config.num_heads,
-                                               *options.filter.head));
+    slice_index_error("--head", "H", model.config.num_heads, *options.filter.head);
 }
 
 StreamingWalkthrough::~StreamingWalkthrough() = default;

@@ -6,6 +6,9 @@
 #include <cstdio>
 
 #include <catch2/catch.hpp>
+#include "error_message.h"
+
+using attn_test::input_error_of;
 
 TEST_CASE("json paths", "[json]") {
   CHECK(attn::json_child("", "model") == "model");
@@ -43,19 +46,6 @@ TEST_CASE("choice lists the allowed values", "[json][errors]") {
           "m.json: model.activation: expected one of \"relu\", \"gelu\", found \"rleu\"; did you mean \"relu\"?");
   }
 }
-
-namespace {
-// The InputError message `f` throws, or "" when it throws nothing.
-template <typename F>
-std::string input_error_of(F f) {
-  try {
-    f();
-  } catch (const attn::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
 
 TEST_CASE("files larger than the limit are refused before they are read", "[json][errors][limits]") {
   CHECK(attn::kMaxInputBytes == 256ULL * 1024 * 1024);

@@ -9,22 +9,14 @@
 #include "attn/forward.h"
 #include "attn/model_loader.h"
 #include "attn/trace.h"
+#include "error_message.h"
 
 using attn::Tensor;
+using attn_test::numeric_error_of;
 
 namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 
-// The NumericError message `check` throws, or "" when it throws nothing.
-template <typename F>
-std::string numeric_error_of(F check) {
-  try {
-    check();
-  } catch (const attn::NumericError& e) {
-    return e.what();
-  }
-  return "";
-}
 }  // namespace
 
 TEST_CASE("the first non-finite value is named with the tensor and its full index", "[numeric]") {

@@ -21,6 +21,9 @@
 #include "attn/forward.h"
 #include "attn/json_reader.h"
 #include "attn/model_loader.h"
+#include "error_message.h"
+
+using attn_test::input_error_of;
 
 namespace {
 attn::Model small_model(bool causal) {
@@ -56,16 +59,6 @@ struct ScratchFolder {
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-// The InputError message `f` throws, or "" when it throws nothing.
-template <typename F>
-std::string input_error_of(F f) {
-  try {
-    f();
-  } catch (const attn::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 }  // namespace
 
 TEST_CASE("the dump holds every tensor, in order, nested like its shape, full precision", "[dump]") {

@@ -30,6 +30,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Runs `work` and adds the seconds it took to `total` (the dump's and the walkthrough's
+// shares of a run, which --timings leaves out of the forward pass).
+template <typename F>
+void timed(double& total, F&& work) {
+  const auto before = std::chrono::steady_clock::now();
+  work();
+  total += seconds_since(before);
+}
+
 // The element --cell names: four non-negative integers b,h,i,j.
 std::array<std::size_t, 4> parse_cell(const std::string& text) {
   std::array<std::size_t, 4> cell{};
@@ -176,15 +185,11 @@ int run_explain(const ExplainOptions& options) {
     trace.set_sink([&](const TraceRecord& record) {
       if (show_progress) progress.update(record.name, dump ? dump->bytes_written() : 0, seconds_since(started));
       if (!dump) return;
-      const auto before = std::chrono::steady_clock::now();
-      dump->add(record);
-      dump_seconds += seconds_since(before);
+      timed(dump_seconds, [&] { dump->add(record); });
     });
   if (printer)
     trace.set_entry_observer([&](const TraceEntry& entry) {
-      const auto before = std::chrono::steady_clock::now();
-      printer->add(entry);
-      print_seconds += seconds_since(before);
+      timed(print_seconds, [&] { printer->add(entry); });
     });
   const auto run_started = std::chrono::steady_clock::now();
   try {
@@ -194,21 +199,17 @@ int run_explain(const ExplainOptions& options) {
     if (printer) printer->finish();
     throw;
   }
-  if (printer) {
-    const auto before = std::chrono::steady_clock::now();
-    printer->finish();
-    print_seconds += seconds_since(before);
-  }
+  if (printer) timed(print_seconds, [&] { printer->finish(); });
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
   if (!options.dump_path.empty()) {
-    const auto before = std::chrono::steady_clock::now();
-    if (dump_at_end) {
-      dump = std::make_unique<TraceDump>(options.dump_path, model);
-      for (const auto& e : trace.entries()) dump->add(e.record());
-    }
-    dump->finish(trace);
-    dump_seconds += seconds_since(before);
+    timed(dump_seconds, [&] {
+      if (dump_at_end) {
+        dump = std::make_unique<TraceDump>(options.dump_path, model);
+        for (const auto& e : trace.entries()) dump->add(e.record());
+      }
+      dump->finish(trace);
+    });
   }
   progress.clear();
   if (options.timings)
