@@ -99,7 +99,7 @@ TEST_CASE("colour heatmap with values inside the cells", "[heatmap]") {
         "b \x1b[48;5;60m\x1b[38;5;231m0.25\x1b[0m \x1b[48;5;77m\x1b[38;5;16m0.75\x1b[0m  ◀ y 0.75\n");
 }
 
-TEST_CASE("wide labels widen their column; ties name every strongest key", "[heatmap]") {
+TEST_CASE("wide labels widen their column, and ties name every strongest key", "[heatmap]") {
   const attn::Tensor w = matrix({2, 2}, {0.5, 0.5, 0.1, 0.9});
   // "machine" is 7 wide, so its cells are 7 glyphs; 0.5 -> ▒, 0.1 -> 0.5 -> " ", 0.9 -> █.
   CHECK(attn::render_heatmap(w, {"I", "machine"}, {"I", "machine"}) ==
@@ -109,7 +109,7 @@ TEST_CASE("wide labels widen their column; ties name every strongest key", "[hea
         "scale 0 \" ░▒▓█\" 1 (one block per fifth); ◀ marks the strongest key\n");
 }
 
-TEST_CASE("missing labels become indices; NaN cells show ?", "[heatmap]") {
+TEST_CASE("missing labels become indices and NaN cells show ?", "[heatmap]") {
   const attn::Tensor w = matrix({2, 2}, {NAN, NAN, 0.3, NAN});
   attn::HeatmapOptions options;
   options.legend = false;

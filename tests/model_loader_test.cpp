@@ -130,7 +130,7 @@ TEST_CASE("a small memory limit is written in MiB or KiB, not as 0.0 GiB", "[loa
   CHECK(error.find(" KiB (B=1, S=10, d_model=4, heads=2, layers=1), more than the limit of 1.0 KiB;") != std::string::npos);
 }
 
-TEST_CASE("heads and fused matrices cannot both be given; head count must match", "[loader][errors]") {
+TEST_CASE("heads and fused matrices cannot both be given, and the head count must match", "[loader][errors]") {
   CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 2}, "input": {"X": [[1, 2]]},
       "encoder": [{"attention": {"heads": [{"W_q": "ones", "W_k": "ones", "W_v": "ones"}]}}]})") ==
         "model.json: encoder[0].attention.heads: expected 2 heads (num_heads), found 1");

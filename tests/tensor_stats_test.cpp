@@ -61,7 +61,7 @@ TEST_CASE("every kind of non-finite value is counted", "[stats]") {
         "tensor (8,) n=8 x∈[-1.25, 3] μ=1.25 σ=1.741 -inf×1 +inf×1 nan×2 (stats over 4 finite)");
 }
 
-TEST_CASE("all-finite tensors need no note; hand-checked values", "[stats]") {
+TEST_CASE("all-finite tensors need no note, with hand-checked values", "[stats]") {
   // [1, 2, 3, 4]: mean 2.5, squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5, 5/4 = 1.25, √1.25 = 1.1180...
   attn::Tensor t({2, 2}, {"S", "N"});
   t.data = {1, 2, 3, 4};

@@ -198,7 +198,7 @@ TEST_CASE("a temporary dump file is removed when SIGTERM or SIGINT stops the pro
   CHECK(scratch.files() == std::vector<std::string>{"trace.json"});
 }
 
-TEST_CASE("a pipe or device is written into, never replaced; a link keeps pointing at the dump", "[dump]") {
+TEST_CASE("a pipe or device is written into, never replaced, and a link keeps pointing at the dump", "[dump]") {
   const attn::Model model = small_model(false);
   attn::Trace trace;
   attn::run_model(model, trace);

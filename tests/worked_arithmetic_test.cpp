@@ -145,7 +145,7 @@ TEST_CASE("seed 004's softmax of [1.90, 1.61, 2.45] is [0.29, 0.21, 0.50]", "[wo
         std::string::npos);
 }
 
-TEST_CASE("a masked key gets weight 0; a fully masked row is explained", "[worked]") {
+TEST_CASE("a masked key gets weight 0 and a fully masked row is explained", "[worked]") {
   attn::WorkedOptions two_digits;
   two_digits.precision = 2;
   // e^(1.90 - 2.45) = 0.5769, e^0 = 1, sum 1.5769: weights 0.3659 and 0.6341.
