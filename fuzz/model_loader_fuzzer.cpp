@@ -21,7 +21,7 @@
 
 #include "attn/error.h"
 #include "attn/forward.h"
-#include "attn/model_loader.h"
+#include "attn/model_file.h"
 #include "attn/trace.h"
 
 namespace {

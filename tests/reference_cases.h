@@ -12,7 +12,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "attn/json_reader.h"
+#include "model/json_reader.h"
 
 namespace attn_test {
 

@@ -9,12 +9,11 @@
 #include <vector>
 
 #include "attn/tensor.h"
-#include "attn/tokenizer.h"
+#include "attn/step_variants.h"
+#include "attn/vocabulary.h"
 
 namespace attn {
 
-enum class Activation { ReLU, GELU };
-enum class PositionalEncoding { Sinusoidal, Learned, None };
 
 struct ModelConfig {
   std::size_t d_model = 0;    // N

@@ -14,13 +14,31 @@
 #include <string>
 #include <vector>
 
-#include "attn/array_format.h"
-#include "attn/heatmap.h"
 #include "attn/model.h"
-#include "attn/terminal.h"
 #include "attn/trace.h"
 
 namespace attn {
+
+// How tensors are printed (present/array_format.h): NumPy's print options.
+struct ArrayFormatOptions {
+  int precision = 4;             // at most this many digits after the point
+  bool suppress_small = true;    // never scientific unless a value reaches 1e8
+  std::size_t threshold = 1000;  // summarize arrays with more elements than this
+  std::size_t edge_items = 3;    // elements kept at each edge of a summarized axis
+  std::size_t line_width = 75;   // wrap rows longer than this
+  bool integers = false;         // print as integers (token ids)
+};
+
+// How many colours the terminal understands.
+enum class ColorDepth {
+  Basic,      // the 16 standard ANSI colours
+  Color256,   // xterm's 256-colour palette (ESC[48;5;Nm)
+  TrueColor,  // 24-bit RGB (ESC[48;2;R;G;Bm)
+};
+
+// How attention heatmap cells are drawn: Unicode shading, plain ASCII characters, or
+// coloured backgrounds.
+enum class HeatmapStyle { Shade, Ascii, Color };
 
 // Which steps to show: numbers and ranges ("5-9"), step kinds ("scores", "softmax"), a
 // layer ("1", "encoder.1", "decoder.0"), and slices of the tensors shown (one batch item,

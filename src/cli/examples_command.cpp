@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "attn/examples.h"
+#include "model/examples.h"
 
 namespace attn::cli {
 

@@ -11,14 +11,15 @@
 
 #include <fmt/format.h>
 
-#include "attn/default_model.h"
+#include "model/default_model.h"
 #include "attn/error.h"
-#include "attn/examples.h"
+#include "model/examples.h"
 #include "attn/forward.h"
-#include "attn/model_loader.h"
-#include "attn/progress.h"
-#include "attn/tokenizer.h"
-#include "attn/trace_dump.h"
+#include "attn/model_file.h"
+#include "present/progress.h"
+#include "present/terminal.h"
+#include "steps/tokenizer.h"
+#include "attn/dump.h"
 #include "attn/walkthrough.h"
 #include "validators.h"
 

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
-#include "attn/output_file.h"
-#include "attn/presets.h"
+#include "io/output_file.h"
+#include "model/presets.h"
 #include "validators.h"
 
 namespace attn::cli {

@@ -10,9 +10,9 @@
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
 
-#include "attn/default_model.h"
+#include "model/default_model.h"
 #include "attn/error.h"
-#include "attn/examples.h"
+#include "model/examples.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "steps_command.h"

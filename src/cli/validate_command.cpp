@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
-#include "attn/model_loader.h"
+#include "attn/model_file.h"
 
 namespace attn::cli {
 

@@ -1,0 +1,57 @@
+// Loads a model file (docs/model-file.md) into a Model: checks every field, draws "randn"
+// values in the documented order, and refuses runs too big for the memory limit.
+#ifndef ATTN_MODEL_FILE_H_
+#define ATTN_MODEL_FILE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "attn/model.h"
+
+namespace attn {
+
+struct LoadOptions {
+  // Refuse a run whose estimated memory exceeds this (0: half the machine's memory).
+  std::uint64_t max_memory_bytes = 0;
+  // Find every problem in one pass and throw them together as InputErrors (attn
+  // validate), instead of stopping at the first InputError.
+  bool collect_all_errors = false;
+  // Whether the run keeps every intermediate (a JSON dump to stdout, written once the run
+  // has succeeded) or streams them to the walkthrough and a dump file, so that only about
+  // one layer's tensors are alive at a time.
+  bool trace_kept = true;
+};
+
+Model load_model_file(const std::string& path, const LoadOptions& options = {});
+// `source` names the document in error messages ("model.json", "<default model>").
+Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options = {});
+
+// Tokenizes a text or token input and looks every token up, as the run will: InputError
+// (at the input's JSON path) for an empty sentence, a word not in the vocabulary when it has
+// no <UNK>, padding without <PAD>, or more tokens than a learned position table has rows.
+void check_token_input(const Model& model, const TokenInput& input);
+
+// The sentence given on the command line replaces the file's input (and its target, which
+// belonged to the file's sentence: the decoder then starts from <BOS>, or from --target).
+// InputError when the model has no vocabulary. `origin` names it in messages.
+void replace_source_text(Model& model, const std::string& text, const std::string& origin);
+// The decoder's input sentence. InputError when the model has no decoder or no vocabulary.
+void replace_target_text(Model& model, const std::string& text, const std::string& origin);
+
+// The sizes of a run that decide its memory.
+struct RunSize {
+  std::size_t batch = 1, seq_len = 1, target_len = 0;
+  std::size_t encoder_layers = 1, decoder_layers = 0;
+  std::size_t vocab = 0;
+  bool trace_kept = true;  // false: one layer's activations at a time, not every layer's
+};
+
+// The memory a run is estimated to need, in bytes (weights plus the intermediates alive:
+// every layer's when the trace keeps them, else the largest layer's). Saturates at UINT64_MAX for absurd sizes.
+std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size);
+// Half the physical memory: the default limit.
+std::uint64_t default_memory_limit();
+
+}  // namespace attn
+
+#endif  // ATTN_MODEL_FILE_H_

@@ -1,0 +1,64 @@
+#include "core/numeric_check.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attn/error.h"
+
+namespace attn {
+
+namespace {
+
+// The index of the element at flat position `flat` of a C-order tensor, as "[0, 1, 2, 3]".
+std::string index_string(const Shape& shape, std::size_t flat) {
+  std::vector<std::size_t> index(shape.size());
+  for (std::size_t axis = shape.size(); axis-- > 0;) {
+    index[axis] = flat % shape[axis];
+    flat /= shape[axis];
+  }
+  return fmt::format("[{}]", fmt::join(index, ", "));
+}
+
+// What a non-finite value most likely came from, for the learner.
+const char* cause_of(double v) {
+  if (std::isnan(v)) return "nan (0/0 or inf - inf)";
+  return v > 0 ? "inf (overflow)" : "-inf (overflow)";
+}
+
+}  // namespace
+
+bool allows_masked_infinity(const std::string& name) {
+  const std::size_t dot = name.rfind('.');
+  const std::string last = dot == std::string::npos ? name : name.substr(dot + 1);
+  return last.find("mask") != std::string::npos;
+}
+
+void check_finite(const std::string& name, const Shape& shape, const double* data) {
+  const std::size_t n = element_count(shape);
+  // Every recorded value passes through here, so the common case (all finite) is one
+  // vectorizable pass over the bits: inf and NaN are the values whose exponent bits are
+  // all ones. (An integer OR vectorizes; a floating-point sum would not, without
+  // -ffast-math.)
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+  std::uint64_t any_non_finite = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, data + i, sizeof bits);
+    any_non_finite |= static_cast<std::uint64_t>((bits & kExponent) == kExponent);
+  }
+  if (!any_non_finite) return;
+  const bool masked_ok = allows_masked_infinity(name);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = data[i];
+    if (std::isfinite(v) || (masked_ok && v == -INFINITY)) continue;
+    throw NumericError(fmt::format("{}{} is {}", name, shape.empty() ? "" : index_string(shape, i), cause_of(v)));
+  }
+}
+
+void check_finite(const std::string& name, const Tensor& tensor) { check_finite(name, tensor.shape, tensor.data.data()); }
+
+}  // namespace attn

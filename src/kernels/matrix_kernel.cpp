@@ -1,0 +1,22 @@
+#include "kernels/matrix_kernel.h"
+
+// One thread per product: the callers split the work (Eigen's own parallel product waited
+// more than it multiplied, see attention.cpp).
+#ifndef EIGEN_DONT_PARALLELIZE
+#define EIGEN_DONT_PARALLELIZE
+#endif
+#include <Eigen/Core>
+
+namespace attn {
+
+void large_matrix_product(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
+                          std::size_t ldc, std::size_t M, std::size_t K, std::size_t P) {
+  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Stride = Eigen::OuterStride<>;
+  const auto m = static_cast<Eigen::Index>(M), k = static_cast<Eigen::Index>(K), p = static_cast<Eigen::Index>(P);
+  Eigen::Map<RowMatrix, Eigen::Unaligned, Stride>(c, m, p, Stride(static_cast<Eigen::Index>(ldc))).noalias() =
+      Eigen::Map<const RowMatrix, Eigen::Unaligned, Stride>(a, m, k, Stride(static_cast<Eigen::Index>(lda))) *
+      Eigen::Map<const RowMatrix, Eigen::Unaligned, Stride>(b, k, p, Stride(static_cast<Eigen::Index>(ldb)));
+}
+
+}  // namespace attn

@@ -1,0 +1,25 @@
+// Sizes that decide how a step runs. Internal to src/.
+#ifndef ATTN_KERNELS_PARALLEL_H_
+#define ATTN_KERNELS_PARALLEL_H_
+
+#include <cstddef>
+
+namespace attn {
+
+// Up to this many multiply-adds (products) or elements (softmax), a step is computed the
+// plain way, as NumPy and a hand calculation would: every walkthrough's numbers are the
+// same on any CPU. Above it, the fast kernels (Eigen's products, vectorized exp).
+constexpr std::size_t kExactMaxElements = std::size_t{1} << 15;
+
+// When a loop is worth the second thread. Waking it costs microseconds on an idle
+// machine but can cost milliseconds on a busy one (measured: a residual add of 262K
+// elements took 10 ms with two threads and 1.5 ms with one while other jobs ran), so only
+// work of a few milliseconds is split: products, softmax over a million scores, the JSON
+// dump's formatting, and scaling the scores (2M elements at the base size: 15% faster on
+// two threads). Other memory-bound loops (adds, LayerNorm) stay on one thread; they gain
+// little from a second core.
+constexpr std::size_t kParallelMinElements = std::size_t{1} << 20;
+
+}  // namespace attn
+
+#endif  // ATTN_KERNELS_PARALLEL_H_

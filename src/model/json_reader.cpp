@@ -1,0 +1,295 @@
+#include "model/json_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+namespace attn {
+
+namespace {
+
+// "256 MiB", "1.5 KiB", "12 bytes": sizes in messages.
+std::string human_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} byte{}", bytes, bytes == 1 ? "" : "s");
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes) / 1024.0;
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return value == static_cast<double>(static_cast<std::uint64_t>(value)) ? fmt::format("{:.0f} {}", value, units[unit])
+                                                                          : fmt::format("{:.1f} {}", value, units[unit]);
+}
+
+// "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
+std::string exact_bytes(std::uint64_t bytes) {
+  return bytes < 1024 ? human_bytes(bytes) : fmt::format("{} ({} bytes)", human_bytes(bytes), bytes);
+}
+
+[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes) {
+  throw InputError(path, "", fmt::format("expected a model file of at most {}, found {}; is this the right file?",
+                                         human_bytes(max_bytes), found));
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) throw InputError(path, "", "cannot open: no such file");
+  if (S_ISDIR(info.st_mode)) throw InputError(path, "", "expected a file, found a directory");
+  // A regular file's size is known: refuse before reading a byte.
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > max_bytes)
+    too_large(path, exact_bytes(static_cast<std::uint64_t>(info.st_size)), max_bytes);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open for reading");
+  // Read in chunks up to the limit: a device or a pipe (-c /dev/zero, -c <(...)) has no
+  // size to check in advance, and must not be read without end.
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (text.size() + got > max_bytes) too_large(path, "more than that", max_bytes);
+    text.append(chunk.data(), got);
+  }
+  if (in.bad()) throw InputError(path, "", "read error");
+  return text;
+}
+
+namespace {
+
+// Line and column (1-based) of byte offset `pos` in `text`.
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t pos) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
+// column 2: " prefix; what is left says what was wrong.
+std::string parse_error_reason(const std::string& what) {
+  std::string reason = what;
+  const auto colon = reason.find(": ");
+  if (reason.rfind("[json.exception", 0) == 0 && colon != std::string::npos) reason = reason.substr(colon + 2);
+  return reason;
+}
+
+// The first place where `text` opens its (max_depth + 1)-th nested array or object, or
+// npos. Brackets inside strings do not count; the text need not be valid JSON (the
+// parser reports that afterwards).
+std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth) {
+  // nlohmann's parser is not recursive, but deep documents still cost memory and every
+  // recursive walk over them (the loader's, dump()) would risk the stack.
+  if (const std::size_t pos = too_deep_at(text, max_depth); pos != std::string::npos) {
+    const auto [line, column] = line_and_column(text, pos);
+    throw InputError(file, "", fmt::format("line {}, column {}: expected JSON nested at most {} levels deep, found "
+                                           "deeper nesting of arrays or objects",
+                                           line, column, max_depth));
+  }
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // e.byte is one past the offending character.
+    const auto [line, column] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
+    throw InputError(file, "", fmt::format("malformed JSON at line {}, column {}: {}", line, column,
+                                           parse_error_reason(e.what())));
+  } catch (const Json::out_of_range& e) {
+    // "number overflow parsing '1e999'": a number no float64 can hold. nlohmann gives no
+    // position, so find the literal in the text.
+    const std::string what = e.what();
+    const auto open = what.find('\''), close = what.rfind('\'');
+    const std::string literal = open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+    const std::size_t pos = literal.empty() ? std::string::npos : text.find(literal);
+    if (pos == std::string::npos) throw InputError(file, "", "malformed JSON: " + parse_error_reason(what));
+    const auto [line, column] = line_and_column(text, pos);
+    throw InputError(file, "", fmt::format("line {}, column {}: expected a finite number, found {} (out of float64 range)",
+                                           line, column, literal));
+  }
+}
+
+std::string json_child(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string json_index(const std::string& path, std::size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+std::string describe_json(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case Json::value_t::string: {
+      std::string s = value.get<std::string>();
+      if (s.size() > 40) s = s.substr(0, 37) + "...";
+      return "the string \"" + s + "\"";
+    }
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "the number " + value.dump();
+    case Json::value_t::number_float: return "the number " + value.dump();
+    case Json::value_t::object: return fmt::format("an object with {} key{}", value.size(), value.size() == 1 ? "" : "s");
+    case Json::value_t::array: return fmt::format("an array of {}", value.size());
+    default: return "an unsupported JSON value";
+  }
+}
+
+static std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  // Close enough to be a typo: at most a third of the word, and at least one edit allowed.
+  const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
+  return best_distance <= allowed ? best : "";
+}
+
+void JsonReader::fail(const std::string& path, const std::string& message) const {
+  throw InputError(file_, path, message);
+}
+
+void JsonReader::report(const std::string& path, const std::string& message) const {
+  if (!collected_) fail(path, message);
+  collected_->emplace_back(file_, path, message);
+}
+
+const Json& JsonReader::object(const Json& value, const std::string& path, const std::vector<std::string>& known) const {
+  if (collected_ && is_missing(value)) throw AlreadyReported{};
+  if (!value.is_object()) fail(path, "expected an object, found " + describe_json(value));
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "comment" || std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string suggestion = did_you_mean(key, known);
+    std::string allowed;
+    for (const auto& k : known) allowed += (allowed.empty() ? "" : ", ") + k;
+    report(json_child(path, key), suggestion.empty()
+                                    ? fmt::format("unknown key \"{}\" (expected one of: {})", key, allowed)
+                                    : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", key, suggestion));
+  }
+  return value;
+}
+
+const Json& JsonReader::array(const Json& value, const std::string& path) const {
+  if (!value.is_array()) fail(path, "expected an array, found " + describe_json(value));
+  return value;
+}
+
+const Json* JsonReader::member(const Json& object, const std::string& key) const {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// What a missing field reads as in collect mode: a null told apart from a null the file
+// wrote ("W_q": null) by its address, so that an explicit null is still an error.
+static const Json kMissing;
+
+bool JsonReader::is_missing(const Json& value) const { return &value == &kMissing; }
+
+const Json& JsonReader::required(const Json& object, const std::string& path, const std::string& key) const {
+  const Json* v = member(object, key);
+  if (!v) {
+    report(json_child(path, key), "missing (this field is required)");
+    return kMissing;
+  }
+  return *v;
+}
+
+std::size_t JsonReader::positive_integer(const Json& value, const std::string& path, std::size_t max) const {
+  if (value.is_number_unsigned() || value.is_number_integer()) {
+    const std::int64_t v = value.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                            value.get<std::uint64_t>(), INT64_MAX))
+                                                      : value.get<std::int64_t>();
+    if (v <= 0) fail(path, fmt::format("expected a positive integer, found {}", v));
+    if (static_cast<std::uint64_t>(v) > max) fail(path, fmt::format("expected at most {}, found {}", max, v));
+    return static_cast<std::size_t>(v);
+  }
+  fail(path, "expected a positive integer, found " + describe_json(value));
+}
+
+std::int64_t JsonReader::integer(const Json& value, const std::string& path) const {
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() <= INT64_MAX) return value.get<std::int64_t>();
+  fail(path, "expected an integer, found " + describe_json(value));
+}
+
+double JsonReader::finite_number(const Json& value, const std::string& path) const {
+  if (!value.is_number()) fail(path, "expected a number, found " + describe_json(value));
+  const double v = value.get<double>();
+  if (!std::isfinite(v)) fail(path, "expected a finite number, found " + value.dump() + " (out of float64 range)");
+  return v;
+}
+
+bool JsonReader::boolean(const Json& value, const std::string& path) const {
+  if (!value.is_boolean()) fail(path, "expected true or false, found " + describe_json(value));
+  return value.get<bool>();
+}
+
+std::string JsonReader::string(const Json& value, const std::string& path) const {
+  if (!value.is_string()) fail(path, "expected a string, found " + describe_json(value));
+  return value.get<std::string>();
+}
+
+std::string JsonReader::choice(const Json& value, const std::string& path, const std::vector<std::string>& choices) const {
+  const std::string s = string(value, path);
+  if (std::find(choices.begin(), choices.end(), s) != choices.end()) return s;
+  std::string allowed;
+  for (const auto& c : choices) allowed += (allowed.empty() ? "\"" : ", \"") + c + "\"";
+  const std::string suggestion = did_you_mean(s, choices);
+  fail(path, fmt::format("expected one of {}, found \"{}\"{}", allowed, s,
+                         suggestion.empty() ? "" : "; did you mean \"" + suggestion + "\"?"));
+}
+
+}  // namespace attn

@@ -1,0 +1,34 @@
+#include "steps/masks.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include "steps/attention.h"
+
+namespace attn {
+
+Tensor padding_mask(const Tensor& ids, std::size_t pad_id) {
+  // (B,S) -> (B,S)
+  Tensor mask(ids.shape, ids.axes);
+  for (std::size_t i = 0; i < ids.size(); ++i) mask.data[i] = static_cast<std::size_t>(ids.data[i]) == pad_id ? 1.0 : 0.0;
+  return mask;
+}
+
+Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding) {
+  // (S,T), or (B,S,T) with key padding (B,T)
+  Tensor base = causal ? causal_mask(query_len, key_len) : Tensor({query_len, key_len}, {"S", "S"});
+  if (!key_padding) return base;
+  if (key_padding->rank() != 2 || key_padding->shape[1] != key_len)
+    throw std::logic_error("attention_mask: key padding must be (B,T)");
+  const std::size_t B = key_padding->shape[0];
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  Tensor mask({B, query_len, key_len}, {"B", base.axes[0], base.axes[1]});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t i = 0; i < query_len; ++i)
+      for (std::size_t j = 0; j < key_len; ++j)
+        mask.data[(b * query_len + i) * key_len + j] =
+            key_padding->data[b * key_len + j] != 0 ? neg_inf : base.data[i * key_len + j];
+  return mask;
+}
+
+}  // namespace attn

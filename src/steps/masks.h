@@ -1,0 +1,22 @@
+// Masks: which keys each query may attend to. Boolean masks mark what is hidden (1 = hidden);
+// additive masks are what gets added to the scores (0 = visible, -inf = hidden).
+#ifndef ATTN_STEPS_MASKS_H_
+#define ATTN_STEPS_MASKS_H_
+
+#include <cstddef>
+
+#include "attn/tensor.h"
+
+namespace attn {
+
+// ids is (B,S) -> (B,S): 1 where the token is padding (pad_id), 0 elsewhere.
+Tensor padding_mask(const Tensor& ids, std::size_t pad_id);
+
+// The additive mask for one attention block: (S,T) when only causal, or (B,S,T) when
+// key_padding (B,T, 1 = padded key) is given; -inf where query i must not see key j
+// (j > i when causal; padded keys always).
+Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding);
+
+}  // namespace attn
+
+#endif  // ATTN_STEPS_MASKS_H_

@@ -1,0 +1,307 @@
+#include "attn/dump.h"
+#include "io/output_file.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "attn/error.h"
+#include "attn/forward.h"
+#include "model/json_reader.h"
+#include "attn/model_file.h"
+#include "error_message.h"
+
+using attn_test::input_error_of;
+
+namespace {
+attn::Model small_model(bool causal) {
+  return attn::load_model_text(std::string(R"({"model": {"d_model": 2, "num_heads": 1, "causal": )") +
+                                   (causal ? "true" : "false") + R"(},
+      "input": {"X": [[[0.1, 0.2], [0.3, 0.4]]]},
+      "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity", "W_o": "identity"}}]})",
+                               "small.json");
+}
+
+// A fresh empty folder under /tmp, removed (with what is left in it) at the end of the test.
+struct ScratchFolder {
+  std::string path;
+  ScratchFolder() {
+    char name[] = "/tmp/attn_dump_test_XXXXXX";
+    REQUIRE(::mkdtemp(name) != nullptr);
+    path = name;
+  }
+  ~ScratchFolder() {
+    for (const auto& f : files()) std::remove((path + "/" + f).c_str());
+    ::rmdir(path.c_str());
+  }
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    if (DIR* dir = ::opendir(path.c_str())) {
+      while (const dirent* e = ::readdir(dir))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+      ::closedir(dir);
+    }
+    return out;
+  }
+};
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+TEST_CASE("the dump holds every tensor, in order, nested like its shape, full precision", "[dump]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model);
+  const attn::Json doc = attn::Json::parse(out.str());
+  CHECK(doc["format"] == "attn-trace");
+  CHECK(doc["version"] == 1);
+  CHECK(doc["model"]["d_model"] == 2);
+  CHECK(doc["model"]["num_heads"] == 1);
+  const auto& tensors = doc["tensors"];
+  REQUIRE(tensors.size() == trace.entries().size());
+  CHECK(tensors[0]["name"] == "input");
+  CHECK(tensors[0]["shape"] == attn::Json::array({1, 2, 2}));
+  CHECK(tensors[0]["axes"] == attn::Json::array({"B", "S", "N"}));
+  CHECK(tensors[0]["data"][0][1][0].get<double>() == 0.3);
+  // shortest round-trip: parsing the text gives the exact double back
+  const auto& weights = trace.find("encoder.0.attention.weights")->tensor;
+  for (const auto& t : tensors)
+    if (t["name"] == "encoder.0.attention.weights") CHECK(t["data"][0][0][0][1].get<double>() == weights.at({0, 0, 0, 1}));
+}
+
+TEST_CASE("masked scores dump -inf as -Infinity, as Python's json reads it", "[dump]") {
+  const attn::Model model = small_model(true);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model);
+  CHECK(out.str().find("\"name\": \"encoder.0.attention.masked_scores\"") != std::string::npos);
+  CHECK(out.str().find("-Infinity") != std::string::npos);
+}
+
+TEST_CASE("an unwritable dump path is an input error and leaves no file", "[dump][errors]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  try {
+    attn::write_trace_file("/nonexistent-dir/trace.json", trace, model);
+    FAIL("expected an error");
+  } catch (const attn::InputError& e) {
+    CHECK(std::string(e.what()).rfind("/nonexistent-dir/trace.json: cannot write the dump: ", 0) == 0);
+  }
+  const std::string path = "attn_dump_test.json";
+  std::remove(path.c_str());
+  attn::write_trace_file(path, trace, model);
+  std::ifstream in(path);
+  CHECK(attn::Json::parse(in)["tensors"].size() == trace.entries().size());
+  std::remove(path.c_str());
+}
+
+TEST_CASE("check_dump_target refuses directories, missing folders and the input file", "[dump][errors]") {
+  ScratchFolder scratch;
+  const std::string model = scratch.path + "/model.json";
+  write_file(model, "{}");
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path, {model}); }) ==
+        scratch.path + ": cannot write the dump: it is a directory; give a file name, such as " + scratch.path +
+            "/trace.json");
+  CHECK(input_error_of([&] { attn::check_dump_target(model, {model}); }) ==
+        model + ": cannot write the dump: it is the input model file " + model + "; choose another name for the dump");
+  // the same file under another name: found by device and inode, not by name
+  const std::string link = scratch.path + "/link.json";
+  REQUIRE(::symlink(model.c_str(), link.c_str()) == 0);
+  CHECK(input_error_of([&] { attn::check_dump_target(link, {model}); }) ==
+        link + ": cannot write the dump: it is the input model file " + model + "; choose another name for the dump");
+  const std::string dotted = scratch.path + "/./model.json";
+  CHECK(input_error_of([&] { attn::check_dump_target(model, {dotted}); }) ==
+        model + ": cannot write the dump: it is the input model file " + dotted + "; choose another name for the dump");
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path + "/no/trace.json", {model}); }) ==
+        scratch.path + "/no/trace.json: cannot write the dump: the folder " + scratch.path + "/no does not exist");
+  CHECK(input_error_of([&] { attn::check_dump_target(model + "/trace.json", {model}); }) ==
+        model + "/trace.json: cannot write the dump: " + model + " is not a folder");
+  // fine: a new file, an existing file that is not an input, stdout, no input file
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path + "/trace.json", {model}); }).empty());
+  write_file(scratch.path + "/old_trace.json", "old");
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path + "/old_trace.json", {model}); }).empty());
+  CHECK(input_error_of([&] { attn::check_dump_target("-", {model}); }).empty());
+  CHECK(input_error_of([&] { attn::check_dump_target(model, {""}); }).empty());
+}
+
+TEST_CASE("a write error mid-dump leaves neither a partial dump nor a temporary file", "[dump][errors]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  ScratchFolder scratch;
+  const std::string path = scratch.path + "/trace.json";
+  {
+    // A file size limit of 100 bytes (ulimit -f) makes the write fail after the first 100
+    // bytes of the dump, as a full disk would. The dump ignores SIGXFSZ while it writes,
+    // so the process is not killed and write() reports EFBIG.
+    struct rlimit saved {};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    struct rlimit small = saved;
+    small.rlim_cur = 100;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    const std::string error = input_error_of([&] { attn::write_trace_file(path, trace, model); });
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &saved) == 0);
+    CHECK(error == path + ": cannot write the dump: write failed: File too large");
+  }
+  CHECK(scratch.files().empty());
+
+  // A directory as the target: the rename fails, the temporary file goes.
+  const std::string folder = scratch.path + "/trace_dir";
+  REQUIRE(::mkdir(folder.c_str(), 0755) == 0);
+  CHECK(input_error_of([&] { attn::write_trace_file(folder, trace, model); }) ==
+        folder + ": cannot write the dump: Is a directory");
+  CHECK(scratch.files() == std::vector<std::string>{"trace_dir"});
+}
+
+TEST_CASE("a temporary dump file is removed when SIGTERM or SIGINT stops the process", "[dump][errors]") {
+  ScratchFolder scratch;
+  const std::string target = scratch.path + "/trace.json";
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      // The child is stopped while its temporary file exists, as by Ctrl-C or kill.
+      attn::TempFile temp(target);
+      std::ofstream(temp.path()) << "{\"format\": \"attn-trace\", \"tens";
+      ::raise(sig);
+      std::_Exit(0);  // not reached: the handler re-raises with the default action
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(scratch.files().empty());
+  }
+  // Committed: the temporary file becomes the target and nothing else is left.
+  {
+    attn::TempFile temp(target);
+    std::ofstream(temp.path()) << "done";
+    temp.commit();
+  }
+  CHECK(scratch.files() == std::vector<std::string>{"trace.json"});
+}
+
+TEST_CASE("a pipe or device is written into, never replaced, and a link keeps pointing at the dump", "[dump]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  ScratchFolder scratch;
+  // A FIFO stands in for /dev/stdout or /dev/null (renaming over those, as root, would
+  // replace the device for everyone; a test must not risk that).
+  const std::string fifo = scratch.path + "/pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);
+    received.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  attn::write_trace_file(fifo, trace, model);
+  reader.join();
+  CHECK(attn::Json::parse(received)["tensors"].size() == trace.entries().size());
+  struct stat info {};
+  REQUIRE(::lstat(fifo.c_str(), &info) == 0);
+  CHECK(S_ISFIFO(info.st_mode));
+  CHECK(scratch.files() == std::vector<std::string>{"pipe"});
+
+  const std::string real = scratch.path + "/real.json", link = scratch.path + "/link.json";
+  write_file(real, "old");
+  REQUIRE(::symlink("real.json", link.c_str()) == 0);
+  attn::write_trace_file(link, trace, model);
+  REQUIRE(::lstat(link.c_str(), &info) == 0);
+  CHECK(S_ISLNK(info.st_mode));
+  std::ifstream in(real);
+  CHECK(attn::Json::parse(in)["tensors"].size() == trace.entries().size());
+}
+
+TEST_CASE("a streamed dump is the same text as the dump of a kept trace", "[dump]") {
+  const attn::Model model = small_model(true);
+  attn::Trace kept;
+  attn::run_model(model, kept);
+  std::ostringstream expected;
+  attn::write_trace_json(expected, kept, model);
+
+  attn::StringOutput out;
+  attn::TraceDump dump(out, false, model);
+  attn::Trace streamed;
+  streamed.keep_entries(false);
+  streamed.set_sink([&](const attn::TraceRecord& r) { dump.add(r); });
+  attn::run_model(model, streamed);
+  dump.finish(streamed);
+  CHECK(streamed.entries().empty());
+  CHECK(out.text == expected.str());
+  // numbers as Python's json writes them: 0.1 stays "0.1", 1 is "1.0"
+  CHECK(out.text.find("\"data\": [[[0.1, 0.2], [0.3, 0.4]]]") != std::string::npos);
+}
+
+TEST_CASE("a large tensor's text, formatted by two threads in parts, nests and round-trips exactly", "[dump]") {
+  // 3 x 301 x 307 = 277,221 numbers: several parts of 65,536, rows split between them
+  attn::Tensor t({3, 301, 307}, {"B", "S", "N"});
+  for (std::size_t i = 0; i < t.size(); ++i) t.data[i] = std::sin(static_cast<double>(i)) * 1e3 / (1 + i % 7);
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  trace.record("big", t);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model);
+  const attn::Json doc = attn::Json::parse(out.str());
+  const auto& data = doc["tensors"][0]["data"];
+  REQUIRE(data.size() == 3);
+  std::size_t mismatches = 0;
+  for (std::size_t b = 0; b < 3; ++b) {
+    REQUIRE(data[b].size() == 301);
+    for (std::size_t s = 0; s < 301; ++s) {
+      REQUIRE(data[b][s].size() == 307);
+      for (std::size_t n = 0; n < 307; ++n) mismatches += data[b][s][n].get<double>() != t.at({b, s, n});
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("a .npz dump holds one array per trace entry", "[dump][npz]") {
+  const attn::Model model = small_model(false);
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  attn::StringOutput out;
+  attn::TraceDump dump(out, true, model);
+  for (const auto& e : trace.entries()) dump.add(e.record());
+  dump.finish(trace);
+  // every entry's file name appears in a local header, in order
+  std::size_t at = 0;
+  for (const auto& e : trace.entries()) {
+    at = out.text.find(e.name + ".npy", at);
+    REQUIRE(at != std::string::npos);
+  }
+  CHECK(attn::TraceDump::is_npz_path("run.npz"));
+  CHECK_FALSE(attn::TraceDump::is_npz_path("run.json"));
+}
+
+TEST_CASE("a dump abandoned mid-run (an error) leaves no file behind", "[dump][errors]") {
+  const attn::Model model = small_model(false);
+  const std::string path = "attn_dump_abandoned.npz";
+  std::remove(path.c_str());
+  {
+    attn::TraceDump dump(path, model);
+    attn::Trace trace;
+    trace.set_sink([&](const attn::TraceRecord& r) { dump.add(r); });
+    attn::run_model(model, trace);
+    // no finish(): the run failed
+  }
+  CHECK_FALSE(std::ifstream(path).good());
+}

@@ -1,0 +1,94 @@
+#include "io/output_file.h"
+
+#include <dirent.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "attn/error.h"
+
+namespace {
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+// Files in the current folder whose name starts with `prefix` (the temporary files).
+int count_files(const std::string& prefix) {
+  int n = 0;
+  DIR* dir = ::opendir(".");
+  while (dirent* e = ::readdir(dir)) n += std::string(e->d_name).rfind(prefix, 0) == 0;
+  ::closedir(dir);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("an output file appears only when committed, with every byte", "[output_file]") {
+  const std::string path = "attn_output_file_test.bin";
+  std::remove(path.c_str());
+  {
+    attn::OutputFile out(path);
+    out.write("hello ");
+    const std::string big(5 << 20, 'x');  // larger than the buffer: written straight through
+    out.write(big.data(), big.size());
+    out.write("!");
+    CHECK(out.bytes_written() == 6 + big.size() + 1);
+    CHECK_FALSE(exists(path));
+    CHECK(count_files(path + ".tmp-") == 1);
+    out.commit();
+  }
+  const std::string text = read_all(path);
+  CHECK(text.size() == 6 + (5u << 20) + 1);
+  CHECK(text.substr(0, 7) == "hello x");  // the buffered bytes before the big block
+  CHECK(text.back() == '!');
+  CHECK(count_files(path + ".tmp-") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("an output file not committed leaves nothing, not even over an old file", "[output_file]") {
+  const std::string path = "attn_output_file_test2.bin";
+  { std::ofstream(path) << "old"; }
+  {
+    attn::OutputFile out(path);
+    out.write("partial");
+  }
+  CHECK(read_all(path) == "old");
+  CHECK(count_files(path + ".tmp-") == 0);
+  std::remove(path.c_str());
+  {
+    attn::OutputFile out(path);
+    out.write("partial");
+  }
+  CHECK_FALSE(exists(path));
+}
+
+TEST_CASE("an output file in a missing folder is an input error naming the path", "[output_file]") {
+  try {
+    attn::OutputFile out("/nonexistent-dir/x.json");
+    FAIL("expected an error");
+  } catch (const attn::InputError& e) {
+    CHECK(std::string(e.what()) == "/nonexistent-dir/x.json: cannot write the dump: No such file or directory");
+  }
+}
+
+TEST_CASE("bytes come out in the order written, whatever the sizes of the blocks", "[output_file]") {
+  const std::string path = "attn_output_file_test3.bin";
+  std::string expected;
+  {
+    attn::OutputFile out(path);
+    for (std::size_t size : {std::size_t{3}, std::size_t{3} << 20, std::size_t{10}, std::size_t{1} << 20,
+                             std::size_t{5}, std::size_t{2} << 20, std::size_t{7}}) {
+      const std::string block(size, static_cast<char>('a' + expected.size() % 26));
+      out.write(block);
+      expected += block;
+    }
+    out.commit();
+  }
+  CHECK(read_all(path) == expected);
+  std::remove(path.c_str());
+}

@@ -1,0 +1,94 @@
+#include "model/json_reader.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <catch2/catch.hpp>
+#include "error_message.h"
+
+using attn_test::input_error_of;
+
+TEST_CASE("json paths", "[json]") {
+  CHECK(attn::json_child("", "model") == "model");
+  CHECK(attn::json_child(attn::json_index("encoder", 0), "attention") == "encoder[0].attention");
+}
+
+TEST_CASE("did_you_mean finds typos and ignores unrelated words", "[json]") {
+  CHECK(attn::did_you_mean("num_head", {"d_model", "num_heads", "d_head"}) == "num_heads");
+  CHECK(attn::did_you_mean("W_Q", {"W_q", "W_k"}) == "W_q");
+  CHECK(attn::did_you_mean("banana", {"d_model", "causal"}) == "");
+}
+
+TEST_CASE("reading a file that is missing or a directory", "[json][errors]") {
+  try {
+    attn::read_text_file("/nonexistent/model.json");
+    FAIL("expected an error");
+  } catch (const attn::InputError& e) {
+    CHECK(std::string(e.what()) == "/nonexistent/model.json: cannot open: no such file");
+  }
+  try {
+    attn::read_text_file("/tmp");
+    FAIL("expected an error");
+  } catch (const attn::InputError& e) {
+    CHECK(std::string(e.what()) == "/tmp: expected a file, found a directory");
+  }
+}
+
+TEST_CASE("choice lists the allowed values", "[json][errors]") {
+  attn::JsonReader r("m.json");
+  try {
+    r.choice(attn::Json("rleu"), "model.activation", {"relu", "gelu"});
+    FAIL("expected an error");
+  } catch (const attn::InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "m.json: model.activation: expected one of \"relu\", \"gelu\", found \"rleu\"; did you mean \"relu\"?");
+  }
+}
+
+TEST_CASE("files larger than the limit are refused before they are read", "[json][errors][limits]") {
+  CHECK(attn::kMaxInputBytes == 256ULL * 1024 * 1024);
+  char name[] = "/tmp/attn_json_reader_test_XXXXXX";
+  const int fd = ::mkstemp(name);
+  REQUIRE(fd >= 0);
+  // A sparse file one byte over the default limit: its size is all stat() needs, and no
+  // disk space is used.
+  REQUIRE(::ftruncate(fd, static_cast<off_t>(attn::kMaxInputBytes + 1)) == 0);
+  ::close(fd);
+  CHECK(input_error_of([&] { attn::read_text_file(name); }) ==
+        std::string(name) + ": expected a model file of at most 256 MiB, found 256.0 MiB (268435457 bytes); is this the right file?");
+  REQUIRE(::truncate(name, 3 * 1024 * 1024 + 512 * 1024) == 0);
+  CHECK(input_error_of([&] { attn::read_text_file(name, 1024 * 1024); }) ==
+        std::string(name) + ": expected a model file of at most 1 MiB, found 3.5 MiB (3670016 bytes); is this the right file?");
+  REQUIRE(::truncate(name, 11) == 0);
+  CHECK(input_error_of([&] { attn::read_text_file(name, 10); }) ==
+        std::string(name) + ": expected a model file of at most 10 bytes, found 11 bytes; is this the right file?");
+  CHECK(attn::read_text_file(name, 11) == std::string(11, '\0'));
+  std::remove(name);
+}
+
+TEST_CASE("a device with no size is read only up to the limit", "[json][errors][limits]") {
+  // /dev/zero never ends: without the limit while reading, this would eat all memory.
+  CHECK(input_error_of([&] { attn::read_text_file("/dev/zero", 100000); }) ==
+        "/dev/zero: expected a model file of at most 97.7 KiB, found more than that; is this the right file?");
+}
+
+TEST_CASE("JSON nested deeper than the limit is refused with its position", "[json][errors][limits]") {
+  CHECK(attn::kMaxJsonDepth == 64);
+  // 64 levels parse; the 65th '[' (column 65) is refused.
+  CHECK(attn::parse_json(std::string(64, '[') + std::string(64, ']'), "deep.json").is_array());
+  CHECK(input_error_of([&] { attn::parse_json(std::string(65, '[') + std::string(65, ']'), "deep.json"); }) ==
+        "deep.json: line 1, column 65: expected JSON nested at most 64 levels deep, found deeper nesting of arrays or "
+        "objects");
+  // a million levels: refused at the same place, without parsing the rest
+  CHECK(input_error_of([&] { attn::parse_json(std::string(1000000, '['), "deep.json"); }) ==
+        "deep.json: line 1, column 65: expected JSON nested at most 64 levels deep, found deeper nesting of arrays or "
+        "objects");
+  // objects count too, and a smaller limit can be asked for; line and column are 1-based
+  CHECK(input_error_of([&] { attn::parse_json("{\"a\":\n {\"b\": [1]}}", "m.json", 2); }) ==
+        "m.json: line 2, column 8: expected JSON nested at most 2 levels deep, found deeper nesting of arrays or "
+        "objects");
+  // brackets inside strings (also after an escaped quote) are text, not nesting
+  CHECK(attn::parse_json(R"({"comment": "[[[[\"[[[[", "x": [1]})", "m.json", 2)["x"][0] == 1);
+}

@@ -1,0 +1,60 @@
+#include "present/explanations.h"
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "present/terminal.h"
+
+namespace {
+
+// The step kinds issue 4 asks to explain (and tokenize from issue 3), spelled as callers use them.
+const std::vector<std::string_view> kRequired = {
+    "tokenize",      "input",          "embedding",   "positional_encoding",    "projection_q",
+    "projection_k",  "projection_v",   "split_heads", "multiple_heads",         "transpose_k",
+    "scores",        "scale",          "causal_mask", "padding_mask",           "softmax",
+    "context",       "merge_heads",    "output_projection", "add_norm",         "feed_forward",
+    "encoder_stack", "decoder_self_attention", "cross_attention", "output_softmax"};
+
+}  // namespace
+
+TEST_CASE("every step kind has an explanation, and nothing else does", "[explanations]") {
+  for (const auto kind : kRequired) {
+    INFO(std::string(kind));
+    const char* text = attn::explanation_for(kind);
+    REQUIRE(text != nullptr);
+    CHECK(std::string(text).size() > 80);  // a few real sentences, not a placeholder
+  }
+  CHECK(attn::explained_step_kinds() == kRequired);
+  CHECK(attn::explanation_for("") == nullptr);
+  CHECK(attn::explanation_for("Softmax") == nullptr);
+  CHECK(attn::explanation_for("attention") == nullptr);
+}
+
+TEST_CASE("explanations are wrapped to at most 88 columns, without stray whitespace", "[explanations]") {
+  for (const auto kind : attn::explained_step_kinds()) {
+    const std::string text = attn::explanation_for(kind);
+    INFO(std::string(kind));
+    CHECK(text.back() != '\n');
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const auto end = std::min(text.find('\n', start), text.size());
+      const std::string line = text.substr(start, end - start);
+      INFO(line);
+      CHECK(attn::display_width(line) <= attn::kExplanationWidth);
+      CHECK(!line.empty());
+      CHECK(line.back() != ' ');
+      CHECK(line.front() != ' ');
+      start = end + 1;
+    }
+  }
+}
+
+TEST_CASE("the explanations say the things the steps are for", "[explanations]") {
+  // A few facts a reader should get from the text; a rewrite must keep them.
+  CHECK(std::string(attn::explanation_for("scale")).find("√d") != std::string::npos);
+  CHECK(std::string(attn::explanation_for("softmax")).find("largest score is subtracted") != std::string::npos);
+  CHECK(std::string(attn::explanation_for("causal_mask")).find("-inf") != std::string::npos);
+  CHECK(std::string(attn::explanation_for("cross_attention")).find("encoder") != std::string::npos);
+  CHECK(std::string(attn::explanation_for("split_heads")).find("Nothing is computed") != std::string::npos);
+}

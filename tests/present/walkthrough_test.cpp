@@ -1,0 +1,180 @@
+#include "attn/walkthrough.h"
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "model/default_model.h"
+#include "attn/error.h"
+#include "model/examples.h"
+#include "attn/forward.h"
+#include "attn/model_file.h"
+
+namespace {
+std::string walkthrough_of(const std::string& path) {
+  const attn::Model model = attn::load_model_file(std::string(ATTN_SOURCE_DIR) + path);
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::print_walkthrough(out, trace, model, attn::WalkthroughOptions{});
+  return out.str();
+}
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("seed 000 walkthrough: steps, formulas, shape equations and values", "[walkthrough][seed000]") {
+  const std::string text = walkthrough_of("/data/examples/seed000_batched_mha.json");
+  INFO(text);
+  // numbered steps in order
+  const char* titles[] = {"Step 1: Input X", "Step 2: Query projection", "Step 3: Key projection",
+                          "Step 4: Value projection", "Step 5: Split Q into 2 heads", "Step 8: Transpose K",
+                          "Step 9: Raw scores", "Step 10: Scale", "Step 11: Softmax", "Step 12: Context",
+                          "Step 13: Merge heads", "Step 14: Output projection (skipped)"};
+  std::size_t pos = 0;
+  for (const char* t : titles) {
+    const std::size_t found = text.find(t, pos);
+    CHECK(found != std::string::npos);
+    if (found != std::string::npos) pos = found;
+  }
+  // the shape equation of the raw scores, with named axes on both sides
+  CHECK(contains(text, "(B=2,H=2,S=6,d=2) @ (B=2,H=2,d=2,S=6) -> (B=2,H=2,S=6,S=6)"));
+  CHECK(contains(text, "(B=2,S=6,N=4) @ (N=4,H*d=4) -> (B=2,S=6,H*d=4)"));
+  CHECK(contains(text, "1. reshape: (B=2,S=6,H*d=4) -> (B=2,S=6,H=2,d=2)"));
+  CHECK(contains(text, "scaled = scores / √d = scores / √2 = scores / 1.4142"));
+  // Q_total's first row as NumPy prints it with precision 4
+  CHECK(contains(text, "Q = [[[-1.5806  0.1079 -2.348   1.6944]"));
+  // row sums of the softmax are shown and are 1
+  CHECK(contains(text, "row sums = [[[1. 1. 1. 1. 1. 1.]"));
+  CHECK(contains(text, "this block has no W_o: its output is the concatenation (B=2,S=6,H*d=4)"));
+}
+
+TEST_CASE("seed 002 walkthrough shows the heads side by side as slices of the fused matrix", "[walkthrough][seed002]") {
+  const std::string text = walkthrough_of("/data/examples/seed002_identity_heads.json");
+  INFO(text);
+  CHECK(contains(text, "the file gives one W_q per head; side by side they are the fused W_q (N=4,H*d=4):"));
+  CHECK(contains(text, "W_q^(0)     W_q^(1)"));
+  CHECK(contains(text, "W_q[:, 2:4] == W_q^(1)"));
+  // unbatched input prints unbatched shapes
+  CHECK(contains(text, "(H=2,S=4,d=2) @ (H=2,d=2,S=4) -> (H=2,S=4,S=4)"));
+  CHECK(contains(text, "Step 14: Output projection"));
+}
+
+TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walkthrough][default]") {
+  attn::Model model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
+  attn::replace_source_text(model, "I love AI", "text");
+  attn::replace_target_text(model, "J' aime l' IA", "--target");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::print_walkthrough(out, trace, model, attn::WalkthroughOptions{});
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(contains(text, "\"I\"→2  \"love\"→3  \"AI\"→4"));
+  CHECK(contains(text, "E[3] (\"love\") = [0.5 0.1 0.8 0.2]"));
+  // love + PE(1), NumPy's 4 digits: [1.3415 0.6403 0.81 1.2]
+  CHECK(contains(text, " [1.3415 0.6403 0.81   1.2   ]"));
+  CHECK(contains(text, "Sinusoidal positional encoding"));
+  // PE(1, 2) worked out as seed 004 does it
+  CHECK(contains(text, "divisor  = 10000^(2i/d_model) = 10000^(2×1/4) = 10000^0.5 = 100"));
+  CHECK(contains(text, "angle    = pos / divisor = 1 / 100 = 0.01"));
+  // the teaching views: a stats line, an explanation, a labeled table and a heatmap
+  CHECK(contains(text, "  X (S=3,N=4) n=12 x∈[0.1, 1.809] μ="));
+  CHECK(contains(text, "  │ Each score is the dot product of one query with one key"));
+  CHECK(contains(text, "    Q:\"I\"    │"));
+  CHECK(contains(text, "the arrow marks each row's strongest key"));
+  CHECK(contains(text, "══ Encoder layer 0 of 1 (post-norm, as the paper: LayerNorm(x + f(x))) ══"));
+  CHECK(contains(text, "Norm (LayerNorm of the residual sum)"));
+  CHECK(contains(text, "Feed-forward, first layer"));
+  CHECK(contains(text, "\"J'\"→"));
+  CHECK(contains(text, "Decoder self-attention mask (causal)"));
+  CHECK(contains(text, "── Cross-attention: queries from the decoder, keys and values from the encoder's output"));
+  CHECK(contains(text, "K = M · W_k   (M: the encoder's output, the 'memory')"));
+  CHECK(contains(text, "Softmax over the vocabulary"));
+  CHECK(contains(text, "greedy pick (the most probable token at each position): "));
+}
+
+namespace {
+// The walkthrough of `model` printed while it runs (as attn explain does) and the trace
+// left afterwards.
+std::string streamed_walkthrough_of(const attn::Model& model, const attn::WalkthroughOptions& options,
+                                    std::vector<std::string>* left_in_trace = nullptr) {
+  attn::Trace trace(!model.batched);
+  std::ostringstream out;
+  attn::StreamingWalkthrough printer(out, trace, model, options, true);
+  trace.set_entry_observer([&](const attn::TraceEntry& e) { printer.add(e); });
+  attn::run_model(model, trace);
+  printer.finish();
+  if (left_in_trace)
+    for (const auto& e : trace.entries()) left_in_trace->push_back(e.name);
+  return out.str();
+}
+
+std::string kept_walkthrough_of(const attn::Model& model, const attn::WalkthroughOptions& options) {
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::print_walkthrough(out, trace, model, options);
+  return out.str();
+}
+}  // namespace
+
+TEST_CASE("the walkthrough printed while the model runs is the walkthrough of the finished run", "[walkthrough][stream]") {
+  attn::WalkthroughOptions options;
+  for (const auto& example : attn::bundled_examples()) {
+    INFO(example.name);
+    const attn::Model model = attn::load_model_text(example.json, example.name);
+    CHECK(streamed_walkthrough_of(model, options) == kept_walkthrough_of(model, options));
+  }
+  const attn::Model builtin = attn::load_model_text(attn::default_model_json(), "built-in");
+  CHECK(streamed_walkthrough_of(builtin, options) == kept_walkthrough_of(builtin, options));
+  // Several layers of encoder and decoder, post-norm and pre-norm, where a layer's first
+  // steps read the layer before and the decoder's cross-attention reads the encoder.
+  for (const char* norm_first : {"false", "true"}) {
+    INFO("norm_first " << norm_first);
+    const attn::Model model = attn::load_model_text(
+        std::string(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3, "norm_first": )") +
+            norm_first + R"(},
+            "input": {"X": {"randn": [2, 3, 4]}, "target_X": {"randn": [2, 2, 4]}},
+            "encoder": "randn", "decoder": "randn"})",
+        "layers.json");
+    CHECK(streamed_walkthrough_of(model, options) == kept_walkthrough_of(model, options));
+  }
+}
+
+TEST_CASE("a streamed walkthrough keeps the last layer's tensors and the earlier layers' outputs only", "[walkthrough][stream]") {
+  const attn::Model model = attn::load_model_text(
+      R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3},
+          "input": {"X": {"randn": [3, 4]}}, "encoder": "randn"})",
+      "layers.json");
+  std::vector<std::string> left;
+  streamed_walkthrough_of(model, attn::WalkthroughOptions{}, &left);
+  const auto kept = [&](const std::string& name) { return std::find(left.begin(), left.end(), name) != left.end(); };
+  CHECK(kept("input"));
+  CHECK(kept("encoder.0.output"));
+  CHECK(kept("encoder.1.output"));
+  CHECK(kept("encoder.0.attention.output"));
+  CHECK_FALSE(kept("encoder.0.attention.scores"));
+  CHECK_FALSE(kept("encoder.1.attention.weights"));
+  CHECK_FALSE(kept("encoder.1.ffn.hidden"));
+  CHECK(kept("encoder.2.attention.scores"));
+  CHECK(kept("encoder.2.ffn.hidden"));
+}
+
+TEST_CASE("a streamed walkthrough refuses a --head the model does not have before printing", "[walkthrough][stream]") {
+  const attn::Model model = attn::load_model_text(attn::default_model_json(), "built-in");
+  attn::WalkthroughOptions options;
+  options.filter.head = 2;  // H = 2: heads 0 and 1
+  attn::Trace trace;
+  std::ostringstream out;
+  try {
+    attn::StreamingWalkthrough printer(out, trace, model, options, true);
+    FAIL("expected an InputError");
+  } catch (const attn::InputError& e) {
+    CHECK(std::string(e.what()) == "--head: expected an index below H=2, found 2");
+  }
+  CHECK(out.str().empty());
+}

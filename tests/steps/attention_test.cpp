@@ -1,0 +1,221 @@
+#include "steps/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include <catch2/catch.hpp>
+
+using attn::Tensor;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+
+namespace {
+Tensor make(attn::Shape shape, attn::AxisNames axes, std::vector<double> data) {
+  Tensor t(std::move(shape), std::move(axes));
+  REQUIRE(data.size() == t.size());
+  t.data.assign(data.begin(), data.end());
+  return t;
+}
+}  // namespace
+
+TEST_CASE("linear_projection is x @ W + b on the last axis", "[attention]") {
+  // Seed 004: X[0] = [1.34, 0.64, 0.81, 1.20] (love + PE(1)), Wq as printed;
+  // Q[0][0] = 1.34*0.1 + 0.64*0.5 + 0.81*0.2 + 1.20*0.4 = 1.096 and
+  // Q[0][1] = 1.34*0.2 + 0.64*0.1 + 0.81*0.3 + 1.20*0.2 = 0.815.
+  const Tensor x = make({1, 1, 4}, {"B", "S", "N"}, {1.34, 0.64, 0.81, 1.20});
+  const Tensor W = make({4, 4}, {"N", "H*d"}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1});
+  const Tensor q = attn::linear_projection(x, W, Tensor(), "H*d");
+  REQUIRE(q.shape == attn::Shape{1, 1, 4});
+  CHECK_THAT(q.data[0], WithinAbs(1.096, 1e-12));
+  CHECK_THAT(q.data[1], WithinAbs(0.815, 1e-12));
+  // Q[0][2] = 1.34*0.3 + 0.64*0.2 + 0.81*0.1 + 1.20*0.5 = 1.211 (the document prints 1.10: a slip)
+  CHECK_THAT(q.data[2], WithinAbs(1.211, 1e-12));
+  // with a bias every position gets b added
+  const Tensor b = make({4}, {"H*d"}, {1, 2, 3, 4});
+  const Tensor qb = attn::linear_projection(x, W, b, "H*d");
+  CHECK_THAT(qb.data[3], WithinAbs(q.data[3] + 4, 1e-12));
+}
+
+TEST_CASE("split_heads reshapes then moves heads before positions", "[attention]") {
+  // (B=1,S=2,H*d=4): position 0 = [1,2,3,4], position 1 = [5,6,7,8]; 2 heads of 2.
+  const Tensor x = make({1, 2, 4}, {"B", "S", "H*d"}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor r = attn::split_heads_reshape(x, 2);
+  CHECK(r.shape == attn::Shape{1, 2, 2, 2});
+  const Tensor h = attn::split_heads(x, 2);
+  CHECK(h.shape == attn::Shape{1, 2, 2, 2});
+  CHECK(h.axes == attn::AxisNames{"B", "H", "S", "d"});
+  // head 0 holds columns 0-1 of every position, head 1 columns 2-3
+  CHECK(h.data == std::vector<double>{1, 2, 5, 6, 3, 4, 7, 8});
+  // merge_heads undoes it: the concatenation
+  CHECK(attn::merge_heads(h).data == x.data);
+  CHECK(attn::merge_heads(h).shape == attn::Shape{1, 2, 4});
+}
+
+TEST_CASE("scores, scaling, softmax and context for one head by hand", "[attention]") {
+  // q = [[1,0],[0,1]], k = [[1,0],[1,1]]: scores = q @ k.T = [[1,1],[0,1]]
+  const Tensor q = make({1, 1, 2, 2}, {"B", "H", "S", "d"}, {1, 0, 0, 1});
+  const Tensor k = make({1, 1, 2, 2}, {"B", "H", "S", "d"}, {1, 0, 1, 1});
+  const Tensor k_t = attn::transpose_keys(k);
+  CHECK(k_t.data == std::vector<double>{1, 1, 0, 1});
+  const Tensor scores = attn::attention_scores(q, k_t);
+  CHECK(scores.data == std::vector<double>{1, 1, 0, 1});
+  const Tensor scaled = attn::scale_scores(scores, 2);
+  CHECK(scaled.data[0] == 1 / std::sqrt(2.0));
+  const Tensor w = attn::softmax_rows(scaled);
+  // row 0: equal scores -> [0.5, 0.5]; row 1: [e^0, e^(1/√2)] / sum
+  CHECK(w.data[0] == 0.5);
+  CHECK(w.data[1] == 0.5);
+  const double e = std::exp(1 / std::sqrt(2.0));
+  CHECK_THAT(w.data[2], WithinAbs(1 / (1 + e), 1e-15));
+  CHECK_THAT(w.data[3], WithinAbs(e / (1 + e), 1e-15));
+  // v = [[2, 0], [0, 4]]: context row 0 = 0.5*[2,0] + 0.5*[0,4] = [1, 2]
+  const Tensor v = make({1, 1, 2, 2}, {"B", "H", "S", "d"}, {2, 0, 0, 4});
+  const Tensor c = attn::attention_context(w, v);
+  CHECK(c.data[0] == 1.0);
+  CHECK(c.data[1] == 2.0);
+}
+
+TEST_CASE("softmax subtracts the row maximum so huge scores do not overflow", "[attention]") {
+  // exp(1000) overflows a double; softmax([1000, 1000 - ln 3]) = [0.75, 0.25] all the same.
+  const Tensor s = make({1, 2}, {"S", "S"}, {1000.0, 1000.0 - std::log(3.0)});
+  const Tensor w = attn::softmax_rows(s);
+  CHECK_THAT(w.data[0], WithinAbs(0.75, 1e-12));
+  CHECK_THAT(w.data[1], WithinAbs(0.25, 1e-12));
+}
+
+TEST_CASE("softmax underflows as exp does: subnormal weights, then exactly zero", "[attention]") {
+  // exp(-720) = 2.3e-313 is subnormal and 1 + exp(-720) == 1, so the weight is exp(-720)
+  // itself, to the precision a subnormal has (35 bits here); exp(-800) is 0. A vectorized
+  // exp clamped at -709.78 would give 2.2e-308 for both.
+  const Tensor s = make({1, 3}, {"S", "S"}, {0.0, -720.0, -800.0});
+  const Tensor w = attn::softmax_rows(s);
+  CHECK(w.data[0] == 1.0);
+  CHECK_THAT(w.data[1], WithinRel(std::exp(-720.0), 1e-9));
+  CHECK(w.data[1] < 1e-312);
+  CHECK(w.data[2] == 0.0);
+  // a long row takes the vectorized path for most entries and still agrees with std::exp
+  std::vector<double> row(37);
+  for (std::size_t j = 0; j < row.size(); ++j) row[j] = -0.25 * static_cast<double>(j);
+  const Tensor long_row = attn::softmax_rows(make({1, row.size()}, {"S", "S"}, row));
+  double sum = 0;
+  for (double r : row) sum += std::exp(r);
+  for (std::size_t j = 0; j < row.size(); ++j) CHECK_THAT(long_row.data[j], WithinRel(std::exp(row[j]) / sum, 1e-14));
+}
+
+TEST_CASE("causal mask and a fully masked row", "[attention]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor mask = attn::causal_mask(3, 3);
+  CHECK(mask.data == std::vector<double>{0, -inf, -inf, 0, 0, -inf, 0, 0, 0});
+  // masked scores: the first row keeps only its first key -> weight 1
+  Tensor scores({1, 1, 3, 3}, {"B", "H", "S", "S"});
+  const Tensor masked = attn::apply_mask(scores, mask);
+  const Tensor w = attn::softmax_rows(masked);
+  CHECK(w.data[0] == 1.0);
+  CHECK(w.data[1] == 0.0);
+  CHECK_THAT(w.data[3], WithinAbs(0.5, 1e-15));
+  CHECK_THAT(w.data[8], WithinAbs(1.0 / 3, 1e-15));
+  // every key masked: zero weights by policy, and counted
+  const Tensor all_masked = make({1, 2}, {"S", "S"}, {-inf, -inf});
+  std::size_t fully = 0;
+  const Tensor z = attn::softmax_rows(all_masked, &fully);
+  CHECK(fully == 1);
+  CHECK(z.data == std::vector<double>{0.0, 0.0});
+}
+
+TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V", "[attention][seed004]") {
+  // The document's Q, K, V for "I love AI" (3 tokens, d_k = 4, one head).
+  const Tensor q = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {1.10, 0.82, 1.10, 0.89, 1.18, 0.73, 0.98, 0.85, 1.42, 1.12, 1.23, 1.35});
+  const Tensor k = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {1.05, 0.95, 0.78, 1.12, 1.02, 0.68, 0.72, 0.92, 1.38, 1.28, 1.05, 1.42});
+  const Tensor v = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {0.98, 0.88, 1.02, 0.75, 0.85, 0.72, 0.95, 0.68, 1.25, 1.15, 1.32, 1.08});
+  const Tensor scores = attn::attention_scores(q, attn::transpose_keys(k));
+  // QK^T[0][0] = 1.10*1.05 + 0.82*0.95 + 1.10*0.78 + 0.89*1.12 = 1.155 + 0.779 + 0.858 + 0.9968 = 3.7888 ("3.79" in the document).
+  CHECK_THAT(scores.data[0], WithinAbs(3.7888, 1e-12));
+  // The rest of the document's table slips: it prints [3.79, 3.21, 4.89; 3.63, 3.12, 4.63; 4.88, 4.14, 6.33]; the
+  // products of its own Q and K are these (4 decimals):
+  const double correct[] = {3.7888, 3.2904, 4.9864, 3.6489, 3.1876, 4.7988, 5.0264, 4.3376, 6.6017};
+  for (std::size_t i = 0; i < 9; ++i) CHECK(std::round(scores.data[i] * 1e4) / 1e4 == correct[i]);
+  // Scaled by √4 = 2: row "I" is [1.8944, 1.6452, 2.4932] (the document: [1.90, 1.61, 2.45]).
+  const Tensor scaled = attn::scale_scores(scores, 4);
+  CHECK_THAT(scaled.data[1], WithinAbs(1.6452, 1e-12));
+  // The document's softmax of its own row [1.90, 1.61, 2.45] is right: e^x = [6.69, 5.00, 11.59], sum 23.28,
+  // weights [0.29, 0.21, 0.50].
+  const Tensor doc_row = make({1, 3}, {"S", "S"}, {1.90, 1.61, 2.45});
+  const Tensor doc_w = attn::softmax_rows(doc_row);
+  CHECK(std::round(doc_w.data[0] * 100) / 100 == 0.29);
+  CHECK(std::round(doc_w.data[1] * 100) / 100 == 0.21);
+  CHECK(std::round(doc_w.data[2] * 100) / 100 == 0.50);
+  // From the correct scores the weights of "I" are [0.2778, 0.2165, 0.5056], and Output["I"] = weights @ V is
+  // [1.0884, 0.9819, 1.1565, 0.9017] (the document prints [1.09, 0.99, 1.16, 0.90]: 0.99 should be 0.98).
+  const Tensor w = attn::softmax_rows(scaled);
+  CHECK(std::round(w.data[0] * 1e4) / 1e4 == 0.2778);
+  CHECK(std::round(w.data[2] * 1e4) / 1e4 == 0.5056);
+  const Tensor out = attn::attention_context(w, v);
+  const double out0[] = {1.0884, 0.9819, 1.1565, 0.9017};
+  for (std::size_t j = 0; j < 4; ++j) CHECK(std::round(out.data[j] * 1e4) / 1e4 == out0[j]);
+}
+
+TEST_CASE("softmax of rows with huge but finite scores stays finite (the row max is subtracted)", "[attention][numeric]") {
+  // exp(1e15) alone overflows; exp(x - max) does not. Hand-worked:
+  //   [1e15, 1e15 - 1] -> [1, e^-1] / (1 + e^-1) = [0.7310585786300049, 0.2689414213699951]
+  //   [1e308, -1e308, 1.7e308]: x - max = [-0.7e308, -2.7e308 (-> -inf), 0] -> [0, 0, 1]
+  //   [1e300, 1e300] -> [0.5, 0.5]
+  const Tensor rows = make({3, 3}, {"S", "S"}, {1e15, 1e15 - 1, -1e300, 1e308, -1e308, 1.7e308, 1e300, 1e300, -1e300});
+  const Tensor w = attn::softmax_rows(rows);
+  for (double v : w.data) CHECK(std::isfinite(v));
+  CHECK_THAT(w.data[0], WithinAbs(0.7310585786300049, 1e-15));
+  CHECK_THAT(w.data[1], WithinAbs(0.2689414213699951, 1e-15));
+  CHECK(w.data[2] == 0.0);
+  CHECK(w.data[3] == 0.0);
+  CHECK(w.data[4] == 0.0);
+  CHECK(w.data[5] == 1.0);
+  CHECK(w.data[6] == 0.5);
+  CHECK(w.data[7] == 0.5);
+  CHECK(w.data[8] == 0.0);
+}
+
+TEST_CASE("small products round every multiply and add, as by hand (no fused multiply-add)", "[attention]") {
+  // a = 1 + 2^-30, b = 1 - 2^-30: a*b = 1 - 2^-60 rounds to 1, so a*b + (-1)*1 is 0 when
+  // each step is rounded; a fused multiply-add would keep -2^-60.
+  const double a = 1.0 + std::ldexp(1.0, -30), b = 1.0 - std::ldexp(1.0, -30);
+  const Tensor x = make({1, 1, 2}, {"B", "S", "N"}, {a, -1.0});
+  const Tensor W = make({2, 1}, {"N", "H*d"}, {b, 1.0});
+  CHECK(attn::linear_projection(x, W, Tensor(), "H*d").data[0] == 0.0);
+  const Tensor q = make({1, 1, 1, 2}, {"B", "H", "S", "d"}, {a, -1.0});
+  const Tensor k_t = make({1, 1, 2, 1}, {"B", "H", "d", "S"}, {b, 1.0});
+  CHECK(attn::attention_scores(q, k_t).data[0] == 0.0);
+}
+
+TEST_CASE("large products and softmaxes take the fast path and agree with the plain one", "[attention]") {
+  // (2 x 96 x 80) @ (80 x 72): 1.1M multiply-adds, above the plain path's limit
+  Tensor x({2, 96, 80}, {"B", "S", "N"});
+  Tensor W({80, 72}, {"N", "H*d"});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = std::sin(0.37 * static_cast<double>(i));
+  for (std::size_t i = 0; i < W.size(); ++i) W.data[i] = std::cos(0.11 * static_cast<double>(i));
+  const Tensor y = attn::linear_projection(x, W, Tensor(), "H*d");
+  double worst = 0;
+  for (std::size_t r = 0; r < 2 * 96; ++r)
+    for (std::size_t c = 0; c < 72; ++c) {
+      double sum = 0;
+      for (std::size_t k = 0; k < 80; ++k) sum += x.data[r * 80 + k] * W.data[k * 72 + c];
+      worst = std::max(worst, std::abs(y.data[r * 72 + c] - sum));
+    }
+  CHECK(worst < 1e-12);
+
+  // softmax over (1, 2, 150, 150) = 45,000 entries: Eigen's vectorized exp
+  Tensor s({1, 2, 150, 150}, {"B", "H", "S", "S"});
+  for (std::size_t i = 0; i < s.size(); ++i) s.data[i] = 40.0 * std::sin(0.013 * static_cast<double>(i * i % 1009));
+  s.data[5] = -std::numeric_limits<double>::infinity();
+  const Tensor w = attn::softmax_rows(s);
+  double worst_rel = 0;
+  for (std::size_t r = 0; r < 300; ++r) {
+    double max = -1e300, sum = 0;
+    for (std::size_t j = 0; j < 150; ++j) max = std::max(max, s.data[r * 150 + j]);
+    for (std::size_t j = 0; j < 150; ++j) sum += std::exp(s.data[r * 150 + j] - max);
+    for (std::size_t j = 0; j < 150; ++j) {
+      const double expected = std::exp(s.data[r * 150 + j] - max) / sum;
+      if (expected > 1e-300) worst_rel = std::max(worst_rel, std::abs(w.data[r * 150 + j] - expected) / expected);
+    }
+  }
+  CHECK(worst_rel < 1e-13);
+  CHECK(w.data[5] == 0.0);
+}

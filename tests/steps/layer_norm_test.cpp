@@ -1,0 +1,31 @@
+#include "steps/layer_norm.h"
+
+#include <catch2/catch.hpp>
+
+using Catch::Matchers::WithinAbs;
+
+TEST_CASE("layer_norm: biased variance, eps inside the square root (PyTorch)", "[layer_norm]") {
+  // x = [1, 2, 4, -1]: mean 1.5, biased variance 3.25;
+  // (x - 1.5) / sqrt(3.25 + 1e-5) as NumPy computes it:
+  attn::Tensor x({1, 1, 4}, {"B", "S", "N"});
+  x.data = {1, 2, 4, -1};
+  attn::Tensor ones({4}, {"N"}), zeros({4}, {"N"});
+  ones.data = {1, 1, 1, 1};
+  const attn::Tensor y = attn::layer_norm(x, ones, zeros, 1e-5);
+  const double expected[] = {-0.2773496714211406, 0.2773496714211406, 1.386748357105703, -1.386748357105703};
+  for (std::size_t i = 0; i < 4; ++i) CHECK_THAT(y.data[i], WithinAbs(expected[i], 1e-15));
+  // gamma scales and beta shifts each feature
+  attn::Tensor gamma({4}, {"N"}), beta({4}, {"N"});
+  gamma.data = {2, 2, 2, 2};
+  beta.data = {1, 0, 0, 0};
+  const attn::Tensor z = attn::layer_norm(x, gamma, beta, 1e-5);
+  CHECK_THAT(z.data[0], WithinAbs(2 * expected[0] + 1, 1e-15));
+  CHECK_THAT(z.data[3], WithinAbs(2 * expected[3], 1e-15));
+}
+
+TEST_CASE("residual_add adds element by element", "[layer_norm]") {
+  attn::Tensor a({1, 1, 2}, {"B", "S", "N"}), b({1, 1, 2}, {"B", "S", "N"});
+  a.data = {1, 2};
+  b.data = {0.5, -3};
+  CHECK(attn::residual_add(a, b).data == std::vector<double>{1.5, -1});
+}

@@ -1,0 +1,28 @@
+#include "steps/masks.h"
+
+#include <limits>
+
+#include <catch2/catch.hpp>
+
+TEST_CASE("padding mask marks <PAD> positions", "[masks]") {
+  attn::Tensor ids({2, 3}, {"B", "S"});
+  ids.data = {2, 3, 4, 4, 0, 0};
+  CHECK(attn::padding_mask(ids, 0).data == std::vector<double>{0, 0, 0, 0, 1, 1});
+}
+
+TEST_CASE("attention_mask combines causal and key padding additively", "[masks]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  // causal only: (S,S)
+  CHECK(attn::attention_mask(2, 2, true, nullptr).data == std::vector<double>{0, -inf, 0, 0});
+  // key padding: batch 1's last key is padding -> that column is -inf in every row
+  attn::Tensor padding({2, 2}, {"B", "S"});
+  padding.data = {0, 0, 0, 1};
+  const attn::Tensor m = attn::attention_mask(2, 2, false, &padding);
+  CHECK(m.shape == attn::Shape{2, 2, 2});
+  CHECK(m.data == std::vector<double>{0, 0, 0, 0, 0, -inf, 0, -inf});
+  // both
+  const attn::Tensor both = attn::attention_mask(2, 2, true, &padding);
+  CHECK(both.data == std::vector<double>{0, -inf, 0, 0, 0, -inf, 0, -inf});
+  // cross-attention: 1 query over 2 keys
+  CHECK(attn::attention_mask(1, 2, false, &padding).data == std::vector<double>{0, 0, 0, -inf});
+}

@@ -1,0 +1,52 @@
+#include "steps/tokenizer.h"
+
+#include <catch2/catch.hpp>
+
+using Tokens = std::vector<std::string>;
+
+TEST_CASE("split_tokens: whitespace separates words, punctuation stands alone", "[tokenizer]") {
+  CHECK(attn::split_tokens("I love AI") == Tokens{"I", "love", "AI"});
+  CHECK(attn::split_tokens("  I love AI.  ") == Tokens{"I", "love", "AI", "."});
+  CHECK(attn::split_tokens("Hello, world!") == Tokens{"Hello", ",", "world", "!"});
+  // apostrophes and hyphens stay inside words: seed 004's French target
+  CHECK(attn::split_tokens("J' aime l' IA") == Tokens{"J'", "aime", "l'", "IA"});
+  CHECK(attn::split_tokens("don't self-attend") == Tokens{"don't", "self-attend"});
+  // non-ASCII letters are word characters
+  CHECK(attn::split_tokens("café über") == Tokens{"café", "über"});
+  CHECK(attn::split_tokens("") == Tokens{});
+  // special tokens stay whole; a lone < is punctuation
+  CHECK(attn::split_tokens("<BOS> J' aime") == Tokens{"<BOS>", "J'", "aime"});
+  CHECK(attn::split_tokens("a < b <>") == Tokens{"a", "<", "b", "<", ">"});
+}
+
+TEST_CASE("vocabulary lookup: exact, then case-insensitive", "[tokenizer]") {
+  const attn::Vocabulary vocab({"<PAD>", "<UNK>", "I", "love", "AI"});
+  CHECK(vocab.find("love") == 3u);
+  CHECK(vocab.find("ai") == 4u);
+  CHECK_FALSE(vocab.find("robots"));
+  CHECK(vocab.pad_id() == 0u);
+  CHECK(vocab.unknown_id() == 1u);
+  CHECK_THROWS_WITH(attn::Vocabulary({"a", "b", "a"}), "duplicate token \"a\"");
+}
+
+TEST_CASE("lookup_token_ids pads with <PAD> and maps unknown words to <UNK>", "[tokenizer]") {
+  // Seed 004: "I love AI" -> [2, 3, 4]
+  const attn::Vocabulary vocab({"<PAD>", "<UNK>", "I", "love", "AI"});
+  const attn::TokenIds one = attn::lookup_token_ids({{"I", "love", "AI"}}, vocab);
+  CHECK(one.ids.shape == attn::Shape{1, 3});
+  CHECK(one.ids.data == std::vector<double>{2, 3, 4});
+
+  const attn::TokenIds two = attn::lookup_token_ids({{"I", "love", "robots"}, {"AI"}}, vocab);
+  CHECK(two.ids.data == std::vector<double>{2, 3, 1, 4, 0, 0});
+  CHECK(two.tokens[1] == Tokens{"AI", "<PAD>", "<PAD>"});
+  CHECK(two.unknown[0] == std::vector<bool>{false, false, true});
+  CHECK(two.lengths == std::vector<std::size_t>{3, 1});
+}
+
+TEST_CASE("lookup_token_ids without <UNK> or <PAD> says what is missing", "[tokenizer][errors]") {
+  const attn::Vocabulary vocab({"I", "love"});
+  CHECK_THROWS_WITH(attn::lookup_token_ids({{"I", "hate"}}, vocab),
+                    "unknown token \"hate\" and the vocabulary has no \"<UNK>\"");
+  CHECK_THROWS_WITH(attn::lookup_token_ids({{"I", "love"}, {"I"}}, vocab),
+                    "sentences of different lengths need \"<PAD>\" in the vocabulary");
+}
