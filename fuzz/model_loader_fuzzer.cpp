@@ -82,8 +82,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Outcome first = load(text, kFuzzMemoryLimit, false);
   const Outcome all = load(text, kFuzzMemoryLimit, true);
   if (first.loaded != all.loaded)
-    finding("explain and validate disagree", first.loaded ? "validate: " + all.errors.front()
-                                                          : "explain: " + first.errors.front());
+    finding("explain and validate disagree",
+            first.loaded ? "validate: " + all.errors.front() : "explain: " + first.errors.front());
   if (!first.loaded) {
     if (first.errors.front() != all.errors.front())
       finding("explain's error is not validate's first", first.errors.front() + " | " + all.errors.front());

@@ -40,6 +40,15 @@ class InputErrors : public std::runtime_error {
   std::vector<InputError> errors_;
 };
 
+// A broken promise inside attn: a step given shapes it cannot take, a printer given an
+// index outside its tensor. Never the user's fault (their mistakes are InputErrors, found
+// before anything runs): main reports it as "internal error" with exit code 1. The one type
+// of internal exception, so that a catch for it cannot miss one.
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
 // A computed value is not finite (overflow, 0/0): names the tensor and the position.
 class NumericError : public std::runtime_error {
  public:

@@ -8,12 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/tensor.h"
 #include "attn/step_variants.h"
+#include "attn/tensor.h"
 #include "attn/vocabulary.h"
 
 namespace attn {
-
 
 struct ModelConfig {
   std::size_t d_model = 0;    // N
@@ -23,12 +22,12 @@ struct ModelConfig {
   bool causal = false;        // mask future positions in encoder self-attention
   std::uint32_t seed = 0;     // for "randn" values, as np.random.seed(seed)
   Activation activation = Activation::ReLU;
-  bool norm_first = false;    // pre-norm (x + f(LN(x))) instead of the paper's post-norm LN(x + f(x))
+  bool norm_first = false;  // pre-norm (x + f(LN(x))) instead of the paper's post-norm LN(x + f(x))
   double layer_norm_eps = 1e-5;
   PositionalEncoding positional_encoding = PositionalEncoding::Sinusoidal;
-  bool scale_embeddings = false;  // multiply looked-up embeddings by sqrt(d_model), as the paper does
-  std::size_t max_len = 0;        // rows of a learned position table
-  std::size_t num_layers = 0;     // encoder layers when "encoder" is one template or "randn"
+  bool scale_embeddings = false;       // multiply looked-up embeddings by sqrt(d_model), as the paper does
+  std::size_t max_len = 0;             // rows of a learned position table
+  std::size_t num_layers = 0;          // encoder layers when "encoder" is one template or "randn"
   std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
 };
 
@@ -39,10 +38,10 @@ struct HeadWeights {
 
 // Multi-head attention weights, used as X @ W (not PyTorch's x @ W.T).
 struct AttentionWeights {
-  Tensor W_q, W_k, W_v;        // (N, H*d): the heads' matrices side by side
-  Tensor W_o;                  // (H*d, N), or empty: no output projection
-  Tensor b_q, b_k, b_v;        // (H*d,), or empty
-  Tensor b_o;                  // (N,), or empty
+  Tensor W_q, W_k, W_v;            // (N, H*d): the heads' matrices side by side
+  Tensor W_o;                      // (H*d, N), or empty: no output projection
+  Tensor b_q, b_k, b_v;            // (H*d,), or empty
+  Tensor b_o;                      // (N,), or empty
   std::vector<HeadWeights> heads;  // non-empty when the file gave per-head matrices
 
   bool has_output_projection() const { return !W_o.data.empty(); }
@@ -89,26 +88,26 @@ struct OutputWeights {
 struct TokenInput {
   std::vector<std::string> texts;                // given as text: split by the tokenize step
   std::vector<std::vector<std::string>> tokens;  // given as tokens, one list per batch item
-  bool batched = false;   // the file gave a list of sentences
-  std::string json_path;  // where it came from ("input.text"), for messages
+  bool batched = false;                          // the file gave a list of sentences
+  std::string json_path;                         // where it came from ("input.text"), for messages
 
   bool empty() const { return texts.empty() && tokens.empty(); }
 };
 
 struct Model {
-  std::string source;        // file name for messages ("model.json", "<default model>")
+  std::string source;  // file name for messages ("model.json", "<default model>")
   ModelConfig config;
-  bool batched = true;       // false when the input was one sequence: print without B
+  bool batched = true;  // false when the input was one sequence: print without B
 
   // Vocabulary and embedding (empty when the input is given as X).
   Vocabulary vocab;
-  Tensor embedding;          // (V, N)
-  Tensor positions;          // (max_len, N) learned position table, or empty
+  Tensor embedding;  // (V, N)
+  Tensor positions;  // (max_len, N) learned position table, or empty
 
   // The input: either numbers X (B,S,N), or tokens looked up in the vocabulary.
-  Tensor input;              // (B, S, N) when given as X
-  TokenInput source_tokens;  // when given as text or tokens
-  Tensor target_input;       // (B, T, N) when the decoder input is given as X
+  Tensor input;                       // (B, S, N) when given as X
+  TokenInput source_tokens;           // when given as text or tokens
+  Tensor target_input;                // (B, T, N) when the decoder input is given as X
   bool target_input_batched = false;  // target_X was (B, T, N) in the file
   TokenInput target_tokens;
 

@@ -51,8 +51,8 @@ inline std::vector<double> to_vector(const TensorData& values) { return {values.
 
 struct Tensor {
   Shape shape;
-  AxisNames axes;           // same length as shape
-  TensorData data;           // product(shape) values, C order
+  AxisNames axes;   // same length as shape
+  TensorData data;  // product(shape) values, C order
 
   Tensor() = default;
   // A zero-filled tensor of the given shape; axes default to "" when not given.

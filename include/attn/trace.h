@@ -28,7 +28,7 @@ struct Operand {
 
 // Something the learner should know about a recorded tensor (a fully masked row, say).
 struct TraceWarning {
-  std::string name;     // the entry it concerns
+  std::string name;  // the entry it concerns
   std::string message;
 };
 
@@ -36,9 +36,9 @@ struct TraceWarning {
 // valid only while the sink runs.
 struct TraceRecord {
   const std::string& name;
-  const Shape& shape;      // as recorded: without the B axis in unbatched runs
+  const Shape& shape;  // as recorded: without the B axis in unbatched runs
   const AxisNames& axes;
-  const double* data;      // element_count(shape) values, C order
+  const double* data;  // element_count(shape) values, C order
   const std::vector<Operand>& operands;
 };
 

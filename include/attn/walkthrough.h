@@ -46,7 +46,7 @@ enum class HeatmapStyle { Shade, Ascii, Color };
 struct StepFilter {
   std::vector<std::pair<int, int>> ranges;  // inclusive step numbers
   std::vector<std::string> kinds;
-  std::string layer;                        // "" all, "1" any stack's layer 1, "encoder.1"
+  std::string layer;  // "" all, "1" any stack's layer 1, "encoder.1"
   std::optional<std::size_t> head;
   std::optional<std::size_t> batch;
 
@@ -65,14 +65,14 @@ struct StepKind {
 const std::vector<StepKind>& step_kinds();
 
 struct WalkthroughOptions {
-  ArrayFormatOptions array;   // precision, summarization, line width
-  bool show_weights = true;   // print W_q, W_k, W_v, W_o beside the projections
-  bool explanations = true;   // the short "why" under each title (--brief hides them)
-  bool worked = true;         // one element of each kind of operation worked out in full
-  bool stats = true;          // a stats line above every tensor
-  bool views = true;          // labeled tables and heatmaps of small attention matrices
-  bool list_only = false;     // titles, formulas and shapes only (attn steps)
-  bool color = false;         // ANSI colours (titles, formulas, heatmap cells)
+  ArrayFormatOptions array;  // precision, summarization, line width
+  bool show_weights = true;  // print W_q, W_k, W_v, W_o beside the projections
+  bool explanations = true;  // the short "why" under each title (--brief hides them)
+  bool worked = true;        // one element of each kind of operation worked out in full
+  bool stats = true;         // a stats line above every tensor
+  bool views = true;         // labeled tables and heatmaps of small attention matrices
+  bool list_only = false;    // titles, formulas and shapes only (attn steps)
+  bool color = false;        // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;
   // Heatmap cells: coloured backgrounds when colour is on, Unicode shading otherwise, or
   // plain ASCII characters when asked (terminals without Unicode).

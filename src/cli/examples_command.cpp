@@ -9,7 +9,8 @@
 namespace attn::cli {
 
 void setup_examples(CLI::App& app) {
-  CLI::App* examples = app.add_subcommand("examples", "List the bundled examples; run one with 'attn explain --example NAME'");
+  CLI::App* examples =
+      app.add_subcommand("examples", "List the bundled examples; run one with 'attn explain --example NAME'");
   examples->callback([]() {
     const int code = run_examples();
     if (code != 0) throw CLI::RuntimeError(code);

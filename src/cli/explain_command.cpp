@@ -11,16 +11,16 @@
 
 #include <fmt/format.h>
 
-#include "model/default_model.h"
+#include "attn/dump.h"
 #include "attn/error.h"
-#include "model/examples.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "attn/walkthrough.h"
+#include "model/default_model.h"
+#include "model/examples.h"
 #include "present/progress.h"
 #include "present/terminal.h"
 #include "steps/tokenizer.h"
-#include "attn/dump.h"
-#include "attn/walkthrough.h"
 #include "validators.h"
 
 namespace attn::cli {
@@ -47,7 +47,8 @@ std::array<std::size_t, 4> parse_cell(const std::string& text) {
   char extra = 0;
   if (std::sscanf(text.c_str(), "%lld , %lld , %lld , %lld %c", &v[0], &v[1], &v[2], &v[3], &extra) != 4 || v[0] < 0 ||
       v[1] < 0 || v[2] < 0 || v[3] < 0)
-    throw InputError("--cell", "", "expected four non-negative integers b,h,i,j (batch, head, row, column), found \"" + text + "\"");
+    throw InputError("--cell", "",
+                     "expected four non-negative integers b,h,i,j (batch, head, row, column), found \"" + text + "\"");
   for (int k = 0; k < 4; ++k) cell[k] = static_cast<std::size_t>(v[k]);
   return cell;
 }
@@ -89,15 +90,20 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
   command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
-  command.add_option("-t,--target", options.target,
-                     "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
-  command.add_option("-c,--config", options.model_file, "Model file (JSON, see docs/model-file.md); default: built-in model");
+  command.add_option(
+      "-t,--target", options.target,
+      "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
+  command.add_option("-c,--config", options.model_file,
+                     "Model file (JSON, see docs/model-file.md); default: built-in model");
   command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
       ->excludes("--config");
-  command.add_option("--max-memory", options.max_memory_gib,
-                     "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
+  command
+      .add_option("--max-memory", options.max_memory_gib,
+                  "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(CLI::Validator(
-          [](const std::string& v) { return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v; },
+          [](const std::string& v) {
+            return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v;
+          },
           "GiB > 0"));
 }
 
@@ -111,15 +117,18 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
-  explain->add_option("--linewidth", options.line_width,
-                      "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
+  explain
+      ->add_option("--linewidth", options.line_width,
+                   "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
       ->check(CLI::Range(20, 100000));
-  explain->add_option("--threshold", options.threshold,
-                      "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
+  explain
+      ->add_option("--threshold", options.threshold,
+                   "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
       ->check(non_negative_integer())
       ->capture_default_str();
   explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
-  explain->add_flag("--timings", options.timings, "Print on stderr how long loading, the forward pass and the dump took");
+  explain->add_flag("--timings", options.timings,
+                    "Print on stderr how long loading, the forward pass and the dump took");
   explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
   explain->add_option("--cell", options.cell,
                       "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
@@ -131,12 +140,15 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
       ->check(non_negative_integer());
   explain->add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
-  explain->add_option("--color", options.color, "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
+  explain
+      ->add_option("--color", options.color,
+                   "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
-  explain->add_option("--heatmap", options.heatmap,
-                      "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
-                      "ascii (plain characters)")
+  explain
+      ->add_option("--heatmap", options.heatmap,
+                   "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
+                   "ascii (plain characters)")
       ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
       ->capture_default_str();
   explain->callback([&options]() {
@@ -150,7 +162,8 @@ int run_explain(const ExplainOptions& options) {
   if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
-  if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  if (options.max_memory_gib > 0)
+    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   Model model;
   if (!options.example.empty()) {
     const BundledExample& example = find_example(options.example);
@@ -179,7 +192,8 @@ int run_explain(const ExplainOptions& options) {
   if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
   // The progress line shares the terminal with nothing else: not while the walkthrough
   // prints to it.
-  const bool show_progress = ::isatty(STDERR_FILENO) && (options.quiet || !::isatty(dump_at_end ? STDERR_FILENO : STDOUT_FILENO));
+  const bool show_progress =
+      ::isatty(STDERR_FILENO) && (options.quiet || !::isatty(dump_at_end ? STDERR_FILENO : STDOUT_FILENO));
   ProgressLine progress(std::cerr, model.encoder.size(), model.decoder.size());
   double dump_seconds = 0, print_seconds = 0;
   if (dump || show_progress)
@@ -189,9 +203,7 @@ int run_explain(const ExplainOptions& options) {
       timed(dump_seconds, [&] { dump->add(record); });
     });
   if (printer)
-    trace.set_entry_observer([&](const TraceEntry& entry) {
-      timed(print_seconds, [&] { printer->add(entry); });
-    });
+    trace.set_entry_observer([&](const TraceEntry& entry) { timed(print_seconds, [&] { printer->add(entry); }); });
   const auto run_started = std::chrono::steady_clock::now();
   try {
     run_model(model, trace);

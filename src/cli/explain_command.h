@@ -10,28 +10,28 @@
 namespace attn::cli {
 
 struct ExplainOptions {
-  std::string text;          // the sentence to run (models with a vocabulary)
-  std::string target;        // --target: the decoder's input sentence
-  std::string model_file;    // -c FILE; empty: the built-in default model
-  std::string example;       // --example NAME: a bundled example instead of a file
-  std::string dump_path;     // --dump FILE, "-" for stdout
+  std::string text;        // the sentence to run (models with a vocabulary)
+  std::string target;      // --target: the decoder's input sentence
+  std::string model_file;  // -c FILE; empty: the built-in default model
+  std::string example;     // --example NAME: a bundled example instead of a file
+  std::string dump_path;   // --dump FILE, "-" for stdout
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
   std::size_t threshold = 1000;
   bool quiet = false;
-  bool timings = false;        // --timings: load, forward and dump times on stderr
-  double max_memory_gib = 0;   // 0: half the machine's memory
+  bool timings = false;       // --timings: load, forward and dump times on stderr
+  double max_memory_gib = 0;  // 0: half the machine's memory
   // Teaching controls.
-  bool brief = false;          // no "why" explanations
-  std::string cell;            // --cell b,h,i,j: the element worked out in full
-  std::string steps;           // --steps 5-9,softmax
-  std::string layer;           // --layer 1 | encoder.1 | decoder.0
-  int head = -1;               // --head h
-  int batch = -1;              // --batch b
-  bool pause = false;          // wait for Enter between steps
-  std::string color = "auto";  // auto | always | never
+  bool brief = false;            // no "why" explanations
+  std::string cell;              // --cell b,h,i,j: the element worked out in full
+  std::string steps;             // --steps 5-9,softmax
+  std::string layer;             // --layer 1 | encoder.1 | decoder.0
+  int head = -1;                 // --head h
+  int batch = -1;                // --batch b
+  bool pause = false;            // wait for Enter between steps
+  std::string color = "auto";    // auto | always | never
   std::string heatmap = "auto";  // auto | color | shade | ascii
-  bool list_only = false;      // attn steps: titles, formulas and shapes only
+  bool list_only = false;        // attn steps: titles, formulas and shapes only
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);

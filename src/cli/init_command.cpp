@@ -68,7 +68,8 @@ int run_init(const InitOptions& options) {
       "Made by '{}': d_model {}, {} heads, {}{} encoder layer{}, input X of {} random sequence{} of {} tokens. Every "
       "weight is \"randn\", drawn from np.random.seed({}) in the order of docs/model-file.md.",
       command, size.d_model, size.num_heads, size.d_ff ? fmt::format("d_ff {}, ", size.d_ff) : "no feed-forward, ",
-      size.num_layers, size.num_layers == 1 ? "" : "s", size.batch, size.batch == 1 ? "" : "s", size.seq_len, size.seed);
+      size.num_layers, size.num_layers == 1 ? "" : "s", size.batch, size.batch == 1 ? "" : "s", size.seq_len,
+      size.seed);
   const std::string text = model_file_text(size, comment, "attn init");
 
   if (options.output != "-" && !options.force) {

@@ -10,13 +10,13 @@
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
 
-#include "model/default_model.h"
 #include "attn/error.h"
-#include "model/examples.h"
 #include "examples_command.h"
 #include "explain_command.h"
-#include "steps_command.h"
 #include "init_command.h"
+#include "model/default_model.h"
+#include "model/examples.h"
+#include "steps_command.h"
 #include "validate_command.h"
 
 int main(int argc, char** argv) {
@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
     // "encoder.0.attention.scores[0, 1, 1] is inf (overflow)": the model's numbers are the
     // cause, so it is bad input and names the model file like any other input error.
     // The model named as run_explain names it.
-    const std::string source = !explain.example.empty()      ? std::string("example ") + attn::find_example(explain.example).name
+    const std::string source = !explain.example.empty()
+                                   ? std::string("example ") + attn::find_example(explain.example).name
                                : explain.model_file.empty() ? attn::kDefaultModelSource
                                                             : explain.model_file;
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";

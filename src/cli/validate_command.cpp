@@ -17,13 +17,16 @@ std::size_t attention_parameters(const AttentionWeights& a) {
          a.b_o.size();
 }
 std::size_t norm_parameters(const NormWeights& n) { return n.gamma.size() + n.beta.size(); }
-std::size_t ffn_parameters(const FeedForwardWeights& f) { return f.W_1.size() + f.b_1.size() + f.W_2.size() + f.b_2.size(); }
+std::size_t ffn_parameters(const FeedForwardWeights& f) {
+  return f.W_1.size() + f.b_1.size() + f.W_2.size() + f.b_2.size();
+}
 
 // Every learned number: weights, biases, norms, the embedding and position tables.
 std::size_t parameter_count(const Model& m) {
   std::size_t n = m.embedding.size() + m.positions.size() + m.output.W.size() + m.output.b.size();
   for (const auto& l : m.encoder)
-    n += attention_parameters(l.attention) + (l.full ? norm_parameters(l.norm1) + norm_parameters(l.norm2) + ffn_parameters(l.ffn) : 0);
+    n += attention_parameters(l.attention) +
+         (l.full ? norm_parameters(l.norm1) + norm_parameters(l.norm2) + ffn_parameters(l.ffn) : 0);
   for (const auto& l : m.decoder)
     n += attention_parameters(l.self_attention) + attention_parameters(l.cross_attention) + norm_parameters(l.norm1) +
          norm_parameters(l.norm2) + norm_parameters(l.norm3) + ffn_parameters(l.ffn);
@@ -39,8 +42,10 @@ std::string summary(const Model& m) {
     input = shape_with_axes(m.batched ? m.input.shape : Shape(m.input.shape.begin() + 1, m.input.shape.end()),
                             m.batched ? m.input.axes : AxisNames(m.input.axes.begin() + 1, m.input.axes.end()));
   std::string parts = fmt::format("{} encoder layer{}", m.encoder.size(), m.encoder.size() == 1 ? "" : "s");
-  if (!m.decoder.empty()) parts += fmt::format(", {} decoder layer{}", m.decoder.size(), m.decoder.size() == 1 ? "" : "s");
-  parts += fmt::format(", d_model {}, {} head{} of d={}", c.d_model, c.num_heads, c.num_heads == 1 ? "" : "s", c.d_head);
+  if (!m.decoder.empty())
+    parts += fmt::format(", {} decoder layer{}", m.decoder.size(), m.decoder.size() == 1 ? "" : "s");
+  parts +=
+      fmt::format(", d_model {}, {} head{} of d={}", c.d_model, c.num_heads, c.num_heads == 1 ? "" : "s", c.d_head);
   if (c.d_ff) parts += fmt::format(", d_ff {}", c.d_ff);
   if (!m.vocab.empty()) parts += fmt::format(", vocab {}", m.vocab.size());
   parts += fmt::format(", input {}, {} parameters", input, parameter_count(m));
@@ -51,12 +56,16 @@ std::string summary(const Model& m) {
 
 void setup_validate(CLI::App& app, ValidateOptions& options) {
   CLI::App* validate = app.add_subcommand(
-      "validate", "Check model files without running them: every problem, one line each (exit 2), or a summary (exit 0)");
+      "validate",
+      "Check model files without running them: every problem, one line each (exit 2), or a summary (exit 0)");
   validate->add_option("files", options.files, "Model files (JSON) to check")->required();
-  validate->add_option("--max-memory", options.max_memory_gib,
-                       "Report runs estimated to need more than this many GiB (default: half the machine's memory)")
+  validate
+      ->add_option("--max-memory", options.max_memory_gib,
+                   "Report runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(CLI::Validator(
-          [](const std::string& v) { return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v; },
+          [](const std::string& v) {
+            return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v;
+          },
           "GiB > 0"));
   validate->callback([&options]() {
     const int code = run_validate(options);
@@ -67,7 +76,8 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
 int run_validate(const ValidateOptions& options) {
   LoadOptions load;
   load.collect_all_errors = true;
-  if (options.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  if (options.max_memory_gib > 0)
+    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   int code = 0;
   for (const auto& file : options.files) {
     try {

@@ -59,6 +59,8 @@ void check_finite(const std::string& name, const Shape& shape, const double* dat
   }
 }
 
-void check_finite(const std::string& name, const Tensor& tensor) { check_finite(name, tensor.shape, tensor.data.data()); }
+void check_finite(const std::string& name, const Tensor& tensor) {
+  check_finite(name, tensor.shape, tensor.data.data());
+}
 
 }  // namespace attn

@@ -1,4 +1,5 @@
 #include "attn/tensor.h"
+#include "attn/error.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -39,7 +40,7 @@ double pairwise_sum(const double* a, std::size_t n) {
 Tensor::Tensor(Shape shape_in, AxisNames axes_in)
     : shape(std::move(shape_in)), axes(std::move(axes_in)), data(element_count(shape), 0.0) {
   if (axes.empty()) axes.assign(shape.size(), "");
-  if (axes.size() != shape.size()) throw std::logic_error("Tensor: axes and shape differ in length");
+  if (axes.size() != shape.size()) throw InternalError("Tensor: axes and shape differ in length");
 }
 
 Tensor Tensor::uninitialized(Shape shape_in, AxisNames axes_in) {
@@ -48,15 +49,15 @@ Tensor Tensor::uninitialized(Shape shape_in, AxisNames axes_in) {
   t.shape = std::move(shape_in);
   t.axes = std::move(axes_in);
   if (t.axes.empty()) t.axes.assign(t.shape.size(), "");
-  if (t.axes.size() != t.shape.size()) throw std::logic_error("Tensor: axes and shape differ in length");
+  if (t.axes.size() != t.shape.size()) throw InternalError("Tensor: axes and shape differ in length");
   return t;
 }
 
 static std::size_t flat_index(const Shape& shape, const std::vector<std::size_t>& index) {
-  if (index.size() != shape.size()) throw std::out_of_range("Tensor::at: wrong number of indices");
+  if (index.size() != shape.size()) throw InternalError("Tensor::at: wrong number of indices");
   std::size_t flat = 0;
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (index[i] >= shape[i]) throw std::out_of_range("Tensor::at: index out of range");
+    if (index[i] >= shape[i]) throw InternalError("Tensor::at: index out of range");
     flat = flat * shape[i] + index[i];
   }
   return flat;
@@ -86,8 +87,8 @@ std::string shape_string(const Shape& shape) {
 
 Tensor reshaped(const Tensor& t, Shape shape, AxisNames axes) {
   if (element_count(shape) != t.size())
-    throw std::logic_error(fmt::format("reshape {} -> {}: element counts differ", shape_string(t.shape),
-                                       shape_string(shape)));
+    throw InternalError(
+        fmt::format("reshape {} -> {}: element counts differ", shape_string(t.shape), shape_string(shape)));
   Tensor out;
   out.shape = std::move(shape);
   out.axes = std::move(axes);
@@ -114,11 +115,11 @@ void transpose_matrix(const double* src, double* dst, std::size_t rows, std::siz
 
 Tensor transposed(const Tensor& t, const std::vector<std::size_t>& perm) {
   const std::size_t rank = t.rank();
-  if (perm.size() != rank) throw std::logic_error("transpose: permutation has the wrong length");
+  if (perm.size() != rank) throw InternalError("transpose: permutation has the wrong length");
   Shape out_shape(rank);
   AxisNames out_axes(rank);
   for (std::size_t i = 0; i < rank; ++i) {
-    if (perm[i] >= rank) throw std::logic_error("transpose: permutation names an axis the tensor lacks");
+    if (perm[i] >= rank) throw InternalError("transpose: permutation names an axis the tensor lacks");
     out_shape[i] = t.shape[perm[i]];
     out_axes[i] = t.axes[perm[i]];
   }
@@ -130,12 +131,11 @@ Tensor transposed(const Tensor& t, const std::vector<std::size_t>& perm) {
 
   // Leading axes kept in place and the last two swapped (k -> k_t, E -> Eᵀ): a batch of
   // matrix transposes.
-  const bool swaps_last_two = rank >= 2 && perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2 &&
-                              [&] {
-                                for (std::size_t i = 0; i + 2 < rank; ++i)
-                                  if (perm[i] != i) return false;
-                                return true;
-                              }();
+  const bool swaps_last_two = rank >= 2 && perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2 && [&] {
+    for (std::size_t i = 0; i + 2 < rank; ++i)
+      if (perm[i] != i) return false;
+    return true;
+  }();
   if (swaps_last_two) {
     const std::size_t rows = t.shape[rank - 2], cols = t.shape[rank - 1], block = rows * cols;
     for (std::size_t i = 0; i < t.size() / block; ++i)
@@ -174,7 +174,7 @@ Tensor transposed(const Tensor& t, const std::vector<std::size_t>& perm) {
 }
 
 Tensor slice_first(const Tensor& t, std::size_t i) {
-  if (t.rank() == 0 || i >= t.shape[0]) throw std::out_of_range("slice_first: index out of range");
+  if (t.rank() == 0 || i >= t.shape[0]) throw InternalError("slice_first: index out of range");
   Shape shape(t.shape.begin() + 1, t.shape.end());
   AxisNames axes(t.axes.begin() + 1, t.axes.end());
   Tensor out(shape, axes);
@@ -185,7 +185,7 @@ Tensor slice_first(const Tensor& t, std::size_t i) {
 }
 
 Tensor take_index(const Tensor& t, std::size_t axis, std::size_t index) {
-  if (axis >= t.rank() || index >= t.shape[axis]) throw std::out_of_range("take_index: index out of range");
+  if (axis >= t.rank() || index >= t.shape[axis]) throw InternalError("take_index: index out of range");
   Shape shape = t.shape;
   AxisNames axes = t.axes;
   shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "attn/error.h"
+#include "model/json_reader.h"
 #include "steps/attention.h"
 #include "steps/embedding.h"
-#include "attn/error.h"
 #include "steps/feed_forward.h"
-#include "model/json_reader.h"
 #include "steps/layer_norm.h"
 #include "steps/masks.h"
 #include "steps/output_head.h"
@@ -43,7 +43,8 @@ Tensor multi_head_attention(const Tensor& x_q, const std::string& x_q_name, cons
   const Tensor k_t = transpose_keys(k_heads);
   trace.record(prefix + "k_t", k_t, {trace.operand(prefix + "k_heads", k_heads)}, Trace::Check::InputsChecked);
   const Tensor scores = attention_scores(q_heads, k_t);
-  trace.record(prefix + "scores", scores, {trace.operand(prefix + "q_heads", q_heads), trace.operand(prefix + "k_t", k_t)});
+  trace.record(prefix + "scores", scores,
+               {trace.operand(prefix + "q_heads", q_heads), trace.operand(prefix + "k_t", k_t)});
   const Tensor scaled = scale_scores(scores, config.d_head);
   // |score / √d| <= |score| for d >= 1: finite when the scores are
   trace.record(prefix + "scaled_scores", scaled, {trace.operand(prefix + "scores", scores)},
@@ -98,8 +99,8 @@ Tensor norm_step(const Tensor& x, const std::string& x_name, const NormWeights& 
 }
 
 // x + sublayer recorded as `name`.
-Tensor residual_step(const Tensor& x, const std::string& x_name, const Tensor& sublayer, const std::string& sublayer_name,
-                     const std::string& name, Trace& trace) {
+Tensor residual_step(const Tensor& x, const std::string& x_name, const Tensor& sublayer,
+                     const std::string& sublayer_name, const std::string& name, Trace& trace) {
   // (B,S,N) + (B,S,N) -> (B,S,N)
   Tensor out = residual_add(x, sublayer);
   trace.record(name, out, {trace.operand(x_name, x), trace.operand(sublayer_name, sublayer)});
@@ -112,7 +113,8 @@ Tensor feed_forward_step(const Tensor& x, const std::string& x_name, const FeedF
   const Tensor hidden = feed_forward_hidden(x, ffn.W_1, ffn.b_1, config.activation);
   trace.record(prefix + "hidden", hidden, {trace.operand(x_name, x), Operand{"W_1", ffn.W_1.shape, ffn.W_1.axes}});
   const Tensor out = feed_forward_output(hidden, ffn.W_2, ffn.b_2);
-  trace.record(prefix + "output", out, {trace.operand(prefix + "hidden", hidden), Operand{"W_2", ffn.W_2.shape, ffn.W_2.axes}});
+  trace.record(prefix + "output", out,
+               {trace.operand(prefix + "hidden", hidden), Operand{"W_2", ffn.W_2.shape, ffn.W_2.axes}});
   return out;
 }
 
@@ -172,8 +174,8 @@ Tensor decoder_layer(const Tensor& y, const std::string& y_name, const Tensor& m
                                          "decoder.self_mask", p + "self_attention.", trace);
   const Tensor y1 = residual_step(y, y_name, sa, p + "self_attention.output", p + "residual1", trace);
   const Tensor n2 = norm_step(y1, p + "residual1", layer.norm2, config, p + "norm2", trace);
-  const Tensor ca = multi_head_attention(n2, p + "norm2", memory, memory_name, layer.cross_attention, config, cross_mask,
-                                         "decoder.cross_mask", p + "cross_attention.", trace);
+  const Tensor ca = multi_head_attention(n2, p + "norm2", memory, memory_name, layer.cross_attention, config,
+                                         cross_mask, "decoder.cross_mask", p + "cross_attention.", trace);
   const Tensor y2 = residual_step(y1, p + "residual1", ca, p + "cross_attention.output", p + "residual2", trace);
   const Tensor n3 = norm_step(y2, p + "residual2", layer.norm3, config, p + "norm3", trace);
   const Tensor f = feed_forward_step(n3, p + "norm3", layer.ffn, config, p + "ffn.", trace);
@@ -187,11 +189,11 @@ Tensor decoder_layer(const Tensor& y, const std::string& y_name, const Tensor& m
 // for the decoder). `axis` names the sequence axis ("S" or "T"). Sets *padding to the
 // (B,S) padding mask when sentences were padded.
 struct SequenceNames {
-  const char* which;       // "source" or "target"
-  const char* tokens;      // "tokens"
-  const char* embedding;   // "embedding"
-  const char* input;       // "input"
-  const char* axis;        // "S"
+  const char* which;      // "source" or "target"
+  const char* tokens;     // "tokens"
+  const char* embedding;  // "embedding"
+  const char* input;      // "input"
+  const char* axis;       // "S"
 };
 
 Tensor embed_sequence(const Model& model, const TokenInput& input, const SequenceNames& names, Tensor* padding,
@@ -234,8 +236,9 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const Sequenc
 
   // 4. embedding lookup: (B,S) ids into (V,N) -> (B,S,N), optionally * sqrt(N)
   Tensor x = embedding_lookup(ids.ids, model.embedding);
-  trace.record(std::string(names.embedding) + ".lookup", x,
-               {trace.operand(std::string(names.tokens) + ".ids", ids.ids), Operand{"E", model.embedding.shape, {"V", "N"}}});
+  trace.record(
+      std::string(names.embedding) + ".lookup", x,
+      {trace.operand(std::string(names.tokens) + ".ids", ids.ids), Operand{"E", model.embedding.shape, {"V", "N"}}});
   if (model.config.scale_embeddings) {
     x = scale_embedding(x);
     trace.record(std::string(names.embedding) + ".scaled", x);
@@ -262,8 +265,9 @@ Tensor run_model(const Model& model, Trace& trace) {
   // 1. the source: X as given, or tokens -> ids -> embeddings + positions, (B,S,N)
   Tensor source_padding;
   Tensor x = model.input;
-  if (model.has_tokens()) x = embed_sequence(model, model.source_tokens, {"source", "tokens", "embedding", "input", "S"},
-                                             &source_padding, trace);
+  if (model.has_tokens())
+    x = embed_sequence(model, model.source_tokens, {"source", "tokens", "embedding", "input", "S"}, &source_padding,
+                       trace);
   trace.record("input", x);
 
   // 2. the encoder's mask: causal and/or key padding, additive
@@ -302,8 +306,8 @@ Tensor run_model(const Model& model, Trace& trace) {
     Tensor target_padding;
     Tensor y = model.target_input;
     if (!model.target_tokens.empty())
-      y = embed_sequence(model, model.target_tokens, {"target", "target_tokens", "target_embedding", "target_input", "T"},
-                         &target_padding, trace);
+      y = embed_sequence(model, model.target_tokens,
+                         {"target", "target_tokens", "target_embedding", "target_input", "T"}, &target_padding, trace);
     y.axes[1] = "T";
     trace.record("target_input", y);
     const std::size_t T = y.shape[1];
@@ -336,8 +340,9 @@ Tensor run_model(const Model& model, Trace& trace) {
   const Tensor logits = model.output.tied ? tied_vocabulary_logits(hidden, model.embedding)
                                           : vocabulary_logits(hidden, model.output.W, model.output.b);
   trace.record("output.logits", logits,
-               {trace.operand(hidden_name, hidden), model.output.tied ? Operand{"Eᵀ", {model.embedding.shape[1], model.embedding.shape[0]}, {"N", "V"}}
-                                                              : Operand{"W_out", model.output.W.shape, model.output.W.axes}});
+               {trace.operand(hidden_name, hidden),
+                model.output.tied ? Operand{"Eᵀ", {model.embedding.shape[1], model.embedding.shape[0]}, {"N", "V"}}
+                                  : Operand{"W_out", model.output.W.shape, model.output.W.axes}});
   const Tensor probabilities = softmax_rows(logits);
   trace.record("output.probabilities", probabilities, {trace.operand("output.logits", logits)});
   return probabilities;

@@ -35,7 +35,9 @@ nlohmann::json model_summary(const Model& model) {
                       {"num_layers", model.encoder.size()},
                       {"num_decoder_layers", model.decoder.size()},
                       {"vocab_size", model.vocab.size()},
-                      {"output", !model.output.present ? "none" : model.output.tied ? "tied" : "linear"},
+                      {"output", !model.output.present ? "none"
+                                 : model.output.tied   ? "tied"
+                                                       : "linear"},
                       {"input", model.has_tokens() ? (model.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
                       {"batched", model.batched}};
   return m;
@@ -81,7 +83,8 @@ class NestedRows {
       std::size_t opened = rank_ > 0 ? rank_ - 1 : 0;
       if (r > 0) {
         opened = 0;
-        for (std::size_t rest = r, axis = rank_ - 1; axis-- > 0 && rest % shape_[axis] == 0; rest /= shape_[axis]) ++opened;
+        for (std::size_t rest = r, axis = rank_ - 1; axis-- > 0 && rest % shape_[axis] == 0; rest /= shape_[axis])
+          ++opened;
         std::fill_n(out, opened, ']');
         out += opened;
         *out++ = ',';
@@ -137,7 +140,8 @@ class TraceDump::Json {
 
   void add(const TraceRecord& r) {
     out_.write(fmt::format("{}{{\"name\": {}, \"shape\": {}, \"axes\": {}, \"data\": ", first_ ? "\n" : ",\n",
-                           nlohmann::json(r.name).dump(), nlohmann::json(r.shape).dump(), nlohmann::json(r.axes).dump()));
+                           nlohmann::json(r.name).dump(), nlohmann::json(r.shape).dump(),
+                           nlohmann::json(r.axes).dump()));
     first_ = false;
     write_data(r.shape, r.data);
     out_.write("}");
@@ -162,7 +166,8 @@ class TraceDump::Json {
     // into its own buffer (formatting dominates the dump, about 50 ns a number) and
     // writes it when the part before has been written, so one thread's writing overlaps
     // the other's formatting and nothing bigger than a part is ever held as text.
-    const std::size_t rows_per_part = std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
+    const std::size_t rows_per_part =
+        std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
     const std::size_t parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
     const bool parallel = n >= kParallelMinNumbers && parts > 1;
     std::exception_ptr failure;  // an exception must not leave an OpenMP region

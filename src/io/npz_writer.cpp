@@ -46,8 +46,8 @@ constexpr std::uint16_t kMax16 = 0xFFFF;
 // A fixed modification time, 1980-01-01 00:00 (the zip epoch), so equal runs give equal files.
 constexpr std::uint16_t kDosTime = 0;
 constexpr std::uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;
-constexpr std::uint16_t kVersionPlain = 20;   // 2.0: stored files
-constexpr std::uint16_t kVersionZip64 = 45;   // 4.5: zip64 extensions
+constexpr std::uint16_t kVersionPlain = 20;  // 2.0: stored files
+constexpr std::uint16_t kVersionZip64 = 45;  // 4.5: zip64 extensions
 constexpr std::uint16_t kUtf8Names = 1 << 11;
 
 }  // namespace

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "io/output_file.h"
 #include "attn/tensor.h"
+#include "io/output_file.h"
 
 namespace attn {
 

@@ -152,9 +152,12 @@ char* write_layout(Decimal d, bool negative, char* out) {
 char* write_special(double v, char* out, bool& done) {
   done = true;
   const char* text = nullptr;
-  if (std::isnan(v)) text = "NaN";
-  else if (std::isinf(v)) text = v < 0 ? "-Infinity" : "Infinity";
-  else if (v == 0) text = std::signbit(v) ? "-0.0" : "0.0";
+  if (std::isnan(v))
+    text = "NaN";
+  else if (std::isinf(v))
+    text = v < 0 ? "-Infinity" : "Infinity";
+  else if (v == 0)
+    text = std::signbit(v) ? "-0.0" : "0.0";
   if (!text) {
     done = false;
     return out;

@@ -23,8 +23,9 @@ const BundledExample& find_example(const std::string& name) {
     }
   if (matches == 1) return *prefix_match;
   const std::string suggestion = did_you_mean(name, names);
-  throw InputError("--example", "", fmt::format("no bundled example called \"{}\"{}; 'attn examples' lists them", name,
-                                                suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
+  throw InputError("--example", "",
+                   fmt::format("no bundled example called \"{}\"{}; 'attn examples' lists them", name,
+                               suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
 }
 
 std::string example_summary(const BundledExample& example) {

@@ -1,10 +1,10 @@
 #include "model/json_reader.h"
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 #include <fmt/format.h>
 
@@ -23,7 +23,7 @@ std::string human_bytes(std::uint64_t bytes) {
     ++unit;
   }
   return value == static_cast<double>(static_cast<std::uint64_t>(value)) ? fmt::format("{:.0f} {}", value, units[unit])
-                                                                          : fmt::format("{:.1f} {}", value, units[unit]);
+                                                                         : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
 // "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
@@ -32,8 +32,9 @@ std::string exact_bytes(std::uint64_t bytes) {
 }
 
 [[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes) {
-  throw InputError(path, "", fmt::format("expected a model file of at most {}, found {}; is this the right file?",
-                                         human_bytes(max_bytes), found));
+  throw InputError(path, "",
+                   fmt::format("expected a model file of at most {}, found {}; is this the right file?",
+                               human_bytes(max_bytes), found));
 }
 
 }  // namespace
@@ -95,9 +96,12 @@ std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -116,28 +120,31 @@ Json parse_json(const std::string& text, const std::string& file, std::size_t ma
   // recursive walk over them (the loader's, dump()) would risk the stack.
   if (const std::size_t pos = too_deep_at(text, max_depth); pos != std::string::npos) {
     const auto [line, column] = line_and_column(text, pos);
-    throw InputError(file, "", fmt::format("line {}, column {}: expected JSON nested at most {} levels deep, found "
-                                           "deeper nesting of arrays or objects",
-                                           line, column, max_depth));
+    throw InputError(file, "",
+                     fmt::format("line {}, column {}: expected JSON nested at most {} levels deep, found "
+                                 "deeper nesting of arrays or objects",
+                                 line, column, max_depth));
   }
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     // e.byte is one past the offending character.
     const auto [line, column] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    throw InputError(file, "", fmt::format("malformed JSON at line {}, column {}: {}", line, column,
-                                           parse_error_reason(e.what())));
+    throw InputError(
+        file, "", fmt::format("malformed JSON at line {}, column {}: {}", line, column, parse_error_reason(e.what())));
   } catch (const Json::out_of_range& e) {
     // "number overflow parsing '1e999'": a number no float64 can hold. nlohmann gives no
     // position, so find the literal in the text.
     const std::string what = e.what();
     const auto open = what.find('\''), close = what.rfind('\'');
-    const std::string literal = open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+    const std::string literal =
+        open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
     const std::size_t pos = literal.empty() ? std::string::npos : text.find(literal);
     if (pos == std::string::npos) throw InputError(file, "", "malformed JSON: " + parse_error_reason(what));
     const auto [line, column] = line_and_column(text, pos);
-    throw InputError(file, "", fmt::format("line {}, column {}: expected a finite number, found {} (out of float64 range)",
-                                           line, column, literal));
+    throw InputError(file, "",
+                     fmt::format("line {}, column {}: expected a finite number, found {} (out of float64 range)", line,
+                                 column, literal));
   }
 }
 
@@ -145,25 +152,30 @@ std::string json_child(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
-std::string json_index(const std::string& path, std::size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
+std::string json_index(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
 std::string describe_json(const Json& value) {
   switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return value.get<bool>() ? "true" : "false";
     case Json::value_t::string: {
       std::string s = value.get<std::string>();
       if (s.size() > 40) s = s.substr(0, 37) + "...";
       return "the string \"" + s + "\"";
     }
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "the number " + value.dump();
-    case Json::value_t::number_float: return "the number " + value.dump();
-    case Json::value_t::object: return fmt::format("an object with {} key{}", value.size(), value.size() == 1 ? "" : "s");
-    case Json::value_t::array: return fmt::format("an array of {}", value.size());
-    default: return "an unsupported JSON value";
+    case Json::value_t::number_unsigned:
+      return "the number " + value.dump();
+    case Json::value_t::number_float:
+      return "the number " + value.dump();
+    case Json::value_t::object:
+      return fmt::format("an object with {} key{}", value.size(), value.size() == 1 ? "" : "s");
+    case Json::value_t::array:
+      return fmt::format("an array of {}", value.size());
+    default:
+      return "an unsupported JSON value";
   }
 }
 
@@ -173,8 +185,8 @@ static std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const bool same =
+          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
     }
     std::swap(prev, cur);
@@ -206,7 +218,8 @@ void JsonReader::report(const std::string& path, const std::string& message) con
   collected_->emplace_back(file_, path, message);
 }
 
-const Json& JsonReader::object(const Json& value, const std::string& path, const std::vector<std::string>& known) const {
+const Json& JsonReader::object(const Json& value, const std::string& path,
+                               const std::vector<std::string>& known) const {
   if (collected_ && is_missing(value)) throw AlreadyReported{};
   if (!value.is_object()) fail(path, "expected an object, found " + describe_json(value));
   for (auto it = value.begin(); it != value.end(); ++it) {
@@ -216,8 +229,8 @@ const Json& JsonReader::object(const Json& value, const std::string& path, const
     std::string allowed;
     for (const auto& k : known) allowed += (allowed.empty() ? "" : ", ") + k;
     report(json_child(path, key), suggestion.empty()
-                                    ? fmt::format("unknown key \"{}\" (expected one of: {})", key, allowed)
-                                    : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", key, suggestion));
+                                      ? fmt::format("unknown key \"{}\" (expected one of: {})", key, allowed)
+                                      : fmt::format("unknown key \"{}\"; did you mean \"{}\"?", key, suggestion));
   }
   return value;
 }
@@ -249,9 +262,10 @@ const Json& JsonReader::required(const Json& object, const std::string& path, co
 
 std::size_t JsonReader::positive_integer(const Json& value, const std::string& path, std::size_t max) const {
   if (value.is_number_unsigned() || value.is_number_integer()) {
-    const std::int64_t v = value.is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                                            value.get<std::uint64_t>(), INT64_MAX))
-                                                      : value.get<std::int64_t>();
+    const std::int64_t v =
+        value.is_number_unsigned()
+            ? static_cast<std::int64_t>(std::min<std::uint64_t>(value.get<std::uint64_t>(), INT64_MAX))
+            : value.get<std::int64_t>();
     if (v <= 0) fail(path, fmt::format("expected a positive integer, found {}", v));
     if (static_cast<std::uint64_t>(v) > max) fail(path, fmt::format("expected at most {}, found {}", max, v));
     return static_cast<std::size_t>(v);
@@ -282,7 +296,8 @@ std::string JsonReader::string(const Json& value, const std::string& path) const
   return value.get<std::string>();
 }
 
-std::string JsonReader::choice(const Json& value, const std::string& path, const std::vector<std::string>& choices) const {
+std::string JsonReader::choice(const Json& value, const std::string& path,
+                               const std::vector<std::string>& choices) const {
   const std::string s = string(value, path);
   if (std::find(choices.begin(), choices.end(), s) != choices.end()) return s;
   std::string allowed;

@@ -24,15 +24,15 @@ std::string memory_size_text(double bytes) {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"model",   "vocab",   "embedding",    "positions", "input",
-                                                "encoder", "encoder_norm", "decoder", "decoder_norm", "output"};
-const std::vector<std::string> kModelKeys = {"d_model",        "num_heads",   "d_head",     "d_ff",
-                                             "num_layers",     "num_decoder_layers", "causal", "seed",
-                                             "activation",     "norm_first",  "layer_norm_eps", "positional_encoding",
-                                             "scale_embeddings", "max_len"};
+const std::vector<std::string> kTopLevelKeys = {"model",   "vocab",        "embedding", "positions",    "input",
+                                                "encoder", "encoder_norm", "decoder",   "decoder_norm", "output"};
+const std::vector<std::string> kModelKeys = {
+    "d_model", "num_heads",  "d_head",     "d_ff",           "num_layers",          "num_decoder_layers", "causal",
+    "seed",    "activation", "norm_first", "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len"};
 const std::vector<std::string> kInputKeys = {"X", "text", "tokens", "target_X", "target_text", "target_tokens"};
 const std::vector<std::string> kEncoderLayerKeys = {"attention", "norm1", "ffn", "norm2"};
-const std::vector<std::string> kDecoderLayerKeys = {"self_attention", "norm1", "cross_attention", "norm2", "ffn", "norm3"};
+const std::vector<std::string> kDecoderLayerKeys = {"self_attention", "norm1", "cross_attention",
+                                                    "norm2",          "ffn",   "norm3"};
 const std::vector<std::string> kAttentionKeys = {"W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o", "heads"};
 const std::vector<std::string> kHeadKeys = {"W_q", "W_k", "W_v"};
 const std::vector<std::string> kNormKeys = {"gamma", "beta"};
@@ -46,7 +46,7 @@ constexpr std::size_t kMaxDimension = 1u << 24;
 // What a tensor field must hold: its shape when the model implies one, and what the
 // axes mean, for the message when the file disagrees.
 struct TensorRequest {
-  Shape shape;          // empty: not implied; the value must give it
+  Shape shape;  // empty: not implied; the value must give it
   AxisNames axes;
   std::string meaning;  // "d_model x H*d_head"
 };
@@ -73,18 +73,20 @@ namespace {
 // the first word. Returns false when the vocabulary has no <BOS>.
 bool start_from_bos(Model& model) {
   if (model.vocab.empty() || !model.vocab.find("<BOS>")) return false;
-  const std::size_t B = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
-                                           : model.input.shape[0];
+  const std::size_t B = model.has_tokens()
+                            ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
+                            : model.input.shape[0];
   model.target_input = Tensor();
-  model.target_tokens = TokenInput{{}, std::vector<std::vector<std::string>>(B, {"<BOS>"}), model.batched,
+  model.target_tokens = TokenInput{{},
+                                   std::vector<std::vector<std::string>>(B, {"<BOS>"}),
+                                   model.batched,
                                    "input (no target given: the decoder starts from <BOS>)"};
   return true;
 }
 
 class ModelLoader {
  public:
-  ModelLoader(const std::string& source, const LoadOptions& options)
-      : reader_(source), options_(options), rng_(0) {
+  ModelLoader(const std::string& source, const LoadOptions& options) : reader_(source), options_(options), rng_(0) {
     if (options.collect_all_errors) reader_.collect_into(&errors_);
   }
 
@@ -126,8 +128,7 @@ class ModelLoader {
   Tensor read_tensor_value(const Json& value, const std::string& path, const TensorRequest& request);
   Shape read_generator_shape(const Json& value, const std::string& path);
   Shape nested_shape(const Json& value, const std::string& path);
-  void fill_nested(const Json& value, const std::string& path, const Shape& shape, std::size_t axis,
-                   TensorData& out);
+  void fill_nested(const Json& value, const std::string& path, const Shape& shape, std::size_t axis, TensorData& out);
   Tensor generate(const std::string& kind, const Shape& shape, const AxisNames& axes);
   void check_memory(const Model& model, std::size_t batch, std::size_t seq_len, std::size_t target_len,
                     std::size_t encoder_layers, std::size_t decoder_layers, const std::string& path);
@@ -183,10 +184,11 @@ Model ModelLoader::load(const Json& document) {
   });
   attempt([&] {
     if (!decoder) return;
-    const std::size_t count = config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
-    decoder_layers = layer_list(*decoder, "decoder", count, config.num_decoder_layers || config.num_layers,
-                                randn_decoder_layer(),
-                                config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
+    const std::size_t count =
+        config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
+    decoder_layers =
+        layer_list(*decoder, "decoder", count, config.num_decoder_layers || config.num_layers, randn_decoder_layer(),
+                   config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
   });
 
   model_ = &model;
@@ -197,23 +199,24 @@ Model ModelLoader::load(const Json& document) {
     read_input(reader_.required(document, "", "input"), "input", model);
     input_ok = true;
   });
-  if (input_ok) attempt([&] {
-    // Sizes for the estimate: X gives them; tokens are bounded by the longest sentence.
-    std::size_t B = 1, S = 1, T = 1;
-    if (!model.input.data.empty()) {
-      B = model.input.shape[0];
-      S = model.input.shape[1];
-    } else {
-      const TokenInput& t = model.source_tokens;
-      B = std::max(t.texts.size(), t.tokens.size());
-      for (const auto& text : t.texts) S = std::max(S, text.size());  // at most one token per character
-      for (const auto& tokens : t.tokens) S = std::max(S, tokens.size());
-    }
-    if (!model.target_input.data.empty()) T = model.target_input.shape[1];
-    for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
-    for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
-    check_memory(model, B, S, T, encoder_layers.size(), decoder_layers.size(), "input");
-  });
+  if (input_ok)
+    attempt([&] {
+      // Sizes for the estimate: X gives them; tokens are bounded by the longest sentence.
+      std::size_t B = 1, S = 1, T = 1;
+      if (!model.input.data.empty()) {
+        B = model.input.shape[0];
+        S = model.input.shape[1];
+      } else {
+        const TokenInput& t = model.source_tokens;
+        B = std::max(t.texts.size(), t.tokens.size());
+        for (const auto& text : t.texts) S = std::max(S, text.size());  // at most one token per character
+        for (const auto& tokens : t.tokens) S = std::max(S, tokens.size());
+      }
+      if (!model.target_input.data.empty()) T = model.target_input.shape[1];
+      for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
+      for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
+      check_memory(model, B, S, T, encoder_layers.size(), decoder_layers.size(), "input");
+    });
   // Without a readable input the weights are still checked, if they alone fit in memory.
   if (!input_ok) attempt([&] { check_memory(model, 1, 1, 1, encoder_layers.size(), decoder_layers.size(), "model"); });
   // Drawing "randn" for a run that was refused could take forever: stop here.
@@ -237,7 +240,8 @@ Model ModelLoader::load(const Json& document) {
     }
   });
   attempt([&] {
-    if (const Json* norm = reader_.member(document, "encoder_norm")) model.encoder_norm = read_norm(norm, "encoder_norm", config);
+    if (const Json* norm = reader_.member(document, "encoder_norm"))
+      model.encoder_norm = read_norm(norm, "encoder_norm", config);
   });
 
   for (std::size_t i = 0; i < decoder_layers.size(); ++i) {
@@ -259,14 +263,16 @@ Model ModelLoader::load(const Json& document) {
                    "expected W_o: the decoder's cross-attention needs the encoder's output in d_model columns");
     if (input_ok && !decoder_layers.empty() && model.target_tokens.empty() && model.target_input.data.empty() &&
         !start_from_bos(model))
-      reader_.fail("input", "the model has a decoder, so the input needs a target: target_X, target_text or "
-                            "target_tokens (or a \"<BOS>\" token in the vocab to start from)");
+      reader_.fail("input",
+                   "the model has a decoder, so the input needs a target: target_X, target_text or "
+                   "target_tokens (or a \"<BOS>\" token in the vocab to start from)");
   });
 
   attempt([&] {
     if (const Json* output = reader_.member(document, "output")) {
       if (decoder_layers.empty() && encoder_ends_narrow)
-        reader_.fail("output", "expected the last layer to produce d_model columns (give the last attention block W_o)");
+        reader_.fail("output",
+                     "expected the last layer to produce d_model columns (give the last attention block W_o)");
       model.output = read_output(*output, "output", model);
     }
   });
@@ -278,11 +284,13 @@ ModelConfig ModelLoader::read_config(const Json& value, const std::string& path)
   reader_.object(value, path, kModelKeys);
   ModelConfig config;
   const auto positive = [&](const char* key, std::size_t& target) {
-    if (const Json* v = reader_.member(value, key)) target = reader_.positive_integer(*v, json_child(path, key), kMaxDimension);
+    if (const Json* v = reader_.member(value, key))
+      target = reader_.positive_integer(*v, json_child(path, key), kMaxDimension);
   };
   const Json& d_model = reader_.required(value, path, "d_model");
   const Json& num_heads = reader_.required(value, path, "num_heads");
-  if (reader_.is_missing(d_model) || reader_.is_missing(num_heads)) throw AlreadyReported{};  // collect mode: reported missing
+  if (reader_.is_missing(d_model) || reader_.is_missing(num_heads))
+    throw AlreadyReported{};  // collect mode: reported missing
   config.d_model = reader_.positive_integer(d_model, json_child(path, "d_model"), kMaxDimension);
   config.num_heads = reader_.positive_integer(num_heads, json_child(path, "num_heads"), kMaxDimension);
   if (const Json* d_head = reader_.member(value, "d_head")) {
@@ -299,24 +307,29 @@ ModelConfig ModelLoader::read_config(const Json& value, const std::string& path)
   positive("num_layers", config.num_layers);
   positive("num_decoder_layers", config.num_decoder_layers);
   positive("max_len", config.max_len);
-  if (const Json* causal = reader_.member(value, "causal")) config.causal = reader_.boolean(*causal, json_child(path, "causal"));
+  if (const Json* causal = reader_.member(value, "causal"))
+    config.causal = reader_.boolean(*causal, json_child(path, "causal"));
   if (const Json* seed = reader_.member(value, "seed")) {
     const std::int64_t s = reader_.integer(*seed, json_child(path, "seed"));
     if (s < 0 || s > 0xFFFFFFFFLL)
-      reader_.fail(json_child(path, "seed"), fmt::format("expected an integer from 0 to 4294967295 (as NumPy), found {}", s));
+      reader_.fail(json_child(path, "seed"),
+                   fmt::format("expected an integer from 0 to 4294967295 (as NumPy), found {}", s));
     config.seed = static_cast<std::uint32_t>(s);
   }
   if (const Json* v = reader_.member(value, "activation"))
-    config.activation = reader_.choice(*v, json_child(path, "activation"), {"relu", "gelu"}) == "gelu" ? Activation::GELU
-                                                                                                      : Activation::ReLU;
-  if (const Json* v = reader_.member(value, "norm_first")) config.norm_first = reader_.boolean(*v, json_child(path, "norm_first"));
+    config.activation = reader_.choice(*v, json_child(path, "activation"), {"relu", "gelu"}) == "gelu"
+                            ? Activation::GELU
+                            : Activation::ReLU;
+  if (const Json* v = reader_.member(value, "norm_first"))
+    config.norm_first = reader_.boolean(*v, json_child(path, "norm_first"));
   if (const Json* v = reader_.member(value, "layer_norm_eps")) {
     config.layer_norm_eps = reader_.finite_number(*v, json_child(path, "layer_norm_eps"));
     if (config.layer_norm_eps < 0)
       reader_.fail(json_child(path, "layer_norm_eps"), fmt::format("expected a number >= 0, found {}", v->dump()));
   }
   if (const Json* v = reader_.member(value, "positional_encoding")) {
-    const std::string kind = reader_.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none"});
+    const std::string kind =
+        reader_.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none"});
     config.positional_encoding = kind == "learned" ? PositionalEncoding::Learned
                                  : kind == "none"  ? PositionalEncoding::None
                                                    : PositionalEncoding::Sinusoidal;
@@ -354,8 +367,9 @@ void ModelLoader::read_vocabulary(const Json& document, Model& model) {
   }
   model.vocab = Vocabulary(tokens);
   if (!embedding) reader_.fail("embedding", "missing: a vocab needs an embedding table (len(vocab) x d_model)");
-  model.embedding = read_tensor(*embedding, "embedding",
-                                TensorRequest{{tokens.size(), model.config.d_model}, {"V", "N"}, "len(vocab) x d_model"});
+  model.embedding =
+      read_tensor(*embedding, "embedding",
+                  TensorRequest{{tokens.size(), model.config.d_model}, {"V", "N"}, "len(vocab) x d_model"});
 }
 
 TokenInput ModelLoader::read_text(const Json& value, const std::string& path) {
@@ -412,15 +426,17 @@ Tensor ModelLoader::read_x(const Json& x, const std::string& path, const ModelCo
                                    describe_json(x)));
   }
   if (shape.size() != 2 && shape.size() != 3)
-    reader_.fail(path, fmt::format("expected shape (B, {0}, d_model) or ({0}, d_model), got {1}", axis, shape_string(shape)));
+    reader_.fail(path,
+                 fmt::format("expected shape (B, {0}, d_model) or ({0}, d_model), got {1}", axis, shape_string(shape)));
   if (shape.back() != N)
     reader_.fail(path, fmt::format("expected last axis of size d_model = {}, got shape {}", N, shape_string(shape)));
   batched = shape.size() == 3;
   const Shape full = batched ? shape : Shape{1, shape[0], shape[1]};
   const std::uint64_t limit = options_.max_memory_bytes ? options_.max_memory_bytes : default_memory_limit();
   if (static_cast<long double>(element_count(full)) * 8 > limit)
-    reader_.fail(path, fmt::format("this input alone would need {}, more than the limit of {}",
-                                   memory_size_text(static_cast<double>(element_count(full)) * 8), memory_size_text(limit)));
+    reader_.fail(path,
+                 fmt::format("this input alone would need {}, more than the limit of {}",
+                             memory_size_text(static_cast<double>(element_count(full)) * 8), memory_size_text(limit)));
   // The whole run, before anything is drawn ("randn" of a huge X would take minutes).
   check_memory(*model_, full[0], full[1], full[1], encoder_count_, decoder_count_, path);
   Tensor t = read_tensor(x, path, TensorRequest{shape, {}, ""});
@@ -473,12 +489,16 @@ void ModelLoader::read_input(const Json& value, const std::string& path, Model& 
     const std::size_t target_b = model.target_tokens.empty()
                                      ? model.target_input.shape[0]
                                      : std::max(model.target_tokens.texts.size(), model.target_tokens.tokens.size());
-    const std::string where = model.target_tokens.empty() ? json_child(path, "target_X") : model.target_tokens.json_path;
+    const std::string where =
+        model.target_tokens.empty() ? json_child(path, "target_X") : model.target_tokens.json_path;
     if (target_batched != model.batched)
-      reader_.fail(where, model.batched ? fmt::format("expected a batch of {} targets like the source, found a single one", source_b)
-                                        : "expected a single target like the source, found a batch (a list)");
+      reader_.fail(where,
+                   model.batched
+                       ? fmt::format("expected a batch of {} targets like the source, found a single one", source_b)
+                       : "expected a single target like the source, found a batch (a list)");
     if (source_b != target_b)
-      reader_.fail(where, fmt::format("expected {} target sequences, one per source sentence, found {}", source_b, target_b));
+      reader_.fail(where,
+                   fmt::format("expected {} target sequences, one per source sentence, found {}", source_b, target_b));
   }
   if (model.has_tokens()) check_token_input(model, model.source_tokens);
   if (!model.target_tokens.empty()) check_token_input(model, model.target_tokens);
@@ -496,14 +516,16 @@ std::vector<Json> ModelLoader::layer_list(const Json& value, const std::string& 
   }
   if (value.is_string()) {
     if (value.get<std::string>() != "randn")
-      reader_.fail(path, fmt::format("expected a list of layers, one layer object or \"randn\", found {}", describe_json(value)));
+      reader_.fail(path, fmt::format("expected a list of layers, one layer object or \"randn\", found {}",
+                                     describe_json(value)));
     return std::vector<Json>(count, randn_template);
   }
   if (value.is_object()) return std::vector<Json>(count, value);
   reader_.fail(path, "expected a list of layers, one layer object or \"randn\", found " + describe_json(value));
 }
 
-EncoderLayerWeights ModelLoader::read_encoder_layer(const Json& value, const std::string& path, const ModelConfig& config) {
+EncoderLayerWeights ModelLoader::read_encoder_layer(const Json& value, const std::string& path,
+                                                    const ModelConfig& config) {
   reader_.object(value, path, kEncoderLayerKeys);
   EncoderLayerWeights layer;
   layer.attention = read_attention(reader_.required(value, path, "attention"), json_child(path, "attention"), config);
@@ -511,20 +533,23 @@ EncoderLayerWeights ModelLoader::read_encoder_layer(const Json& value, const std
   if (!ffn) {
     for (const char* key : {"norm1", "norm2"})
       if (reader_.member(value, key))
-        reader_.fail(json_child(path, key), "expected an ffn alongside the norms (a full layer has attention, norm1, ffn, norm2)");
+        reader_.fail(json_child(path, key),
+                     "expected an ffn alongside the norms (a full layer has attention, norm1, ffn, norm2)");
     return layer;
   }
   layer.full = true;
   if (!layer.attention.has_output_projection())
-    reader_.fail(json_child(path, "attention"), "expected W_o: a full layer adds the attention output back to its input "
-                                                "(the residual), which needs d_model columns");
+    reader_.fail(json_child(path, "attention"),
+                 "expected W_o: a full layer adds the attention output back to its input "
+                 "(the residual), which needs d_model columns");
   layer.norm1 = read_norm(reader_.member(value, "norm1"), json_child(path, "norm1"), config);
   layer.ffn = read_feed_forward(*ffn, json_child(path, "ffn"), config);
   layer.norm2 = read_norm(reader_.member(value, "norm2"), json_child(path, "norm2"), config);
   return layer;
 }
 
-DecoderLayerWeights ModelLoader::read_decoder_layer(const Json& value, const std::string& path, const ModelConfig& config) {
+DecoderLayerWeights ModelLoader::read_decoder_layer(const Json& value, const std::string& path,
+                                                    const ModelConfig& config) {
   reader_.object(value, path, kDecoderLayerKeys);
   DecoderLayerWeights layer;
   const auto attention = [&](const char* key) {
@@ -554,15 +579,20 @@ NormWeights ModelLoader::read_norm(const Json* value, const std::string& path, c
   return norm;
 }
 
-FeedForwardWeights ModelLoader::read_feed_forward(const Json& value, const std::string& path, const ModelConfig& config) {
+FeedForwardWeights ModelLoader::read_feed_forward(const Json& value, const std::string& path,
+                                                  const ModelConfig& config) {
   reader_.object(value, path, kFeedForwardKeys);
   if (config.d_ff == 0) reader_.fail("model.d_ff", fmt::format("missing: {} needs the feed-forward width d_ff", path));
   const std::size_t N = config.d_model, F = config.d_ff;
   FeedForwardWeights ffn;
-  ffn.W_1 = read_tensor(reader_.required(value, path, "W_1"), json_child(path, "W_1"), TensorRequest{{N, F}, {"N", "F"}, "d_model x d_ff"});
-  if (const Json* b = reader_.member(value, "b_1")) ffn.b_1 = read_tensor(*b, json_child(path, "b_1"), TensorRequest{{F}, {"F"}, "d_ff"});
-  ffn.W_2 = read_tensor(reader_.required(value, path, "W_2"), json_child(path, "W_2"), TensorRequest{{F, N}, {"F", "N"}, "d_ff x d_model"});
-  if (const Json* b = reader_.member(value, "b_2")) ffn.b_2 = read_tensor(*b, json_child(path, "b_2"), TensorRequest{{N}, {"N"}, "d_model"});
+  ffn.W_1 = read_tensor(reader_.required(value, path, "W_1"), json_child(path, "W_1"),
+                        TensorRequest{{N, F}, {"N", "F"}, "d_model x d_ff"});
+  if (const Json* b = reader_.member(value, "b_1"))
+    ffn.b_1 = read_tensor(*b, json_child(path, "b_1"), TensorRequest{{F}, {"F"}, "d_ff"});
+  ffn.W_2 = read_tensor(reader_.required(value, path, "W_2"), json_child(path, "W_2"),
+                        TensorRequest{{F, N}, {"F", "N"}, "d_ff x d_model"});
+  if (const Json* b = reader_.member(value, "b_2"))
+    ffn.b_2 = read_tensor(*b, json_child(path, "b_2"), TensorRequest{{N}, {"N"}, "d_model"});
   return ffn;
 }
 
@@ -572,15 +602,18 @@ OutputWeights ModelLoader::read_output(const Json& value, const std::string& pat
   out.present = true;
   if (value.is_string()) {
     if (value.get<std::string>() != "tied")
-      reader_.fail(path, fmt::format("expected \"tied\" (logits = x @ embedding^T) or {{\"W\": ..., \"b\": ...}}, found {}",
-                                     describe_json(value)));
+      reader_.fail(path,
+                   fmt::format("expected \"tied\" (logits = x @ embedding^T) or {{\"W\": ..., \"b\": ...}}, found {}",
+                               describe_json(value)));
     out.tied = true;
     return out;
   }
   reader_.object(value, path, kOutputKeys);
   const std::size_t N = model.config.d_model, V = model.vocab.size();
-  out.W = read_tensor(reader_.required(value, path, "W"), json_child(path, "W"), TensorRequest{{N, V}, {"N", "V"}, "d_model x len(vocab)"});
-  if (const Json* b = reader_.member(value, "b")) out.b = read_tensor(*b, json_child(path, "b"), TensorRequest{{V}, {"V"}, "len(vocab)"});
+  out.W = read_tensor(reader_.required(value, path, "W"), json_child(path, "W"),
+                      TensorRequest{{N, V}, {"N", "V"}, "d_model x len(vocab)"});
+  if (const Json* b = reader_.member(value, "b"))
+    out.b = read_tensor(*b, json_child(path, "b"), TensorRequest{{V}, {"V"}, "len(vocab)"});
   return out;
 }
 
@@ -676,7 +709,8 @@ void ModelLoader::fill_nested(const Json& value, const std::string& path, const 
     return;
   }
   if (!value.is_array())
-    reader_.fail(path, fmt::format("expected an array of {} (ragged array), found {}", shape[axis], describe_json(value)));
+    reader_.fail(path,
+                 fmt::format("expected an array of {} (ragged array), found {}", shape[axis], describe_json(value)));
   if (value.size() != shape[axis])
     reader_.fail(path, fmt::format("expected an array of {} like its neighbours (ragged array), found an array of {}",
                                    shape[axis], value.size()));
@@ -726,9 +760,11 @@ Tensor ModelLoader::read_tensor_value(const Json& value, const std::string& path
                                      "\"{}\"{}",
                                      kind, suggestion.empty() ? "" : "; did you mean \"" + suggestion + "\"?"));
     }
-    if (request.shape.empty()) reader_.fail(path, fmt::format("the shape is not implied here; write {{\"{}\": [...]}}", kind));
+    if (request.shape.empty())
+      reader_.fail(path, fmt::format("the shape is not implied here; write {{\"{}\": [...]}}", kind));
     if (kind == "identity" && request.shape.size() != 2)
-      reader_.fail(path, fmt::format("\"identity\" needs a matrix, but this tensor has shape {}", shape_string(request.shape)));
+      reader_.fail(
+          path, fmt::format("\"identity\" needs a matrix, but this tensor has shape {}", shape_string(request.shape)));
     return generate(kind, request.shape, request.axes);
   }
   if (value.is_object()) {
@@ -740,9 +776,10 @@ Tensor ModelLoader::read_tensor_value(const Json& value, const std::string& path
     return generate(kind, shape, request.axes);
   }
   if (!value.is_array()) {
-    reader_.fail(path, fmt::format("expected {}array of numbers or \"randn\", \"zeros\", \"ones\", \"identity\", found {}",
-                                   request.shape.empty() ? "an " : "a " + shape_string(request.shape) + " ",
-                                   describe_json(value)));
+    reader_.fail(
+        path,
+        fmt::format("expected {}array of numbers or \"randn\", \"zeros\", \"ones\", \"identity\", found {}",
+                    request.shape.empty() ? "an " : "a " + shape_string(request.shape) + " ", describe_json(value)));
   }
   const Shape shape = nested_shape(value, path);
   if (!request.shape.empty() && shape.size() != request.shape.size()) expected(shape);
@@ -801,7 +838,8 @@ void check_token_input(const Model& model, const TokenInput& input) {
 
 void replace_source_text(Model& model, const std::string& text, const std::string& origin) {
   if (model.vocab.empty())
-    throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read text; give the input as input.X");
+    throw InputError(model.source, "vocab",
+                     "this model has no vocabulary, so it cannot read text; give the input as input.X");
   model.input = Tensor();
   model.source_tokens = TokenInput{{text}, {}, false, origin};
   model.batched = false;
@@ -809,7 +847,8 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
   if (model.has_decoder()) {
     model.target_tokens = TokenInput{};
     if (!start_from_bos(model))
-      throw InputError(model.source, "vocab", "the model has a decoder but no \"<BOS>\" to start it from; give --target TEXT");
+      throw InputError(model.source, "vocab",
+                       "the model has a decoder but no \"<BOS>\" to start it from; give --target TEXT");
   }
 }
 
@@ -819,7 +858,8 @@ void replace_target_text(Model& model, const std::string& text, const std::strin
   if (model.vocab.empty())
     throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read a target sentence");
   if (model.batched)
-    throw InputError(model.source, "input", "the model's input is a batch; a single target sentence needs a single source sentence");
+    throw InputError(model.source, "input",
+                     "the model's input is a batch; a single target sentence needs a single source sentence");
   model.target_input = Tensor();
   model.target_tokens = TokenInput{{text}, {}, false, origin};
   check_token_input(model, model.target_tokens);

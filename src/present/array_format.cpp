@@ -1,4 +1,5 @@
 #include "present/array_format.h"
+#include "attn/error.h"
 
 #include <algorithm>
 #include <charconv>
@@ -14,7 +15,7 @@ std::string to_chars_string(double value, std::chars_format format, int precisio
   char buf[400];
   const auto result = precision < 0 ? std::to_chars(buf, buf + sizeof buf, value, format)
                                     : std::to_chars(buf, buf + sizeof buf, value, format, precision);
-  if (result.ec != std::errc()) throw std::logic_error("to_chars failed");
+  if (result.ec != std::errc()) throw InternalError("to_chars failed");
   return std::string(buf, result.ptr);
 }
 
@@ -65,8 +66,7 @@ FloatFormatter::FloatFormatter(const double* values, std::size_t count, int prec
       max_abs = std::max(max_abs, std::fabs(v));
       min_abs = std::min(min_abs, std::fabs(v));
     }
-  if (any_nonzero)
-    exp_format_ = max_abs >= 1e8 || (!suppress_small && (min_abs < 1e-4 || max_abs / min_abs > 1000.0));
+  if (any_nonzero) exp_format_ = max_abs >= 1e8 || (!suppress_small && (min_abs < 1e-4 || max_abs / min_abs > 1000.0));
 
   if (finite.empty()) {
     pad_left_ = pad_right_ = 0;
@@ -135,9 +135,7 @@ std::string FloatFormatter::operator()(double value) const {
          std::string(std::max(0, pad_right_ - static_cast<int>(frac_part.size())), ' ');
 }
 
-std::string format_number(double value, int precision) {
-  return FloatFormatter(&value, 1, precision, true)(value);
-}
+std::string format_number(double value, int precision) { return FloatFormatter(&value, 1, precision, true)(value); }
 
 namespace {
 

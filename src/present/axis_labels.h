@@ -8,10 +8,11 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include "attn/error.h"
 
 namespace attn {
 
-// `labels` when given (one per row or column, else std::invalid_argument naming `caller`),
+// `labels` when given (one per row or column, else InternalError naming `caller`),
 // or the indices "0", "1", ... when there are none (a model without a vocabulary).
 inline std::vector<std::string> labels_or_indices(const std::vector<std::string>& labels, std::size_t count,
                                                   const char* which, const char* caller) {
@@ -21,7 +22,7 @@ inline std::vector<std::string> labels_or_indices(const std::vector<std::string>
     return indices;
   }
   if (labels.size() != count)
-    throw std::invalid_argument(fmt::format("{}: {} {} labels for {} {}s", caller, labels.size(), which, count, which));
+    throw InternalError(fmt::format("{}: {} {} labels for {} {}s", caller, labels.size(), which, count, which));
   return labels;
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/error.h"
 #include "present/axis_labels.h"
 
 namespace attn {
@@ -60,7 +61,8 @@ Rgb text_color_on(Rgb background) {
 }
 
 std::string legend_line(HeatmapStyle style) {
-  if (style == HeatmapStyle::Ascii) return "scale 0 \" .:-=+*#%@\" 1 (one character per tenth); <- marks the strongest key";
+  if (style == HeatmapStyle::Ascii)
+    return "scale 0 \" .:-=+*#%@\" 1 (one character per tenth); <- marks the strongest key";
   return "scale 0 \" ░▒▓█\" 1 (one block per fifth); ◀ marks the strongest key";
 }
 
@@ -69,7 +71,7 @@ std::string legend_line(HeatmapStyle style) {
 std::string render_heatmap(const Tensor& weights, const std::vector<std::string>& row_labels_in,
                            const std::vector<std::string>& column_labels_in, const HeatmapOptions& options) {
   if (weights.rank() != 2)
-    throw std::invalid_argument("heatmap: expected a 2-D matrix, got shape " + shape_string(weights.shape));
+    throw InternalError("heatmap: expected a 2-D matrix, got shape " + shape_string(weights.shape));
   const std::size_t rows = weights.dim(0), columns = weights.dim(1);
   const auto row_labels = labels_or_indices(row_labels_in, rows, "row", "heatmap");
   const auto column_labels = labels_or_indices(column_labels_in, columns, "column", "heatmap");
@@ -129,7 +131,7 @@ std::string render_heatmaps_side_by_side(const std::vector<Tensor>& weights, con
                                          const std::vector<std::string>& column_labels, const HeatmapOptions& options,
                                          std::size_t gap) {
   if (titles.size() != weights.size())
-    throw std::invalid_argument(fmt::format("heatmap: {} titles for {} matrices", titles.size(), weights.size()));
+    throw InternalError(fmt::format("heatmap: {} titles for {} matrices", titles.size(), weights.size()));
   HeatmapOptions block_options = options;
   block_options.legend = false;
   std::vector<std::vector<std::string>> blocks;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/error.h"
 #include "attn/tensor.h"
 #include "present/terminal.h"
 
@@ -41,7 +42,7 @@ Rgb heatmap_color(double value);
 
 // weights: a (rows, columns) matrix, rows = queries, columns = keys. Labels default to the
 // indices "0", "1", ... when empty; otherwise their counts must match the matrix
-// (std::invalid_argument if not, or if the matrix is not 2-D).
+// (InternalError if not, or if the matrix is not 2-D).
 std::string render_heatmap(const Tensor& weights, const std::vector<std::string>& row_labels,
                            const std::vector<std::string>& column_labels, const HeatmapOptions& options = {});
 

@@ -5,9 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "attn/error.h"
 #include "present/array_format.h"
-#include "present/terminal.h"
 #include "present/axis_labels.h"
+#include "present/terminal.h"
 
 namespace attn {
 
@@ -34,13 +35,13 @@ std::string repeat(std::string_view piece, std::size_t times) {
 std::string render_labeled_table(const Tensor& matrix, const std::vector<std::string>& row_labels_in,
                                  const std::vector<std::string>& column_labels_in, const LabeledTableOptions& options) {
   if (matrix.rank() != 2)
-    throw std::invalid_argument("labeled table: expected a 2-D matrix, got shape " + shape_string(matrix.shape));
+    throw InternalError("labeled table: expected a 2-D matrix, got shape " + shape_string(matrix.shape));
   const std::size_t rows = matrix.dim(0), columns = matrix.dim(1);
   const auto row_labels = labels_or_indices(row_labels_in, rows, "row", "labeled table");
   const auto column_labels = labels_or_indices(column_labels_in, columns, "column", "labeled table");
   if (options.extra && options.extra->values.size() != rows)
-    throw std::invalid_argument(fmt::format("labeled table: extra column \"{}\" has {} values for {} rows",
-                                            options.extra->title, options.extra->values.size(), rows));
+    throw InternalError(fmt::format("labeled table: extra column \"{}\" has {} values for {} rows",
+                                    options.extra->title, options.extra->values.size(), rows));
 
   // One format for the whole matrix (NumPy's per-array choice): every cell has the same width.
   const FloatFormatter format(matrix.data, options.precision, options.suppress_small);

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/error.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -40,7 +41,7 @@ std::string token_label(std::string_view prefix, std::string_view token);
 std::vector<std::string> token_labels(std::string_view prefix, const std::vector<std::string>& tokens);
 
 // The (rows, columns) matrix as a boxed table. Labels default to the indices "0", "1", ...
-// when empty; otherwise their counts must match (std::invalid_argument, also when the
+// when empty; otherwise their counts must match (InternalError, also when the
 // matrix is not 2-D or the extra column has the wrong length). Column labels and numbers are
 // right-aligned in columns as wide as the wider of the two; the result ends with a newline.
 std::string render_labeled_table(const Tensor& matrix, const std::vector<std::string>& row_labels,

@@ -20,9 +20,12 @@ std::optional<ColorMode> parse_color_mode(std::string_view text) {
 
 const char* color_mode_name(ColorMode mode) {
   switch (mode) {
-    case ColorMode::Auto: return "auto";
-    case ColorMode::Always: return "always";
-    case ColorMode::Never: return "never";
+    case ColorMode::Auto:
+      return "auto";
+    case ColorMode::Always:
+      return "always";
+    case ColorMode::Never:
+      return "never";
   }
   return "auto";
 }
@@ -137,8 +140,8 @@ int nearest_basic16(Rgb color) {
   int best = 0;
   for (int i = 1; i < 16; ++i) {
     const Rgb& p = kBasicPalette[i];
-    if (squared_distance(color, p.r, p.g, p.b) < squared_distance(color, kBasicPalette[best].r,
-                                                                  kBasicPalette[best].g, kBasicPalette[best].b))
+    if (squared_distance(color, p.r, p.g, p.b) <
+        squared_distance(color, kBasicPalette[best].r, kBasicPalette[best].g, kBasicPalette[best].b))
       best = i;
   }
   return best;
@@ -149,8 +152,10 @@ namespace {
 // layer 38 = foreground, 48 = background; basic colours are 30+n / 40+n, bright 90+n / 100+n.
 std::string color_sequence(Rgb color, ColorDepth depth, int layer) {
   switch (depth) {
-    case ColorDepth::TrueColor: return fmt::format("\x1b[{};2;{};{};{}m", layer, color.r, color.g, color.b);
-    case ColorDepth::Color256: return fmt::format("\x1b[{};5;{}m", layer, nearest_xterm256(color));
+    case ColorDepth::TrueColor:
+      return fmt::format("\x1b[{};2;{};{};{}m", layer, color.r, color.g, color.b);
+    case ColorDepth::Color256:
+      return fmt::format("\x1b[{};5;{}m", layer, nearest_xterm256(color));
     case ColorDepth::Basic: {
       const int index = nearest_basic16(color);
       const int base = layer == 38 ? 30 : 40;
@@ -179,9 +184,12 @@ std::size_t display_width(std::string_view text) {
     // Decode one UTF-8 code point (a stray continuation byte counts as one column).
     std::size_t length = 1;
     char32_t code = c;
-    if (c >= 0xF0) length = 4, code = c & 0x07;
-    else if (c >= 0xE0) length = 3, code = c & 0x0F;
-    else if (c >= 0xC0) length = 2, code = c & 0x1F;
+    if (c >= 0xF0)
+      length = 4, code = c & 0x07;
+    else if (c >= 0xE0)
+      length = 3, code = c & 0x0F;
+    else if (c >= 0xC0)
+      length = 2, code = c & 0x1F;
     for (std::size_t k = 1; k < length && i + k < text.size(); ++k)
       code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     i += length;

@@ -51,9 +51,9 @@ std::size_t line_width_for(std::size_t window_columns, const TerminalEnvironment
 // ---- Wrappers that read the real process environment and terminal ----
 
 TerminalEnvironment read_terminal_environment();  // getenv of the four variables
-bool use_color(ColorMode mode, int fd);            // color_enabled(mode, isatty(fd), environment)
-ColorDepth detect_color_depth();                   // color_depth_for(environment)
-std::size_t terminal_width(int fd);                // ioctl(TIOCGWINSZ) on fd, then COLUMNS, then 75
+bool use_color(ColorMode mode, int fd);           // color_enabled(mode, isatty(fd), environment)
+ColorDepth detect_color_depth();                  // color_depth_for(environment)
+std::size_t terminal_width(int fd);               // ioctl(TIOCGWINSZ) on fd, then COLUMNS, then 75
 
 // ---- Text helpers for colouring printers (pure) ----
 

@@ -8,17 +8,17 @@
 
 #include <fmt/format.h>
 
-#include "steps/attention.h"
 #include "attn/error.h"
+#include "model/json_reader.h"
 #include "present/array_format.h"
 #include "present/explanations.h"
 #include "present/heatmap.h"
-#include "model/json_reader.h"
 #include "present/labeled_table.h"
-#include "steps/output_head.h"
 #include "present/tensor_stats.h"
 #include "present/terminal.h"
 #include "present/worked_arithmetic.h"
+#include "steps/attention.h"
+#include "steps/output_head.h"
 
 namespace attn {
 
@@ -56,10 +56,12 @@ const std::vector<StepKind> kStepKinds = {
 // The trace's own step names (docs/trace-names.md) accepted by --steps as well.
 const char* kind_of_trace_step(const std::string& name) {
   static const std::pair<const char*, const char*> aliases[] = {
-      {"ids", "tokens"},           {"lookup", "embedding"},      {"positional", "positions"},
-      {"q_heads", "split_heads"},  {"k_heads", "split_heads"},   {"v_heads", "split_heads"},
-      {"k_t", "transpose_k"},      {"scaled_scores", "scale"},   {"weights", "softmax"},
-      {"concat", "merge_heads"},   {"hidden", "ffn"},            {"add_norm", "norm"},
+      {"ids", "tokens"},           {"lookup", "embedding"},
+      {"positional", "positions"}, {"q_heads", "split_heads"},
+      {"k_heads", "split_heads"},  {"v_heads", "split_heads"},
+      {"k_t", "transpose_k"},      {"scaled_scores", "scale"},
+      {"weights", "softmax"},      {"concat", "merge_heads"},
+      {"hidden", "ffn"},           {"add_norm", "norm"},
       {"output.logits", "logits"}, {"output.probabilities", "probabilities"}};
   for (const auto& [alias, kind] : aliases)
     if (name == alias) return kind;
@@ -145,8 +147,7 @@ bool ends_with(const std::string& text, const char* suffix) {
 }
 
 // A --batch or --head index that the axis (B or H) does not have.
-[[noreturn]] void slice_index_error(const char* option, const std::string& axis, std::size_t size,
-                                    std::size_t index) {
+[[noreturn]] void slice_index_error(const char* option, const std::string& axis, std::size_t size, std::size_t index) {
   throw InputError(option, "", fmt::format("expected an index below {}={}, found {}", axis, size, index));
 }
 
@@ -267,13 +268,15 @@ class Printer {
     if (!shown_ || options_.list_only) return;
     const Tensor t = selected(full);
     const bool sliced = t.rank() != full.rank();
-    if (options_.stats && stats && !integers) out_ << "  " << paint(format_tensor_stats(t, label.empty() ? "tensor" : label), "2") << "\n";
+    if (options_.stats && stats && !integers)
+      out_ << "  " << paint(format_tensor_stats(t, label.empty() ? "tensor" : label), "2") << "\n";
     ArrayFormatOptions array = options_.array;
     array.integers = integers;
     std::string prefix = label.empty() ? "" : label;
     if (sliced) {
       std::string index;
-      if (options_.filter.batch && axis_of(full, "B") < full.rank()) index += fmt::format("b={}", *options_.filter.batch);
+      if (options_.filter.batch && axis_of(full, "B") < full.rank())
+        index += fmt::format("b={}", *options_.filter.batch);
       if (options_.filter.head && axis_of(full, "H") < full.rank())
         index += fmt::format("{}h={}", index.empty() ? "" : ",", *options_.filter.head);
       prefix += "[" + index + "]";
@@ -310,11 +313,12 @@ class Printer {
         const bool encoder = layer_name.rfind("encoder.", 0) == 0;
         const std::size_t layer = std::stoul(layer_name.substr(layer_name.find('.') + 1));
         const bool full = encoder ? model_.encoder[layer].full : true;
-        pending_layer_header_ = fmt::format("══ {} layer {} of {}{} ══", encoder ? "Encoder" : "Decoder", layer,
-                                            encoder ? model_.encoder.size() : model_.decoder.size(),
-                                            !full ? " (an attention block alone)"
-                                            : model_.config.norm_first ? " (pre-norm: x + f(LayerNorm(x)))"
-                                                                       : " (post-norm, as the paper: LayerNorm(x + f(x)))");
+        pending_layer_header_ =
+            fmt::format("══ {} layer {} of {}{} ══", encoder ? "Encoder" : "Decoder", layer,
+                        encoder ? model_.encoder.size() : model_.decoder.size(),
+                        !full                      ? " (an attention block alone)"
+                        : model_.config.norm_first ? " (pre-norm: x + f(LayerNorm(x)))"
+                                                   : " (post-norm, as the paper: LayerNorm(x + f(x)))");
         pending_block_header_.clear();
       }
     } else {
@@ -323,8 +327,8 @@ class Printer {
     if (block == current_block_) return;
     current_block_ = block;
     const auto& c = model_.config;
-    const std::string heads = fmt::format("H={} head{} of d={} (d_model N={})", c.num_heads, c.num_heads == 1 ? "" : "s",
-                                          c.d_head, c.d_model);
+    const std::string heads = fmt::format("H={} head{} of d={} (d_model N={})", c.num_heads,
+                                          c.num_heads == 1 ? "" : "s", c.d_head, c.d_model);
     pending_block_header_.clear();
     pending_block_why_.clear();
     if (block.size() > 10 && block.compare(block.size() - 10, 10, ".attention") == 0)
@@ -333,8 +337,8 @@ class Printer {
       pending_block_header_ = fmt::format("── Masked multi-head self-attention over the target, {} ──", heads);
       pending_block_why_ = "decoder_self_attention";
     } else if (block.find(".cross_attention") != std::string::npos) {
-      pending_block_header_ =
-          fmt::format("── Cross-attention: queries from the decoder, keys and values from the encoder's output, {} ──", heads);
+      pending_block_header_ = fmt::format(
+          "── Cross-attention: queries from the decoder, keys and values from the encoder's output, {} ──", heads);
       pending_block_why_ = "cross_attention";
     }
   }
@@ -410,7 +414,8 @@ class Printer {
     }
     if (base == "embedding.lookup") {
       begin_step("embedding", target ? "Target embedding lookup" : "Embedding lookup");
-      formula("x = E[ids]: row ids[s] of the embedding table E, the same as one_hot(ids) @ E without the multiplications");
+      formula(
+          "x = E[ids]: row ids[s] of the embedding table E, the same as one_hot(ids) @ E without the multiplications");
       if (e.operands.size() == 2)
         shapes(fmt::format("{} ids into E {} -> {}", shape_with_axes(e.operands[0].shape, e.operands[0].axes),
                            shape_with_axes(e.operands[1].shape, e.operands[1].axes), shape_with_axes(t)));
@@ -461,7 +466,8 @@ class Printer {
       const bool from_tokens = trace_.find(target ? "target_embedding.lookup" : "embedding.lookup") != nullptr;
       begin_step("input", target ? "Decoder input" : "Input X");
       if (from_tokens && model_.config.positional_encoding != PositionalEncoding::None)
-        formula(target ? "Y = E[target ids] + PE: the decoder's input" : "X = E[ids] + PE: each token's embedding plus its position");
+        formula(target ? "Y = E[target ids] + PE: the decoder's input"
+                       : "X = E[ids] + PE: each token's embedding plus its position");
       else if (from_tokens)
         formula("X = E[ids] (no positional encoding)");
       else
@@ -483,9 +489,12 @@ class Printer {
     leave_layer();
     const bool causal = self || (encoder && model_.config.causal);
     const char* why = causal ? "causal_mask" : "padding_mask";
-    if (cross) begin_step("mask", "Cross-attention mask (source padding)", why);
-    else if (self) begin_step("mask", "Decoder self-attention mask (causal)", why);
-    else begin_step("mask", model_.config.causal ? "Causal mask" : "Padding mask for self-attention", why);
+    if (cross)
+      begin_step("mask", "Cross-attention mask (source padding)", why);
+    else if (self)
+      begin_step("mask", "Decoder self-attention mask (causal)", why);
+    else
+      begin_step("mask", model_.config.causal ? "Causal mask" : "Padding mask for self-attention", why);
     if (causal) formula("position i may attend to positions j <= i: nothing from the future");
     if (t.rank() == 3 || cross) formula("padded keys (<PAD>) are hidden from every query");
     Tensor hidden = t;
@@ -530,7 +539,9 @@ class Printer {
       if (std::string(stack) == "encoder" && layer < model_.encoder.size())
         return which == 1 ? &model_.encoder[layer].norm1 : &model_.encoder[layer].norm2;
       if (std::string(stack) == "decoder" && layer < model_.decoder.size())
-        return which == 1 ? &model_.decoder[layer].norm1 : which == 2 ? &model_.decoder[layer].norm2 : &model_.decoder[layer].norm3;
+        return which == 1   ? &model_.decoder[layer].norm1
+               : which == 2 ? &model_.decoder[layer].norm2
+                            : &model_.decoder[layer].norm3;
     }
     return nullptr;
   }
@@ -540,7 +551,7 @@ class Printer {
     const Tensor& t = e.tensor;
     if (step.rfind("residual", 0) == 0) {
       const bool decoder = block.rfind("decoder", 0) == 0;
-      const char* which = step == "residual1" ? (decoder ? "self-attention" : "attention")
+      const char* which = step == "residual1"   ? (decoder ? "self-attention" : "attention")
                           : step == "residual2" ? (decoder ? "cross-attention" : "feed-forward")
                                                 : "feed-forward";
       begin_step("residual", fmt::format("Add (residual connection around the {})", which));
@@ -557,9 +568,10 @@ class Printer {
                          : e.name == "encoder.norm" ? "Final LayerNorm of the encoder stack"
                          : e.name == "decoder.norm" ? "Final LayerNorm of the decoder stack"
                                                     : "LayerNorm before the sub-layer (pre-norm)");
-      formula(fmt::format("LN(x) = (x - mean) / sqrt(var + eps) · gamma + beta, per position over its d_model values "
-                          "(var divides by N; eps = {})",
-                          plain_number(model_.config.layer_norm_eps, 10)));
+      formula(
+          fmt::format("LN(x) = (x - mean) / sqrt(var + eps) · gamma + beta, per position over its d_model values "
+                      "(var divides by N; eps = {})",
+                      plain_number(model_.config.layer_norm_eps, 10)));
       shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
       tensor("LN", t);
       const NormWeights* norm = norm_for(e.name);
@@ -568,8 +580,9 @@ class Printer {
         const Tensor x = batch_item(input->tensor, std::min(cell_batch(), batch_count(input->tensor) - 1));
         const std::size_t row = options_.cell_given ? options_.cell[2] : 0;
         if (row < x.shape[0])
-          worked(worked_layer_norm_row(row_of(x, row), to_vector(norm->gamma.data), to_vector(norm->beta.data), model_.config.layer_norm_eps,
-                                       fmt::format("{}[{}]", e.operands[0].name, row), worked_options()));
+          worked(worked_layer_norm_row(row_of(x, row), to_vector(norm->gamma.data), to_vector(norm->beta.data),
+                                       model_.config.layer_norm_eps, fmt::format("{}[{}]", e.operands[0].name, row),
+                                       worked_options()));
       }
       return true;
     }
@@ -632,8 +645,10 @@ class Printer {
       const std::string after = tokens && b < tokens->size() && pos < (*tokens)[b].size() ? (*tokens)[b][pos] : "";
       std::string row;
       for (const auto& tp : top)
-        row += fmt::format("{}\"{}\" {}", row.empty() ? "" : ",  ", model_.vocab.token(tp.id), plain_number(tp.probability, 4));
-      line(fmt::format("{}after \"{}\" (position {}): top 5: {}", rows > len ? fmt::format("[{}] ", b) : "", after, pos, row));
+        row += fmt::format("{}\"{}\" {}", row.empty() ? "" : ",  ", model_.vocab.token(tp.id),
+                           plain_number(tp.probability, 4));
+      line(fmt::format("{}after \"{}\" (position {}): top 5: {}", rows > len ? fmt::format("[{}] ", b) : "", after, pos,
+                       row));
       greedy += (greedy.empty() ? "" : " ") + model_.vocab.token(top[0].id);
     }
     line("greedy pick (the most probable token at each position): " + greedy);
@@ -663,7 +678,8 @@ class Printer {
       }
       line(fmt::format("heatmap{}: rows are queries, columns keys; the arrow marks each row's strongest key",
                        B > 1 ? fmt::format(" of batch item {}", b) : std::string()));
-      indented(render_heatmaps_side_by_side(heads, titles, labels(query_sequence(block), b, S), labels(key_sequence(block), b, T), h));
+      indented(render_heatmaps_side_by_side(heads, titles, labels(query_sequence(block), b, S),
+                                            labels(key_sequence(block), b, T), h));
     }
   }
 
@@ -676,9 +692,10 @@ class Printer {
     const std::size_t h = std::min(cell_head(), model_.config.num_heads - 1);
     LabeledTableOptions table;
     table.precision = options_.array.precision;
-    line(fmt::format("head {}{}, every query against every key:", h, batch_count(scaled) > 1 ? fmt::format(" of batch item {}", b) : ""));
+    line(fmt::format("head {}{}, every query against every key:", h,
+                     batch_count(scaled) > 1 ? fmt::format(" of batch item {}", b) : ""));
     indented(render_labeled_table(head_matrix(scaled, b, h), token_labels("Q", labels(query_sequence(block), b, S)),
-                               token_labels("K", labels(key_sequence(block), b, T)), table));
+                                  token_labels("K", labels(key_sequence(block), b, T)), table));
   }
 
   void print_attention_step(const TraceEntry& e, const std::string& block, const std::string& step) {
@@ -697,8 +714,8 @@ class Printer {
       // output, which cross-attention's keys and values read), or x named by its trace name.
       const bool cross = block.find("cross_attention") != std::string::npos;
       const std::string input_name = e.operands.empty() ? "" : e.operands[0].name;
-      const std::string source = cross && step != "q" ? "M"
-                                 : input_name == "input" ? "X"
+      const std::string source = cross && step != "q"           ? "M"
+                                 : input_name == "input"        ? "X"
                                  : input_name == "target_input" ? "Y"
                                                                 : "x";
       formula(fmt::format("{} = {} · W_{}{}{}", upper, source, step, has_bias ? " + b_" + step : "",
@@ -715,7 +732,8 @@ class Printer {
         if (step == "q" && input) {
           const Tensor x = batch_item(input->tensor, std::min(b, batch_count(input->tensor) - 1));
           if (i < x.shape[0] && j < W.shape[1])
-            worked(worked_projection_cell(x, W, has_bias ? *bias : Tensor(), i, j, "Q", source, "W_q", "b_q", worked_options()));
+            worked(worked_projection_cell(x, W, has_bias ? *bias : Tensor(), i, j, "Q", source, "W_q", "b_q",
+                                          worked_options()));
         }
       }
       tensor(upper, t);
@@ -724,13 +742,14 @@ class Printer {
     if (step == "q_heads" || step == "k_heads" || step == "v_heads") {
       const std::string upper = step == "q_heads" ? "Q" : step == "k_heads" ? "K" : "V";
       const TraceEntry* projection = trace_.find(block + "." + step.substr(0, 1));
-      begin_step("split_heads", H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
-                                       : fmt::format("Split {} into {} heads", upper, H),
+      begin_step("split_heads",
+                 H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
+                        : fmt::format("Split {} into {} heads", upper, H),
                  H > 1 && step == "q_heads" ? "multiple_heads" : "split_heads");
       if (projection) {
         const Tensor view = view_split(projection->tensor, H);
-        formula(fmt::format("1. reshape: {} -> {}   (head h owns columns h*d .. h*d+{})", shape_with_axes(projection->tensor),
-                            shape_with_axes(view), d - 1));
+        formula(fmt::format("1. reshape: {} -> {}   (head h owns columns h*d .. h*d+{})",
+                            shape_with_axes(projection->tensor), shape_with_axes(view), d - 1));
         tensor(upper, view);
         formula(fmt::format("2. transpose{}: {} -> {}   (heads first: one ({},d) matrix per head)",
                             view.rank() == 4 ? "(0, 2, 1, 3)" : "(1, 0, 2)", shape_with_axes(view), shape_with_axes(t),
@@ -769,7 +788,8 @@ class Printer {
       if (scores && b < batch_count(t) && h < H) {
         const Tensor m = head_matrix(scores->tensor, b, h);
         if (i < m.shape[0] && j < m.shape[1])
-          worked(worked_scaling(m.data[i * m.shape[1] + j], d, fmt::format("scores{}[{}][{}]", head_index(t, b, h), i, j),
+          worked(worked_scaling(m.data[i * m.shape[1] + j], d,
+                                fmt::format("scores{}[{}][{}]", head_index(t, b, h), i, j),
                                 fmt::format("scaled{}[{}][{}]", head_index(t, b, h), i, j), worked_options()));
       }
       labeled_scores(t, block);
@@ -804,7 +824,8 @@ class Printer {
       if (input && b < batch_count(t) && h < H) {
         const Tensor m = head_matrix(input->tensor, b, h);
         if (i < m.shape[0])
-          worked(worked_softmax_row(row_of(m, i), fmt::format("{}{}[{}]", masked ? "masked" : "scaled", head_index(t, b, h), i),
+          worked(worked_softmax_row(row_of(m, i),
+                                    fmt::format("{}{}[{}]", masked ? "masked" : "scaled", head_index(t, b, h), i),
                                     fmt::format("weights{}[{}]", head_index(t, b, h), i), worked_options()));
       }
       heatmaps(t, block);
@@ -835,9 +856,10 @@ class Printer {
       if (context) {
         const Tensor& c = context->tensor;
         const bool batched = c.rank() == 4;
-        const Tensor back = transposed(c, batched ? std::vector<std::size_t>{0, 2, 1, 3} : std::vector<std::size_t>{1, 0, 2});
-        formula(fmt::format("1. transpose{}: {} -> {}   (positions first again)", batched ? "(0, 2, 1, 3)" : "(1, 0, 2)",
-                            shape_with_axes(c), shape_with_axes(back)));
+        const Tensor back =
+            transposed(c, batched ? std::vector<std::size_t>{0, 2, 1, 3} : std::vector<std::size_t>{1, 0, 2});
+        formula(fmt::format("1. transpose{}: {} -> {}   (positions first again)",
+                            batched ? "(0, 2, 1, 3)" : "(1, 0, 2)", shape_with_axes(c), shape_with_axes(back)));
         tensor("context", back);
         formula(fmt::format("2. reshape: {} -> {}   (concat: the heads' vectors side by side)", shape_with_axes(back),
                             shape_with_axes(t)));
@@ -899,7 +921,8 @@ class Printer {
     }
     const std::size_t d = model_.config.d_head;
     for (std::size_t h = 0; h < w.heads.size(); ++h)
-      line(fmt::format("W_{}[:, {}:{}] == W_{}^({})  (head {} owns these columns)", which, h * d, (h + 1) * d, which, h, h));
+      line(fmt::format("W_{}[:, {}:{}] == W_{}^({})  (head {} owns these columns)", which, h * d, (h + 1) * d, which, h,
+                       h));
   }
 
   std::ostream& out_;
@@ -945,7 +968,8 @@ StepFilter parse_step_selection(const std::string& text) {
     if (part.empty()) continue;
     int from = 0, to = 0;
     char dash = 0, extra = 0;
-    if (std::sscanf(part.c_str(), "%d %c %d %c", &from, &dash, &to, &extra) == 3 && dash == '-' && from >= 1 && to >= from) {
+    if (std::sscanf(part.c_str(), "%d %c %d %c", &from, &dash, &to, &extra) == 3 && dash == '-' && from >= 1 &&
+        to >= from) {
       filter.ranges.emplace_back(from, to);
     } else if (std::sscanf(part.c_str(), "%d %c", &from, &extra) == 1 && from >= 1) {
       filter.ranges.emplace_back(from, from);
@@ -955,9 +979,10 @@ StepFilter parse_step_selection(const std::string& text) {
       filter.kinds.emplace_back(kind);
     } else {
       const std::string suggestion = did_you_mean(part, names);
-      throw InputError("--steps", "", fmt::format("expected step numbers (5), ranges (5-9) or step kinds (scores, softmax; "
-                                                  "'attn steps' lists them), found \"{}\"{}",
-                                                  part, suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
+      throw InputError("--steps", "",
+                       fmt::format("expected step numbers (5), ranges (5-9) or step kinds (scores, softmax; "
+                                   "'attn steps' lists them), found \"{}\"{}",
+                                   part, suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
     }
   }
   return filter;
@@ -971,7 +996,8 @@ void check_slice_option(const TraceEntry& entry, const std::optional<std::size_t
                         const char* option) {
   if (!index) return;
   const std::size_t a = axis_of(entry.tensor, axis);
-  if (a < entry.tensor.rank() && *index >= entry.tensor.shape[a]) slice_index_error(option, axis, entry.tensor.shape[a], *index);
+  if (a < entry.tensor.rank() && *index >= entry.tensor.shape[a])
+    slice_index_error(option, axis, entry.tensor.shape[a], *index);
 }
 
 void check_slice_options(const TraceEntry& entry, const WalkthroughOptions& options) {

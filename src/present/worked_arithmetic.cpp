@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/error.h"
 #include "present/terminal.h"
 
 namespace attn {
@@ -18,7 +19,7 @@ std::string fixed_chars(double value, int digits) {
   char buf[400];
   const auto result = digits < 0 ? std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed)
                                  : std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, digits);
-  if (result.ec != std::errc()) throw std::logic_error("to_chars failed");
+  if (result.ec != std::errc()) throw InternalError("to_chars failed");
   return std::string(buf, result.ptr);
 }
 
@@ -129,8 +130,7 @@ std::vector<double> row_of(const Tensor& t, std::size_t row) {
 
 void require_matrix(const Tensor& t, const char* what) {
   if (t.rank() != 2)
-    throw std::invalid_argument(fmt::format("worked arithmetic: {} must be 2-D, got shape {}", what,
-                                            shape_string(t.shape)));
+    throw InternalError(fmt::format("worked arithmetic: {} must be 2-D, got shape {}", what, shape_string(t.shape)));
 }
 
 }  // namespace
@@ -159,8 +159,7 @@ std::string worked_dot_product(const DotProductNames& names, const std::vector<d
                                const std::vector<double>& right, std::optional<double> bias,
                                const WorkedOptions& options) {
   if (left.empty() || left.size() != right.size())
-    throw std::invalid_argument(
-        fmt::format("worked dot product: vectors of length {} and {}", left.size(), right.size()));
+    throw InternalError(fmt::format("worked dot product: vectors of length {} and {}", left.size(), right.size()));
   const int p = options.precision;
   std::vector<double> products;
   double sum = 0;
@@ -200,8 +199,8 @@ std::string worked_projection_cell(const Tensor& x, const Tensor& w, const Tenso
   require_matrix(x, "the input");
   require_matrix(w, "the weight");
   if (x.dim(1) != w.dim(0) || row >= x.dim(0) || column >= w.dim(1) || (bias.size() && bias.size() != w.dim(1)))
-    throw std::invalid_argument(fmt::format("worked projection: cell [{}][{}] of {} @ {} (bias {})", row, column,
-                                            shape_string(x.shape), shape_string(w.shape), shape_string(bias.shape)));
+    throw InternalError(fmt::format("worked projection: cell [{}][{}] of {} @ {} (bias {})", row, column,
+                                    shape_string(x.shape), shape_string(w.shape), shape_string(bias.shape)));
   std::vector<double> weight_column;
   for (std::size_t k = 0; k < w.dim(0); ++k) weight_column.push_back(w.data[k * w.dim(1) + column]);
   DotProductNames names;
@@ -220,8 +219,8 @@ std::string worked_score_cell(const Tensor& q, const Tensor& k, std::size_t i, s
   require_matrix(q, "the queries");
   require_matrix(k, "the keys");
   if (q.dim(1) != k.dim(1) || i >= q.dim(0) || j >= k.dim(0))
-    throw std::invalid_argument(fmt::format("worked score: cell [{}][{}] of queries {} and keys {}", i, j,
-                                            shape_string(q.shape), shape_string(k.shape)));
+    throw InternalError(fmt::format("worked score: cell [{}][{}] of queries {} and keys {}", i, j,
+                                    shape_string(q.shape), shape_string(k.shape)));
   DotProductNames names;
   names.result = fmt::format("{}[{}][{}]", result_name, i, j);
   names.left = fmt::format("{}[{}]", query_name, i);
@@ -229,8 +228,8 @@ std::string worked_score_cell(const Tensor& q, const Tensor& k, std::size_t i, s
   return worked_dot_product(names, row_of(q, i), row_of(k, j), std::nullopt, options);
 }
 
-std::string worked_scaling(double score, std::size_t d_head, std::string_view score_name,
-                           std::string_view result_name, const WorkedOptions& options) {
+std::string worked_scaling(double score, std::size_t d_head, std::string_view score_name, std::string_view result_name,
+                           const WorkedOptions& options) {
   const int p = options.precision;
   const double root = std::sqrt(static_cast<double>(d_head));
   const std::string s = format_worked_number(score, p);
@@ -238,9 +237,9 @@ std::string worked_scaling(double score, std::size_t d_head, std::string_view sc
                      format_worked_number(root, p), format_worked_number(score / root, p));
 }
 
-std::string worked_softmax_row(const std::vector<double>& row, std::string_view row_name,
-                               std::string_view result_name, const WorkedOptions& options) {
-  if (row.empty()) throw std::invalid_argument("worked softmax: empty row");
+std::string worked_softmax_row(const std::vector<double>& row, std::string_view row_name, std::string_view result_name,
+                               const WorkedOptions& options) {
+  if (row.empty()) throw InternalError("worked softmax: empty row");
   const int p = options.precision;
   const std::size_t m = options.max_terms;
   const auto x = format_number_group(row, p);
@@ -293,9 +292,10 @@ std::string worked_softmax_row(const std::vector<double>& row, std::string_view 
 std::string worked_context_row(const std::vector<double>& weights, const Tensor& values, const ContextNames& names,
                                const WorkedOptions& options) {
   require_matrix(values, "the values");
-  if (weights.size() != values.dim(0) || weights.empty() || (!names.keys.empty() && names.keys.size() != weights.size()))
-    throw std::invalid_argument(fmt::format("worked context: {} weights for values {} ({} key names)", weights.size(),
-                                            shape_string(values.shape), names.keys.size()));
+  if (weights.size() != values.dim(0) || weights.empty() ||
+      (!names.keys.empty() && names.keys.size() != weights.size()))
+    throw InternalError(fmt::format("worked context: {} weights for values {} ({} key names)", weights.size(),
+                                    shape_string(values.shape), names.keys.size()));
   const int p = options.precision;
   const std::size_t m = options.max_terms;
   const std::size_t keys = values.dim(0), dims = values.dim(1);
@@ -352,8 +352,8 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
                                   const std::vector<double>& beta, double eps, std::string_view row_name,
                                   const WorkedOptions& options) {
   if (x.empty() || gamma.size() != x.size() || beta.size() != x.size())
-    throw std::invalid_argument(fmt::format("worked LayerNorm: a row of {} with {} gammas and {} betas", x.size(),
-                                            gamma.size(), beta.size()));
+    throw InternalError(
+        fmt::format("worked LayerNorm: a row of {} with {} gammas and {} betas", x.size(), gamma.size(), beta.size()));
   const int p = options.precision;
   const std::size_t m = options.max_terms;
   const double n = static_cast<double>(x.size());
@@ -389,8 +389,7 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
   out += labelled("variance", width,
                   fmt::format("({}) / {} = {} / {} = {}   (divided by N: the biased variance)", sum_text(qs, m), count,
                               format_worked_number(square_total, p), count, variance_text));
-  out += labelled("√(variance + eps)", width,
-                  fmt::format("√({} + {:g}) = {}", variance_text, eps, denominator_text));
+  out += labelled("√(variance + eps)", width, fmt::format("√({} + {:g}) = {}", variance_text, eps, denominator_text));
   out += labelled("x̂", width, fmt::format("(x - mean) / {} = {}", denominator_text, bracketed(ns, m)));
 
   bool identity = true;
@@ -401,10 +400,8 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
   } else {
     const auto gs = format_number_group(gamma, p), bs = format_number_group(beta, p);
     std::vector<std::string> terms;
-    for (std::size_t i = 0; i < count; ++i)
-      terms.push_back(factor(gs[i]) + "×" + factor(ns[i]) + signed_term(bs[i]));
-    out += labelled("γ·x̂ + β", width,
-                    bracketed(terms, m) + " = " + bracketed(format_number_group(output, p), m));
+    for (std::size_t i = 0; i < count; ++i) terms.push_back(factor(gs[i]) + "×" + factor(ns[i]) + signed_term(bs[i]));
+    out += labelled("γ·x̂ + β", width, bracketed(terms, m) + " = " + bracketed(format_number_group(output, p), m));
   }
   return out;
 }
@@ -419,7 +416,7 @@ double sinusoidal_positional_encoding(std::size_t position, std::size_t dimensio
 std::string worked_positional_encoding(std::size_t position, std::size_t dimension, std::size_t d_model,
                                        const WorkedOptions& options) {
   if (d_model == 0 || dimension >= d_model)
-    throw std::invalid_argument(fmt::format("worked positional encoding: dimension {} of d_model {}", dimension, d_model));
+    throw InternalError(fmt::format("worked positional encoding: dimension {} of d_model {}", dimension, d_model));
   const int p = options.precision;
   const std::size_t pair = dimension / 2;
   const bool even = dimension % 2 == 0;
@@ -430,17 +427,17 @@ std::string worked_positional_encoding(std::size_t position, std::size_t dimensi
   const std::string angle_text = format_worked_number(angle, p);
   const std::string name = fmt::format("PE({}, {})", position, dimension);
 
-  std::string out = fmt::format("{}: dimension {} is {}, so {}, with i = {} (dimensions {} and {} share one angle)\n",
-                                name, dimension, even ? "even" : "odd", even ? "sin" : "cos", pair, 2 * pair,
-                                2 * pair + 1);
+  std::string out =
+      fmt::format("{}: dimension {} is {}, so {}, with i = {} (dimensions {} and {} share one angle)\n", name,
+                  dimension, even ? "even" : "odd", even ? "sin" : "cos", pair, 2 * pair, 2 * pair + 1);
   const std::size_t width = std::max(display_width("divisor"), display_width(name));
   out += labelled("divisor", width,
                   fmt::format("10000^(2i/d_model) = 10000^(2×{}/{}) = 10000^{} = {}", pair, d_model,
                               format_worked_number(exponent, p), format_worked_number(divisor, p)));
   out += labelled("angle", width,
                   fmt::format("pos / divisor = {} / {} = {}", position, format_worked_number(divisor, p), angle_text));
-  out += labelled(name, width, fmt::format("{}({}) = {}", even ? "sin" : "cos", angle_text,
-                                           format_worked_number(value, p)));
+  out += labelled(name, width,
+                  fmt::format("{}({}) = {}", even ? "sin" : "cos", angle_text, format_worked_number(value, p)));
   return out;
 }
 
@@ -454,7 +451,8 @@ std::string worked_positional_encoding_row(std::size_t position, std::size_t d_m
     else
       out += worked_positional_encoding(position, dim, d_model, options);
   }
-  out += fmt::format("PE({}) = {}\n", position, bracketed(format_number_group(row, options.precision), options.max_terms));
+  out +=
+      fmt::format("PE({}) = {}\n", position, bracketed(format_number_group(row, options.precision), options.max_terms));
   return out;
 }
 

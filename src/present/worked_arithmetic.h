@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/error.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -49,7 +50,7 @@ struct DotProductNames {
 //           = 0.134 + 0.320 + 0.162 + 0.480
 //           = 1.096
 // The sum is taken left to right, the bias (when given) added last as one more term.
-// std::invalid_argument when the lengths differ or are 0.
+// InternalError when the lengths differ or are 0.
 std::string worked_dot_product(const DotProductNames& names, const std::vector<double>& left,
                                const std::vector<double>& right, std::optional<double> bias = std::nullopt,
                                const WorkedOptions& options = {});
@@ -88,8 +89,8 @@ struct ContextNames {
 
 // context = Σ_j weights[j] × V[j], weights (T), values (T,d): the weighted sum of value
 // rows, then each dimension worked as a dot product.
-std::string worked_context_row(const std::vector<double>& weights, const Tensor& values,
-                               const ContextNames& names = {}, const WorkedOptions& options = {});
+std::string worked_context_row(const std::vector<double>& weights, const Tensor& values, const ContextNames& names = {},
+                               const WorkedOptions& options = {});
 
 // LayerNorm of one row with PyTorch's semantics: mean, biased variance (divided by N),
 // eps inside the square root, normalized, then gamma·x̂ + beta.

@@ -4,9 +4,10 @@
 #include <limits>
 #include <stdexcept>
 
-#include <Eigen/Dense>
 #include <fmt/format.h>
+#include <Eigen/Dense>
 
+#include "attn/error.h"
 #include "kernels/matrix_kernel.h"
 #include "kernels/parallel.h"
 
@@ -18,7 +19,7 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 using MatrixMap = Eigen::Map<RowMatrix>;
 
 void require(bool ok, const std::string& what) {
-  if (!ok) throw std::logic_error(what);
+  if (!ok) throw InternalError(what);
 }
 
 // C = A @ B for row-major A (M,K), B (K,P), C (M,P). Small products (every walkthrough's)

@@ -1,4 +1,5 @@
 #include "steps/embedding.h"
+#include "attn/error.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -7,14 +8,15 @@ namespace attn {
 
 Tensor embedding_lookup(const Tensor& ids, const Tensor& table) {
   // (B,S) ids into (V,N) -> (B,S,N)
-  if (ids.rank() != 2 || table.rank() != 2) throw std::logic_error("embedding_lookup: ids (B,S), table (V,N)");
+  if (ids.rank() != 2 || table.rank() != 2) throw InternalError("embedding_lookup: ids (B,S), table (V,N)");
   const std::size_t B = ids.shape[0], S = ids.shape[1], V = table.shape[0], N = table.shape[1];
   Tensor out({B, S, N}, {"B", ids.axes[1], "N"});
   for (std::size_t i = 0; i < B * S; ++i) {
     const auto id = static_cast<std::size_t>(ids.data[i]);
-    if (id >= V) throw std::out_of_range("embedding_lookup: id out of range");
+    if (id >= V) throw InternalError("embedding_lookup: id out of range");
     std::copy(table.data.begin() + static_cast<std::ptrdiff_t>(id * N),
-              table.data.begin() + static_cast<std::ptrdiff_t>((id + 1) * N), out.data.begin() + static_cast<std::ptrdiff_t>(i * N));
+              table.data.begin() + static_cast<std::ptrdiff_t>((id + 1) * N),
+              out.data.begin() + static_cast<std::ptrdiff_t>(i * N));
   }
   return out;
 }
@@ -33,7 +35,8 @@ Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model) {
   for (std::size_t pos = 0; pos < seq_len; ++pos)
     for (std::size_t i = 0; i < d_model; i += 2) {
       // The same expression as NumPy's pos / 10000 ** (i / d_model), so values match it.
-      const double angle = static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(i) / static_cast<double>(d_model));
+      const double angle =
+          static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(i) / static_cast<double>(d_model));
       pe.data[pos * d_model + i] = std::sin(angle);
       if (i + 1 < d_model) pe.data[pos * d_model + i + 1] = std::cos(angle);
     }
@@ -42,7 +45,8 @@ Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model) {
 
 Tensor learned_positions(const Tensor& table, std::size_t seq_len) {
   // (max_len,N) -> (S,N)
-  if (table.rank() != 2 || seq_len > table.shape[0]) throw std::out_of_range("learned_positions: sequence longer than the table");
+  if (table.rank() != 2 || seq_len > table.shape[0])
+    throw InternalError("learned_positions: sequence longer than the table");
   Tensor out({seq_len, table.shape[1]}, {"S", "N"});
   std::copy(table.data.begin(), table.data.begin() + static_cast<std::ptrdiff_t>(out.size()), out.data.begin());
   return out;
@@ -51,7 +55,7 @@ Tensor learned_positions(const Tensor& table, std::size_t seq_len) {
 Tensor add_positions(const Tensor& x, const Tensor& positions) {
   // (B,S,N) + (S,N) -> (B,S,N)
   if (x.rank() != 3 || positions.rank() != 2 || positions.shape[0] != x.shape[1] || positions.shape[1] != x.shape[2])
-    throw std::logic_error("add_positions: x (B,S,N), positions (S,N)");
+    throw InternalError("add_positions: x (B,S,N), positions (S,N)");
   Tensor out = x;
   const std::size_t block = positions.size();
   for (std::size_t b = 0; b < x.shape[0]; ++b)

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "steps/attention.h"
 #include "kernels/parallel.h"
+#include "steps/attention.h"
 
 namespace attn {
 

@@ -1,16 +1,16 @@
 #include "steps/layer_norm.h"
+#include "attn/error.h"
 
 #include <cmath>
 #include <stdexcept>
 
 #include <Eigen/Core>
 
-
 namespace attn {
 
 Tensor residual_add(const Tensor& x, const Tensor& sublayer) {
   // (B,S,N) + (B,S,N) -> (B,S,N)
-  if (x.shape != sublayer.shape) throw std::logic_error("residual_add: shapes differ");
+  if (x.shape != sublayer.shape) throw InternalError("residual_add: shapes differ");
   Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
   const double* a = x.data.data();
   const double* b = sublayer.data.data();
@@ -23,7 +23,7 @@ Tensor residual_add(const Tensor& x, const Tensor& sublayer) {
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps) {
   // (B,S,N) -> (B,S,N), normalized over N
   const std::size_t N = x.shape.back();
-  if (gamma.size() != N || beta.size() != N) throw std::logic_error("layer_norm: gamma and beta must be (N,)");
+  if (gamma.size() != N || beta.size() != N) throw InternalError("layer_norm: gamma and beta must be (N,)");
   Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
   const std::size_t rows = N == 0 ? 0 : x.size() / N;
   const auto n = static_cast<Eigen::Index>(N);

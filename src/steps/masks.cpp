@@ -3,6 +3,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "attn/error.h"
 #include "steps/attention.h"
 
 namespace attn {
@@ -10,7 +11,8 @@ namespace attn {
 Tensor padding_mask(const Tensor& ids, std::size_t pad_id) {
   // (B,S) -> (B,S)
   Tensor mask(ids.shape, ids.axes);
-  for (std::size_t i = 0; i < ids.size(); ++i) mask.data[i] = static_cast<std::size_t>(ids.data[i]) == pad_id ? 1.0 : 0.0;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    mask.data[i] = static_cast<std::size_t>(ids.data[i]) == pad_id ? 1.0 : 0.0;
   return mask;
 }
 
@@ -19,7 +21,7 @@ Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, c
   Tensor base = causal ? causal_mask(query_len, key_len) : Tensor({query_len, key_len}, {"S", "S"});
   if (!key_padding) return base;
   if (key_padding->rank() != 2 || key_padding->shape[1] != key_len)
-    throw std::logic_error("attention_mask: key padding must be (B,T)");
+    throw InternalError("attention_mask: key padding must be (B,T)");
   const std::size_t B = key_padding->shape[0];
   const double neg_inf = -std::numeric_limits<double>::infinity();
   Tensor mask({B, query_len, key_len}, {"B", base.axes[0], base.axes[1]});

@@ -21,7 +21,7 @@ std::vector<std::string> split_tokens(const std::string& text);
 
 // Ids for a batch of token lists, padded with <PAD> to the longest: (B,S).
 struct TokenIds {
-  Tensor ids;                                 // (B,S), the ids as doubles
+  Tensor ids;                                    // (B,S), the ids as doubles
   std::vector<std::vector<std::string>> tokens;  // (B,S) strings, "<PAD>" where padded
   std::vector<std::vector<bool>> unknown;        // true where a word was not in the vocabulary
   std::vector<std::size_t> lengths;              // tokens before padding, per batch item

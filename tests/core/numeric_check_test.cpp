@@ -71,7 +71,8 @@ TEST_CASE("scores that overflow float64 stop the run with the tensor and positio
       "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity"}}]})",
                                                   "overflow.json");
   attn::Trace trace(!model.batched);
-  CHECK(numeric_error_of([&] { attn::run_model(model, trace); }) == "encoder.0.attention.scores[0, 1, 1] is inf (overflow)");
+  CHECK(numeric_error_of([&] { attn::run_model(model, trace); }) ==
+        "encoder.0.attention.scores[0, 1, 1] is inf (overflow)");
   // everything before the scores was finite and recorded
   REQUIRE(trace.find("encoder.0.attention.k_t") != nullptr);
   CHECK(trace.find("encoder.0.attention.k_t")->tensor.at({0, 1, 1}) == 1e200);

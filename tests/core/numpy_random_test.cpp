@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "model/json_reader.h"
 
@@ -42,9 +42,9 @@ TEST_CASE("200000 draws per seed equal NumPy's exactly (no fused multiply-add cr
   // the left-to-right float64 sum of all draws. Contracting x1*x1 + x2*x2 into an FMA changes
   // the last bit of many draws (and so the sum); a pair wrongly rejected or kept shifts every
   // value after it. Both are caught here by exact equality.
-  const attn::Json doc = attn::parse_json(
-      attn::read_text_file(std::string(ATTN_SOURCE_DIR) + "/tests/reference/numpy_randn_cases.json"),
-      "numpy_randn_cases.json");
+  const attn::Json doc =
+      attn::parse_json(attn::read_text_file(std::string(ATTN_SOURCE_DIR) + "/tests/reference/numpy_randn_cases.json"),
+                       "numpy_randn_cases.json");
   const auto exact = [](const attn::Json& repr) { return std::strtod(repr.get<std::string>().c_str(), nullptr); };
   REQUIRE(doc.at("cases").size() == 4);
   for (const attn::Json& c : doc.at("cases")) {

@@ -57,7 +57,8 @@ TEST_CASE("transposed moves the last axis (strided rows) like NumPy's transpose(
   const Tensor t = attn::transposed(a, {2, 0, 1});
   REQUIRE(t.shape == attn::Shape{4, 2, 3});
   // np.arange(24).reshape(2,3,4).transpose(2,0,1).ravel().tolist()
-  CHECK(t.data == std::vector<double>{0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
+  CHECK(t.data ==
+        std::vector<double>{0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
 }
 
 TEST_CASE("transposed swaps the last two axes of every matrix (k -> k_t), also past one 8x8 tile", "[tensor]") {

@@ -40,16 +40,18 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   CHECK_THAT(scores.at({0, 1, 0, 0}), WithinAbs(11.2890025, 5e-8));
 
   // Scaled scores (batch 0, head 0), .round(2) as printed.
-  const double scaled00[6][6] = {{0.9, -1.36, -5.84, -7.28, 4.87, 3.91},  {-0.49, -0.81, -1.67, -5.84, 3.58, 3.95},
-                                 {-4.83, -2.55, 0.68, -23.01, 13.36, 17.55}, {-4.52, -3.78, -3.73, -30.35, 18.12, 21.89},
-                                 {3.4, -0.83, -8.65, -0.33, 1.11, -2.09},  {2.12, 0.22, -3.07, 4.46, -2.28, -4.2}};
+  const double scaled00[6][6] = {
+      {0.9, -1.36, -5.84, -7.28, 4.87, 3.91},     {-0.49, -0.81, -1.67, -5.84, 3.58, 3.95},
+      {-4.83, -2.55, 0.68, -23.01, 13.36, 17.55}, {-4.52, -3.78, -3.73, -30.35, 18.12, 21.89},
+      {3.4, -0.83, -8.65, -0.33, 1.11, -2.09},    {2.12, 0.22, -3.07, 4.46, -2.28, -4.2}};
   const attn::Tensor& scaled = trace.find("encoder.0.attention.scaled_scores")->tensor;
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t j = 0; j < 6; ++j) CHECK(rounded(scaled.at({0, 0, i, j}), 2) == scaled00[i][j]);
 
   // Attention weights (batch 0, head 0), .round(2), and the first row's sum.
-  const double weights00[6][6] = {{0.01, 0, 0, 0, 0.71, 0.27}, {0.01, 0, 0, 0, 0.4, 0.58}, {0, 0, 0, 0, 0.01, 0.99},
-                                  {0, 0, 0, 0, 0.02, 0.98},    {0.87, 0.01, 0, 0.02, 0.09, 0}, {0.09, 0.01, 0, 0.9, 0, 0}};
+  const double weights00[6][6] = {{0.01, 0, 0, 0, 0.71, 0.27},    {0.01, 0, 0, 0, 0.4, 0.58},
+                                  {0, 0, 0, 0, 0.01, 0.99},       {0, 0, 0, 0, 0.02, 0.98},
+                                  {0.87, 0.01, 0, 0.02, 0.09, 0}, {0.09, 0.01, 0, 0.9, 0, 0}};
   const attn::Tensor& weights = trace.find("encoder.0.attention.weights")->tensor;
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t j = 0; j < 6; ++j) CHECK(rounded(weights.at({0, 0, i, j}), 2) == weights00[i][j]);
@@ -92,7 +94,8 @@ TEST_CASE("trace names and order for one attention block", "[forward]") {
   const std::string p = "encoder.0.attention.";
   CHECK(names == std::vector<std::string>{"input", "encoder.mask", p + "q", p + "k", p + "v", p + "q_heads",
                                           p + "k_heads", p + "v_heads", p + "k_t", p + "scores", p + "scaled_scores",
-                                          p + "masked_scores", p + "weights", p + "context", p + "concat", p + "output"});
+                                          p + "masked_scores", p + "weights", p + "context", p + "concat",
+                                          p + "output"});
   // Unbatched input: recorded without the B axis.
   CHECK(trace.find(p + "q_heads")->tensor.shape == attn::Shape{2, 3, 2});
   CHECK(trace.find(p + "scores")->tensor.axes == attn::AxisNames{"H", "S", "S"});
@@ -189,13 +192,14 @@ TEST_CASE("trace names and order for the whole transformer, post-norm, padded ba
   for (const auto& e : trace.entries()) names.push_back(e.name);
   const auto attention = [](const std::string& p, bool masked) {
     std::vector<std::string> n;
-    for (const char* s : {"q", "k", "v", "q_heads", "k_heads", "v_heads", "k_t", "scores", "scaled_scores"}) n.push_back(p + s);
+    for (const char* s : {"q", "k", "v", "q_heads", "k_heads", "v_heads", "k_t", "scores", "scaled_scores"})
+      n.push_back(p + s);
     if (masked) n.push_back(p + "masked_scores");
     for (const char* s : {"weights", "context", "concat", "output"}) n.push_back(p + s);
     return n;
   };
   std::vector<std::string> expected = {"tokens.ids", "tokens.padding_mask", "embedding.lookup", "embedding.positional",
-                                       "input", "encoder.mask"};
+                                       "input",      "encoder.mask"};
   for (const auto& n : attention("encoder.0.attention.", true)) expected.push_back(n);
   for (const char* n : {"encoder.0.residual1", "encoder.0.add_norm1", "encoder.0.ffn.hidden", "encoder.0.ffn.output",
                         "encoder.0.residual2", "encoder.0.add_norm2", "encoder.0.output", "encoder.norm",
@@ -207,8 +211,8 @@ TEST_CASE("trace names and order for the whole transformer, post-norm, padded ba
   expected.push_back("decoder.0.add_norm1");
   for (const auto& n : attention("decoder.0.cross_attention.", true)) expected.push_back(n);
   for (const char* n : {"decoder.0.residual2", "decoder.0.add_norm2", "decoder.0.ffn.hidden", "decoder.0.ffn.output",
-                        "decoder.0.residual3", "decoder.0.add_norm3", "decoder.0.output", "decoder.norm", "output.logits",
-                        "output.probabilities"})
+                        "decoder.0.residual3", "decoder.0.add_norm3", "decoder.0.output", "decoder.norm",
+                        "output.logits", "output.probabilities"})
     expected.push_back(n);
   CHECK(names == expected);
 
@@ -246,9 +250,9 @@ TEST_CASE("pre-norm names: the norm comes before each sub-layer", "[forward][nam
     if (e.name.find(".attention.") == std::string::npos) names.push_back(e.name);
   CHECK(names == std::vector<std::string>{"input", "encoder.0.norm1", "encoder.0.residual1", "encoder.0.norm2",
                                           "encoder.0.ffn.hidden", "encoder.0.ffn.output", "encoder.0.residual2",
-                                          "encoder.0.output", "encoder.1.norm1", "encoder.1.residual1", "encoder.1.norm2",
-                                          "encoder.1.ffn.hidden", "encoder.1.ffn.output", "encoder.1.residual2",
-                                          "encoder.1.output"});
+                                          "encoder.0.output", "encoder.1.norm1", "encoder.1.residual1",
+                                          "encoder.1.norm2", "encoder.1.ffn.hidden", "encoder.1.ffn.output",
+                                          "encoder.1.residual2", "encoder.1.output"});
   // pre-norm: the layer's output is the residual sum, not normalized
   CHECK(trace.find("encoder.1.output")->tensor.data == trace.find("encoder.1.residual2")->tensor.data);
 }

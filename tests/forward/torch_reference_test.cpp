@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "attn/forward.h"
-#include "model/json_reader.h"
 #include "attn/model_file.h"
+#include "model/json_reader.h"
 #include "reference_cases.h"
 
 namespace {
@@ -25,7 +25,6 @@ namespace {
 using attn_test::expected_value;
 using attn_test::kTolerance;
 using attn_test::scaled_error;
-
 
 const std::string kCaseDir = std::string(ATTN_SOURCE_DIR) + "/tests/reference/torch_mha/";
 std::vector<std::string> case_names() { return attn_test::case_names(kCaseDir); }

@@ -20,19 +20,19 @@
 
 #include "attn/error.h"
 #include "attn/forward.h"
-#include "model/json_reader.h"
 #include "attn/model_file.h"
 #include "error_message.h"
+#include "model/json_reader.h"
 
 using attn_test::input_error_of;
 
 namespace {
 attn::Model small_model(bool causal) {
-  return attn::load_model_text(std::string(R"({"model": {"d_model": 2, "num_heads": 1, "causal": )") +
-                                   (causal ? "true" : "false") + R"(},
+  return attn::load_model_text(
+      std::string(R"({"model": {"d_model": 2, "num_heads": 1, "causal": )") + (causal ? "true" : "false") + R"(},
       "input": {"X": [[[0.1, 0.2], [0.3, 0.4]]]},
       "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity", "W_o": "identity"}}]})",
-                               "small.json");
+      "small.json");
 }
 
 // A fresh empty folder under /tmp, removed (with what is left in it) at the end of the test.
@@ -82,7 +82,8 @@ TEST_CASE("the dump holds every tensor, in order, nested like its shape, full pr
   // shortest round-trip: parsing the text gives the exact double back
   const auto& weights = trace.find("encoder.0.attention.weights")->tensor;
   for (const auto& t : tensors)
-    if (t["name"] == "encoder.0.attention.weights") CHECK(t["data"][0][0][0][1].get<double>() == weights.at({0, 0, 0, 1}));
+    if (t["name"] == "encoder.0.attention.weights")
+      CHECK(t["data"][0][0][0][1].get<double>() == weights.at({0, 0, 0, 1}));
 }
 
 TEST_CASE("masked scores dump -inf as -Infinity, as Python's json reads it", "[dump]") {

@@ -59,11 +59,11 @@ TEST_CASE("an npz is a stored zip of .npy files with the right CRC, sizes and di
 
   // local header of a.npy
   CHECK(u32(z, 0) == 0x04034b50u);
-  CHECK(u16(z, 4) == 20);       // version needed 2.0
-  CHECK(u16(z, 8) == 0);        // stored
+  CHECK(u16(z, 4) == 20);  // version needed 2.0
+  CHECK(u16(z, 8) == 0);   // stored
   // zlib.crc32(open("a.npy","rb").read()) for np.save("a.npy", np.arange(6.0).reshape(2, 3))
   CHECK(u32(z, 14) == 0x463bcdf0u);
-  CHECK(u32(z, 18) == 176);     // 128-byte header + 6 doubles
+  CHECK(u32(z, 18) == 176);  // 128-byte header + 6 doubles
   CHECK(u32(z, 22) == 176);
   CHECK(u16(z, 26) == 5);
   CHECK(u16(z, 28) == 0);
@@ -90,10 +90,10 @@ TEST_CASE("an npz is a stored zip of .npy files with the right CRC, sizes and di
   const std::size_t end = entry2 + 46 + 9;
   REQUIRE(z.size() == end + 22);
   CHECK(u32(z, end) == 0x06054b50u);
-  CHECK(u16(z, end + 8) == 2);               // entries on this disk
-  CHECK(u16(z, end + 10) == 2);              // entries in all
+  CHECK(u16(z, end + 8) == 2);                 // entries on this disk
+  CHECK(u16(z, end + 10) == 2);                // entries in all
   CHECK(u32(z, end + 12) == end - directory);  // directory size
-  CHECK(u32(z, end + 16) == directory);      // directory offset
+  CHECK(u32(z, end + 16) == directory);        // directory offset
 }
 
 TEST_CASE("past 4 GiB the npz carries zip64 records (tried here from byte 0)", "[npz]") {
@@ -102,22 +102,22 @@ TEST_CASE("past 4 GiB the npz carries zip64 records (tried here from byte 0)", "
   npz.add("a", {2, 3}, kArange6.data());
   npz.finish();
   const std::string& z = out.text;
-  CHECK(u16(z, 4) == 45);              // version needed 4.5
-  CHECK(u32(z, 18) == 0xFFFFFFFFu);    // sizes in the zip64 extra field
+  CHECK(u16(z, 4) == 45);            // version needed 4.5
+  CHECK(u32(z, 18) == 0xFFFFFFFFu);  // sizes in the zip64 extra field
   CHECK(u16(z, 28) == 20);
   CHECK(u16(z, 35) == 0x0001);
   CHECK(u64(z, 39) == 176);
   CHECK(u64(z, 47) == 176);
   const std::size_t directory = 55 + 176;
   CHECK(u32(z, directory) == 0x02014b50u);
-  CHECK(u32(z, directory + 42) == 0xFFFFFFFFu);  // offset in the extra field too
-  CHECK(u16(z, directory + 30) == 28);           // sizes and offset: 4 + 3 * 8
+  CHECK(u32(z, directory + 42) == 0xFFFFFFFFu);     // offset in the extra field too
+  CHECK(u16(z, directory + 30) == 28);              // sizes and offset: 4 + 3 * 8
   CHECK(u64(z, directory + 46 + 5 + 4 + 16) == 0);  // a.npy at offset 0
   const std::size_t record = directory + 46 + 5 + 28;
   CHECK(u32(z, record) == 0x06064b50u);
-  CHECK(u64(z, record + 24) == 1);               // entries
-  CHECK(u64(z, record + 48) == directory);       // directory offset
-  CHECK(u32(z, record + 56) == 0x07064b50u);     // locator
+  CHECK(u64(z, record + 24) == 1);            // entries
+  CHECK(u64(z, record + 48) == directory);    // directory offset
+  CHECK(u32(z, record + 56) == 0x07064b50u);  // locator
   CHECK(u64(z, record + 64) == record);
   CHECK(u32(z, record + 76) == 0x06054b50u);
   CHECK(z.size() == record + 76 + 22);

@@ -59,8 +59,7 @@ static const std::vector<std::pair<double, const char*>> kPythonRepr = {
     {20.897870337406044, "20.897870337406044"},
     {1.7258689218583292, "1.7258689218583292"},
     {-12.308646716661357, "-12.308646716661357"},
-    {65.68411193779458, "65.68411193779458"}
-};
+    {65.68411193779458, "65.68411193779458"}};
 
 TEST_CASE("write_shortest writes doubles as Python's repr does", "[number_text]") {
   for (const auto& [value, text] : kPythonRepr) {

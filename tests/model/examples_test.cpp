@@ -19,9 +19,10 @@ TEST_CASE("every bundled example loads and runs", "[examples]") {
 TEST_CASE("find_example by full name, by its seed prefix, or a clear error", "[examples]") {
   CHECK(std::string(attn::find_example("seed000_batched_mha").name) == "seed000_batched_mha");
   CHECK(std::string(attn::find_example("seed004").name) == "seed004_i_love_ai");
-  CHECK_THROWS_WITH(attn::find_example("seed000_batched_mhb"),
-                    "--example: no bundled example called \"seed000_batched_mhb\" (did you mean \"seed000_batched_mha\"?); "
-                    "'attn examples' lists them");
+  CHECK_THROWS_WITH(
+      attn::find_example("seed000_batched_mhb"),
+      "--example: no bundled example called \"seed000_batched_mhb\" (did you mean \"seed000_batched_mha\"?); "
+      "'attn examples' lists them");
 }
 
 TEST_CASE("example summaries are the first sentence of the comment", "[examples]") {

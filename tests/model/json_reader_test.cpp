@@ -57,10 +57,12 @@ TEST_CASE("files larger than the limit are refused before they are read", "[json
   REQUIRE(::ftruncate(fd, static_cast<off_t>(attn::kMaxInputBytes + 1)) == 0);
   ::close(fd);
   CHECK(input_error_of([&] { attn::read_text_file(name); }) ==
-        std::string(name) + ": expected a model file of at most 256 MiB, found 256.0 MiB (268435457 bytes); is this the right file?");
+        std::string(name) +
+            ": expected a model file of at most 256 MiB, found 256.0 MiB (268435457 bytes); is this the right file?");
   REQUIRE(::truncate(name, 3 * 1024 * 1024 + 512 * 1024) == 0);
   CHECK(input_error_of([&] { attn::read_text_file(name, 1024 * 1024); }) ==
-        std::string(name) + ": expected a model file of at most 1 MiB, found 3.5 MiB (3670016 bytes); is this the right file?");
+        std::string(name) +
+            ": expected a model file of at most 1 MiB, found 3.5 MiB (3670016 bytes); is this the right file?");
   REQUIRE(::truncate(name, 11) == 0);
   CHECK(input_error_of([&] { attn::read_text_file(name, 10); }) ==
         std::string(name) + ": expected a model file of at most 10 bytes, found 11 bytes; is this the right file?");

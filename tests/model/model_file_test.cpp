@@ -1,5 +1,5 @@
-#include "attn/error.h"
 #include "attn/model_file.h"
+#include "attn/error.h"
 #include "model/json_reader.h"
 
 #include <catch2/catch.hpp>
@@ -42,9 +42,11 @@ TEST_CASE("shape mismatch names file, path, expected and found", "[loader][error
 }
 
 TEST_CASE("d_model not divisible by num_heads", "[loader][errors]") {
-  CHECK(error_of(R"({"model": {"d_model": 5, "num_heads": 2}, "input": {"X": [[1,2,3,4,5]]}, "encoder": [{"attention": {}}]})") ==
-        "model.json: model.num_heads: expected a divisor of d_model = 5 (d_head defaults to d_model / num_heads), "
-        "found 2; set d_head or change num_heads");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 5, "num_heads": 2}, "input": {"X": [[1,2,3,4,5]]}, "encoder": [{"attention": {}}]})") ==
+      "model.json: model.num_heads: expected a divisor of d_model = 5 (d_head defaults to d_model / num_heads), "
+      "found 2; set d_head or change num_heads");
 }
 
 TEST_CASE("a single head with d_head different from d_model (seed 003)", "[loader]") {
@@ -58,8 +60,10 @@ TEST_CASE("a single head with d_head different from d_model (seed 003)", "[loade
 }
 
 TEST_CASE("unknown keys are errors with a suggestion", "[loader][errors]") {
-  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "casual": true}, "input": {"X": [[1,2,3,4]]}, "encoder": []})") ==
-        "model.json: model.casual: unknown key \"casual\"; did you mean \"causal\"?");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 4, "num_heads": 2, "casual": true}, "input": {"X": [[1,2,3,4]]}, "encoder": []})") ==
+      "model.json: model.casual: unknown key \"casual\"; did you mean \"causal\"?");
   CHECK(error_of(R"({"modle": {}})") == "model.json: modle: unknown key \"modle\"; did you mean \"model\"?");
 }
 
@@ -71,38 +75,55 @@ TEST_CASE("missing fields, wrong types, ragged arrays, bad sizes", "[loader][err
         "model.json: model.d_model: expected a positive integer, found 0");
   CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": -2}})") ==
         "model.json: model.num_heads: expected a positive integer, found -2");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2], [3]]}, "encoder": [{"attention": {}}]})") ==
-        "model.json: input.X[1]: expected an array of 2 like its neighbours (ragged array), found an array of 1");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, "a"]]}, "encoder": [{"attention": {}}]})") ==
-        "model.json: input.X[0][1]: expected a number, found the string \"a\"");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2], [3]]}, "encoder": [{"attention": {}}]})") ==
+      "model.json: input.X[1]: expected an array of 2 like its neighbours (ragged array), found an array of 1");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, "a"]]}, "encoder": [{"attention": {}}]})") ==
+      "model.json: input.X[0][1]: expected a number, found the string \"a\"");
   CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": []})") ==
         "model.json: encoder: expected at least one layer, found an empty array");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2, 3]]}, "encoder": [{"attention": {}}]})") ==
-        "model.json: input.X: expected last axis of size d_model = 2, got shape [1, 3]");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": [{"attention": {"W_k": "randn", "W_v": "randn"}}]})") ==
-        "model.json: encoder[0].attention.W_q: missing (this field is required)");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2, 3]]}, "encoder": [{"attention": {}}]})") ==
+      "model.json: input.X: expected last axis of size d_model = 2, got shape [1, 3]");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": [{"attention": {"W_k": "randn", "W_v": "randn"}}]})") ==
+      "model.json: encoder[0].attention.W_q: missing (this field is required)");
 }
 
 TEST_CASE("non-finite numbers and generator typos", "[loader][errors]") {
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1e999, 2]]}, "encoder": [{"attention": {}}]})")
-            == "model.json: line 1, column 60: expected a finite number, found 1e999 (out of float64 range)");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": [{"attention": {"W_q": "randm"}}]})") ==
-        "model.json: encoder[0].attention.W_q: expected numbers or one of \"randn\", \"zeros\", \"ones\", \"identity\", "
-        "found \"randm\"; did you mean \"randn\"?");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": "randn"}, "encoder": [{"attention": {}}]})") ==
-        "model.json: input.X: the shape is not implied by the model; write {\"randn\": [S, 2]} or {\"randn\": [B, S, 2]}");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1e999, 2]]}, "encoder": [{"attention": {}}]})") ==
+      "model.json: line 1, column 60: expected a finite number, found 1e999 (out of float64 range)");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": [{"attention": {"W_q": "randm"}}]})") ==
+      "model.json: encoder[0].attention.W_q: expected numbers or one of \"randn\", \"zeros\", \"ones\", \"identity\", "
+      "found \"randm\"; did you mean \"randn\"?");
+  CHECK(error_of(
+            R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": "randn"}, "encoder": [{"attention": {}}]})") ==
+        "model.json: input.X: the shape is not implied by the model; write {\"randn\": [S, 2]} or {\"randn\": [B, S, "
+        "2]}");
 }
 
 TEST_CASE("malformed JSON reports line and column", "[loader][errors]") {
-  CHECK(error_of("{\n  \"model\": {\"d_model\": 4,,}\n}").rfind("model.json: malformed JSON at line 2, column 26", 0) == 0);
+  CHECK(error_of("{\n  \"model\": {\"d_model\": 4,,}\n}").rfind("model.json: malformed JSON at line 2, column 26", 0) ==
+        0);
 }
 
 TEST_CASE("huge models are refused before anything is allocated", "[loader][errors]") {
-  const std::string e = error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [100000, 1000000]}},
+  const std::string e =
+      error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [100000, 1000000]}},
       "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
   CHECK(e.rfind("model.json: input.X: this input alone would need 745.1 GiB, more than the limit of ", 0) == 0);
   // A small input but huge weights: the estimate for the whole run is refused, with the sizes.
-  const std::string w = error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [2, 1000000]}},
+  const std::string w =
+      error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [2, 1000000]}},
       "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
   CHECK(w.rfind("model.json: input.X: this run would need about ", 0) == 0);
   CHECK(w.find("(B=1, S=2, d_model=1000000, heads=1, layers=1), more than the limit of ") != std::string::npos);
@@ -115,7 +136,8 @@ TEST_CASE("a small memory limit is written in MiB or KiB, not as 0.0 GiB", "[loa
   std::string error;
   try {
     attn::load_model_text(R"({"model": {"d_model": 512, "num_heads": 8}, "input": {"X": {"randn": [1000, 512]}},
-        "encoder": "randn"})", "model.json", options);
+        "encoder": "randn"})",
+                          "model.json", options);
   } catch (const InputError& e) {
     error = e.what();
   }
@@ -124,12 +146,14 @@ TEST_CASE("a small memory limit is written in MiB or KiB, not as 0.0 GiB", "[loa
   error.clear();
   try {
     attn::load_model_text(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8}, "input": {"X": {"randn": [10, 4]}},
-        "encoder": "randn"})", "model.json", options);
+        "encoder": "randn"})",
+                          "model.json", options);
   } catch (const InputError& e) {
     error = e.what();
   }
   CHECK(error.rfind("model.json: input.X: this run would need about ", 0) == 0);
-  CHECK(error.find(" KiB (B=1, S=10, d_model=4, heads=2, layers=1), more than the limit of 1.0 KiB;") != std::string::npos);
+  CHECK(error.find(" KiB (B=1, S=10, d_model=4, heads=2, layers=1), more than the limit of 1.0 KiB;") !=
+        std::string::npos);
 }
 
 TEST_CASE("heads and fused matrices cannot both be given, and the head count must match", "[loader][errors]") {
@@ -143,19 +167,26 @@ TEST_CASE("heads and fused matrices cannot both be given, and the head count mus
 
 TEST_CASE("token input is checked at load time, so validate sees what the run would refuse", "[loader][errors]") {
   const std::string vocab = R"("vocab": ["<PAD>", "I", "love"], "embedding": "randn", )";
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, )" + vocab +
-                 R"("input": {"text": "I love AI"}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
-        "model.json: input.text: unknown token \"AI\" and the vocabulary has no \"<UNK>\"");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1}, )" + vocab +
-                 R"("input": {"text": ["I love", " "]}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
-        "model.json: input.text[1]: expected at least one token, found none");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1, "positional_encoding": "learned", "max_len": 1}, )" + vocab +
-                 R"("positions": "randn", "input": {"text": "I love"}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
-        "model.json: input.text: expected at most max_len = 1 tokens (the learned position table's rows), found 2");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, )" + vocab +
+          R"("input": {"text": "I love AI"}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
+      "model.json: input.text: unknown token \"AI\" and the vocabulary has no \"<UNK>\"");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1}, )" + vocab +
+          R"("input": {"text": ["I love", " "]}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
+      "model.json: input.text[1]: expected at least one token, found none");
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1, "positional_encoding": "learned", "max_len": 1}, )" + vocab +
+          R"("positions": "randn", "input": {"text": "I love"}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})") ==
+      "model.json: input.text: expected at most max_len = 1 tokens (the learned position table's rows), found 2");
 }
 
 TEST_CASE("the target must match the source's batch layout", "[loader][errors]") {
-  const std::string head = R"({"model": {"d_model": 2, "num_heads": 1, "d_ff": 2}, "vocab": ["<PAD>", "<UNK>", "I"], "embedding": "randn",
+  const std::string head =
+      R"({"model": {"d_model": 2, "num_heads": 1, "d_ff": 2}, "vocab": ["<PAD>", "<UNK>", "I"], "embedding": "randn",
       "encoder": "randn", "decoder": "randn", )";
   CHECK(error_of(head + R"("input": {"text": "I", "target_text": ["I"]}})") ==
         "model.json: input.target_text: expected a single target like the source, found a batch (a list)");
@@ -163,9 +194,11 @@ TEST_CASE("the target must match the source's batch layout", "[loader][errors]")
         "model.json: input.target_text: expected 2 target sequences, one per source sentence, found 1");
   CHECK(error_of(head + R"("input": {"text": ["I", "I"], "target_X": {"randn": [3, 1, 2]}}})") ==
         "model.json: input.target_X: expected 2 target sequences, one per source sentence, found 3");
-  CHECK(error_of(R"({"model": {"d_model": 2, "num_heads": 1, "d_ff": 2, "num_decoder_layers": 2}, "input": {"X": [[1, 2]], "target_X": [[1, 2]]},
+  CHECK(
+      error_of(
+          R"({"model": {"d_model": 2, "num_heads": 1, "d_ff": 2, "num_decoder_layers": 2}, "input": {"X": [[1, 2]], "target_X": [[1, 2]]},
       "encoder": "randn", "decoder": [{"self_attention": {}, "cross_attention": {}, "ffn": {}}]})") ==
-        "model.json: decoder: expected 2 layers (model.num_decoder_layers), found 1");
+      "model.json: decoder: expected 2 layers (model.num_decoder_layers), found 1");
 }
 
 TEST_CASE("regression inputs from fuzzing and review give one clear line", "[loader][errors][regression]") {
@@ -186,8 +219,7 @@ TEST_CASE("regression inputs from fuzzing and review give one clear line", "[loa
   // exception escaped); explain and validate must both say what it is.
   CHECK(message_of("fuzz_null_document.json") == "fuzz_null_document.json: expected an object, found null");
   // Found while reducing it: "d_model": null aborted 'attn explain' the same way.
-  CHECK(message_of("null_d_model.json") ==
-        "null_d_model.json: model.d_model: expected a positive integer, found null");
+  CHECK(message_of("null_d_model.json") == "null_d_model.json: model.d_model: expected a positive integer, found null");
   CHECK(message_of("null_weight_and_layer.json") ==
         "null_weight_and_layer.json: encoder[0].attention.W_q: expected a [2, 2] array of numbers or \"randn\", "
         "\"zeros\", \"ones\", \"identity\", found null");
@@ -212,7 +244,8 @@ TEST_CASE("validate reports a null the file wrote, and never aborts on it", "[lo
     }
     return messages;
   };
-  CHECK(validate("fuzz_null_document.json") == std::vector<std::string>{"fuzz_null_document.json: expected an object, found null"});
+  CHECK(validate("fuzz_null_document.json") ==
+        std::vector<std::string>{"fuzz_null_document.json: expected an object, found null"});
   CHECK(validate("null_d_model.json") ==
         std::vector<std::string>{"null_d_model.json: model.d_model: expected a positive integer, found null"});
   // Before the fix validate called this file valid ("0 encoder layers"): explicit nulls read as

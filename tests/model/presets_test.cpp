@@ -31,7 +31,8 @@ TEST_CASE("a preset's model file is a few lines of randn that load as that model
         "  \"encoder\": \"randn\"\n"
         "}\n");
 
-  const attn::Model tiny = attn::load_model_text(attn::model_file_text(attn::find_preset("tiny")->size, "say \"hi\"", "test"), "tiny.json");
+  const attn::Model tiny =
+      attn::load_model_text(attn::model_file_text(attn::find_preset("tiny")->size, "say \"hi\"", "test"), "tiny.json");
   CHECK(tiny.config.d_model == 4);
   CHECK(tiny.config.d_head == 2);
   CHECK(tiny.encoder.size() == 1);
@@ -55,9 +56,11 @@ TEST_CASE("no feed-forward and one sequence: attention-only layers and X of (S, 
 TEST_CASE("sizes that do not fit together are input errors naming the option", "[presets][errors]") {
   attn::ModelSize size = attn::find_preset("base")->size;
   size.num_heads = 7;
-  CHECK_THROWS_WITH(attn::model_file_text(size, "", "attn init"),
-                    "attn init: --heads: expected a divisor of --d-model = 512 (each head gets d_model / heads columns), found 7");
+  CHECK_THROWS_WITH(
+      attn::model_file_text(size, "", "attn init"),
+      "attn init: --heads: expected a divisor of --d-model = 512 (each head gets d_model / heads columns), found 7");
   size.num_heads = 8;
   size.seq_len = 0;
-  CHECK_THROWS_WITH(attn::model_file_text(size, "", "attn init"), "attn init: --seq: expected a positive integer, found 0");
+  CHECK_THROWS_WITH(attn::model_file_text(size, "", "attn init"),
+                    "attn init: --seq: expected a positive integer, found 0");
 }

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/error.h"
+
 // Expected strings are worked out by hand from the rules in heatmap.h: each column is
 // max(label width, value width) wide ("0.25" is 4), one space before each column, the
 // row label column as wide as the widest row label, then "  ◀ key value" for the row's
@@ -122,9 +124,9 @@ TEST_CASE("missing labels become indices and NaN cells show ?", "[heatmap]") {
 }
 
 TEST_CASE("bad shapes and label counts are rejected", "[heatmap]") {
-  CHECK_THROWS_AS(attn::render_heatmap(attn::Tensor({2}), {}, {}), std::invalid_argument);
-  CHECK_THROWS_AS(attn::render_heatmap(kWeights, {"I", "love"}, kTokens), std::invalid_argument);
-  CHECK_THROWS_AS(attn::render_heatmap(kWeights, kTokens, {"I"}), std::invalid_argument);
+  CHECK_THROWS_AS(attn::render_heatmap(attn::Tensor({2}), {}, {}), attn::InternalError);
+  CHECK_THROWS_AS(attn::render_heatmap(kWeights, {"I", "love"}, kTokens), attn::InternalError);
+  CHECK_THROWS_AS(attn::render_heatmap(kWeights, kTokens, {"I"}), attn::InternalError);
 }
 
 TEST_CASE("per-head heatmaps side by side", "[heatmap]") {

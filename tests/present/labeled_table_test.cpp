@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/error.h"
+
 // Expected tables worked out by hand from the layout in labeled_table.h: row labels padded
 // to the widest, " │ ", columns as wide as max(label, number) separated by two spaces, " │",
 // the box's rule as wide as the inside (a space, the columns, a space).
@@ -91,11 +93,11 @@ TEST_CASE("precision is shared by every cell", "[table]") {
 }
 
 TEST_CASE("bad shapes, labels and extra columns are rejected", "[table]") {
-  CHECK_THROWS_AS(attn::render_labeled_table(attn::Tensor({3}), {}, {}), std::invalid_argument);
+  CHECK_THROWS_AS(attn::render_labeled_table(attn::Tensor({3}), {}, {}), attn::InternalError);
   const attn::Tensor m = matrix({2, 2}, {1, 2, 3, 4});
-  CHECK_THROWS_AS(attn::render_labeled_table(m, {"a"}, {}), std::invalid_argument);
-  CHECK_THROWS_AS(attn::render_labeled_table(m, {}, {"a", "b", "c"}), std::invalid_argument);
+  CHECK_THROWS_AS(attn::render_labeled_table(m, {"a"}, {}), attn::InternalError);
+  CHECK_THROWS_AS(attn::render_labeled_table(m, {}, {"a", "b", "c"}), attn::InternalError);
   attn::LabeledTableOptions options;
   options.extra = attn::ExtraColumn{"Sum", {3.0}};
-  CHECK_THROWS_AS(attn::render_labeled_table(m, {}, {}, options), std::invalid_argument);
+  CHECK_THROWS_AS(attn::render_labeled_table(m, {}, {}, options), attn::InternalError);
 }

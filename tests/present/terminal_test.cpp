@@ -1,8 +1,8 @@
 #include "present/terminal.h"
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -31,7 +31,7 @@ TEST_CASE("colour follows the mode, the terminal, NO_COLOR and TERM", "[terminal
   no_color.no_color = "1";
   CHECK_FALSE(attn::color_enabled(ColorMode::Auto, true, no_color));
   CHECK(attn::color_enabled(ColorMode::Always, true, no_color));  // an explicit request wins
-  no_color.no_color = "";                                          // empty counts as unset
+  no_color.no_color = "";                                         // empty counts as unset
   CHECK(attn::color_enabled(ColorMode::Auto, true, no_color));
 
   TerminalEnvironment dumb = plain;
@@ -92,8 +92,8 @@ TEST_CASE("the wrappers read a pipe as no terminal", "[terminal]") {
 }
 
 TEST_CASE("RGB maps to the nearest xterm palette entry", "[terminal]") {
-  CHECK(attn::nearest_xterm256({255, 0, 0}) == 196);    // cube (5,0,0)
-  CHECK(attn::nearest_xterm256({0, 0, 0}) == 16);       // cube black beats grey 8
+  CHECK(attn::nearest_xterm256({255, 0, 0}) == 196);      // cube (5,0,0)
+  CHECK(attn::nearest_xterm256({0, 0, 0}) == 16);         // cube black beats grey 8
   CHECK(attn::nearest_xterm256({128, 128, 128}) == 244);  // grey 8+10*12 = 128 exactly
   // (68,1,84): cube levels 95,0,95 at distance 27²+1²+11² = 851; nearest grey 48 is farther.
   CHECK(attn::nearest_xterm256({68, 1, 84}) == 16 + 36 * 1 + 6 * 0 + 1);

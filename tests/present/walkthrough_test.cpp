@@ -7,11 +7,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "model/default_model.h"
 #include "attn/error.h"
-#include "model/examples.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "model/default_model.h"
+#include "model/examples.h"
 
 namespace {
 std::string walkthrough_of(const std::string& path) {
@@ -23,17 +23,27 @@ std::string walkthrough_of(const std::string& path) {
   return out.str();
 }
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 }  // namespace
 
 TEST_CASE("seed 000 walkthrough: steps, formulas, shape equations and values", "[walkthrough][seed000]") {
   const std::string text = walkthrough_of("/data/examples/seed000_batched_mha.json");
   INFO(text);
   // numbered steps in order
-  const char* titles[] = {"Step 1: Input X", "Step 2: Query projection", "Step 3: Key projection",
-                          "Step 4: Value projection", "Step 5: Split Q into 2 heads", "Step 8: Transpose K",
-                          "Step 9: Raw scores", "Step 10: Scale", "Step 11: Softmax", "Step 12: Context",
-                          "Step 13: Merge heads", "Step 14: Output projection (skipped)"};
+  const char* titles[] = {"Step 1: Input X",
+                          "Step 2: Query projection",
+                          "Step 3: Key projection",
+                          "Step 4: Value projection",
+                          "Step 5: Split Q into 2 heads",
+                          "Step 8: Transpose K",
+                          "Step 9: Raw scores",
+                          "Step 10: Scale",
+                          "Step 11: Softmax",
+                          "Step 12: Context",
+                          "Step 13: Merge heads",
+                          "Step 14: Output projection (skipped)"};
   std::size_t pos = 0;
   for (const char* t : titles) {
     const std::size_t found = text.find(t, pos);
@@ -122,7 +132,8 @@ std::string kept_walkthrough_of(const attn::Model& model, const attn::Walkthroug
 }
 }  // namespace
 
-TEST_CASE("the walkthrough printed while the model runs is the walkthrough of the finished run", "[walkthrough][stream]") {
+TEST_CASE("the walkthrough printed while the model runs is the walkthrough of the finished run",
+          "[walkthrough][stream]") {
   attn::WalkthroughOptions options;
   for (const auto& example : attn::bundled_examples()) {
     INFO(example.name);
@@ -145,7 +156,8 @@ TEST_CASE("the walkthrough printed while the model runs is the walkthrough of th
   }
 }
 
-TEST_CASE("a streamed walkthrough keeps the last layer's tensors and the earlier layers' outputs only", "[walkthrough][stream]") {
+TEST_CASE("a streamed walkthrough keeps the last layer's tensors and the earlier layers' outputs only",
+          "[walkthrough][stream]") {
   const attn::Model model = attn::load_model_text(
       R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3},
           "input": {"X": {"randn": [3, 4]}}, "encoder": "randn"})",

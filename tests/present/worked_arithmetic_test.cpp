@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/error.h"
+
 #include "steps/embedding.h"
 #include "steps/layer_norm.h"
 
@@ -24,15 +26,15 @@ attn::Tensor matrix(attn::Shape shape, attn::AxisNames axes, std::vector<double>
 // "I" at position 0, but its own step 2 adds PE(1) to "love" to get these numbers).
 const attn::Tensor kX = matrix({1, 4}, {"S", "N"}, {1.34, 0.64, 0.81, 1.20});
 // Seed 004's Wq.
-const attn::Tensor kWq = matrix({4, 4}, {"N", "H*d"},
-                                {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1});
+const attn::Tensor kWq =
+    matrix({4, 4}, {"N", "H*d"}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1});
 // Seed 004's step-4 Q, K, V ("I love AI", d_k = 4).
-const attn::Tensor kQ = matrix({3, 4}, {"S", "d"},
-                               {1.10, 0.82, 1.10, 0.89, 1.18, 0.73, 0.98, 0.85, 1.42, 1.12, 1.23, 1.35});
-const attn::Tensor kK = matrix({3, 4}, {"T", "d"},
-                               {1.05, 0.95, 0.78, 1.12, 1.02, 0.68, 0.72, 0.92, 1.38, 1.28, 1.05, 1.42});
-const attn::Tensor kV = matrix({3, 4}, {"T", "d"},
-                               {0.98, 0.88, 1.02, 0.75, 0.85, 0.72, 0.95, 0.68, 1.25, 1.15, 1.32, 1.08});
+const attn::Tensor kQ =
+    matrix({3, 4}, {"S", "d"}, {1.10, 0.82, 1.10, 0.89, 1.18, 0.73, 0.98, 0.85, 1.42, 1.12, 1.23, 1.35});
+const attn::Tensor kK =
+    matrix({3, 4}, {"T", "d"}, {1.05, 0.95, 0.78, 1.12, 1.02, 0.68, 0.72, 0.92, 1.38, 1.28, 1.05, 1.42});
+const attn::Tensor kV =
+    matrix({3, 4}, {"T", "d"}, {0.98, 0.88, 1.02, 0.75, 0.85, 0.72, 0.95, 0.68, 1.25, 1.15, 1.32, 1.08});
 
 std::string last_line(const std::string& text) {
   const auto end = text.size() - 1;  // the final newline
@@ -141,8 +143,9 @@ TEST_CASE("seed 004's softmax of [1.90, 1.61, 2.45] is [0.29, 0.21, 0.50]", "[wo
   // PyTorch's softmax to 8 digits: [0.28723115, 0.2149246, 0.49784425].
   attn::WorkedOptions eight;
   eight.precision = 8;
-  CHECK(attn::worked_softmax_row({1.90, 1.61, 2.45}, "s", "w", eight).find("= [0.28723115, 0.21492460, 0.49784425]\n") !=
-        std::string::npos);
+  CHECK(
+      attn::worked_softmax_row({1.90, 1.61, 2.45}, "s", "w", eight).find("= [0.28723115, 0.21492460, 0.49784425]\n") !=
+      std::string::npos);
 }
 
 TEST_CASE("a masked key gets weight 0 and a fully masked row is explained", "[worked]") {
@@ -261,13 +264,13 @@ TEST_CASE("long sums are elided in the middle", "[worked]") {
 }
 
 TEST_CASE("worked arithmetic rejects mismatched inputs", "[worked]") {
-  CHECK_THROWS_AS(attn::worked_dot_product({"s", "", "", ""}, {1, 2}, {1}), std::invalid_argument);
-  CHECK_THROWS_AS(attn::worked_projection_cell(kX, kQ, attn::Tensor(), 0, 0, "Q", "X", "W"), std::invalid_argument);
-  CHECK_THROWS_AS(attn::worked_score_cell(kQ, kK, 3, 0), std::invalid_argument);
-  CHECK_THROWS_AS(attn::worked_context_row({0.5, 0.5}, kV), std::invalid_argument);
-  CHECK_THROWS_AS(attn::worked_layer_norm_row({1, 2}, {1}, {0, 0}, 1e-5), std::invalid_argument);
-  CHECK_THROWS_AS(attn::worked_positional_encoding(0, 4, 4), std::invalid_argument);
-  CHECK_THROWS_AS(attn::worked_softmax_row({}), std::invalid_argument);
+  CHECK_THROWS_AS(attn::worked_dot_product({"s", "", "", ""}, {1, 2}, {1}), attn::InternalError);
+  CHECK_THROWS_AS(attn::worked_projection_cell(kX, kQ, attn::Tensor(), 0, 0, "Q", "X", "W"), attn::InternalError);
+  CHECK_THROWS_AS(attn::worked_score_cell(kQ, kK, 3, 0), attn::InternalError);
+  CHECK_THROWS_AS(attn::worked_context_row({0.5, 0.5}, kV), attn::InternalError);
+  CHECK_THROWS_AS(attn::worked_layer_norm_row({1, 2}, {1}, {0, 0}, 1e-5), attn::InternalError);
+  CHECK_THROWS_AS(attn::worked_positional_encoding(0, 4, 4), attn::InternalError);
+  CHECK_THROWS_AS(attn::worked_softmax_row({}), attn::InternalError);
 }
 
 TEST_CASE("the worked numbers are the model's numbers", "[worked]") {
@@ -287,6 +290,6 @@ TEST_CASE("the worked numbers are the model's numbers", "[worked]") {
   const auto digits = attn::format_number_group(attn::to_vector(normed.data), 8);
   const std::string expected = "= [" + digits[0] + ", " + digits[1] + ", " + digits[2] + ", " + digits[3] + "]\n";
   CHECK(attn::worked_layer_norm_row(attn::to_vector(kX.data), attn::to_vector(gamma.data), attn::to_vector(beta.data),
-                                    1e-5, "x", eight).find(expected) !=
-        std::string::npos);
+                                    1e-5, "x", eight)
+            .find(expected) != std::string::npos);
 }

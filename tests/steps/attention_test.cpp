@@ -23,7 +23,8 @@ TEST_CASE("linear_projection is x @ W + b on the last axis", "[attention]") {
   // Q[0][0] = 1.34*0.1 + 0.64*0.5 + 0.81*0.2 + 1.20*0.4 = 1.096 and
   // Q[0][1] = 1.34*0.2 + 0.64*0.1 + 0.81*0.3 + 1.20*0.2 = 0.815.
   const Tensor x = make({1, 1, 4}, {"B", "S", "N"}, {1.34, 0.64, 0.81, 1.20});
-  const Tensor W = make({4, 4}, {"N", "H*d"}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1});
+  const Tensor W =
+      make({4, 4}, {"N", "H*d"}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1});
   const Tensor q = attn::linear_projection(x, W, Tensor(), "H*d");
   REQUIRE(q.shape == attn::Shape{1, 1, 4});
   CHECK_THAT(q.data[0], WithinAbs(1.096, 1e-12));
@@ -124,11 +125,15 @@ TEST_CASE("causal mask and a fully masked row", "[attention]") {
 
 TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V", "[attention][seed004]") {
   // The document's Q, K, V for "I love AI" (3 tokens, d_k = 4, one head).
-  const Tensor q = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {1.10, 0.82, 1.10, 0.89, 1.18, 0.73, 0.98, 0.85, 1.42, 1.12, 1.23, 1.35});
-  const Tensor k = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {1.05, 0.95, 0.78, 1.12, 1.02, 0.68, 0.72, 0.92, 1.38, 1.28, 1.05, 1.42});
-  const Tensor v = make({1, 1, 3, 4}, {"B", "H", "S", "d"}, {0.98, 0.88, 1.02, 0.75, 0.85, 0.72, 0.95, 0.68, 1.25, 1.15, 1.32, 1.08});
+  const Tensor q = make({1, 1, 3, 4}, {"B", "H", "S", "d"},
+                        {1.10, 0.82, 1.10, 0.89, 1.18, 0.73, 0.98, 0.85, 1.42, 1.12, 1.23, 1.35});
+  const Tensor k = make({1, 1, 3, 4}, {"B", "H", "S", "d"},
+                        {1.05, 0.95, 0.78, 1.12, 1.02, 0.68, 0.72, 0.92, 1.38, 1.28, 1.05, 1.42});
+  const Tensor v = make({1, 1, 3, 4}, {"B", "H", "S", "d"},
+                        {0.98, 0.88, 1.02, 0.75, 0.85, 0.72, 0.95, 0.68, 1.25, 1.15, 1.32, 1.08});
   const Tensor scores = attn::attention_scores(q, attn::transpose_keys(k));
-  // QK^T[0][0] = 1.10*1.05 + 0.82*0.95 + 1.10*0.78 + 0.89*1.12 = 1.155 + 0.779 + 0.858 + 0.9968 = 3.7888 ("3.79" in the document).
+  // QK^T[0][0] = 1.10*1.05 + 0.82*0.95 + 1.10*0.78 + 0.89*1.12 = 1.155 + 0.779 + 0.858 + 0.9968 = 3.7888 ("3.79" in the
+  // document).
   CHECK_THAT(scores.data[0], WithinAbs(3.7888, 1e-12));
   // The rest of the document's table slips: it prints [3.79, 3.21, 4.89; 3.63, 3.12, 4.63; 4.88, 4.14, 6.33]; the
   // products of its own Q and K are these (4 decimals):
@@ -154,7 +159,8 @@ TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V
   for (std::size_t j = 0; j < 4; ++j) CHECK(std::round(out.data[j] * 1e4) / 1e4 == out0[j]);
 }
 
-TEST_CASE("softmax of rows with huge but finite scores stays finite (the row max is subtracted)", "[attention][numeric]") {
+TEST_CASE("softmax of rows with huge but finite scores stays finite (the row max is subtracted)",
+          "[attention][numeric]") {
   // exp(1e15) alone overflows; exp(x - max) does not. Hand-worked:
   //   [1e15, 1e15 - 1] -> [1, e^-1] / (1 + e^-1) = [0.7310585786300049, 0.2689414213699951]
   //   [1e308, -1e308, 1.7e308]: x - max = [-0.7e308, -2.7e308 (-> -inf), 0] -> [0, 0, 1]

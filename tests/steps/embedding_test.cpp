@@ -27,7 +27,7 @@ TEST_CASE("embedding lookup is row indexing (seed 004 step 4)", "[embedding]") {
 TEST_CASE("sinusoidal positions: seed 004's table of 6 positions x 4 dims", "[embedding]") {
   const attn::Tensor pe = attn::sinusoidal_positions(6, 4);
   // The document's table, 2 decimals.
-  const double table[6][4] = {{0.00, 1.00, 0.00, 1.00},  {0.84, 0.54, 0.01, 1.00},  {0.91, -0.42, 0.02, 1.00},
+  const double table[6][4] = {{0.00, 1.00, 0.00, 1.00},  {0.84, 0.54, 0.01, 1.00},   {0.91, -0.42, 0.02, 1.00},
                               {0.14, -0.99, 0.03, 1.00}, {-0.76, -0.65, 0.04, 1.00}, {-0.96, 0.28, 0.05, 1.00}};
   for (std::size_t p = 0; p < 6; ++p)
     for (std::size_t i = 0; i < 4; ++i) CHECK(std::round(pe.at({p, i}) * 100) / 100 == table[p][i]);
@@ -43,7 +43,8 @@ TEST_CASE("sinusoidal positions: seed 004's table of 6 positions x 4 dims", "[em
 TEST_CASE("love + PE(1) = [1.34, 0.64, 0.81, 1.20] (seed 004)", "[embedding]") {
   attn::Tensor ids({1, 3}, {"B", "S"});
   ids.data = {2, 3, 4};
-  const attn::Tensor x = attn::add_positions(attn::embedding_lookup(ids, seed004_table()), attn::sinusoidal_positions(3, 4));
+  const attn::Tensor x =
+      attn::add_positions(attn::embedding_lookup(ids, seed004_table()), attn::sinusoidal_positions(3, 4));
   const double love[] = {1.34, 0.64, 0.81, 1.20};
   for (std::size_t i = 0; i < 4; ++i) CHECK_THAT(x.at({0, 1, i}), WithinAbs(love[i], 0.005));
   CHECK(x.at({0, 1, 0}) == 0.5 + std::sin(1.0));
