@@ -1,6 +1,12 @@
-// The record of a forward pass: every intermediate tensor, in the order computed, under a
-// stable name ("encoder.0.attention.scores"). Step functions compute; the forward pass
-// records what they return here; printers and the dumps only read it.
+// The record of a forward pass: every intermediate tensor, in the order computed. Step
+// functions compute; the forward pass records what they return here; printers and the
+// dumps only read it.
+//
+// Each entry says what it is with a StepId: the kind of step that made it (an enum) and
+// where in the model it sits (which sequence, stack, layer and block). Printers dispatch on
+// the kind and find earlier entries by their ids. The documented name of each entry
+// ("encoder.0.attention.scores", docs/trace-names.md) is made from its id in one place,
+// forward/trace_names.cpp, for the dumps and for display.
 //
 // A trace keeps its entries for the walkthrough, which looks back at earlier steps of the
 // same layer; the walkthrough prints as entries arrive and drops finished layers
@@ -10,7 +16,9 @@
 #ifndef ATTN_TRACE_H_
 #define ATTN_TRACE_H_
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,23 +26,109 @@
 
 namespace attn {
 
+// The step that made a tensor, one per documented trace name (docs/trace-names.md).
+enum class StepKind : std::uint8_t {
+  // Text to the input rows, for the source and for the decoder's target.
+  TokenIds,            // tokens.ids
+  PaddingMask,         // tokens.padding_mask
+  EmbeddingLookup,     // embedding.lookup
+  ScaledEmbedding,     // embedding.scaled
+  PositionalEncoding,  // embedding.positional
+  Input,               // input
+  // Masks, one per attention block kind: encoder.mask, decoder.self_mask, decoder.cross_mask.
+  Mask,
+  // Multi-head attention: <layer>.<block>.q ... output.
+  Query,
+  Key,
+  Value,
+  QueryHeads,
+  KeyHeads,
+  ValueHeads,
+  TransposedKeys,
+  Scores,
+  ScaledScores,
+  MaskedScores,
+  AttentionWeights,
+  Context,
+  MergedHeads,
+  OutputProjection,
+  // The rest of a layer: <layer>.residualN, add_normN (post-norm), normN (pre-norm),
+  // ffn.hidden, ffn.output, output; a stack's final norm (encoder.norm, decoder.norm).
+  Residual,
+  AddNorm,
+  PreNorm,
+  FfnHidden,
+  FfnOutput,
+  LayerOutput,
+  FinalNorm,
+  // The output head: output.logits, output.probabilities.
+  Logits,
+  Probabilities,
+};
+constexpr std::size_t kStepKindCount = static_cast<std::size_t>(StepKind::Probabilities) + 1;
+
+// Which token sequence an entry belongs to: the source (the encoder's input) or the
+// target (the decoder's).
+enum class Sequence : std::uint8_t { Source, Target };
+enum class Stack : std::uint8_t { None, Encoder, Decoder };
+// The part of a layer an entry belongs to.
+enum class Block : std::uint8_t { None, SelfAttention, MaskedSelfAttention, CrossAttention, FeedForward };
+
+// What a recorded tensor is and where it sits.
+struct StepId {
+  StepKind kind = StepKind::Input;
+  Sequence sequence = Sequence::Source;  // the sequence whose positions are the rows (queries)
+  Stack stack = Stack::None;
+  int layer = -1;  // the layer's index in its stack; -1 outside the layers
+  Block block = Block::None;
+  int number = 0;  // residualN and normN: which sub-layer of the layer (1, 2, 3)
+
+  bool in_layer() const { return layer >= 0; }
+  bool operator==(const StepId& o) const {
+    return kind == o.kind && sequence == o.sequence && stack == o.stack && layer == o.layer && block == o.block &&
+           number == o.number;
+  }
+  bool operator!=(const StepId& o) const { return !(*this == o); }
+};
+
+// The documented trace name of an entry ("encoder.0.attention.scores").
+std::string trace_name(const StepId& id);
+// "encoder.3" for an entry of that layer, "" outside the layers.
+std::string layer_name(const StepId& id);
+
+// A layer as --layer names it: "1" (layer 1 of either stack), "encoder.1", "decoder.0".
+struct LayerSelection {
+  std::optional<Stack> stack;  // none: either stack
+  int layer = 0;
+  bool selects(const StepId& id) const { return id.in_layer() && id.layer == layer && (!stack || *stack == id.stack); }
+};
+// Parses a --layer value; nullopt when it is not one of those forms.
+std::optional<LayerSelection> parse_layer_selection(const std::string& text);
+
+// The kind of entry whose name ends in `suffix` ("scaled_scores", "weights", "q_heads"),
+// as --steps accepts them; nullopt when no entry is named so.
+std::optional<StepKind> step_kind_of_suffix(const std::string& suffix);
+
 // An operand of the product or operation that made a tensor, kept as shape only so the
 // printer can write the shape equation even when the operand itself was not kept.
 struct Operand {
-  std::string name;  // trace name or a weight name ("W_q")
+  std::optional<StepId> entry;  // the trace entry it is, or none for a weight
+  std::string name;             // its trace name, or the weight's name ("W_q")
   Shape shape;
   AxisNames axes;
 };
 
 // Something the learner should know about a recorded tensor (a fully masked row, say).
 struct TraceWarning {
-  std::string name;  // the entry it concerns
+  StepId id;         // the entry it concerns
+  std::string name;  // that entry's trace name
   std::string message;
 };
 
 // One recorded tensor as a sink sees it, borrowed from the forward pass without a copy:
 // valid only while the sink runs.
 struct TraceRecord {
+  const StepId& id;
   const std::string& name;
   const Shape& shape;  // as recorded: without the B axis in unbatched runs
   const AxisNames& axes;
@@ -43,11 +137,12 @@ struct TraceRecord {
 };
 
 struct TraceEntry {
+  StepId id;
   std::string name;
   Tensor tensor;
   std::vector<Operand> operands;
 
-  TraceRecord record() const { return TraceRecord{name, tensor.shape, tensor.axes, tensor.data.data(), operands}; }
+  TraceRecord record() const { return TraceRecord{id, name, tensor.shape, tensor.axes, tensor.data.data(), operands}; }
 };
 
 class Trace {
@@ -77,24 +172,26 @@ class Trace {
   // finite range when its inputs are in it (dividing by √d >= 1, softmax) is recorded with
   // InputsChecked, which skips a pass over memory as large as the tensor.
   enum class Check { Values, InputsChecked };
-  void record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands = {},
-              Check check = Check::Values);
+  void record(const StepId& id, const Tensor& tensor, std::vector<Operand> operands = {}, Check check = Check::Values);
 
-  void warn(const std::string& name, const std::string& message) { warnings_.push_back({name, message}); }
+  void warn(const StepId& id, const std::string& message) { warnings_.push_back({id, trace_name(id), message}); }
 
-  // Token strings of a sequence ("source" or "target"), (B,S) with "<PAD>" where padded,
-  // for labels in the walkthrough and the dump.
-  void set_tokens(const std::string& which, std::vector<std::vector<std::string>> tokens);
-  const std::vector<std::vector<std::string>>* tokens(const std::string& which) const;
+  // Token strings of a sequence, (B,S) with "<PAD>" where padded, for labels in the
+  // walkthrough and the dump.
+  void set_tokens(Sequence sequence, std::vector<std::vector<std::string>> tokens);
+  const std::vector<std::vector<std::string>>* tokens(Sequence sequence) const;
 
   const std::vector<TraceEntry>& entries() const { return entries_; }
   const std::vector<TraceWarning>& warnings() const { return warnings_; }
-  // The entry named `name`, or nullptr.
-  const TraceEntry* find(const std::string& name) const;
+  // The kept entry with this id, or nullptr.
+  const TraceEntry* find(const StepId& id) const;
   bool drops_batch_axis() const { return drop_batch_axis_; }
 
-  // An operand's shape as it appears in the trace (B axis dropped for unbatched runs).
-  Operand operand(const std::string& name, const Tensor& tensor) const;
+  // The operand that a recorded entry is to a later step (B axis dropped for unbatched
+  // runs, as the entry itself).
+  Operand operand(const StepId& id, const Tensor& tensor) const;
+  // A weight as an operand: its name as the walkthrough writes it ("W_q") and its shape.
+  static Operand weight(const std::string& name, const Shape& shape, const AxisNames& axes);
 
  private:
   bool drop_batch_axis_;
@@ -103,7 +200,8 @@ class Trace {
   EntryObserver entry_observer_;
   std::vector<TraceEntry> entries_;
   std::vector<TraceWarning> warnings_;
-  std::vector<std::pair<std::string, std::vector<std::vector<std::string>>>> tokens_;
+  std::vector<std::vector<std::string>> tokens_[2];
+  bool has_tokens_[2] = {false, false};
 };
 
 }  // namespace attn

@@ -45,24 +45,29 @@ enum class HeatmapStyle { Shade, Ascii, Color };
 // one head). Empty means everything.
 struct StepFilter {
   std::vector<std::pair<int, int>> ranges;  // inclusive step numbers
-  std::vector<std::string> kinds;
-  std::string layer;  // "" all, "1" any stack's layer 1, "encoder.1"
+  std::vector<std::string> kinds;           // as step_kinds() names them
+  std::optional<LayerSelection> layer;      // none: every layer
   std::optional<std::size_t> head;
   std::optional<std::size_t> batch;
 
-  bool selects(int number, const std::string& kind, const std::string& layer_name) const;
+  // Whether step `number`, of `kind`, is shown; `layer` is the layer it belongs to, or
+  // nullptr for the steps outside the layers.
+  bool selects(int number, const std::string& kind, const StepId* layer) const;
 };
 
 // Parses --steps: comma-separated numbers, ranges "a-b" and step kinds. Throws
 // InputError("--steps", ...) naming what it could not read.
 StepFilter parse_step_selection(const std::string& text);
+// Parses --layer into filter.layer. Throws InputError("--layer", ...) for a value that
+// names no layer in any model.
+void parse_layer_option(const std::string& text, StepFilter& filter);
 
 // The step kinds --steps accepts, in walkthrough order, with what each shows.
-struct StepKind {
+struct StepKindDescription {
   const char* name;
   const char* description;
 };
-const std::vector<StepKind>& step_kinds();
+const std::vector<StepKindDescription>& step_kinds();
 
 struct WalkthroughOptions {
   ArrayFormatOptions array;  // precision, summarization, line width

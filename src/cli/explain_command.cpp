@@ -73,7 +73,7 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
     walk.cell_given = true;
   }
   if (!options.steps.empty()) walk.filter = parse_step_selection(options.steps);
-  walk.filter.layer = options.layer;
+  parse_layer_option(options.layer, walk.filter);
   if (options.head >= 0) walk.filter.head = static_cast<std::size_t>(options.head);
   if (options.batch >= 0) walk.filter.batch = static_cast<std::size_t>(options.batch);
   const ColorMode mode = parse_color_mode(options.color).value_or(ColorMode::Auto);
@@ -198,7 +198,7 @@ int run_explain(const ExplainOptions& options) {
   double dump_seconds = 0, print_seconds = 0;
   if (dump || show_progress)
     trace.set_sink([&](const TraceRecord& record) {
-      if (show_progress) progress.update(record.name, dump ? dump->bytes_written() : 0, seconds_since(started));
+      if (show_progress) progress.update(record.id, dump ? dump->bytes_written() : 0, seconds_since(started));
       if (!dump) return;
       timed(dump_seconds, [&] { dump->add(record); });
     });

@@ -31,13 +31,7 @@ const char* cause_of(double v) {
 
 }  // namespace
 
-bool allows_masked_infinity(const std::string& name) {
-  const std::size_t dot = name.rfind('.');
-  const std::string last = dot == std::string::npos ? name : name.substr(dot + 1);
-  return last.find("mask") != std::string::npos;
-}
-
-void check_finite(const std::string& name, const Shape& shape, const double* data) {
+void check_finite(const std::string& name, const Shape& shape, const double* data, bool masked_infinity_allowed) {
   const std::size_t n = element_count(shape);
   // Every recorded value passes through here, so the common case (all finite) is one
   // vectorizable pass over the bits: inf and NaN are the values whose exponent bits are
@@ -51,16 +45,15 @@ void check_finite(const std::string& name, const Shape& shape, const double* dat
     any_non_finite |= static_cast<std::uint64_t>((bits & kExponent) == kExponent);
   }
   if (!any_non_finite) return;
-  const bool masked_ok = allows_masked_infinity(name);
   for (std::size_t i = 0; i < n; ++i) {
     const double v = data[i];
-    if (std::isfinite(v) || (masked_ok && v == -INFINITY)) continue;
+    if (std::isfinite(v) || (masked_infinity_allowed && v == -INFINITY)) continue;
     throw NumericError(fmt::format("{}{} is {}", name, shape.empty() ? "" : index_string(shape, i), cause_of(v)));
   }
 }
 
-void check_finite(const std::string& name, const Tensor& tensor) {
-  check_finite(name, tensor.shape, tensor.data.data());
+void check_finite(const std::string& name, const Tensor& tensor, bool masked_infinity_allowed) {
+  check_finite(name, tensor.shape, tensor.data.data(), masked_infinity_allowed);
 }
 
 }  // namespace attn

@@ -10,18 +10,15 @@
 
 namespace attn {
 
-// True for tensors where -inf is the documented way to say "masked": a mask itself
-// ("encoder.mask", "...causal_mask") and the scores a mask was added to
-// ("...masked_scores"), i.e. names whose last dotted part contains "mask".
-bool allows_masked_infinity(const std::string& name);
-
 // Throws NumericError for the first (in C order) value of `tensor` that is NaN or
-// infinite -- except -inf where allows_masked_infinity(name) -- naming the tensor and its
-// full index:
+// infinite, naming the tensor and its full index:
 //   encoder.0.attention.scores[0, 1, 2, 3] is inf (overflow)
-void check_finite(const std::string& name, const Tensor& tensor);
+// except -inf when `masked_infinity_allowed`: the documented way for a mask, and for the
+// scores a mask was added to, to say "hidden".
+void check_finite(const std::string& name, const Tensor& tensor, bool masked_infinity_allowed = false);
 // The same for element_count(shape) values at `data`, in C order.
-void check_finite(const std::string& name, const Shape& shape, const double* data);
+void check_finite(const std::string& name, const Shape& shape, const double* data,
+                  bool masked_infinity_allowed = false);
 
 }  // namespace attn
 

@@ -6,23 +6,35 @@
 
 namespace attn {
 
-Operand Trace::operand(const std::string& name, const Tensor& tensor) const {
+namespace {
+
+// Masks hold -inf where a key is hidden, and so do the scores once a mask is added.
+bool may_hold_masked_infinity(StepKind kind) { return kind == StepKind::Mask || kind == StepKind::MaskedScores; }
+
+}  // namespace
+
+Operand Trace::operand(const StepId& id, const Tensor& tensor) const {
   if (drop_batch_axis_ && tensor.rank() > 0 && tensor.axes[0] == "B" && tensor.shape[0] == 1)
-    return Operand{name, Shape(tensor.shape.begin() + 1, tensor.shape.end()),
+    return Operand{id, trace_name(id), Shape(tensor.shape.begin() + 1, tensor.shape.end()),
                    AxisNames(tensor.axes.begin() + 1, tensor.axes.end())};
-  return Operand{name, tensor.shape, tensor.axes};
+  return Operand{id, trace_name(id), tensor.shape, tensor.axes};
 }
 
-void Trace::record(const std::string& name, const Tensor& tensor, std::vector<Operand> operands, Check check) {
+Operand Trace::weight(const std::string& name, const Shape& shape, const AxisNames& axes) {
+  return Operand{std::nullopt, name, shape, axes};
+}
+
+void Trace::record(const StepId& id, const Tensor& tensor, std::vector<Operand> operands, Check check) {
   // The shape as recorded; the data is the same either way (dropping a size-1 axis).
-  Operand recorded = operand(name, tensor);
+  Operand recorded = operand(id, tensor);
   // NumericError: inf or NaN, named with its index as recorded. Checked even when nothing
   // keeps the tensor: a run must not succeed quietly on numbers that overflowed.
-  if (check == Check::Values) check_finite(name, recorded.shape, tensor.data.data());
+  if (check == Check::Values)
+    check_finite(recorded.name, recorded.shape, tensor.data.data(), may_hold_masked_infinity(id.kind));
   if (!sink_ && !keep_entries_) return;
-  if (sink_) sink_(TraceRecord{name, recorded.shape, recorded.axes, tensor.data.data(), operands});
+  if (sink_) sink_(TraceRecord{id, recorded.name, recorded.shape, recorded.axes, tensor.data.data(), operands});
   if (!keep_entries_) return;
-  TraceEntry entry{name, Tensor(), std::move(operands)};
+  TraceEntry entry{id, std::move(recorded.name), Tensor(), std::move(operands)};
   entry.tensor.shape = std::move(recorded.shape);
   entry.tensor.axes = std::move(recorded.axes);
   entry.tensor.data = tensor.data;
@@ -34,24 +46,21 @@ void Trace::forget_entries_if(const std::function<bool(const TraceEntry&)>& drop
   entries_.erase(std::remove_if(entries_.begin(), entries_.end(), drop), entries_.end());
 }
 
-void Trace::set_tokens(const std::string& which, std::vector<std::vector<std::string>> tokens) {
-  for (auto& [name, value] : tokens_)
-    if (name == which) {
-      value = std::move(tokens);
-      return;
-    }
-  tokens_.emplace_back(which, std::move(tokens));
+void Trace::set_tokens(Sequence sequence, std::vector<std::vector<std::string>> tokens) {
+  const auto which = static_cast<std::size_t>(sequence);
+  tokens_[which] = std::move(tokens);
+  has_tokens_[which] = true;
 }
 
-const std::vector<std::vector<std::string>>* Trace::tokens(const std::string& which) const {
-  for (const auto& [name, value] : tokens_)
-    if (name == which) return &value;
-  return nullptr;
+const std::vector<std::vector<std::string>>* Trace::tokens(Sequence sequence) const {
+  const auto which = static_cast<std::size_t>(sequence);
+  return has_tokens_[which] ? &tokens_[which] : nullptr;
 }
 
-const TraceEntry* Trace::find(const std::string& name) const {
-  for (const auto& e : entries_)
-    if (e.name == name) return &e;
+const TraceEntry* Trace::find(const StepId& id) const {
+  // From the newest: the walkthrough looks up the entry just recorded and its neighbours.
+  for (auto e = entries_.rbegin(); e != entries_.rend(); ++e)
+    if (e->id == id) return &*e;
   return nullptr;
 }
 

@@ -46,9 +46,9 @@ nlohmann::json model_summary(const Model& model) {
 // Token strings of each sequence, (B,S) with "<PAD>" where padded, or absent.
 nlohmann::json token_summary(const Trace& trace) {
   nlohmann::json tokens = nlohmann::json::object();
-  for (const char* which : {"source", "target"})
-    if (const auto* t = trace.tokens(which))
-      tokens[which] = trace.drops_batch_axis() && t->size() == 1 ? nlohmann::json((*t)[0]) : nlohmann::json(*t);
+  for (const auto& [sequence, key] : {std::pair{Sequence::Source, "source"}, std::pair{Sequence::Target, "target"}})
+    if (const auto* t = trace.tokens(sequence))
+      tokens[key] = trace.drops_batch_axis() && t->size() == 1 ? nlohmann::json((*t)[0]) : nlohmann::json(*t);
   return tokens;
 }
 

@@ -9,30 +9,22 @@ constexpr double kFirstDraw = 0.5;  // seconds before the line appears
 constexpr double kRedraw = 0.1;     // seconds between redraws
 }  // namespace
 
-std::string ProgressLine::describe(const std::string& name, std::uint64_t dump_bytes, double seconds) const {
+std::string ProgressLine::describe(const StepId& id, std::uint64_t dump_bytes, double seconds) const {
   const std::size_t total = encoder_layers_ + decoder_layers_;
   std::string where;
   std::size_t done = 0;  // layers finished before this record
-  // "encoder.3.attention.scores" -> layer 3 of the encoder, step "attention.scores"
-  for (const char* stack : {"encoder", "decoder"}) {
-    const std::string prefix = std::string(stack) + ".";
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::size_t dot = name.find('.', prefix.size());
-    const std::string index =
-        name.substr(prefix.size(), dot == std::string::npos ? std::string::npos : dot - prefix.size());
-    if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::size_t layer = std::stoul(index);
-    const std::size_t layers = stack[0] == 'e' ? encoder_layers_ : decoder_layers_;
-    done = (stack[0] == 'e' ? 0 : encoder_layers_) + layer;
-    where = fmt::format("{} layer {}/{} ({})", stack, layer + 1, layers,
-                        dot == std::string::npos ? "" : name.substr(dot + 1));
-  }
-  if (where.empty()) {
-    const bool after = name.compare(0, 7, "output.") == 0 || name == "encoder.norm" || name == "decoder.norm";
+  if (id.in_layer()) {
+    // encoder.3.attention.scores: layer 3 of the encoder, step "attention.scores"
+    const bool encoder = id.stack == Stack::Encoder;
+    const auto layer = static_cast<std::size_t>(id.layer);
+    done = (encoder ? 0 : encoder_layers_) + layer;
+    where = fmt::format("{} layer {}/{} ({})", encoder ? "encoder" : "decoder", layer + 1,
+                        encoder ? encoder_layers_ : decoder_layers_, trace_name(id).substr(layer_name(id).size() + 1));
+  } else {
+    const bool after =
+        id.kind == StepKind::Logits || id.kind == StepKind::Probabilities || id.kind == StepKind::FinalNorm;
     where = after ? "output head" : "input";
-    done = after ? total : 0;
-    if (name.compare(0, 7, "target_") == 0 || name == "decoder.self_mask" || name == "decoder.cross_mask")
-      done = encoder_layers_;
+    done = after ? total : id.sequence == Sequence::Target ? encoder_layers_ : 0;
   }
   std::string line =
       fmt::format("attn: {}, {}% of the layers, {:.1f} s", where, total ? done * 100 / total : 100, seconds);
@@ -40,10 +32,10 @@ std::string ProgressLine::describe(const std::string& name, std::uint64_t dump_b
   return line;
 }
 
-void ProgressLine::update(const std::string& name, std::uint64_t dump_bytes, double seconds) {
+void ProgressLine::update(const StepId& id, std::uint64_t dump_bytes, double seconds) {
   if (seconds < kFirstDraw || (drawn_ && seconds - last_draw_ < kRedraw)) return;
   // \r back to the start of the line, ESC [K erases what is left of the previous text.
-  out_ << '\r' << describe(name, dump_bytes, seconds) << "\x1b[K" << std::flush;
+  out_ << '\r' << describe(id, dump_bytes, seconds) << "\x1b[K" << std::flush;
   last_draw_ = seconds;
   drawn_ = true;
 }

@@ -9,6 +9,8 @@
 #include <ostream>
 #include <string>
 
+#include "attn/trace.h"
+
 namespace attn {
 
 class ProgressLine {
@@ -19,12 +21,12 @@ class ProgressLine {
   // Called with each record's trace name, the dump's size so far (0: no dump) and the
   // seconds since the run began. Redraws when the run has taken half a second and a tenth
   // of a second has passed since the last redraw.
-  void update(const std::string& record_name, std::uint64_t dump_bytes, double seconds);
+  void update(const StepId& record, std::uint64_t dump_bytes, double seconds);
   // Erases the line, if one was drawn.
   void clear();
 
   // The text of the line (without the carriage return).
-  std::string describe(const std::string& record_name, std::uint64_t dump_bytes, double seconds) const;
+  std::string describe(const StepId& record, std::uint64_t dump_bytes, double seconds) const;
 
  private:
   std::ostream& out_;

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "trace_lookup.h"
+
 #include "attn/model_file.h"
 
 using Catch::Matchers::WithinAbs;
@@ -24,7 +26,7 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   const attn::Tensor out = attn::run_model(model, trace);
 
   // Q_total as printed (4 decimals): row B=0,S=0 and B=1,S=1.
-  const attn::Tensor& q = trace.find("encoder.0.attention.q")->tensor;
+  const attn::Tensor& q = find_entry(trace, "encoder.0.attention.q")->tensor;
   REQUIRE(q.shape == attn::Shape{2, 6, 4});
   const double q00[] = {-1.5806, 0.1079, -2.348, 1.6944};
   for (std::size_t j = 0; j < 4; ++j) CHECK(rounded(q.at({0, 0, j}), 4) == q00[j]);
@@ -33,7 +35,7 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   CHECK(rounded(q.at({0, 3, 1}), 4) == 5.0966);
 
   // Raw scores, batch 0 head 0, printed with 8 significant digits.
-  const attn::Tensor& scores = trace.find("encoder.0.attention.scores")->tensor;
+  const attn::Tensor& scores = find_entry(trace, "encoder.0.attention.scores")->tensor;
   REQUIRE(scores.shape == attn::Shape{2, 2, 6, 6});
   CHECK_THAT(scores.at({0, 0, 0, 0}), WithinAbs(1.27232943, 5e-9));
   CHECK_THAT(scores.at({0, 0, 3, 3}), WithinAbs(-42.9283892, 5e-8));
@@ -44,7 +46,7 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
       {0.9, -1.36, -5.84, -7.28, 4.87, 3.91},     {-0.49, -0.81, -1.67, -5.84, 3.58, 3.95},
       {-4.83, -2.55, 0.68, -23.01, 13.36, 17.55}, {-4.52, -3.78, -3.73, -30.35, 18.12, 21.89},
       {3.4, -0.83, -8.65, -0.33, 1.11, -2.09},    {2.12, 0.22, -3.07, 4.46, -2.28, -4.2}};
-  const attn::Tensor& scaled = trace.find("encoder.0.attention.scaled_scores")->tensor;
+  const attn::Tensor& scaled = find_entry(trace, "encoder.0.attention.scaled_scores")->tensor;
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t j = 0; j < 6; ++j) CHECK(rounded(scaled.at({0, 0, i, j}), 2) == scaled00[i][j]);
 
@@ -52,7 +54,7 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   const double weights00[6][6] = {{0.01, 0, 0, 0, 0.71, 0.27},    {0.01, 0, 0, 0, 0.4, 0.58},
                                   {0, 0, 0, 0, 0.01, 0.99},       {0, 0, 0, 0, 0.02, 0.98},
                                   {0.87, 0.01, 0, 0.02, 0.09, 0}, {0.09, 0.01, 0, 0.9, 0, 0}};
-  const attn::Tensor& weights = trace.find("encoder.0.attention.weights")->tensor;
+  const attn::Tensor& weights = find_entry(trace, "encoder.0.attention.weights")->tensor;
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t j = 0; j < 6; ++j) CHECK(rounded(weights.at({0, 0, i, j}), 2) == weights00[i][j]);
   double row0 = 0;
@@ -60,7 +62,7 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   CHECK_THAT(row0, WithinAbs(1.0, 1e-15));
 
   // Context vectors (8 decimals as printed).
-  const attn::Tensor& context = trace.find("encoder.0.attention.context")->tensor;
+  const attn::Tensor& context = find_entry(trace, "encoder.0.attention.context")->tensor;
   REQUIRE(context.shape == attn::Shape{2, 2, 6, 2});
   CHECK_THAT(context.at({0, 0, 0, 0}), WithinAbs(2.14402292, 5e-9));
   CHECK_THAT(context.at({0, 0, 0, 1}), WithinAbs(0.39960117, 5e-9));
@@ -69,7 +71,7 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   CHECK_THAT(context.at({1, 1, 5, 1}), WithinAbs(-1.46183568, 5e-9));
 
   // Concatenated output, batch 0 word 0: [ 2.14402292  0.39960117 -2.01801767 -1.62729909]
-  const attn::Tensor& concat = trace.find("encoder.0.attention.concat")->tensor;
+  const attn::Tensor& concat = find_entry(trace, "encoder.0.attention.concat")->tensor;
   REQUIRE(concat.shape == attn::Shape{2, 6, 4});
   const double concat00[] = {2.14402292, 0.39960117, -2.01801767, -1.62729909};
   for (std::size_t j = 0; j < 4; ++j) CHECK_THAT(concat.at({0, 0, j}), WithinAbs(concat00[j], 5e-9));
@@ -77,7 +79,7 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   for (std::size_t j = 0; j < 4; ++j) CHECK_THAT(concat.at({1, 5, j}), WithinAbs(concat15[j], 5e-9));
 
   // No W_o: the block's output is the concatenation, and no "output" tensor is recorded.
-  CHECK(trace.find("encoder.0.attention.output") == nullptr);
+  CHECK(find_entry(trace, "encoder.0.attention.output") == nullptr);
   CHECK(out.data == concat.data);
 }
 
@@ -97,12 +99,12 @@ TEST_CASE("trace names and order for one attention block", "[forward]") {
                                           p + "masked_scores", p + "weights", p + "context", p + "concat",
                                           p + "output"});
   // Unbatched input: recorded without the B axis.
-  CHECK(trace.find(p + "q_heads")->tensor.shape == attn::Shape{2, 3, 2});
-  CHECK(trace.find(p + "scores")->tensor.axes == attn::AxisNames{"H", "S", "S"});
+  CHECK(find_entry(trace, p + "q_heads")->tensor.shape == attn::Shape{2, 3, 2});
+  CHECK(find_entry(trace, p + "scores")->tensor.axes == attn::AxisNames{"H", "S", "S"});
   // Causal: query 0 sees only key 0.
-  CHECK(trace.find(p + "weights")->tensor.at({1, 0, 0}) == 1.0);
+  CHECK(find_entry(trace, p + "weights")->tensor.at({1, 0, 0}) == 1.0);
   // W_o = identity: output equals the concatenation.
-  CHECK(trace.find(p + "output")->tensor.data == trace.find(p + "concat")->tensor.data);
+  CHECK(find_entry(trace, p + "output")->tensor.data == find_entry(trace, p + "concat")->tensor.data);
 }
 
 TEST_CASE("per-head weights equal the matching slice of the fused projection", "[forward][seed002]") {
@@ -113,16 +115,17 @@ TEST_CASE("per-head weights equal the matching slice of the fused projection", "
   // Seed 002, head 1 = X[:, 2:4] attention; X = I love machine learning.
   // Head 0 sees features 0-1: q = k = v = X[:, :2] = [[1,0],[0,1],[1,1],[0,1]].
   // scores row 0 ("I") = [1, 0, 1, 0] / √2 -> softmax = e^a / (2e^a + 2), a = 1/√2
-  const attn::Tensor& w = trace.find("encoder.0.attention.weights")->tensor;
+  const attn::Tensor& w = find_entry(trace, "encoder.0.attention.weights")->tensor;
   const double a = std::exp(1 / std::sqrt(2.0));
   CHECK_THAT(w.at({0, 0, 0}), WithinAbs(a / (2 * a + 2), 1e-15));
   CHECK_THAT(w.at({0, 0, 1}), WithinAbs(1 / (2 * a + 2), 1e-15));
   // context row 0, head 0 = sum_j w_j v_j = (a*[1,0] + [0,1] + a*[1,1] + [0,1]) / (2a+2)
-  const attn::Tensor& c = trace.find("encoder.0.attention.context")->tensor;
+  const attn::Tensor& c = find_entry(trace, "encoder.0.attention.context")->tensor;
   CHECK_THAT(c.at({0, 0, 0}), WithinAbs(2 * a / (2 * a + 2), 1e-15));
   CHECK_THAT(c.at({0, 0, 1}), WithinAbs((a + 2) / (2 * a + 2), 1e-15));
   // W_o = identity: output = concat
-  CHECK(trace.find("encoder.0.attention.output")->tensor.data == trace.find("encoder.0.attention.concat")->tensor.data);
+  CHECK(find_entry(trace, "encoder.0.attention.output")->tensor.data ==
+        find_entry(trace, "encoder.0.attention.concat")->tensor.data);
 }
 
 TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for digit", "[forward][seed003]") {
@@ -140,7 +143,7 @@ TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for d
                                    {-0.103, 0.411, 0.144, 1.454, 0.761, 0.122, 0.444, 0.334},
                                    {1.494, -0.205, 0.313, -0.854, -2.553, 0.654, 0.864, -0.742},
                                    {2.27, -1.454, 0.046, -0.187, 1.533, 1.469, 0.155, 0.378}};
-  const attn::Tensor& x = trace.find("input")->tensor;
+  const attn::Tensor& x = find_entry(trace, "input")->tensor;
   REQUIRE(x.shape == attn::Shape{4, 8});
   for (std::size_t i = 0; i < 4; ++i)
     for (std::size_t j = 0; j < 8; ++j) CHECK(rounded(x.at({i, j}), 3) == embeddings[i][j]);
@@ -150,7 +153,7 @@ TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for d
                                   {-1.781, -0.435, -3.429, 0.881},
                                   {2.871, -2.977, 2.418, 0.502},
                                   {-7.225, -8.378, -1.89, 1.252}};
-  const attn::Tensor& q = trace.find("encoder.0.attention.q")->tensor;
+  const attn::Tensor& q = find_entry(trace, "encoder.0.attention.q")->tensor;
   REQUIRE(q.shape == attn::Shape{4, 4});
   for (std::size_t i = 0; i < 4; ++i)
     for (std::size_t j = 0; j < 4; ++j) CHECK(rounded(q.at({i, j}), 3) == q_printed[i][j]);
@@ -163,16 +166,16 @@ TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for d
                                        {11.106, 1.093, 3.98, 0.299},
                                        {-8.946, -4.35, 5.684, -5.326},
                                        {33.206, 5.506, -4.183, -22.69}};
-  const attn::Tensor& scaled = trace.find("encoder.0.attention.scaled_scores")->tensor;
-  const attn::Tensor& raw = trace.find("encoder.0.attention.scores")->tensor;
+  const attn::Tensor& scaled = find_entry(trace, "encoder.0.attention.scaled_scores")->tensor;
+  const attn::Tensor& raw = find_entry(trace, "encoder.0.attention.scores")->tensor;
   REQUIRE(scaled.shape == attn::Shape{1, 4, 4});  // (H=1,S,S)
   for (std::size_t i = 0; i < 4; ++i)
     for (std::size_t j = 0; j < 4; ++j) CHECK(rounded(scaled.at({0, i, j}), 3) == scores_printed[i][j]);
   CHECK(rounded(raw.at({0, 0, 0}), 3) == 63.176);  // the raw Q·Kᵀ is twice the printed value
 
   // No W_o: the block's output is the concat, (S=4, H*d=4), not d_model wide.
-  CHECK(trace.find("encoder.0.attention.output") == nullptr);
-  const attn::Tensor& concat = trace.find("encoder.0.attention.concat")->tensor;
+  CHECK(find_entry(trace, "encoder.0.attention.output") == nullptr);
+  const attn::Tensor& concat = find_entry(trace, "encoder.0.attention.concat")->tensor;
   CHECK(concat.shape == attn::Shape{4, 4});
   CHECK(out.data == concat.data);
 }
@@ -217,21 +220,21 @@ TEST_CASE("trace names and order for the whole transformer, post-norm, padded ba
   CHECK(names == expected);
 
   // Shapes: (B=2,S=3) source, (B=2,T=2) target, V = 6
-  CHECK(trace.find("tokens.ids")->tensor.data == std::vector<double>{3, 4, 5, 5, 0, 0});
-  CHECK(trace.find("tokens.padding_mask")->tensor.data == std::vector<double>{0, 0, 0, 0, 1, 1});
-  CHECK(trace.find("encoder.mask")->tensor.shape == attn::Shape{2, 3, 3});
-  CHECK(trace.find("decoder.self_mask")->tensor.shape == attn::Shape{2, 2, 2});
-  CHECK(trace.find("decoder.cross_mask")->tensor.shape == attn::Shape{2, 2, 3});
-  CHECK(trace.find("decoder.0.cross_attention.scores")->tensor.axes == attn::AxisNames{"B", "H", "T", "S"});
-  CHECK(trace.find("output.probabilities")->tensor.shape == attn::Shape{2, 2, 6});
+  CHECK(find_entry(trace, "tokens.ids")->tensor.data == std::vector<double>{3, 4, 5, 5, 0, 0});
+  CHECK(find_entry(trace, "tokens.padding_mask")->tensor.data == std::vector<double>{0, 0, 0, 0, 1, 1});
+  CHECK(find_entry(trace, "encoder.mask")->tensor.shape == attn::Shape{2, 3, 3});
+  CHECK(find_entry(trace, "decoder.self_mask")->tensor.shape == attn::Shape{2, 2, 2});
+  CHECK(find_entry(trace, "decoder.cross_mask")->tensor.shape == attn::Shape{2, 2, 3});
+  CHECK(find_entry(trace, "decoder.0.cross_attention.scores")->tensor.axes == attn::AxisNames{"B", "H", "T", "S"});
+  CHECK(find_entry(trace, "output.probabilities")->tensor.shape == attn::Shape{2, 2, 6});
   // Padded keys get zero weight: batch 1 ("AI") attends only to its one real token.
-  const attn::Tensor& w = trace.find("encoder.0.attention.weights")->tensor;
+  const attn::Tensor& w = find_entry(trace, "encoder.0.attention.weights")->tensor;
   CHECK(w.at({1, 0, 0, 0}) == 1.0);
   CHECK(w.at({1, 1, 2, 1}) == 0.0);
   // The decoder's first position sees only itself (causal).
-  CHECK(trace.find("decoder.0.self_attention.weights")->tensor.at({0, 1, 0, 0}) == 1.0);
+  CHECK(find_entry(trace, "decoder.0.self_attention.weights")->tensor.at({0, 1, 0, 0}) == 1.0);
   // Each probability row sums to 1.
-  const attn::Tensor& p = trace.find("output.probabilities")->tensor;
+  const attn::Tensor& p = find_entry(trace, "output.probabilities")->tensor;
   double sum = 0;
   for (std::size_t v = 0; v < 6; ++v) sum += p.at({1, 1, v});
   CHECK_THAT(sum, WithinAbs(1.0, 1e-15));
@@ -254,5 +257,5 @@ TEST_CASE("pre-norm names: the norm comes before each sub-layer", "[forward][nam
                                           "encoder.1.norm2", "encoder.1.ffn.hidden", "encoder.1.ffn.output",
                                           "encoder.1.residual2", "encoder.1.output"});
   // pre-norm: the layer's output is the residual sum, not normalized
-  CHECK(trace.find("encoder.1.output")->tensor.data == trace.find("encoder.1.residual2")->tensor.data);
+  CHECK(find_entry(trace, "encoder.1.output")->tensor.data == find_entry(trace, "encoder.1.residual2")->tensor.data);
 }

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "trace_lookup.h"
+
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "model/json_reader.h"
@@ -61,7 +63,7 @@ TEST_CASE("every recorded tensor agrees with torch.nn.MultiheadAttention to 1e-1
       for (const auto& t : expected.at("tensors")) {
         const std::string tensor_name = t.at("name").get<std::string>();
         INFO(tensor_name);
-        const attn::TraceEntry* entry = trace.find(tensor_name);
+        const attn::TraceEntry* entry = find_entry(trace, tensor_name);
         REQUIRE(entry != nullptr);
         const attn::Tensor& actual = entry->tensor;
         REQUIRE(actual.shape == t.at("shape").get<attn::Shape>());

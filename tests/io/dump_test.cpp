@@ -18,6 +18,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "trace_lookup.h"
+
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
@@ -80,7 +82,7 @@ TEST_CASE("the dump holds every tensor, in order, nested like its shape, full pr
   CHECK(tensors[0]["axes"] == attn::Json::array({"B", "S", "N"}));
   CHECK(tensors[0]["data"][0][1][0].get<double>() == 0.3);
   // shortest round-trip: parsing the text gives the exact double back
-  const auto& weights = trace.find("encoder.0.attention.weights")->tensor;
+  const auto& weights = find_entry(trace, "encoder.0.attention.weights")->tensor;
   for (const auto& t : tensors)
     if (t["name"] == "encoder.0.attention.weights")
       CHECK(t["data"][0][0][0][1].get<double>() == weights.at({0, 0, 0, 1}));
@@ -258,7 +260,7 @@ TEST_CASE("a large tensor's text, formatted by two threads in parts, nests and r
   for (std::size_t i = 0; i < t.size(); ++i) t.data[i] = std::sin(static_cast<double>(i)) * 1e3 / (1 + i % 7);
   const attn::Model model = small_model(false);
   attn::Trace trace;
-  trace.record("big", t);
+  trace.record(attn::StepId{attn::StepKind::Input}, t);
   std::ostringstream out;
   attn::write_trace_json(out, trace, model);
   const attn::Json doc = attn::Json::parse(out.str());

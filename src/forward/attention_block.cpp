@@ -1,0 +1,72 @@
+// Multi-head attention, step by step, as the paper's Figure 2 draws it.
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "forward/layers.h"
+#include "steps/attention.h"
+
+namespace attn {
+
+namespace {
+// Steps that only move numbers or cannot leave the finite range (Trace::Check).
+constexpr Trace::Check kInputsChecked = Trace::Check::InputsChecked;
+}  // namespace
+
+Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& w, const Traced* mask,
+                            const ModelConfig& config, const TraceScope& at) {
+  // x_q is (B,S,N), x_kv is (B,T,N), W_q/W_k/W_v are (N,H*d), W_o is (H*d,N)
+  const std::size_t H = config.num_heads;
+
+  // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d)
+  const Traced q = at.record(StepKind::Query, linear_projection(x_q.value, w.W_q, w.b_q, "H*d"),
+                             {at.operand(x_q), at.weight("W_q", w.W_q)});
+  const Traced k = at.record(StepKind::Key, linear_projection(x_kv.value, w.W_k, w.b_k, "H*d"),
+                             {at.operand(x_kv), at.weight("W_k", w.W_k)});
+  const Traced v = at.record(StepKind::Value, linear_projection(x_kv.value, w.W_v, w.b_v, "H*d"),
+                             {at.operand(x_kv), at.weight("W_v", w.W_v)});
+
+  // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)
+  const Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);
+  const Traced k_heads = at.record(StepKind::KeyHeads, split_heads(k.value, H), {at.operand(k)}, kInputsChecked);
+  const Traced v_heads = at.record(StepKind::ValueHeads, split_heads(v.value, H), {at.operand(v)}, kInputsChecked);
+
+  // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T)
+  const Traced k_t =
+      at.record(StepKind::TransposedKeys, transpose_keys(k_heads.value), {at.operand(k_heads)}, kInputsChecked);
+  const Traced scores = at.record(StepKind::Scores, attention_scores(q_heads.value, k_t.value),
+                                  {at.operand(q_heads), at.operand(k_t)});
+  // |score / √d| <= |score| for d >= 1: finite when the scores are
+  const Traced scaled =
+      at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head), {at.operand(scores)}, kInputsChecked);
+
+  // 4. mask (optional) and softmax over keys: (B,H,S,T) -> (B,H,S,T)
+  std::optional<Traced> masked;
+  if (mask)
+    masked = at.record(StepKind::MaskedScores, apply_mask(scaled.value, mask->value),
+                       {at.operand(scaled), at.operand(*mask)});
+  const Traced& softmax_input = masked ? *masked : scaled;  // not a copy of the scores
+  std::size_t fully_masked = 0;
+  // in [0, 1] whenever its inputs are finite or -inf (a masked key)
+  const Traced weights = at.record(StepKind::AttentionWeights, softmax_rows(softmax_input.value, &fully_masked),
+                                   {at.operand(softmax_input)}, kInputsChecked);
+  if (fully_masked)
+    at.trace().warn(weights.id,
+                    fmt::format("{} row{} had every key masked; softmax is undefined there (0/0), so those rows get "
+                                "zero weights and a zero context vector",
+                                fully_masked, fully_masked == 1 ? "" : "s"));
+
+  // 5. context: (B,H,S,T) @ (B,H,T,d) -> (B,H,S,d)
+  const Traced context = at.record(StepKind::Context, attention_context(weights.value, v_heads.value),
+                                   {at.operand(weights), at.operand(v_heads)});
+
+  // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+  Traced concat = at.record(StepKind::MergedHeads, merge_heads(context.value), {at.operand(context)}, kInputsChecked);
+  if (!w.has_output_projection()) return concat;
+
+  // 7. output projection: (B,S,H*d) @ (H*d,N) -> (B,S,N)
+  return at.record(StepKind::OutputProjection, linear_projection(concat.value, w.W_o, w.b_o, "N"),
+                   {at.operand(concat), at.weight("W_o", w.W_o)});
+}
+
+}  // namespace attn

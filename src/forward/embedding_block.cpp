@@ -1,0 +1,69 @@
+// The start of either sequence: text -> tokens -> ids -> embeddings + positions.
+#include "forward/embedding_block.h"
+
+#include <fmt/format.h>
+
+#include "steps/embedding.h"
+#include "steps/masks.h"
+#include "steps/tokenizer.h"
+
+namespace attn {
+
+namespace {
+
+// The token lists of the input: as given, or the texts split by the tokenizer.
+std::vector<std::vector<std::string>> tokens_of(const TokenInput& input) {
+  if (input.texts.empty()) return input.tokens;
+  std::vector<std::vector<std::string>> batch;
+  for (const auto& text : input.texts) batch.push_back(split_tokens(text));
+  return batch;
+}
+
+}  // namespace
+
+Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceScope& at,
+                      std::optional<Traced>* padding) {
+  // The model file's loader has checked every sentence (check_token_input): none is empty,
+  // every token is known or <UNK> exists, <PAD> exists when lengths differ.
+  const Sequence sequence = at.id(StepKind::Input).sequence;
+  const char* axis = sequence == Sequence::Target ? "T" : "S";
+
+  // 1. tokenize and look up ids: (B lists) -> (B,S), padded with <PAD>
+  TokenIds ids = lookup_token_ids(tokens_of(input), model.vocab);
+  ids.ids.axes = {"B", axis};
+  at.trace().set_tokens(sequence, ids.tokens);
+  const Traced id_tensor = at.record(StepKind::TokenIds, ids.ids);
+  for (std::size_t b = 0; b < ids.unknown.size(); ++b)
+    for (std::size_t s = 0; s < ids.unknown[b].size(); ++s)
+      if (ids.unknown[b][s])
+        at.trace().warn(id_tensor.id, fmt::format("\"{}\" is not in the vocabulary: it becomes <UNK> (id {})",
+                                                  ids.tokens[b][s], *model.vocab.unknown_id()));
+
+  // 2. padding mask (B,S): 1 where <PAD> was added
+  bool padded = false;
+  for (std::size_t len : ids.lengths) padded = padded || len != ids.ids.shape[1];
+  if (padded) *padding = at.record(StepKind::PaddingMask, padding_mask(ids.ids, *model.vocab.pad_id()));
+
+  // 3. embedding lookup: (B,S) ids into (V,N) -> (B,S,N), optionally * sqrt(N)
+  Tensor x = embedding_lookup(ids.ids, model.embedding);
+  at.record(StepKind::EmbeddingLookup, x,
+            {at.operand(id_tensor), Trace::weight("E", model.embedding.shape, {"V", "N"})});
+  if (model.config.scale_embeddings) {
+    x = scale_embedding(x);
+    at.record(StepKind::ScaledEmbedding, x);
+  }
+
+  // 4. positions: (S,N) added to every batch item
+  const std::size_t S = x.shape[1];
+  if (model.config.positional_encoding != PositionalEncoding::None) {
+    Tensor pe = model.config.positional_encoding == PositionalEncoding::Sinusoidal
+                    ? sinusoidal_positions(S, model.config.d_model)
+                    : learned_positions(model.positions, S);
+    pe.axes = {axis, "N"};
+    at.record(StepKind::PositionalEncoding, pe);
+    x = add_positions(x, pe);
+  }
+  return x;
+}
+
+}  // namespace attn

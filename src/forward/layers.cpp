@@ -1,0 +1,57 @@
+// The encoder and decoder layers, and the pieces they share.
+#include "forward/layers.h"
+
+#include "steps/feed_forward.h"
+#include "steps/layer_norm.h"
+
+namespace attn {
+
+Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at) {
+  // (B,S,N) @ (N,F) -> (B,S,F); (B,S,F) @ (F,N) -> (B,S,N)
+  const Traced hidden = at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
+                                  {at.operand(x), at.weight("W_1", ffn.W_1)});
+  return at.record(StepKind::FfnOutput, feed_forward_output(hidden.value, ffn.W_2, ffn.b_2),
+                   {at.operand(hidden), at.weight("W_2", ffn.W_2)});
+}
+
+Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
+                       const TraceScope& at) {
+  // (B,S,N) -> (B,S,N)
+  return at.record(kind, layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps), {at.operand(x)},
+                   Trace::Check::Values, n);
+}
+
+Traced residual_step(const Traced& x, const Traced& sublayer, int n, const TraceScope& at) {
+  // (B,S,N) + (B,S,N) -> (B,S,N)
+  return at.record(StepKind::Residual, residual_add(x.value, sublayer.value), {at.operand(x), at.operand(sublayer)},
+                   Trace::Check::Values, n);
+}
+
+Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Traced* mask, const ModelConfig& config,
+                     const TraceScope& at) {
+  // x is (B,S,N) -> (B,S,N)
+  const Traced x1 = sublayer_connection(x, layer.norm1, 1, config, at, [&](const Traced& h) {
+    return multi_head_attention(h, h, layer.attention, mask, config, at.block(Block::SelfAttention));
+  });
+  Traced x2 = sublayer_connection(x1, layer.norm2, 2, config, at, [&](const Traced& h) {
+    return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
+  });
+  return at.record(StepKind::LayerOutput, std::move(x2.value));
+}
+
+Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWeights& layer, const Traced& self_mask,
+                     const Traced* cross_mask, const ModelConfig& config, const TraceScope& at) {
+  // y is (B,T,N), memory is (B,S,N) -> (B,T,N)
+  const Traced y1 = sublayer_connection(y, layer.norm1, 1, config, at, [&](const Traced& h) {
+    return multi_head_attention(h, h, layer.self_attention, &self_mask, config, at.block(Block::MaskedSelfAttention));
+  });
+  const Traced y2 = sublayer_connection(y1, layer.norm2, 2, config, at, [&](const Traced& h) {
+    return multi_head_attention(h, memory, layer.cross_attention, cross_mask, config, at.block(Block::CrossAttention));
+  });
+  Traced y3 = sublayer_connection(y2, layer.norm3, 3, config, at, [&](const Traced& h) {
+    return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
+  });
+  return at.record(StepKind::LayerOutput, std::move(y3.value));
+}
+
+}  // namespace attn

@@ -1,0 +1,53 @@
+// The blocks of a transformer layer and the layers themselves, written as the paper draws
+// them. Each records its steps under the TraceScope it is given.
+#ifndef ATTN_FORWARD_LAYERS_H_
+#define ATTN_FORWARD_LAYERS_H_
+
+#include "attn/model.h"
+#include "forward/trace_scope.h"
+
+namespace attn {
+
+// Multi-head attention. x_q is (B,S,N): the queries come from it; x_kv is (B,T,N): the
+// keys and values come from it (the same tensor in self-attention). mask is (S,T) or
+// (B,S,T), additive, or nullptr. Returns (B,S,N) through W_o, else the concat (B,S,H*d).
+// Records q, k, v, q_heads, k_heads, v_heads, k_t, scores, scaled_scores, masked_scores
+// (with a mask), weights, context, concat, output (with W_o).
+Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& weights, const Traced* mask,
+                            const ModelConfig& config, const TraceScope& at);
+
+// The position-wise feed-forward network: (B,S,N) -> (B,S,F) -> (B,S,N). Records hidden
+// and output.
+Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at);
+
+// LayerNorm of x, recorded as `kind` (AddNorm, PreNorm or FinalNorm) number n.
+Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
+                       const TraceScope& at);
+
+// x + sublayer, recorded as residual n.
+Traced residual_step(const Traced& x, const Traced& sublayer, int n, const TraceScope& at);
+
+// One sub-layer with its residual connection and its LayerNorm where the model puts it:
+//   post-norm (the paper):          x = LN(x + f(x))
+//   pre-norm (norm_first, GPT-2):   x = x + f(LN(x))
+template <typename Sublayer>
+Traced sublayer_connection(const Traced& x, const NormWeights& norm, int n, const ModelConfig& config,
+                           const TraceScope& at, Sublayer f) {
+  if (config.norm_first) return residual_step(x, f(layer_norm_step(x, norm, StepKind::PreNorm, n, config, at)), n, at);
+  const Traced sum = residual_step(x, f(x), n, at);
+  return layer_norm_step(sum, norm, StepKind::AddNorm, n, config, at);
+}
+
+// An encoder layer: self-attention, then feed-forward, each a sub-layer connection.
+// x is (B,S,N) -> (B,S,N).
+Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Traced* mask, const ModelConfig& config,
+                     const TraceScope& at);
+
+// A decoder layer: masked self-attention over the target, cross-attention to the
+// encoder's output (memory), feed-forward. y is (B,T,N), memory (B,S,N) -> (B,T,N).
+Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWeights& layer, const Traced& self_mask,
+                     const Traced* cross_mask, const ModelConfig& config, const TraceScope& at);
+
+}  // namespace attn
+
+#endif  // ATTN_FORWARD_LAYERS_H_

@@ -1,0 +1,70 @@
+// How the forward pass records: each layer function is handed a TraceScope that says where
+// its steps sit (sequence, stack, layer, block), instead of trace-name prefixes passed down
+// every call. A step's result comes back as a Traced: the tensor and the id it was recorded
+// under, so that a later step can name it as its operand.
+#ifndef ATTN_FORWARD_TRACE_SCOPE_H_
+#define ATTN_FORWARD_TRACE_SCOPE_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attn/tensor.h"
+#include "attn/trace.h"
+
+namespace attn {
+
+// A tensor of the forward pass and the trace entry it was recorded as.
+struct Traced {
+  Tensor value;
+  StepId id;
+};
+
+class TraceScope {
+ public:
+  TraceScope(Trace& trace, Sequence sequence) : trace_(&trace) { place_.sequence = sequence; }
+
+  // The scope of layer `index` of `stack`, or of the stack itself (masks, final norm) when
+  // index is -1.
+  TraceScope layer(Stack stack, int index = -1) const {
+    TraceScope s = *this;
+    s.place_.stack = stack;
+    s.place_.layer = index;
+    return s;
+  }
+  TraceScope block(Block block) const {
+    TraceScope s = *this;
+    s.place_.block = block;
+    return s;
+  }
+
+  StepId id(StepKind kind, int number = 0) const {
+    StepId id = place_;
+    id.kind = kind;
+    id.number = number;
+    return id;
+  }
+
+  // Records `value` as step `kind` of this scope, made from `operands`.
+  Traced record(StepKind kind, Tensor value, std::vector<Operand> operands = {},
+                Trace::Check check = Trace::Check::Values, int number = 0) const {
+    Traced traced{std::move(value), id(kind, number)};
+    trace_->record(traced.id, traced.value, std::move(operands), check);
+    return traced;
+  }
+
+  // A recorded tensor as the operand of a later step.
+  Operand operand(const Traced& t) const { return trace_->operand(t.id, t.value); }
+  // A weight as an operand, named as the walkthrough writes it ("W_q").
+  static Operand weight(const std::string& name, const Tensor& w) { return Trace::weight(name, w.shape, w.axes); }
+
+  Trace& trace() const { return *trace_; }
+
+ private:
+  Trace* trace_;
+  StepId place_;
+};
+
+}  // namespace attn
+
+#endif  // ATTN_FORWARD_TRACE_SCOPE_H_

@@ -1,0 +1,121 @@
+// What the printers share: the context they read, and the table that picks a printer for
+// each kind of trace entry.
+#include <array>
+
+#include <fmt/format.h>
+
+#include "attn/error.h"
+#include "present/array_format.h"
+#include "present/step_printers.h"
+
+namespace attn {
+
+std::size_t PrintContext::cell_batch() const {
+  return options.filter.batch.value_or(options.cell_given ? options.cell[0] : 0);
+}
+
+std::size_t PrintContext::cell_head() const {
+  return options.filter.head.value_or(options.cell_given ? options.cell[1] : 0);
+}
+
+WorkedOptions PrintContext::worked_options() const {
+  WorkedOptions w;
+  w.precision = options.array.precision;
+  return w;
+}
+
+std::vector<std::string> PrintContext::labels(Sequence sequence, std::size_t b, std::size_t n) const {
+  const auto* tokens = trace.tokens(sequence);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(tokens && b < tokens->size() && i < (*tokens)[b].size() ? (*tokens)[b][i] : std::to_string(i));
+  return out;
+}
+
+const TraceEntry* PrintContext::sibling(const StepId& id, StepKind kind) const {
+  StepId other = id;
+  other.kind = kind;
+  other.number = 0;
+  return trace.find(other);
+}
+
+const TraceEntry* PrintContext::operand_entry(const TraceEntry& e, std::size_t i) const {
+  return i < e.operands.size() && e.operands[i].entry ? trace.find(*e.operands[i].entry) : nullptr;
+}
+
+const AttentionWeights* PrintContext::attention_weights(const StepId& id) const {
+  if (!id.in_layer()) return nullptr;
+  const auto layer = static_cast<std::size_t>(id.layer);
+  if (id.stack == Stack::Encoder && id.block == Block::SelfAttention && layer < model.encoder.size())
+    return &model.encoder[layer].attention;
+  if (id.stack != Stack::Decoder || layer >= model.decoder.size()) return nullptr;
+  if (id.block == Block::MaskedSelfAttention) return &model.decoder[layer].self_attention;
+  if (id.block == Block::CrossAttention) return &model.decoder[layer].cross_attention;
+  return nullptr;
+}
+
+const NormWeights* PrintContext::norm_weights(const StepId& id) const {
+  if (id.kind == StepKind::FinalNorm) return id.stack == Stack::Decoder ? &model.decoder_norm : &model.encoder_norm;
+  const auto layer = static_cast<std::size_t>(id.layer);
+  if (id.stack == Stack::Encoder && layer < model.encoder.size())
+    return id.number == 1 ? &model.encoder[layer].norm1 : &model.encoder[layer].norm2;
+  if (id.stack == Stack::Decoder && layer < model.decoder.size())
+    return id.number == 1   ? &model.decoder[layer].norm1
+           : id.number == 2 ? &model.decoder[layer].norm2
+                            : &model.decoder[layer].norm3;
+  return nullptr;
+}
+
+std::string plain_number(double value, int precision) {
+  std::string s = format_number(value, precision);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string equation(const std::vector<Operand>& operands, const char* op, const Tensor& result) {
+  std::string lhs;
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    lhs += (i ? std::string(" ") + op + " " : "") + shape_with_axes(operands[i].shape, operands[i].axes);
+  return lhs + " -> " + shape_with_axes(result);
+}
+
+const StepPrinterInfo& printer_of(StepKind kind) {
+  // In StepKind's order (trace.h); checked below.
+  static const std::array<std::pair<StepKind, StepPrinterInfo>, kStepKindCount> kPrinters = {{
+      {StepKind::TokenIds, {"tokens", print_token_ids, false}},
+      {StepKind::PaddingMask, {"padding_mask", print_padding_mask, false}},
+      {StepKind::EmbeddingLookup, {"embedding", print_embedding_lookup, false}},
+      {StepKind::ScaledEmbedding, {"scale_embedding", print_scaled_embedding, false}},
+      {StepKind::PositionalEncoding, {"positions", print_positional_encoding, false}},
+      {StepKind::Input, {"input", print_input, false}},
+      {StepKind::Mask, {"mask", print_mask, false}},
+      {StepKind::Query, {"q", print_projection, true}},
+      {StepKind::Key, {"k", print_projection, true}},
+      {StepKind::Value, {"v", print_projection, true}},
+      {StepKind::QueryHeads, {"split_heads", print_split_heads, true}},
+      {StepKind::KeyHeads, {"split_heads", print_split_heads, true}},
+      {StepKind::ValueHeads, {"split_heads", print_split_heads, true}},
+      {StepKind::TransposedKeys, {"transpose_k", print_transposed_keys, true}},
+      {StepKind::Scores, {"scores", print_scores, true}},
+      {StepKind::ScaledScores, {"scale", print_scaled_scores, true}},
+      {StepKind::MaskedScores, {"masked_scores", print_masked_scores, true}},
+      {StepKind::AttentionWeights, {"softmax", print_attention_weights, true}},
+      {StepKind::Context, {"context", print_context, true}},
+      {StepKind::MergedHeads, {"merge_heads", print_merged_heads, true}},
+      {StepKind::OutputProjection, {"output_projection", print_output_projection, true}},
+      {StepKind::Residual, {"residual", print_residual, true}},
+      {StepKind::AddNorm, {"norm", print_norm, true}},
+      {StepKind::PreNorm, {"norm", print_norm, true}},
+      {StepKind::FfnHidden, {"ffn", print_ffn_hidden, true}},
+      {StepKind::FfnOutput, {"ffn", print_ffn_output, true}},
+      {StepKind::LayerOutput, {"layer_output", print_layer_output, true}},
+      {StepKind::FinalNorm, {"norm", print_norm, true}},
+      {StepKind::Logits, {"logits", print_logits, false}},
+      {StepKind::Probabilities, {"probabilities", print_probabilities, false}},
+  }};
+  const auto& [listed, info] = kPrinters.at(static_cast<std::size_t>(kind));
+  if (listed != kind) throw InternalError("printer_of: the printer table is out of StepKind's order");
+  return info;
+}
+
+}  // namespace attn

@@ -1,0 +1,91 @@
+// The walkthrough's printers: one small function per kind of trace entry, chosen by the
+// entry's StepKind through one table (printer_of). Each prints its step on the Page:
+// title, formula, shapes, the tensor, and what a learner checks by hand.
+#ifndef ATTN_PRESENT_STEP_PRINTERS_H_
+#define ATTN_PRESENT_STEP_PRINTERS_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "attn/model.h"
+#include "attn/trace.h"
+#include "attn/walkthrough.h"
+#include "present/page.h"
+#include "present/worked_arithmetic.h"
+
+namespace attn {
+
+// What a printer reads besides its entry.
+struct PrintContext {
+  const Trace& trace;
+  const Model& model;
+  const WalkthroughOptions& options;
+  Page& page;
+
+  // The element --cell names: batch item, head, row, column (0,0,0,0 by default; --batch
+  // and --head take precedence).
+  std::size_t cell_batch() const;
+  std::size_t cell_head() const;
+  std::size_t cell_row() const { return options.cell_given ? options.cell[2] : 0; }
+  std::size_t cell_column() const { return options.cell_given ? options.cell[3] : 0; }
+  WorkedOptions worked_options() const;
+
+  // Token strings of a sequence for batch item b, or positions "0", "1", ...
+  std::vector<std::string> labels(Sequence sequence, std::size_t b, std::size_t n) const;
+  // The kept entry of the same block as `id` made by step `kind` (the scores beside the
+  // weights, say), or nullptr.
+  const TraceEntry* sibling(const StepId& id, StepKind kind) const;
+  // The kept entry that is operand i of `e`, or nullptr (a weight, or forgotten).
+  const TraceEntry* operand_entry(const TraceEntry& e, std::size_t i) const;
+  // The model's weights for the block or the norm an entry belongs to.
+  const AttentionWeights* attention_weights(const StepId& id) const;
+  const NormWeights* norm_weights(const StepId& id) const;
+};
+
+using StepPrinter = void (*)(const TraceEntry& entry, PrintContext& context);
+
+// The printer of a kind of entry, and the kind of step --steps and `attn steps` call it.
+struct StepPrinterInfo {
+  const char* shown_kind;  // "split_heads" for q_heads, k_heads, v_heads
+  StepPrinter print;
+  bool in_layer;  // whether it belongs to the layers' headers (Page::enter)
+};
+const StepPrinterInfo& printer_of(StepKind kind);
+
+// The printers, by the part of the model they show (print_input.cpp, print_attention.cpp,
+// print_layer.cpp, print_output.cpp).
+void print_token_ids(const TraceEntry& e, PrintContext& c);
+void print_padding_mask(const TraceEntry& e, PrintContext& c);
+void print_embedding_lookup(const TraceEntry& e, PrintContext& c);
+void print_scaled_embedding(const TraceEntry& e, PrintContext& c);
+void print_positional_encoding(const TraceEntry& e, PrintContext& c);
+void print_input(const TraceEntry& e, PrintContext& c);
+void print_mask(const TraceEntry& e, PrintContext& c);
+void print_projection(const TraceEntry& e, PrintContext& c);
+void print_split_heads(const TraceEntry& e, PrintContext& c);
+void print_transposed_keys(const TraceEntry& e, PrintContext& c);
+void print_scores(const TraceEntry& e, PrintContext& c);
+void print_scaled_scores(const TraceEntry& e, PrintContext& c);
+void print_masked_scores(const TraceEntry& e, PrintContext& c);
+void print_attention_weights(const TraceEntry& e, PrintContext& c);
+void print_context(const TraceEntry& e, PrintContext& c);
+void print_merged_heads(const TraceEntry& e, PrintContext& c);
+void print_output_projection(const TraceEntry& e, PrintContext& c);
+void print_residual(const TraceEntry& e, PrintContext& c);
+void print_norm(const TraceEntry& e, PrintContext& c);
+void print_ffn_hidden(const TraceEntry& e, PrintContext& c);
+void print_ffn_output(const TraceEntry& e, PrintContext& c);
+void print_layer_output(const TraceEntry& e, PrintContext& c);
+void print_logits(const TraceEntry& e, PrintContext& c);
+void print_probabilities(const TraceEntry& e, PrintContext& c);
+
+// Shared by the printers.
+// A number in running text: NumPy's digits without its trailing point ("2", not "2.").
+std::string plain_number(double value, int precision = 4);
+// "(B=2,S=6,N=4) @ (N=4,H*d=4) -> (B=2,S=6,H*d=4)"
+std::string equation(const std::vector<Operand>& operands, const char* op, const Tensor& result);
+
+}  // namespace attn
+
+#endif  // ATTN_PRESENT_STEP_PRINTERS_H_
