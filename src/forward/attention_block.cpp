@@ -34,11 +34,11 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T)
   const Traced k_t =
       at.record(StepKind::TransposedKeys, transpose_keys(k_heads.value), {at.operand(k_heads)}, kInputsChecked);
-  const Traced scores = at.record(StepKind::Scores, attention_scores(q_heads.value, k_t.value),
-                                  {at.operand(q_heads), at.operand(k_t)});
+  const Traced scores =
+      at.record(StepKind::Scores, attention_scores(q_heads.value, k_t.value), {at.operand(q_heads), at.operand(k_t)});
   // |score / √d| <= |score| for d >= 1: finite when the scores are
-  const Traced scaled =
-      at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head), {at.operand(scores)}, kInputsChecked);
+  const Traced scaled = at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head),
+                                  {at.operand(scores)}, kInputsChecked);
 
   // 4. mask (optional) and softmax over keys: (B,H,S,T) -> (B,H,S,T)
   std::optional<Traced> masked;

@@ -156,10 +156,10 @@ std::optional<LayerSelection> parse_layer_selection(const std::string& text) {
 
 std::optional<StepKind> step_kind_of_suffix(const std::string& suffix) {
   // The trace's own names that --steps accepts beside the step kinds (docs/cli.md).
-  static const StepKind kAccepted[] = {StepKind::TokenIds,         StepKind::EmbeddingLookup, StepKind::PositionalEncoding,
-                                       StepKind::QueryHeads,       StepKind::KeyHeads,        StepKind::ValueHeads,
-                                       StepKind::TransposedKeys,   StepKind::ScaledScores,    StepKind::AttentionWeights,
-                                       StepKind::MergedHeads,      StepKind::FfnHidden,       StepKind::AddNorm};
+  static const StepKind kAccepted[] = {
+      StepKind::TokenIds,         StepKind::EmbeddingLookup, StepKind::PositionalEncoding, StepKind::QueryHeads,
+      StepKind::KeyHeads,         StepKind::ValueHeads,      StepKind::TransposedKeys,     StepKind::ScaledScores,
+      StepKind::AttentionWeights, StepKind::MergedHeads,     StepKind::FfnHidden,          StepKind::AddNorm};
   for (StepKind kind : kAccepted)
     if (suffix == step_part(kind)) return kind;
   for (StepKind kind : {StepKind::Logits, StepKind::Probabilities})

@@ -39,8 +39,8 @@ void print_heatmaps(const Tensor& weights, const StepId& id, PrintContext& c) {
     }
     c.page.line(fmt::format("heatmap{}: rows are queries, columns keys; the arrow marks each row's strongest key",
                             B > 1 ? fmt::format(" of batch item {}", b) : std::string()));
-    c.page.indented(render_heatmaps_side_by_side(heads, titles, c.labels(id.sequence, b, S),
-                                                 c.labels(key_sequence(id), b, T), h));
+    c.page.indented(
+        render_heatmaps_side_by_side(heads, titles, c.labels(id.sequence, b, S), c.labels(key_sequence(id), b, T), h));
   }
 }
 

@@ -7,8 +7,8 @@
 #include "present/array_format.h"
 #include "present/explanations.h"
 #include "present/tensor_stats.h"
-#include "present/terminal.h"
 #include "present/tensor_views.h"
+#include "present/terminal.h"
 
 namespace attn {
 

@@ -47,7 +47,11 @@ void print_projection(const TraceEntry& e, PrintContext& c) {
   const AttentionWeights* w = c.attention_weights(e.id);
   const Tensor* bias = w ? (letter == "q" ? &w->b_q : letter == "k" ? &w->b_k : &w->b_v) : nullptr;
   if (bias && bias->data.empty()) bias = nullptr;
-  c.page.begin_step(letter.c_str(), (letter == "q" ? "Query" : letter == "k" ? "Key" : "Value") + std::string(" projection"),
+  c.page.begin_step(letter.c_str(),
+                    (letter == "q"   ? "Query"
+                     : letter == "k" ? "Key"
+                                     : "Value") +
+                        std::string(" projection"),
                     "projection_" + letter);
   const std::string source = projection_input(e);
   c.page.formula(fmt::format("{} = {} · W_{}{}{}", upper, source, letter, bias ? " + b_" + letter : "",
@@ -70,8 +74,7 @@ void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const std::size_t H = c.model.config.num_heads, d = c.model.config.d_head;
   const std::string letter = projection_letter(e.id.kind);
   const std::string upper = letter == "q" ? "Q" : letter == "k" ? "K" : "V";
-  const StepKind projection_kind =
-      letter == "q" ? StepKind::Query : letter == "k" ? StepKind::Key : StepKind::Value;
+  const StepKind projection_kind = letter == "q" ? StepKind::Query : letter == "k" ? StepKind::Key : StepKind::Value;
   c.page.begin_step("split_heads",
                     H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
                            : fmt::format("Split {} into {} heads", upper, H),
@@ -115,22 +118,24 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   const std::size_t d = c.model.config.d_head;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
   c.page.begin_step("scale", "Scale", "scale");
-  c.page.formula(fmt::format("scaled = scores / √d = scores / √{} = scores / {}", d, plain_number(std::sqrt(double(d)))));
+  c.page.formula(
+      fmt::format("scaled = scores / √d = scores / √{} = scores / {}", d, plain_number(std::sqrt(double(d)))));
   c.page.shapes(shape_with_axes(t) + " / scalar -> " + shape_with_axes(t));
   c.page.tensor("scaled", t);
   const TraceEntry* scores = c.sibling(e.id, StepKind::Scores);
   if (scores && b < batch_count(t) && h < c.model.config.num_heads) {
     const Tensor m = head_matrix(scores->tensor, b, h);
     if (i < m.shape[0] && j < m.shape[1])
-      c.page.worked(worked_scaling(m.data[i * m.shape[1] + j], d, fmt::format("scores{}[{}][{}]", head_index(t, b, h), i, j),
+      c.page.worked(worked_scaling(m.data[i * m.shape[1] + j], d,
+                                   fmt::format("scores{}[{}][{}]", head_index(t, b, h), i, j),
                                    fmt::format("scaled{}[{}][{}]", head_index(t, b, h), i, j), c.worked_options()));
   }
   print_labeled_scores(t, e.id, c);
 }
 
 void print_masked_scores(const TraceEntry& e, PrintContext& c) {
-  const bool causal = e.id.block == Block::MaskedSelfAttention ||
-                      (e.id.stack == Stack::Encoder && c.model.config.causal);
+  const bool causal =
+      e.id.block == Block::MaskedSelfAttention || (e.id.stack == Stack::Encoder && c.model.config.causal);
   c.page.begin_step("masked_scores", "Mask", causal ? "causal_mask" : "padding_mask");
   c.page.formula("masked = scaled + mask   (-inf where a key must not be seen; softmax turns it into 0)");
   c.page.shapes(equation(e.operands, "+", e.tensor));
@@ -152,7 +157,8 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
   if (input && b < batch_count(t) && h < c.model.config.num_heads) {
     const Tensor m = head_matrix(input->tensor, b, h);
     if (i < m.shape[0])
-      c.page.worked(worked_softmax_row(row_of(m, i), fmt::format("{}{}[{}]", masked ? "masked" : "scaled", head_index(t, b, h), i),
+      c.page.worked(worked_softmax_row(row_of(m, i),
+                                       fmt::format("{}{}[{}]", masked ? "masked" : "scaled", head_index(t, b, h), i),
                                        fmt::format("weights{}[{}]", head_index(t, b, h), i), c.worked_options()));
   }
   print_heatmaps(t, e.id, c);
@@ -182,9 +188,10 @@ void print_merged_heads(const TraceEntry& e, PrintContext& c) {
   if (const TraceEntry* context = c.sibling(e.id, StepKind::Context)) {
     const Tensor& ctx = context->tensor;
     const bool batched = ctx.rank() == 4;
-    const Tensor back = transposed(ctx, batched ? std::vector<std::size_t>{0, 2, 1, 3} : std::vector<std::size_t>{1, 0, 2});
-    c.page.formula(fmt::format("1. transpose{}: {} -> {}   (positions first again)", batched ? "(0, 2, 1, 3)" : "(1, 0, 2)",
-                               shape_with_axes(ctx), shape_with_axes(back)));
+    const Tensor back =
+        transposed(ctx, batched ? std::vector<std::size_t>{0, 2, 1, 3} : std::vector<std::size_t>{1, 0, 2});
+    c.page.formula(fmt::format("1. transpose{}: {} -> {}   (positions first again)",
+                               batched ? "(0, 2, 1, 3)" : "(1, 0, 2)", shape_with_axes(ctx), shape_with_axes(back)));
     c.page.tensor("context", back);
     c.page.formula(fmt::format("2. reshape: {} -> {}   (concat: the heads' vectors side by side)",
                                shape_with_axes(back), shape_with_axes(t)));

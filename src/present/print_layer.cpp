@@ -72,7 +72,8 @@ void print_ffn_output(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_layer_output(const TraceEntry& e, PrintContext& c) {
-  c.page.begin_step("layer_output", fmt::format("{} layer output", e.id.stack == Stack::Encoder ? "Encoder" : "Decoder"),
+  c.page.begin_step("layer_output",
+                    fmt::format("{} layer output", e.id.stack == Stack::Encoder ? "Encoder" : "Decoder"),
                     "encoder_stack");
   c.page.formula(fmt::format("the last tensor above, {}: the next layer's input", shape_with_axes(e.tensor)));
 }

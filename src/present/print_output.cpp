@@ -1,8 +1,8 @@
 // The output head: logits over the vocabulary and the next-token probabilities.
 #include <fmt/format.h>
 
-#include "steps/output_head.h"
 #include "present/step_printers.h"
+#include "steps/output_head.h"
 
 namespace attn {
 
@@ -36,8 +36,8 @@ void print_probabilities(const TraceEntry& e, PrintContext& c) {
     for (const auto& tp : top)
       row += fmt::format("{}\"{}\" {}", row.empty() ? "" : ",  ", c.model.vocab.token(tp.id),
                          plain_number(tp.probability, 4));
-    c.page.line(fmt::format("{}after \"{}\" (position {}): top 5: {}", rows > len ? fmt::format("[{}] ", b) : "",
-                            after, pos, row));
+    c.page.line(fmt::format("{}after \"{}\" (position {}): top 5: {}", rows > len ? fmt::format("[{}] ", b) : "", after,
+                            pos, row));
     greedy += (greedy.empty() ? "" : " ") + c.model.vocab.token(top[0].id);
   }
   c.page.line("greedy pick (the most probable token at each position): " + greedy);

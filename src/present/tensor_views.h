@@ -33,8 +33,7 @@ Tensor view_split(const Tensor& projection, std::size_t num_heads);
 // for an index the axis does not have.
 Tensor selected_slice(const Tensor& t, const StepFilter& filter);
 // The InputError for a --batch or --head index that the axis (B or H) does not have.
-[[noreturn]] void slice_index_error(const char* option, const std::string& axis, std::size_t size,
-                                    std::size_t index);
+[[noreturn]] void slice_index_error(const char* option, const std::string& axis, std::size_t size, std::size_t index);
 
 }  // namespace attn
 

@@ -32,7 +32,8 @@ TEST_CASE("the trace lets -inf through only in masks and masked scores", "[numer
   attn::Trace trace;
   const attn::StepId weights{attn::StepKind::AttentionWeights, attn::Sequence::Source, attn::Stack::Encoder, 0,
                              attn::Block::SelfAttention};
-  CHECK(numeric_error_of([&] { trace.record(weights, mask); }) == "encoder.0.attention.weights[0, 1] is -inf (overflow)");
+  CHECK(numeric_error_of([&] { trace.record(weights, mask); }) ==
+        "encoder.0.attention.weights[0, 1] is -inf (overflow)");
 }
 
 TEST_CASE("every recorded tensor is checked, at the index it is recorded with", "[numeric][trace]") {
@@ -73,7 +74,8 @@ TEST_CASE("a fully masked row gets zero weights and a warning, not a numeric err
   attn::Trace trace(true);
   const attn::TraceScope at(trace, attn::Sequence::Source);
   const attn::Traced x = at.record(attn::StepKind::Input, model.input);
-  const attn::Traced m = at.layer(attn::Stack::Encoder).block(attn::Block::SelfAttention).record(attn::StepKind::Mask, mask);
+  const attn::Traced m =
+      at.layer(attn::Stack::Encoder).block(attn::Block::SelfAttention).record(attn::StepKind::Mask, mask);
   attn::multi_head_attention(x, x, model.encoder[0].attention, &m, model.config,
                              at.layer(attn::Stack::Encoder, 0).block(attn::Block::SelfAttention));
   const Tensor& weights = find_entry(trace, "encoder.0.attention.weights")->tensor;
