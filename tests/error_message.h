@@ -29,6 +29,11 @@ std::string numeric_error_of(F f) {
   return error_message_of<attn::NumericError>(f);
 }
 
+template <typename F>
+std::string environment_error_of(F f) {
+  return error_message_of<attn::EnvironmentError>(f);
+}
+
 }  // namespace attn_test
 
 #endif  // ATTN_TESTS_ERROR_MESSAGE_H_

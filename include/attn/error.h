@@ -8,8 +8,10 @@
 
 namespace attn {
 
-// `text` with control characters written as JSON escapes (\n, \t, \u001b), so that a
-// message quoting the user's keys and strings stays one printable line.
+// `text` as one line a terminal shows as it is: control characters written as JSON escapes
+// (\n, \t, \u001b, \u009b), the marks that reorder text (U+202E) likewise, and bytes that
+// are not UTF-8 as \xff. Every message quoting the user's keys, strings or options
+// passes through it.
 std::string printable(const std::string& text);
 
 // Bad input: a model file, a token, an option value. Carries where the problem is
@@ -47,6 +49,15 @@ class InputErrors : public std::runtime_error {
 class InternalError : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+
+// The machine refused something attn needs: writing its output (a closed or full standard
+// output), a thread, memory. Not the input's fault: main prints what() as it is, one whole
+// line ("attn: cannot write to standard output: ..." or "PATH: cannot write the dump:
+// ..."), with exit code 1.
+class EnvironmentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // A computed value is not finite (overflow, 0/0): names the tensor and the position.

@@ -58,6 +58,8 @@ struct StepFilter {
 // Parses --steps: comma-separated numbers, ranges "a-b" and step kinds. Throws
 // InputError("--steps", ...) naming what it could not read.
 StepFilter parse_step_selection(const std::string& text);
+// InputError("--steps", ...) when the filter names a step beyond the last one of the run.
+void check_step_numbers(const StepFilter& filter, int last_step);
 // Parses --layer into filter.layer. Throws InputError("--layer", ...) for a value that
 // names no layer in any model.
 void parse_layer_option(const std::string& text, StepFilter& filter);
@@ -110,6 +112,8 @@ class StreamingWalkthrough {
   StreamingWalkthrough& operator=(const StreamingWalkthrough&) = delete;
 
   void add(const TraceEntry& entry);
+  // Prints the last entry; InputError("--steps") when the filter named a step number
+  // beyond the run's last step.
   void finish();
 
  private:

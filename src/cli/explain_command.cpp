@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@
 #include "model/examples.h"
 #include "present/progress.h"
 #include "present/terminal.h"
+#include "standard_streams.h"
 #include "steps/tokenizer.h"
 #include "validators.h"
 
@@ -93,27 +95,28 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
   command.add_option(
       "-t,--target", options.target,
       "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
-  command.add_option("-c,--config", options.model_file,
-                     "Model file (JSON, see docs/model-file.md); default: built-in model");
+  command
+      .add_option("-c,--config", options.model_file,
+                  "Model file (JSON, see docs/model-file.md); default: built-in model")
+      ->check(non_empty("a file name"));
   command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
-      ->excludes("--config");
+      ->excludes("--config")
+      ->check(non_empty("an example name ('attn examples' lists them)"));
   command
       .add_option("--max-memory", options.max_memory_gib,
                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(CLI::Validator(
-          [](const std::string& v) {
-            return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v;
-          },
-          "GiB > 0"));
+      ->check(memory_limit_gib());
 }
 
 void setup_explain(CLI::App& app, ExplainOptions& options) {
   CLI::App* explain = app.add_subcommand(
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
   add_model_options(*explain, options);
-  explain->add_option("--dump", options.dump_path,
-                      "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
-                      "('-' for JSON on stdout); written whole or not at all");
+  explain
+      ->add_option("--dump", options.dump_path,
+                   "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
+                   "('-' for JSON on stdout); written whole or not at all")
+      ->check(non_empty("a file name"));
   explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -134,7 +137,8 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
                       "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
   explain->add_option("--steps", options.steps,
                       "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
-  explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0");
+  explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
+      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"));
   explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")
       ->check(non_negative_integer());
   explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
@@ -186,8 +190,13 @@ int run_explain(const ExplainOptions& options) {
   trace.keep_entries(!options.quiet || dump_at_end);
   std::unique_ptr<TraceDump> dump;
   if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model);
-  std::ostream& out = dump_at_end ? std::cerr : std::cout;
+  std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
   const WalkthroughOptions walkthrough = walkthrough_options(options);
+  // Whether the step numbers of --steps exist is known only once the run is over: the
+  // walkthrough is held back until then, so that a wrong number prints the error alone.
+  std::ostringstream held;
+  const bool hold = !walkthrough.filter.ranges.empty() && !options.pause;
+  std::ostream& out = hold ? held : terminal;
   std::unique_ptr<StreamingWalkthrough> printer;
   if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
   // The progress line shares the terminal with nothing else: not while the walkthrough
@@ -210,12 +219,16 @@ int run_explain(const ExplainOptions& options) {
   } catch (const NumericError&) {
     // Show every step up to the one that overflowed; the error then names it.
     if (printer) printer->finish();
+    terminal << held.str();
     throw;
   }
   if (printer) timed(print_seconds, [&] { printer->finish(); });
+  terminal << held.str();
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
   if (!options.dump_path.empty()) {
+    // A walkthrough that could not be written fails the run before the dump is committed.
+    check_standard_output();
     timed(dump_seconds, [&] {
       if (dump_at_end) {
         dump = std::make_unique<TraceDump>(options.dump_path, model);

@@ -35,7 +35,8 @@ void setup_init(CLI::App& app, InitOptions& options) {
   init->add_option("--seed", options.seed, "Seed of every \"randn\", as np.random.seed")
       ->check(non_negative_integer())
       ->capture_default_str();
-  init->add_option("-o,--output", options.output, "Write the model file to FILE (default: stdout)");
+  init->add_option("-o,--output", options.output, "Write the model file to FILE (default: stdout)")
+      ->check(non_empty("a file name"));
   init->add_flag("-f,--force", options.force, "Replace FILE if it exists");
   options.command = init;
   init->callback([&options]() {

@@ -16,10 +16,13 @@
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "standard_streams.h"
 #include "steps_command.h"
 #include "validate_command.h"
 
 int main(int argc, char** argv) {
+  // Before anything opens a file: a closed standard output must not become the dump.
+  attn::cli::guard_standard_streams();
   // libgomp reads OMP_WAIT_POLICY once, as it is loaded, before main: by default a thread
   // waiting for work spins for up to 3 ms. On this machine kind a spinning thread slowed
   // the other one threefold (a 128x512x512 product: 5.6 GFLOP/s on two spinning threads,
@@ -57,12 +60,19 @@ int main(int argc, char** argv) {
   attn::cli::setup_init(app, init);
 
   try {
-    app.parse(argc, argv);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() != 0) throw;
+      app.exit(e);  // --help, --version
+    }
+    // Output that could not be written is a failure, not a success with the output lost.
+    attn::cli::check_standard_output();
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "attn: " << e.what() << " (run 'attn --help' for usage)\n";
+    // The parser quotes what the user typed: one printable line, whatever the bytes.
+    std::cerr << attn::printable(std::string("attn: ") + e.what() + " (run 'attn --help' for usage)") << "\n";
     return 2;
   } catch (const attn::InputError& e) {
     // Already "FILE: json.path: expected ..., found ..."
@@ -81,6 +91,10 @@ int main(int argc, char** argv) {
                                                             : explain.model_file;
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;
+  } catch (const attn::EnvironmentError& e) {
+    // A whole line already: "attn: cannot write to standard output: ...", "PATH: ...".
+    std::cerr << attn::printable(e.what()) << "\n";
+    return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "attn: out of memory\n";
     return 1;

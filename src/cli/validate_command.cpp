@@ -1,5 +1,7 @@
 #include "validate_command.h"
 
+#include "validators.h"
+
 #include <cstdlib>
 #include <iostream>
 
@@ -58,15 +60,13 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
   CLI::App* validate = app.add_subcommand(
       "validate",
       "Check model files without running them: every problem, one line each (exit 2), or a summary (exit 0)");
-  validate->add_option("files", options.files, "Model files (JSON) to check")->required();
+  validate->add_option("files", options.files, "Model files (JSON) to check")
+      ->required()
+      ->check(non_empty("a file name"));
   validate
       ->add_option("--max-memory", options.max_memory_gib,
                    "Report runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(CLI::Validator(
-          [](const std::string& v) {
-            return std::strtod(v.c_str(), nullptr) > 0 ? std::string() : "expected a number of GiB > 0, found " + v;
-          },
-          "GiB > 0"));
+      ->check(memory_limit_gib());
   validate->callback([&options]() {
     const int code = run_validate(options);
     if (code != 0) throw CLI::RuntimeError(code);

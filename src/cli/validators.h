@@ -2,6 +2,9 @@
 #ifndef ATTN_CLI_VALIDATORS_H_
 #define ATTN_CLI_VALIDATORS_H_
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +21,32 @@ inline CLI::Validator non_negative_integer() {
         return digits ? std::string() : "expected a non-negative integer, found " + value;
       },
       "UINT", "non-negative integer");
+}
+
+// --max-memory: a number of GiB that means something. A tiny one would round to no limit
+// at all, and inf or 1e400 would overflow the conversion to bytes.
+constexpr double kMinMemoryGiB = 0.001;    // about 1 MiB
+constexpr double kMaxMemoryGiB = 1048576;  // 1 PiB
+inline CLI::Validator memory_limit_gib() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double gib = std::strtod(value.c_str(), &end);
+        const bool number = !value.empty() && *end == '\0' && errno == 0 && std::isfinite(gib);
+        if (number && gib >= kMinMemoryGiB && gib <= kMaxMemoryGiB) return std::string();
+        return "expected a number of GiB from 0.001 to 1048576, found " + value;
+      },
+      "GiB", "memory limit");
+}
+
+// Options that name something: an empty value ('') names nothing.
+inline CLI::Validator non_empty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& value) -> std::string {
+        return value.empty() ? "expected " + what + ", found an empty string" : std::string();
+      },
+      "", "non-empty");
 }
 
 }  // namespace attn::cli

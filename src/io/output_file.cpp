@@ -25,8 +25,14 @@ constexpr std::size_t kBufferSize = std::size_t{4} << 20;
 // async-signal-safe functions (unlink, sigaction, raise), not touch a std::string.
 char g_temp_path[4096];
 volatile std::sig_atomic_t g_temp_active = 0;
-const int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-struct sigaction g_previous[4];
+// Every signal whose default action ends the process: the temporary file must go with it.
+// SIGPIPE (`attn explain --dump big.json | head -1`), SIGABRT (a failed assertion in a
+// library), the timers and resource limits (SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF), and
+// the user's own (SIGUSR1, SIGUSR2).
+const int kCleanupSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,   SIGABRT,
+                               SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
+constexpr std::size_t kSignalCount = sizeof kCleanupSignals / sizeof kCleanupSignals[0];
+struct sigaction g_previous[kSignalCount];
 // SIGXFSZ (a file size limit, `ulimit -f`) would kill the process mid-write and leave the
 // temporary file; ignored, it makes the write fail with EFBIG, which is reported.
 struct sigaction g_previous_xfsz;
@@ -41,22 +47,59 @@ extern "C" void remove_temp_and_reraise(int sig) {
   ::raise(sig);
 }
 
-[[noreturn]] void cannot_write(const std::string& path, const std::string& what, const std::string& why) {
-  throw InputError(path, "", fmt::format("cannot write {}: {}", what, why));
+// Also at exit(): a library that gives up by calling exit() (libgomp, when it cannot start
+// a thread) unwinds no stack, so no destructor would remove the file.
+extern "C" void remove_temp_at_exit() {
+  if (g_temp_active) ::unlink(g_temp_path);
+  g_temp_active = 0;
+}
+
+// The machine's refusals (a full disk, a quota, an I/O error, no descriptors left) are
+// environment failures; the rest (a missing folder, no permission) are the path's.
+bool is_environment_failure(int error) {
+  return error == ENOSPC || error == EDQUOT || error == EIO || error == EFBIG || error == EMFILE || error == ENFILE ||
+         error == ENOMEM;
+}
+
+[[noreturn]] void cannot_write(const std::string& path, const std::string& what, const std::string& why,
+                               int error = 0) {
+  if (path == "-") throw EnvironmentError(fmt::format("attn: cannot write {} to standard output: {}", what, why));
+  const std::string message = fmt::format("cannot write {}: {}", what, why);
+  if (is_environment_failure(error)) throw EnvironmentError(fmt::format("{}: {}", path, message));
+  throw InputError(path, "", message);
+}
+
+// "dir/.name.tmp-XXXXXX" beside `target`, the name cut so that it stays within the 255
+// bytes a file name may have (a 255-byte target name must still be writable).
+std::string temporary_name(const std::string& target) {
+  const std::size_t slash = target.rfind('/');
+  const std::string folder = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+  std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
+  constexpr std::size_t kMaxName = 255, kAdded = std::char_traits<char>::length("..tmp-XXXXXX");
+  if (name.size() > kMaxName - kAdded) name.resize(kMaxName - kAdded);
+  return folder + "." + name + ".tmp-XXXXXX";
 }
 
 }  // namespace
 
 TempFile::TempFile(const std::string& target, std::string what) : target_(target), what_(std::move(what)) {
-  std::string name = target + ".tmp-XXXXXX";
+  std::string name = temporary_name(target);
   const int fd = ::mkstemp(name.data());
-  if (fd < 0) cannot_write(target_, what_, std::strerror(errno));
+  if (fd < 0) cannot_write(target_, what_, std::strerror(errno), errno);
   path_ = name;
-  // mkstemp makes the file private (0600); a dump is an ordinary output file.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
+  // mkstemp makes the file private (0600). A file that is replaced keeps its own mode (a
+  // private 0600 dump stays private); a new one is an ordinary output file.
+  struct stat existing {};
+  if (::stat(target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+    ::fchmod(fd, existing.st_mode & 07777);
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+  }
   ::close(fd);
+  static const bool at_exit_registered = std::atexit(remove_temp_at_exit) == 0;
+  (void)at_exit_registered;
   // Remove the file if a signal stops the process, unless another TempFile already does
   // that or the name does not fit the handler's buffer.
   if (!g_temp_active && path_.size() < sizeof g_temp_path) {
@@ -66,7 +109,7 @@ TempFile::TempFile(const std::string& target, std::string what) : target_(target
     struct sigaction action {};
     action.sa_handler = remove_temp_and_reraise;
     sigemptyset(&action.sa_mask);
-    for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t i = 0; i < kSignalCount; ++i) {
       ::sigaction(kCleanupSignals[i], nullptr, &g_previous[i]);
       // A signal the user chose to ignore (nohup) stays ignored.
       if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &action, nullptr);
@@ -82,14 +125,14 @@ TempFile::~TempFile() {
   if (!committed_) std::remove(path_.c_str());
   if (owns_signals_) {
     g_temp_active = 0;
-    for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t i = 0; i < kSignalCount; ++i)
       if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
     ::sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
   }
 }
 
 void TempFile::commit() {
-  if (std::rename(path_.c_str(), target_.c_str()) != 0) cannot_write(target_, what_, std::strerror(errno));
+  if (std::rename(path_.c_str(), target_.c_str()) != 0) cannot_write(target_, what_, std::strerror(errno), errno);
   committed_ = true;
 }
 
@@ -101,6 +144,10 @@ OutputFile::OutputFile(const std::string& path, std::string what) : path_(path),
   }
   struct stat info {};
   const bool exists = ::stat(path.c_str(), &info) == 0;
+  struct stat link {};
+  const bool is_link = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  // A link that leads nowhere (a loop, a missing target) must not be replaced by a file.
+  if (is_link && !exists) fail(fmt::format("it is a symbolic link that leads nowhere ({})", std::strerror(errno)));
   if (exists && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
     // A device or a pipe (/dev/stdout, /dev/null, a FIFO): nothing to replace whole, and a
     // rename would replace the device node itself (as root, /dev/stdout for everyone).
@@ -112,8 +159,7 @@ OutputFile::OutputFile(const std::string& path, std::string what) : path_(path),
   }
   // Through a symbolic link, replace the file it points to and keep the link.
   std::string target = path;
-  struct stat link {};
-  if (exists && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+  if (is_link) {
     if (char* resolved = ::realpath(path.c_str(), nullptr)) {
       target = resolved;
       std::free(resolved);
@@ -149,7 +195,7 @@ void OutputFile::write_all(const char* data, std::size_t size) {
     const ssize_t n = ::write(fd_, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(fmt::format("write failed: {}", std::strerror(errno)));
+      cannot_write(path_, what_, fmt::format("write failed: {}", std::strerror(errno)), errno);
     }
     data += n;
     size -= static_cast<std::size_t>(n);
@@ -168,7 +214,7 @@ void OutputFile::commit() {
     const int fd = fd_;
     fd_ = -1;
     // close() reports what the disk could not take at the latest (NFS, quotas).
-    if (::close(fd) != 0) fail(fmt::format("write failed: {}", std::strerror(errno)));
+    if (::close(fd) != 0) cannot_write(path_, what_, fmt::format("write failed: {}", std::strerror(errno)), errno);
   }
   if (temp_) temp_->commit();
   committed_ = true;

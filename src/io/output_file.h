@@ -19,13 +19,15 @@
 
 namespace attn {
 
-// A temporary file beside `target` (target.tmp-XXXXXX, same folder so the rename stays on
-// one file system), removed unless commit() renames it to `target`: on an exception, and
-// also when SIGINT, SIGTERM, SIGHUP or SIGQUIT stop the process while it exists (SIGKILL
-// cannot be caught: kill -9 mid-write leaves the *.tmp-* file, but never a partial file
-// under the target's name). While it exists SIGXFSZ is ignored, so a file size limit
-// (ulimit -f) makes the write fail with an error instead of killing the process. One at a
-// time holds the signal handlers.
+// A temporary file beside `target` (.target.tmp-XXXXXX, the name cut to fit 255 bytes; the
+// same folder, so the rename stays on one file system), removed unless commit() renames
+// it to `target`: on an exception, at exit(), and when any signal whose default is to end
+// the process stops it while it exists (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+// SIGABRT, SIGUSR1/2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF; SIGKILL cannot be caught: kill
+// -9 mid-write leaves the .*.tmp-* file, but never a partial file under the target's
+// name). It has the mode of the file it replaces, so a private file stays private. While
+// it exists SIGXFSZ is ignored, so a file size limit (ulimit -f) makes the write fail with
+// an error instead of killing the process. One at a time holds the signal handlers.
 class TempFile {
  public:
   // InputError(target, "", "cannot write <what>: ...") if it cannot be created.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/error.h"
 #include "present/array_format.h"
 #include "present/explanations.h"
 #include "present/tensor_stats.h"
@@ -122,7 +123,8 @@ void Page::line(const std::string& text) {
 }
 
 void Page::note(const std::string& text) {
-  if (full_text()) out_ << "  " << paint("note: " + text, "33") << "\n";
+  // Notes quote the user's words (an unknown token): shown escaped, never acted on.
+  if (full_text()) out_ << "  " << paint("note: " + printable(text), "33") << "\n";
 }
 
 void Page::indented(const std::string& text) {

@@ -53,6 +53,10 @@ class Walkthrough {
   Walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options)
       : out_(out), page_(out, model, options), context_{trace, model, options, page_} {}
 
+  // The number of the last step printed or passed over so far.
+  int last_step() const { return page_.step(); }
+  bool stopped() const { return stopped_; }
+
   void print(const TraceEntry& entry) {
     if (stopped_) return;
     try {
@@ -101,35 +105,62 @@ bool StepFilter::selects(int number, const std::string& kind, const StepId* laye
 
 const std::vector<StepKindDescription>& step_kinds() { return kStepKinds; }
 
+namespace {
+
+// A step number of --steps: digits only, at least 1, at most kMaxStepNumber (far beyond
+// any run, and no overflow: "4294967297" must not wrap around to step 1).
+constexpr int kMaxStepNumber = 1000000;
+std::optional<int> step_number(const std::string& text) {
+  if (text.empty() || text.size() > 7 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const int n = std::stoi(text);
+  if (n < 1 || n > kMaxStepNumber) return std::nullopt;
+  return n;
+}
+
+std::string trimmed(std::string text) {
+  text.erase(0, text.find_first_not_of(' '));
+  text.erase(text.find_last_not_of(' ') + 1);
+  return text;
+}
+
+}  // namespace
+
 StepFilter parse_step_selection(const std::string& text) {
   StepFilter filter;
   std::vector<std::string> names;
   for (const auto& k : kStepKinds) names.emplace_back(k.name);
   std::istringstream parts(text);
   for (std::string part; std::getline(parts, part, ',');) {
-    part.erase(0, part.find_first_not_of(' '));
-    part.erase(part.find_last_not_of(' ') + 1);
+    part = trimmed(part);
     if (part.empty()) continue;
-    int from = 0, to = 0;
-    char dash = 0, extra = 0;
-    if (std::sscanf(part.c_str(), "%d %c %d %c", &from, &dash, &to, &extra) == 3 && dash == '-' && from >= 1 &&
-        to >= from) {
-      filter.ranges.emplace_back(from, to);
-    } else if (std::sscanf(part.c_str(), "%d %c", &from, &extra) == 1 && from >= 1) {
-      filter.ranges.emplace_back(from, from);
+    const std::size_t dash = part.find('-');
+    const auto from = step_number(trimmed(part.substr(0, dash)));
+    const auto to = dash == std::string::npos ? from : step_number(trimmed(part.substr(dash + 1)));
+    if (from && to && *to >= *from) {
+      filter.ranges.emplace_back(*from, *to);
     } else if (std::find(names.begin(), names.end(), part) != names.end()) {
       filter.kinds.push_back(part);
     } else if (const auto kind = step_kind_of_suffix(part)) {
       filter.kinds.emplace_back(printer_of(*kind).shown_kind);
     } else {
       const std::string suggestion = did_you_mean(part, names);
-      throw InputError("--steps", "",
-                       fmt::format("expected step numbers (5), ranges (5-9) or step kinds (scores, softmax; "
-                                   "'attn steps' lists them), found \"{}\"{}",
-                                   part, suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
+      throw InputError(
+          "--steps", "",
+          fmt::format("expected step numbers (5), ranges (5-9) or step kinds (scores, softmax; "
+                      "'attn steps' lists them), found \"{}\"{}",
+                      printable(part), suggestion.empty() ? "" : " (did you mean \"" + suggestion + "\"?)"));
     }
   }
   return filter;
+}
+
+void check_step_numbers(const StepFilter& filter, int last_step) {
+  for (const auto& [from, to] : filter.ranges)
+    if (to > last_step)
+      throw InputError("--steps", "",
+                       fmt::format("expected step numbers from 1 to {} (the steps of this run; 'attn steps' lists "
+                                   "them), found {}",
+                                   last_step, from > last_step ? from : to));
 }
 
 void parse_layer_option(const std::string& text, StepFilter& filter) {
@@ -146,6 +177,7 @@ void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model
   for (const auto& e : trace.entries()) check_slice_options(e, options);
   Walkthrough walkthrough(out, trace, model, options);
   for (const auto& entry : trace.entries()) walkthrough.print(entry);
+  if (!walkthrough.stopped()) check_step_numbers(options.filter, walkthrough.last_step());
 }
 
 struct StreamingWalkthrough::State {
@@ -194,7 +226,10 @@ void StreamingWalkthrough::add(const TraceEntry& entry) {
   state_->pending = id;
 }
 
-void StreamingWalkthrough::finish() { print_pending(); }
+void StreamingWalkthrough::finish() {
+  print_pending();
+  if (!state_->walkthrough.stopped()) check_step_numbers(options_.filter, state_->walkthrough.last_step());
+}
 
 void StreamingWalkthrough::print_pending() {
   if (!state_->pending) return;

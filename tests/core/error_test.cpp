@@ -8,6 +8,23 @@ TEST_CASE("printable escapes control characters as JSON does", "[error]") {
   CHECK(attn::printable(std::string("\x1b[31mred\x7f\0", 10)) == "\\u001b[31mred\\u007f\\u0000");
 }
 
+TEST_CASE("printable escapes C1 controls, reordering marks and bytes that are not UTF-8", "[error]") {
+  // U+009B is the one-byte CSI of 8-bit terminals; U+202E reverses the text after it.
+  CHECK(attn::printable("a\xc2\x9b"
+                        "31mb") == "a\\u009b31mb");
+  CHECK(attn::printable("gpj.\xe2\x80\xae"
+                        "exe") == "gpj.\\u202eexe");
+  CHECK(attn::printable("\xe2\x81\xa6x\xe2\x81\xa9") == "\\u2066x\\u2069");
+  // not UTF-8: a lone byte, a cut-off sequence, an overlong form, a surrogate
+  CHECK(attn::printable("\xff") == "\\xff");
+  CHECK(attn::printable("I love \xc3") == "I love \\xc3");
+  CHECK(attn::printable("\xc0\xaf") == "\\xc0\\xaf");
+  CHECK(attn::printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");
+  // everything else passes: letters of any script, emoji
+  CHECK(attn::printable("J' aime l' IA, \xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x98\x80") ==
+        "J' aime l' IA, \xe4\xbd\xa0\xe5\xa5\xbd \xf0\x9f\x98\x80");
+}
+
 TEST_CASE("an input error is one line whatever the file's keys hold", "[error]") {
   const attn::InputError e("model.json", "mo\ndel", "unknown key \"mo\ndel\"; did you mean \"model\"?");
   CHECK(std::string(e.what()) == "model.json: mo\\ndel: unknown key \"mo\\ndel\"; did you mean \"model\"?");

@@ -1,6 +1,8 @@
 #include "io/output_file.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -9,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "attn/error.h"
+#include "error_message.h"
 
 namespace {
 std::string read_all(const std::string& path) {
@@ -39,14 +42,14 @@ TEST_CASE("an output file appears only when committed, with every byte", "[outpu
     out.write("!");
     CHECK(out.bytes_written() == 6 + big.size() + 1);
     CHECK_FALSE(exists(path));
-    CHECK(count_files(path + ".tmp-") == 1);
+    CHECK(count_files("." + path + ".tmp-") == 1);
     out.commit();
   }
   const std::string text = read_all(path);
   CHECK(text.size() == 6 + (5u << 20) + 1);
   CHECK(text.substr(0, 7) == "hello x");  // the buffered bytes before the big block
   CHECK(text.back() == '!');
-  CHECK(count_files(path + ".tmp-") == 0);
+  CHECK(count_files("." + path + ".tmp-") == 0);
   std::remove(path.c_str());
 }
 
@@ -58,7 +61,7 @@ TEST_CASE("an output file not committed leaves nothing, not even over an old fil
     out.write("partial");
   }
   CHECK(read_all(path) == "old");
-  CHECK(count_files(path + ".tmp-") == 0);
+  CHECK(count_files("." + path + ".tmp-") == 0);
   std::remove(path.c_str());
   {
     attn::OutputFile out(path);
@@ -91,4 +94,62 @@ TEST_CASE("bytes come out in the order written, whatever the sizes of the blocks
   }
   CHECK(read_all(path) == expected);
   std::remove(path.c_str());
+}
+
+TEST_CASE("a replaced file keeps its permissions, a new one follows the umask", "[output_file]") {
+  const std::string path = "attn_output_file_mode.bin";
+  std::remove(path.c_str());
+  { std::ofstream(path) << "old"; }
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  {
+    attn::OutputFile out(path);
+    out.write("new");
+    out.commit();
+  }
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);  // not widened to 0644
+  CHECK(read_all(path) == "new");
+  std::remove(path.c_str());
+  const mode_t mask = ::umask(022);
+  {
+    attn::OutputFile out(path);
+    out.write("fresh");
+    out.commit();
+  }
+  ::umask(mask);
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0644);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a target name of 255 bytes can be written: the temporary name is cut to fit", "[output_file]") {
+  const std::string path(255, 'n');
+  std::remove(path.c_str());
+  {
+    attn::OutputFile out(path);
+    out.write("long");
+    CHECK(count_files("." + std::string(243, 'n') + ".tmp-") == 1);
+    out.commit();
+  }
+  CHECK(read_all(path) == "long");
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a symbolic link that leads nowhere is refused, never replaced by a file", "[output_file]") {
+  const std::string loop = "attn_output_file_loop";
+  const std::string dangling = "attn_output_file_dangling";
+  std::remove(loop.c_str());
+  std::remove(dangling.c_str());
+  REQUIRE(::symlink(loop.c_str(), loop.c_str()) == 0);
+  REQUIRE(::symlink("attn_no_such_folder/x", dangling.c_str()) == 0);
+  CHECK(attn_test::input_error_of([&] { attn::OutputFile out(loop); }) ==
+        loop + ": cannot write the dump: it is a symbolic link that leads nowhere (Too many levels of symbolic links)");
+  CHECK(attn_test::input_error_of([&] { attn::OutputFile out(dangling); }) ==
+        dangling + ": cannot write the dump: it is a symbolic link that leads nowhere (No such file or directory)");
+  struct stat st {};
+  REQUIRE(::lstat(loop.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));  // still the link
+  std::remove(loop.c_str());
+  std::remove(dangling.c_str());
 }
