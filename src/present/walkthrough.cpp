@@ -186,11 +186,13 @@ struct StreamingWalkthrough::State {
   Walkthrough walkthrough;
   std::optional<StepId> pending;  // the entry printed when the next one arrives
   std::optional<StepId> layer;    // the layer of the newest entry
+  std::size_t encoder_layers = 0;
 };
 
 StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model,
                                            const WalkthroughOptions& options, bool forget)
     : trace_(trace), options_(options), forget_(forget), state_(std::make_unique<State>(out, trace, model, options)) {
+  state_->encoder_layers = model.encoder.size();
   // Every head has the model's H: a bad --head is refused before the first step prints.
   // (--batch is checked on the first entry, which has the B axis when there is one.)
   if (options.filter.head && *options.filter.head >= model.config.num_heads)
@@ -217,10 +219,18 @@ void StreamingWalkthrough::add(const TraceEntry& entry) {
   const StepId id = entry.id;  // `entry` may move once entries are forgotten
   print_pending();
   if (forget_ && id.in_layer() && (!state_->layer || !same_layer(*state_->layer, id))) {
-    // A new layer: the earlier layers' tensors are not looked at again, except their
-    // results. Entries outside the layers (tokens, masks, input) stay.
-    trace_.forget_entries_if(
-        [&](const TraceEntry& e) { return e.id.in_layer() && !same_layer(e.id, id) && !is_layer_result(e.id); });
+    // A new layer: the layers before it are not looked at again, except the results of
+    // the one just finished (the new layer's input) and of the encoder's last layer (the
+    // decoder's memory). Entries outside the layers (tokens, masks, input) stay. So the
+    // trace holds about two layers, however deep the model.
+    const std::optional<StepId> finished = state_->layer;
+    const int last_encoder_layer = static_cast<int>(state_->encoder_layers) - 1;
+    trace_.forget_entries_if([&](const TraceEntry& e) {
+      if (!e.id.in_layer() || same_layer(e.id, id)) return false;
+      const bool kept_result = (finished && same_layer(e.id, *finished)) ||
+                               (e.id.stack == Stack::Encoder && e.id.layer == last_encoder_layer);
+      return !(kept_result && is_layer_result(e.id));
+    });
   }
   if (id.in_layer()) state_->layer = id;
   state_->pending = id;

@@ -156,7 +156,7 @@ TEST_CASE("the walkthrough printed while the model runs is the walkthrough of th
   }
 }
 
-TEST_CASE("a streamed walkthrough keeps the last layer's tensors and the earlier layers' outputs only",
+TEST_CASE("a streamed walkthrough keeps the current layer and the results of the layer before only",
           "[walkthrough][stream]") {
   const attn::Model model = attn::load_model_text(
       R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3},
@@ -166,14 +166,30 @@ TEST_CASE("a streamed walkthrough keeps the last layer's tensors and the earlier
   streamed_walkthrough_of(model, attn::WalkthroughOptions{}, &left);
   const auto kept = [&](const std::string& name) { return std::find(left.begin(), left.end(), name) != left.end(); };
   CHECK(kept("input"));
-  CHECK(kept("encoder.0.output"));
-  CHECK(kept("encoder.1.output"));
-  CHECK(kept("encoder.0.attention.output"));
-  CHECK_FALSE(kept("encoder.0.attention.scores"));
+  CHECK_FALSE(kept("encoder.0.output"));  // two layers back: nothing reads it again
+  CHECK_FALSE(kept("encoder.0.attention.output"));
+  CHECK(kept("encoder.1.output"));  // the last layer's input
+  CHECK(kept("encoder.1.attention.output"));
   CHECK_FALSE(kept("encoder.1.attention.weights"));
   CHECK_FALSE(kept("encoder.1.ffn.hidden"));
   CHECK(kept("encoder.2.attention.scores"));
   CHECK(kept("encoder.2.ffn.hidden"));
+}
+
+TEST_CASE("a streamed walkthrough of a deep model holds no more entries than a shallow one", "[walkthrough][stream]") {
+  // Each layer's entries are dropped two layers later: the trace does not grow with depth
+  // (it did, and a walkthrough of 16,000 layers took time quadratic in the depth).
+  std::vector<std::size_t> sizes;
+  for (int layers : {3, 60}) {
+    const attn::Model model = attn::load_model_text(
+        R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": )" + std::to_string(layers) + R"(},
+            "input": {"X": {"randn": [3, 4]}}, "encoder": "randn"})",
+        "layers.json");
+    std::vector<std::string> left;
+    streamed_walkthrough_of(model, attn::WalkthroughOptions{}, &left);
+    sizes.push_back(left.size());
+  }
+  CHECK(sizes[0] == sizes[1]);
 }
 
 TEST_CASE("a streamed walkthrough refuses a --head the model does not have before printing", "[walkthrough][stream]") {
