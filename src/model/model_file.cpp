@@ -5,22 +5,11 @@
 #include <fmt/format.h>
 
 #include "core/numpy_random.h"
+#include "model/byte_size.h"
 #include "model/json_reader.h"
 #include "steps/tokenizer.h"
 
 namespace attn {
-
-namespace {
-
-// A memory size for a message: GiB from 1 GiB up (as --max-memory takes it), MiB or KiB
-// below, so that a small limit does not read "0.0 GiB".
-std::string memory_size_text(double bytes) {
-  if (bytes >= 1073741824.0) return fmt::format("{:.1f} GiB", bytes / 1073741824.0);
-  if (bytes >= 1048576.0) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
-  return fmt::format("{:.1f} KiB", bytes / 1024.0);
-}
-
-}  // namespace
 
 namespace {
 
@@ -434,9 +423,9 @@ Tensor ModelLoader::read_x(const Json& x, const std::string& path, const ModelCo
   const Shape full = batched ? shape : Shape{1, shape[0], shape[1]};
   const std::uint64_t limit = options_.max_memory_bytes ? options_.max_memory_bytes : default_memory_limit();
   if (static_cast<long double>(element_count(full)) * 8 > limit)
-    reader_.fail(path,
-                 fmt::format("this input alone would need {}, more than the limit of {}",
-                             memory_size_text(static_cast<double>(element_count(full)) * 8), memory_size_text(limit)));
+    reader_.fail(path, fmt::format("this input alone would need {}, more than the limit of {}",
+                                   byte_size_text(static_cast<double>(element_count(full)) * 8, ByteStyle::Memory),
+                                   byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
   // The whole run, before anything is drawn ("randn" of a huge X would take minutes).
   check_memory(*model_, full[0], full[1], full[1], encoder_count_, decoder_count_, path);
   Tensor t = read_tensor(x, path, TensorRequest{shape, {}, ""});
@@ -809,8 +798,9 @@ void ModelLoader::check_memory(const Model& model, std::size_t batch, std::size_
   if (need > limit)
     reader_.fail(path, fmt::format("this run would need about {} (B={}, S={}, d_model={}, heads={}, layers={}), "
                                    "more than the limit of {}; use a smaller model or raise --max-memory",
-                                   memory_size_text(need), batch, seq_len, model.config.d_model, model.config.num_heads,
-                                   encoder_layers + decoder_layers, memory_size_text(limit)));
+                                   byte_size_text(static_cast<double>(need), ByteStyle::Memory), batch, seq_len,
+                                   model.config.d_model, model.config.num_heads, encoder_layers + decoder_layers,
+                                   byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
 }
 
 }  // namespace
