@@ -114,8 +114,9 @@ void read_decoder(LoadContext& context, const Json& document, const LayerList& l
   });
 }
 
-// What reads the encoder's output: the decoder's cross-attention, else the output head.
-// Both need d_model columns from the encoder's last layer.
+// What reads the encoder's output: the decoder's cross-attention (whose own input, when no
+// target was given, starts from <BOS>), else the output head. Both need d_model columns
+// from the encoder's last layer.
 void read_encoder_consumers(LoadContext& context, const Json& document, bool has_decoder, bool input_read,
                             Model& model) {
   const JsonReader& reader = context.reader;
