@@ -121,6 +121,10 @@ struct Model {
   bool has_decoder() const { return !decoder.empty(); }
 };
 
+// Every learned number: weights, biases, norms, the embedding and position tables (an
+// output head tied to the embedding adds none). Defined in src/model/parameter_count.cpp.
+std::size_t parameter_count(const Model& model);
+
 }  // namespace attn
 
 #endif  // ATTN_MODEL_H_

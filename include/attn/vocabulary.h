@@ -17,7 +17,8 @@ class Vocabulary {
   static constexpr const char* kUnknown = "<UNK>";
 
   Vocabulary() = default;
-  // Tokens must be distinct (the loader reports duplicates with their JSON path).
+  // Tokens must be distinct: the loader reports duplicates with their JSON path, so a
+  // duplicate here is an InternalError.
   explicit Vocabulary(std::vector<std::string> tokens);
 
   std::size_t size() const { return tokens_.size(); }

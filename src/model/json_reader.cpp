@@ -8,33 +8,24 @@
 
 #include <fmt/format.h>
 
+#include "model/byte_size.h"
+
 namespace attn {
 
 namespace {
 
-// "256 MiB", "1.5 KiB", "12 bytes": sizes in messages.
-std::string human_bytes(std::uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} byte{}", bytes, bytes == 1 ? "" : "s");
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes) / 1024.0;
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return value == static_cast<double>(static_cast<std::uint64_t>(value)) ? fmt::format("{:.0f} {}", value, units[unit])
-                                                                         : fmt::format("{:.1f} {}", value, units[unit]);
-}
+// "256 MiB", "1.5 KiB", "12 bytes".
+std::string file_size_text(std::uint64_t bytes) { return byte_size_text(static_cast<double>(bytes), ByteStyle::File); }
 
 // "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
 std::string exact_bytes(std::uint64_t bytes) {
-  return bytes < 1024 ? human_bytes(bytes) : fmt::format("{} ({} bytes)", human_bytes(bytes), bytes);
+  return bytes < 1024 ? file_size_text(bytes) : fmt::format("{} ({} bytes)", file_size_text(bytes), bytes);
 }
 
 [[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes) {
   throw InputError(path, "",
                    fmt::format("expected a model file of at most {}, found {}; is this the right file?",
-                               human_bytes(max_bytes), found));
+                               file_size_text(max_bytes), found));
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <stdexcept>
+
+#include "attn/error.h"
 
 namespace attn {
 
@@ -57,7 +58,9 @@ std::vector<std::string> split_tokens(const std::string& text) {
 
 Vocabulary::Vocabulary(std::vector<std::string> tokens) : tokens_(std::move(tokens)) {
   for (std::size_t id = 0; id < tokens_.size(); ++id) {
-    if (!ids_.emplace(tokens_[id], id).second) throw std::invalid_argument("duplicate token \"" + tokens_[id] + "\"");
+    // The model loader reports a duplicate with its JSON path; one here is a bug.
+    if (!ids_.emplace(tokens_[id], id).second)
+      throw InternalError("Vocabulary: duplicate token \"" + tokens_[id] + "\" (the loader lets none through)");
     lower_ids_.emplace(lowercase(tokens_[id]), id);
   }
 }
@@ -96,12 +99,16 @@ TokenIds lookup_token_ids(const std::vector<std::vector<std::string>>& batch, co
         } else if (auto unk = vocab.unknown_id()) {
           id = *unk;
         } else {
-          throw std::invalid_argument("unknown token \"" + batch[b][s] + "\" and the vocabulary has no \"<UNK>\"");
+          throw InternalError("lookup_token_ids: unknown token \"" + batch[b][s] +
+                              "\" and the vocabulary has no \"<UNK>\" (check_token_input lets none through)");
         }
         tokens.push_back(batch[b][s]);
         unknown.push_back(!found);
       } else {
-        if (!pad) throw std::invalid_argument("sentences of different lengths need \"<PAD>\" in the vocabulary");
+        if (!pad)
+          throw InternalError(
+              "lookup_token_ids: sentences of different lengths and no \"<PAD>\" (check_token_input lets none "
+              "through)");
         id = *pad;
         tokens.emplace_back(Vocabulary::kPad);
         unknown.push_back(false);

@@ -27,9 +27,10 @@ struct TokenIds {
   std::vector<std::size_t> lengths;              // tokens before padding, per batch item
 };
 
-// Looks every token up; unknown words map to <UNK>. Throws std::invalid_argument (with
-// the word) when a word is unknown and the vocabulary has no <UNK>, or when padding is
-// needed and it has no <PAD>.
+// Looks every token up; unknown words map to <UNK>. The batch must be one the vocabulary
+// can take: every word found or an <UNK>, and a <PAD> when the lists differ in length. The
+// model loader checks user input for this (check_token_input, with the JSON path), so
+// InternalError here, naming the word, is a bug.
 TokenIds lookup_token_ids(const std::vector<std::vector<std::string>>& batch, const Vocabulary& vocab);
 
 }  // namespace attn

@@ -2,7 +2,10 @@
 #include "attn/error.h"
 #include "model/json_reader.h"
 
+#include <chrono>
+
 #include <catch2/catch.hpp>
+#include "error_message.h"
 
 using attn::InputError;
 
@@ -255,4 +258,69 @@ TEST_CASE("validate reports a null the file wrote, and never aborts on it", "[lo
             "null_weight_and_layer.json: encoder[0].attention.W_q: expected a [2, 2] array of numbers or \"randn\", "
             "\"zeros\", \"ones\", \"identity\", found null",
             "null_weight_and_layer.json: encoder[1].attention: expected an object, found null"});
+}
+
+TEST_CASE("token input the tokenizer could not take is refused at load time, at the input's path", "[loader][errors]") {
+  const std::string head = R"({"model": {"d_model": 2, "num_heads": 1}, "encoder": "randn", )";
+  // Sentences of different lengths, and no <PAD> to fill the shorter one.
+  CHECK(error_of(head + R"("vocab": ["<UNK>", "I", "love"], "embedding": "randn",
+      "input": {"tokens": [["I", "love"], ["I"]]}})") ==
+        "model.json: input.tokens: sentences of different lengths need \"<PAD>\" in the vocabulary");
+  // Row by row, each row's words before its padding: the first problem is the one the run meets.
+  CHECK(error_of(head + R"("vocab": ["I", "love"], "embedding": "randn",
+      "input": {"text": ["I", "love robots"]}})") ==
+        "model.json: input.text: sentences of different lengths need \"<PAD>\" in the vocabulary");
+  CHECK(error_of(head + R"("vocab": ["I", "love"], "embedding": "randn",
+      "input": {"text": ["I robots", "love"]}})") ==
+        "model.json: input.text: unknown token \"robots\" and the vocabulary has no \"<UNK>\"");
+  // A word found case-insensitively is known.
+  CHECK(error_of(head + R"("vocab": ["I", "love"], "embedding": "randn", "input": {"text": "i LOVE"}})") == "");
+}
+
+TEST_CASE("a sentence from the command line is checked against the vocabulary with its origin", "[loader][errors]") {
+  attn::Model m = attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": ["I", "love"],
+      "embedding": "randn", "input": {"text": "I love"}, "encoder": "randn"})",
+                                        "model.json");
+  CHECK(attn_test::input_error_of([&] { attn::replace_source_text(m, "I love AI", "the command line"); }) ==
+        "model.json: the command line: unknown token \"AI\" and the vocabulary has no \"<UNK>\"");
+  attn::replace_source_text(m, "love I", "the command line");
+  CHECK(m.source_tokens.texts == std::vector<std::string>{"love I"});
+}
+
+TEST_CASE("a duplicate vocab token is reported with both indices, in run and validate modes", "[loader][errors]") {
+  const std::string text = R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": ["a", "b", "a", "b", "a"],
+      "embedding": "randn", "input": {"text": "a b"}, "encoder": "randn"})";
+  CHECK(error_of(text) == "model.json: vocab[2]: duplicate token \"a\" (already vocab[0])");
+  attn::LoadOptions options;
+  options.collect_all_errors = true;
+  std::vector<std::string> messages;
+  try {
+    attn::load_model_text(text, "model.json", options);
+  } catch (const attn::InputErrors& e) {
+    for (const auto& error : e.errors()) messages.push_back(error.what());
+  }
+  CHECK(messages == std::vector<std::string>{"model.json: vocab[2]: duplicate token \"a\" (already vocab[0])",
+                                             "model.json: vocab[3]: duplicate token \"b\" (already vocab[1])",
+                                             "model.json: vocab[4]: duplicate token \"a\" (already vocab[0])"});
+}
+
+TEST_CASE("a vocabulary of 100,000 tokens loads, and its last token's duplicate is found", "[loader][errors]") {
+  // Checking each token against every earlier one took 15 s for this vocabulary.
+  constexpr std::size_t kTokens = 100000;
+  std::string vocab;
+  for (std::size_t i = 0; i < kTokens; ++i) vocab += (i ? ", \"w" : "\"w") + std::to_string(i) + "\"";
+  const auto model_text = [&](const std::string& extra_token) {
+    return R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": [)" + vocab + extra_token +
+           R"(], "embedding": "zeros", "input": {"text": "w0 w99999"}, "encoder": "randn"})";
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const attn::Model m = attn::load_model_text(model_text(""), "model.json");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(m.vocab.size() == kTokens);
+  CHECK(m.vocab.find("w99999") == kTokens - 1);
+  CHECK(m.embedding.shape == attn::Shape{kTokens, 2});
+  CHECK(error_of(model_text(R"(, "w77777")")) ==
+        "model.json: vocab[100000]: duplicate token \"w77777\" (already vocab[77777])");
+  // A generous bound (it takes about 0.1 s): only the quadratic check was anywhere near it.
+  CHECK(seconds < 2.0);
 }

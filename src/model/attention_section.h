@@ -1,0 +1,21 @@
+// An attention block's weights: "attention" in an encoder layer, "self_attention" and
+// "cross_attention" in a decoder layer.
+#ifndef ATTN_MODEL_ATTENTION_SECTION_H_
+#define ATTN_MODEL_ATTENTION_SECTION_H_
+
+#include <string>
+
+#include "attn/model.h"
+#include "model/json_reader.h"
+#include "model/load_context.h"
+
+namespace attn {
+
+// W_q, W_k, W_v fused (N, H*d), or given per head under "heads" (each (N, d)) and fused
+// here; the optional W_o (H*d, N) and biases.
+AttentionWeights read_attention(LoadContext& context, const Json& value, const std::string& path,
+                                const ModelConfig& config);
+
+}  // namespace attn
+
+#endif  // ATTN_MODEL_ATTENTION_SECTION_H_

@@ -1,0 +1,92 @@
+#include "model/config_section.h"
+
+#include <fmt/format.h>
+
+#include "model/load_context.h"
+
+namespace attn {
+
+namespace {
+
+const std::vector<std::string> kModelKeys = {
+    "d_model", "num_heads",  "d_head",     "d_ff",           "num_layers",          "num_decoder_layers", "causal",
+    "seed",    "activation", "norm_first", "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len"};
+
+// d_model, num_heads and d_head: the sizes every tensor's shape is checked against.
+void read_attention_sizes(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
+  const Json& d_model = reader.required(value, path, "d_model");
+  const Json& num_heads = reader.required(value, path, "num_heads");
+  if (reader.is_missing(d_model) || reader.is_missing(num_heads))
+    throw AlreadyReported{};  // collect mode: recorded as missing
+  config.d_model = reader.positive_integer(d_model, json_child(path, "d_model"), kMaxDimension);
+  config.num_heads = reader.positive_integer(num_heads, json_child(path, "num_heads"), kMaxDimension);
+  if (const Json* d_head = reader.member(value, "d_head")) {
+    config.d_head = reader.positive_integer(*d_head, json_child(path, "d_head"), kMaxDimension);
+    return;
+  }
+  if (config.d_model % config.num_heads != 0)
+    reader.fail(json_child(path, "num_heads"),
+                fmt::format("expected a divisor of d_model = {} (d_head defaults to d_model / num_heads), "
+                            "found {}; set d_head or change num_heads",
+                            config.d_model, config.num_heads));
+  config.d_head = config.d_model / config.num_heads;
+}
+
+void read_seed(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
+  const Json* seed = reader.member(value, "seed");
+  if (!seed) return;
+  const std::int64_t s = reader.integer(*seed, json_child(path, "seed"));
+  if (s < 0 || s > 0xFFFFFFFFLL)
+    reader.fail(json_child(path, "seed"),
+                fmt::format("expected an integer from 0 to 4294967295 (as NumPy), found {}", s));
+  config.seed = static_cast<std::uint32_t>(s);
+}
+
+// The choices that shape the layers: activation, norm placement and epsilon, positions.
+void read_layer_choices(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
+  if (const Json* v = reader.member(value, "activation"))
+    config.activation = reader.choice(*v, json_child(path, "activation"), {"relu", "gelu"}) == "gelu"
+                            ? Activation::GELU
+                            : Activation::ReLU;
+  if (const Json* v = reader.member(value, "norm_first"))
+    config.norm_first = reader.boolean(*v, json_child(path, "norm_first"));
+  if (const Json* v = reader.member(value, "layer_norm_eps")) {
+    config.layer_norm_eps = reader.finite_number(*v, json_child(path, "layer_norm_eps"));
+    if (config.layer_norm_eps < 0)
+      reader.fail(json_child(path, "layer_norm_eps"), fmt::format("expected a number >= 0, found {}", v->dump()));
+  }
+  if (const Json* v = reader.member(value, "positional_encoding")) {
+    const std::string kind =
+        reader.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none"});
+    config.positional_encoding = kind == "learned" ? PositionalEncoding::Learned
+                                 : kind == "none"  ? PositionalEncoding::None
+                                                   : PositionalEncoding::Sinusoidal;
+  }
+  if (const Json* v = reader.member(value, "scale_embeddings"))
+    config.scale_embeddings = reader.boolean(*v, json_child(path, "scale_embeddings"));
+}
+
+}  // namespace
+
+ModelConfig read_config(const JsonReader& reader, const Json& value, const std::string& path) {
+  reader.object(value, path, kModelKeys);
+  ModelConfig config;
+  read_attention_sizes(reader, value, path, config);
+  const auto positive = [&](const char* key, std::size_t& target) {
+    if (const Json* v = reader.member(value, key))
+      target = reader.positive_integer(*v, json_child(path, key), kMaxDimension);
+  };
+  positive("d_ff", config.d_ff);
+  positive("num_layers", config.num_layers);
+  positive("num_decoder_layers", config.num_decoder_layers);
+  positive("max_len", config.max_len);
+  if (const Json* causal = reader.member(value, "causal"))
+    config.causal = reader.boolean(*causal, json_child(path, "causal"));
+  read_seed(reader, value, path, config);
+  read_layer_choices(reader, value, path, config);
+  if (config.positional_encoding == PositionalEncoding::Learned && config.max_len == 0)
+    reader.fail(json_child(path, "max_len"), "missing: a learned position table needs max_len (its number of rows)");
+  return config;
+}
+
+}  // namespace attn

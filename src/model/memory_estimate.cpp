@@ -1,0 +1,100 @@
+#include "model/memory_estimate.h"
+
+#include <unistd.h>
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/byte_size.h"
+
+namespace attn {
+
+std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size) {
+  // Long double, saturating: the inputs can be absurd (d_model 1e6, S 1e5).
+  const long double B = size.batch, S = size.seq_len, T = size.target_len, N = config.d_model, H = config.num_heads,
+                    d = config.d_head, F = config.d_ff, V = size.vocab;
+  const long double Hd = H * d;
+  // Weights: 4 projections per attention block, 2 FFN matrices, the embedding.
+  const long double attention_weights = 3 * N * Hd + Hd * N + 4 * Hd;
+  const long double ffn_weights = 2 * N * F + F + N;
+  // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
+  // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
+  // masked, weights (4 of B*H*S*K); output.
+  const auto attention = [&](long double q_len, long double k_len) {
+    return 7 * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
+  };
+  const auto ffn = [&](long double len) { return B * len * (F + N); };
+  const long double norms = 6 * B * std::max(S, T) * N;  // residuals, norms, the layer output
+  const long double encoder_activations = attention(S, S) + ffn(S) + norms;
+  const long double decoder_activations = attention(T, T) + attention(T, S) + ffn(T) + 1.5L * norms;
+  const long double encoder_weights = size.encoder_layers * (attention_weights + ffn_weights);
+  const long double decoder_weights = size.decoder_layers * (2 * attention_weights + ffn_weights);
+  // Streamed, a layer's intermediates are freed when the next layer starts.
+  const long double activations =
+      size.trace_kept ? size.encoder_layers * encoder_activations + size.decoder_layers * decoder_activations
+                      : std::max(size.encoder_layers ? encoder_activations : 0.0L,
+                                 size.decoder_layers ? decoder_activations : 0.0L);
+  const long double io = V * N + 3 * B * (S + T) * N + 2 * B * T * V;
+  const long double bytes = 8.0L * (encoder_weights + decoder_weights + activations + io);
+  return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
+std::uint64_t default_memory_limit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 4ULL << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) / 2;
+}
+
+std::uint64_t memory_limit(const LoadOptions& options) {
+  return options.max_memory_bytes ? options.max_memory_bytes : default_memory_limit();
+}
+
+void check_input_memory(LoadContext& context, std::size_t elements, const std::string& path) {
+  const std::uint64_t limit = memory_limit(context.options);
+  if (static_cast<long double>(elements) * 8 <= limit) return;
+  context.run_refused = true;
+  context.reader.fail(path, fmt::format("this input alone would need {}, more than the limit of {}",
+                                        byte_size_text(static_cast<double>(elements) * 8, ByteStyle::Memory),
+                                        byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+}
+
+void check_run_memory(LoadContext& context, const Model& model, std::size_t batch, std::size_t seq_len,
+                      std::size_t target_len, const LayerCounts& layers, const std::string& path) {
+  const std::uint64_t limit = memory_limit(context.options);
+  RunSize size;
+  size.batch = batch;
+  size.seq_len = seq_len;
+  size.target_len = target_len;
+  size.encoder_layers = layers.encoder;
+  size.decoder_layers = layers.decoder;
+  size.vocab = model.vocab.size();
+  size.trace_kept = context.options.trace_kept;
+  const std::uint64_t need = estimate_run_bytes(model.config, size);
+  if (need <= limit) return;
+  context.run_refused = true;
+  context.reader.fail(path, fmt::format("this run would need about {} (B={}, S={}, d_model={}, heads={}, layers={}), "
+                                        "more than the limit of {}; use a smaller model or raise --max-memory",
+                                        byte_size_text(static_cast<double>(need), ByteStyle::Memory), batch, seq_len,
+                                        model.config.d_model, model.config.num_heads, layers.encoder + layers.decoder,
+                                        byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+}
+
+void check_memory_for_input(LoadContext& context, const Model& model, const LayerCounts& layers) {
+  std::size_t B = 1, S = 1, T = 1;
+  if (!model.input.data.empty()) {
+    B = model.input.shape[0];
+    S = model.input.shape[1];
+  } else {
+    const TokenInput& source = model.source_tokens;
+    B = std::max(source.texts.size(), source.tokens.size());
+    for (const auto& text : source.texts) S = std::max(S, text.size());
+    for (const auto& tokens : source.tokens) S = std::max(S, tokens.size());
+  }
+  if (!model.target_input.data.empty()) T = model.target_input.shape[1];
+  for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
+  for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
+  check_run_memory(context, model, B, S, T, layers, "input");
+}
+
+}  // namespace attn

@@ -1,0 +1,103 @@
+#include "model/token_input.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attn/error.h"
+#include "attn/model_file.h"
+#include "model/json_reader.h"
+#include "steps/tokenizer.h"
+
+namespace attn {
+
+namespace {
+
+// The token lists the run will look up: the texts split as the tokenize step splits them,
+// or the tokens as given.
+std::vector<std::vector<std::string>> token_lists(const TokenInput& input) {
+  if (input.texts.empty()) return input.tokens;
+  std::vector<std::vector<std::string>> lists;
+  for (const auto& text : input.texts) lists.push_back(split_tokens(text));
+  return lists;
+}
+
+// What lookup_token_ids needs of the vocabulary, at the input's path: every token found
+// (or an <UNK> for it), and a <PAD> when sentences differ in length. Checked row by row,
+// each row's tokens before its padding, so the first problem is the one the run would meet.
+void check_lookup(const Model& model, const TokenInput& input, const std::vector<std::vector<std::string>>& lists) {
+  std::size_t longest = 0;
+  for (const auto& tokens : lists) longest = std::max(longest, tokens.size());
+  const Vocabulary& vocab = model.vocab;
+  for (const auto& tokens : lists) {
+    if (!vocab.unknown_id())
+      for (const auto& token : tokens)
+        if (!vocab.find(token))
+          throw InputError(model.source, input.json_path,
+                           "unknown token \"" + token + "\" and the vocabulary has no \"<UNK>\"");
+    if (tokens.size() < longest && !vocab.pad_id())
+      throw InputError(model.source, input.json_path,
+                       "sentences of different lengths need \"<PAD>\" in the vocabulary");
+  }
+}
+
+}  // namespace
+
+void check_token_input(const Model& model, const TokenInput& input) {
+  const std::vector<std::vector<std::string>> lists = token_lists(input);
+  for (std::size_t b = 0; b < lists.size(); ++b) {
+    const std::string path = input.batched ? json_index(input.json_path, b) : input.json_path;
+    if (lists[b].empty()) throw InputError(model.source, path, "expected at least one token, found none");
+    if (model.config.positional_encoding == PositionalEncoding::Learned && lists[b].size() > model.config.max_len)
+      throw InputError(model.source, path,
+                       fmt::format("expected at most max_len = {} tokens (the learned position table's rows), found {}",
+                                   model.config.max_len, lists[b].size()));
+  }
+  check_lookup(model, input, lists);
+}
+
+bool start_from_bos(Model& model) {
+  if (model.vocab.empty() || !model.vocab.find("<BOS>")) return false;
+  const std::size_t B = model.has_tokens()
+                            ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
+                            : model.input.shape[0];
+  model.target_input = Tensor();
+  model.target_tokens = TokenInput{{},
+                                   std::vector<std::vector<std::string>>(B, {"<BOS>"}),
+                                   model.batched,
+                                   "input (no target given: the decoder starts from <BOS>)"};
+  return true;
+}
+
+void replace_source_text(Model& model, const std::string& text, const std::string& origin) {
+  if (model.vocab.empty())
+    throw InputError(model.source, "vocab",
+                     "this model has no vocabulary, so it cannot read text; give the input as input.X");
+  model.input = Tensor();
+  model.source_tokens = TokenInput{{text}, {}, false, origin};
+  model.batched = false;
+  check_token_input(model, model.source_tokens);
+  if (model.has_decoder()) {
+    model.target_tokens = TokenInput{};
+    if (!start_from_bos(model))
+      throw InputError(model.source, "vocab",
+                       "the model has a decoder but no \"<BOS>\" to start it from; give --target TEXT");
+  }
+}
+
+void replace_target_text(Model& model, const std::string& text, const std::string& origin) {
+  if (!model.has_decoder())
+    throw InputError(model.source, "decoder", "this model has no decoder, so a target sentence has nothing to feed");
+  if (model.vocab.empty())
+    throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read a target sentence");
+  if (model.batched)
+    throw InputError(model.source, "input",
+                     "the model's input is a batch; a single target sentence needs a single source sentence");
+  model.target_input = Tensor();
+  model.target_tokens = TokenInput{{text}, {}, false, origin};
+  check_token_input(model, model.target_tokens);
+}
+
+}  // namespace attn

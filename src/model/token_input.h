@@ -1,0 +1,17 @@
+// Text and token input against the vocabulary: what check_token_input,
+// replace_source_text and replace_target_text (attn/model_file.h) share with the loader.
+#ifndef ATTN_MODEL_TOKEN_INPUT_H_
+#define ATTN_MODEL_TOKEN_INPUT_H_
+
+#include "attn/model.h"
+
+namespace attn {
+
+// Without a target the decoder starts from <BOS> alone, as generation does, and predicts
+// the first word: sets model.target_tokens to one "<BOS>" per source sentence. Returns
+// false, and changes nothing, when the vocabulary has no <BOS>.
+bool start_from_bos(Model& model);
+
+}  // namespace attn
+
+#endif  // ATTN_MODEL_TOKEN_INPUT_H_
