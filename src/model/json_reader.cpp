@@ -5,6 +5,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -78,15 +80,29 @@ std::string parse_error_reason(const std::string& what) {
   return reason;
 }
 
-// The first place where `text` opens its (max_depth + 1)-th nested array or object, or
-// npos. Brackets inside strings do not count; the text need not be valid JSON (the
-// parser reports that afterwards).
-std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
+// What one pass over the text finds before the parser runs: where nesting first goes
+// deeper than allowed, where a NUL byte is (the parser would stop there and ignore what
+// follows), and how many values and members the document holds, for the memory the parsed
+// document will take. Brackets inside strings do not count; the text need not be valid
+// JSON (the parser reports that afterwards).
+struct TextScan {
+  std::size_t too_deep_at = std::string::npos;
+  std::size_t nul_at = std::string::npos;
+  std::uint64_t values = 1;   // a document holds at most one value more than its commas and colons
+  std::uint64_t members = 0;  // object members (colons)
+  std::uint64_t containers = 0;
+  std::uint64_t string_bytes = 0;
+};
+
+TextScan scan_text(const std::string& text, std::size_t max_depth) {
+  TextScan scan;
   std::size_t depth = 0;
   bool in_string = false, escaped = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (c == '\0' && scan.nul_at == std::string::npos) scan.nul_at = i;
     if (in_string) {
+      ++scan.string_bytes;
       if (escaped)
         escaped = false;
       else if (c == '\\')
@@ -96,28 +112,105 @@ std::size_t too_deep_at(const std::string& text, std::size_t max_depth) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
+      ++scan.containers;
+      if (++depth > max_depth && scan.too_deep_at == std::string::npos) scan.too_deep_at = i;
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
+    } else if (c == ',') {
+      ++scan.values;
+    } else if (c == ':') {
+      ++scan.members;
     }
   }
-  return std::string::npos;
+  return scan;
 }
+
+// The bytes nlohmann's document takes, from above: 16 per value, a vector or a map per
+// container, a map node and a key per member, the characters of every string. "[]," is
+// three bytes of text and about 100 of memory: a 250 MB file of them would take 6 GB.
+std::uint64_t parsed_bytes(const TextScan& scan) {
+  return 16 * (scan.values + scan.members) + 64 * scan.containers + 96 * scan.members + 2 * scan.string_bytes;
+}
+
+// The parser's callback: each object's keys, to refuse one named twice (nlohmann would
+// keep the last value silently), and the JSON path of where the parser is, to name it.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
+
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        enter_value();
+        frames_.push_back({event == Json::parse_event_t::object_start, {}, "", 0});
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        frames_.pop_back();
+        break;
+      case Json::parse_event_t::key: {
+        Frame& object = frames_.back();
+        object.key = parsed.get<std::string>();
+        if (!object.keys.insert(object.key).second)
+          throw InputError(file_, path(),
+                           fmt::format("duplicate key \"{}\": a JSON object names each key once", object.key));
+        break;
+      }
+      case Json::parse_event_t::value:
+        enter_value();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::unordered_set<std::string> keys;
+    std::string key;    // the member being read
+    std::size_t index;  // of an array: the next element's index + 1
+  };
+  // An array's element begins: count it.
+  void enter_value() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string path() const {
+    std::string out;
+    for (const Frame& f : frames_) out = f.object ? json_child(out, f.key) : json_index(out, f.index - 1);
+    return out;
+  }
+
+  std::string file_;
+  std::vector<Frame> frames_;
+};
 
 }  // namespace
 
-Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth) {
+Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth, std::uint64_t memory_limit) {
+  const TextScan scan = scan_text(text, max_depth);
   // nlohmann's parser is not recursive, but deep documents still cost memory and every
   // recursive walk over them (the loader's, dump()) would risk the stack.
-  if (const std::size_t pos = too_deep_at(text, max_depth); pos != std::string::npos) {
-    const auto [line, column] = line_and_column(text, pos);
+  if (scan.too_deep_at != std::string::npos) {
+    const auto [line, column] = line_and_column(text, scan.too_deep_at);
     throw InputError(file, "",
                      fmt::format("line {}, column {}: expected JSON nested at most {} levels deep, found "
                                  "deeper nesting of arrays or objects",
                                  line, column, max_depth));
   }
+  if (scan.nul_at != std::string::npos) {
+    const auto [line, column] = line_and_column(text, scan.nul_at);
+    throw InputError(file, "", fmt::format("line {}, column {}: expected JSON text, found a NUL byte", line, column));
+  }
+  if (memory_limit != 0 && parsed_bytes(scan) > memory_limit)
+    throw InputError(
+        file, "",
+        fmt::format("reading this file would need about {} ({} JSON values), more than the limit of "
+                    "{}; is this the right file?",
+                    byte_size_text(static_cast<double>(parsed_bytes(scan)), ByteStyle::Memory),
+                    scan.values + scan.members, byte_size_text(static_cast<double>(memory_limit), ByteStyle::Memory)));
   try {
-    return Json::parse(text);
+    return Json::parse(text, DuplicateKeyCheck(file));
   } catch (const Json::parse_error& e) {
     // e.byte is one past the offending character.
     const auto [line, column] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);

@@ -31,7 +31,8 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kM
 // Parses JSON; a syntax error becomes "FILE: malformed JSON at line L, column C: ..."
 // (InputError); nesting deeper than `max_depth` arrays and objects becomes
 // "FILE: line L, column C: expected JSON nested at most 64 levels deep, ...".
-Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth = kMaxJsonDepth);
+Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth = kMaxJsonDepth,
+                std::uint64_t memory_limit = 0);
 
 // "encoder[0].attention" + "W_q" -> "encoder[0].attention.W_q"; "" + "model" -> "model".
 std::string json_child(const std::string& path, const std::string& key);

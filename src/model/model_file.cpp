@@ -166,7 +166,8 @@ Model load(LoadContext& context, const Json& document) {
 }  // namespace
 
 Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options) {
-  const Json document = parse_json(text, source);
+  // The parsed document's memory counts too: refused before the parser allocates it.
+  const Json document = parse_json(text, source, kMaxJsonDepth, memory_limit(options));
   LoadContext context(source, options);
   return load(context, document);
 }
