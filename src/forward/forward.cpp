@@ -12,6 +12,9 @@
 #include "steps/layer_norm.h"
 #include "steps/masks.h"
 #include "steps/output_head.h"
+#include "steps/positional_encoding.h"
+#include "steps/projection.h"
+#include "steps/residual.h"
 #include "steps/tokenizer.h"
 
 namespace attn {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "core/top_k.h"
 #include "model/json_reader.h"
 #include "present/array_format.h"
 #include "present/explanations.h"
@@ -17,8 +18,6 @@
 #include "present/tensor_stats.h"
 #include "present/terminal.h"
 #include "present/worked_arithmetic.h"
-#include "steps/attention.h"
-#include "steps/output_head.h"
 
 namespace attn {
 
