@@ -19,6 +19,7 @@ namespace {
 // a is (...,M,K), b is (...,K,P) with the same leading axes -> a @ b is (...,M,P): one
 // (M,K) @ (K,P) product per head and batch item.
 Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
+  // a is (...,M,K), b is (...,K,P) -> (...,M,P)
   const std::size_t rank = a.rank();
   require(rank >= 2 && b.rank() == rank, "batched_matmul: ranks differ");
   for (std::size_t i = 0; i + 2 < rank; ++i) require(a.shape[i] == b.shape[i], "batched_matmul: batch axes differ");
@@ -45,6 +46,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
 // row sum in NumPy's pairwise order and glibc's exp, which is NumPy's own on a machine
 // without AVX-512: the numbers match NumPy bit for bit.
 bool softmax_row(const double* x, double* y, std::size_t T) {
+  // x is (T,) -> y is (T,)
   double max = -std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < T; ++j) max = std::max(max, x[j]);
   if (max == -std::numeric_limits<double>::infinity()) {

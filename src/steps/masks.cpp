@@ -15,7 +15,7 @@ Tensor padding_mask(const Tensor& ids, std::size_t pad_id) {
 }
 
 Tensor causal_mask(std::size_t query_len, std::size_t key_len) {
-  // -> (S,T): row i may see keys 0..i
+  // query_len S, key_len T -> (S,T): row i may see keys 0..i
   Tensor mask({query_len, key_len}, {"S", "S"});
   const double neg_inf = -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < query_len; ++i)
@@ -24,7 +24,7 @@ Tensor causal_mask(std::size_t query_len, std::size_t key_len) {
 }
 
 Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding) {
-  // -> (S,T), or (B,S,T) with key_padding (B,T)
+  // query_len S, key_len T, key_padding (B,T) or null -> (S,T), or (B,S,T) with key_padding
   Tensor base = causal ? causal_mask(query_len, key_len) : Tensor({query_len, key_len}, {"S", "S"});
   if (!key_padding) return base;
   require(key_padding->rank() == 2 && key_padding->shape[1] == key_len, "attention_mask: key padding must be (B,T)");

@@ -8,7 +8,7 @@
 namespace attn {
 
 Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model) {
-  // -> (S,N)
+  // seq_len S, d_model N -> (S,N)
   Tensor pe({seq_len, d_model}, {"S", "N"});
   for (std::size_t pos = 0; pos < seq_len; ++pos)
     for (std::size_t i = 0; i < d_model; i += 2) {
