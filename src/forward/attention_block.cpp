@@ -5,6 +5,7 @@
 
 #include "forward/layers.h"
 #include "steps/attention.h"
+#include "steps/projection.h"
 
 namespace attn {
 

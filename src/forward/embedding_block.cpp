@@ -5,6 +5,7 @@
 
 #include "steps/embedding.h"
 #include "steps/masks.h"
+#include "steps/positional_encoding.h"
 #include "steps/tokenizer.h"
 
 namespace attn {

@@ -3,6 +3,7 @@
 
 #include "steps/feed_forward.h"
 #include "steps/layer_norm.h"
+#include "steps/residual.h"
 
 namespace attn {
 

@@ -1,8 +1,8 @@
 // The large matrix product, most of a paper-sized run's time, in a file of its own so
 // that the build can compile it with the compiler that makes the fastest code of it
-// (CMakeLists.txt: clang++ when installed). Internal to src/. It runs on one thread; the
-// callers split the work between threads. (The softmax's vectorized exp was tried here
-// too and ran 10-20% slower compiled by clang, so it stays in attention.cpp.)
+// (CMakeLists.txt: clang++ when installed). Internal to src/. It runs on one thread;
+// matmul.h splits the work between threads. (The softmax's vectorized exp was tried here
+// too and ran 10-20% slower compiled by clang, so it stays in softmax.cpp, built by g++.)
 #ifndef ATTN_KERNELS_MATRIX_KERNEL_H_
 #define ATTN_KERNELS_MATRIX_KERNEL_H_
 
@@ -13,7 +13,9 @@ namespace attn {
 // C = A @ B for row-major A (M,K), B (K,P), C (M,P) whose rows are lda, ldb, ldc apart
 // (so that a block of B's columns can be multiplied in place), by Eigen's blocked kernels.
 // Uses FMA where the CPU has it, so the last bits differ from a plain sum; small products
-// never come here (attention.cpp).
+// never come here (steps/projection.h's matmul). The result depends on the sizes and the
+// CPU only: Eigen packs both operands into aligned buffers before multiplying, and the
+// order of the sums follows the indices, not the addresses.
 void large_matrix_product(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
                           std::size_t ldc, std::size_t M, std::size_t K, std::size_t P);
 

@@ -1,14 +1,17 @@
-// Sizes that decide how a step runs. Internal to src/.
+// How work is split between threads, and the sizes that decide how a step runs. Internal
+// to src/.
 #ifndef ATTN_KERNELS_PARALLEL_H_
 #define ATTN_KERNELS_PARALLEL_H_
 
 #include <cstddef>
+#include <functional>
 
 namespace attn {
 
 // Up to this many multiply-adds (products) or elements (softmax), a step is computed the
-// plain way, as NumPy and a hand calculation would: every walkthrough's numbers are the
-// same on any CPU. Above it, the fast kernels (Eigen's products, vectorized exp).
+// plain way, by the reference loops in its own file, as NumPy and a hand calculation
+// would: every walkthrough's numbers are the same on any CPU. Above it, the fast kernels
+// (Eigen's products, a vectorized exp).
 constexpr std::size_t kExactMaxElements = std::size_t{1} << 15;
 
 // When a loop is worth the second thread. Waking it costs microseconds on an idle
@@ -19,6 +22,13 @@ constexpr std::size_t kExactMaxElements = std::size_t{1} << 15;
 // two threads). Other memory-bound loops (adds, LayerNorm) stay on one thread; they gain
 // little from a second core.
 constexpr std::size_t kParallelMinElements = std::size_t{1} << 20;
+
+// Calls body(begin, end) on ranges that cover [0, n) once: from OpenMP's threads, one
+// contiguous range each, when n >= kParallelMinElements; otherwise body(0, n) on this
+// thread. For element-wise work, where an element's value does not depend on the thread
+// that computes it, so the split changes no bit of the result.
+using RangeBody = std::function<void(std::size_t begin, std::size_t end)>;
+void for_each_range(std::size_t n, const RangeBody& body);
 
 }  // namespace attn
 

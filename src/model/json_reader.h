@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/error.h"
+#include "core/did_you_mean.h"
 
 namespace attn {
 
@@ -41,9 +42,6 @@ std::string json_index(const std::string& path, std::size_t index);
 
 // "an object", "a string", "a number (4.5)", "an array of 3", ...: what the user wrote.
 std::string describe_json(const Json& value);
-
-// The closest of `candidates` to `word` by edit distance, or "" when none is close.
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 // Thrown in collect mode when a part of the file cannot be read because a field it needs
 // was missing and has been reported already: the part is skipped without a second error.

@@ -1,8 +1,8 @@
 // The output head: logits over the vocabulary and the next-token probabilities.
 #include <fmt/format.h>
 
+#include "core/top_k.h"
 #include "present/step_printers.h"
-#include "steps/output_head.h"
 
 namespace attn {
 

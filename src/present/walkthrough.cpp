@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
-#include "model/json_reader.h"
+#include "core/did_you_mean.h"
 #include "present/page.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"

@@ -1,5 +1,8 @@
-// The steps of multi-head attention, one function each. They compute and never print;
-// the forward pass (forward.h) records what they return into the trace.
+// The steps of multi-head attention, one function each: split the projected queries, keys
+// and values into heads, score every query against every key, scale, mask, softmax,
+// weigh the values, merge the heads. (The projections themselves are projection.h's;
+// the masks are made in masks.h.) They compute and never print; the forward pass
+// (forward.h) records what they return into the trace.
 //
 // Shapes, outermost first: B batch, S query positions, T key positions (T = S in
 // self-attention), N d_model, H heads, d head size.
@@ -7,20 +10,15 @@
 #define ATTN_STEPS_ATTENTION_H_
 
 #include <cstddef>
-#include <string>
 
 #include "attn/tensor.h"
 
 namespace attn {
 
-// x is (B,S,N), W is (N,M), b is (M,) or empty  ->  x @ W + b is (B,S,M).
-// The new last axis is called out_axis ("H*d" for projections into heads, "N" for W_o).
-Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, const std::string& out_axis);
-
-// (B,S,H*d) -> (B,S,H,d): a reshape, no data moves. Head h owns columns h*d .. h*d+d-1.
+// x is (B,S,H*d) -> (B,S,H,d): a reshape, no data moves. Head h owns columns h*d .. h*d+d-1.
 Tensor split_heads_reshape(const Tensor& x, std::size_t num_heads);
 
-// (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d): heads first, so each head is one (S,d) matrix.
+// x is (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d): heads first, so each head is one (S,d) matrix.
 Tensor split_heads(const Tensor& x, std::size_t num_heads);
 
 // k is (B,H,T,d) -> k_t is (B,H,d,T): the last two axes swapped.
@@ -32,26 +30,24 @@ Tensor attention_scores(const Tensor& q, const Tensor& k_t);
 // scores is (B,H,S,T) -> scores / sqrt(d_head), same shape.
 Tensor scale_scores(const Tensor& scores, std::size_t d_head);
 
-// (S,T) additive mask: 0 where query i may see key j (j <= i), -inf above the diagonal.
-Tensor causal_mask(std::size_t query_len, std::size_t key_len);
-
 // scores is (B,H,S,T), mask is (S,T) or (B,S,T), additive (0 or -inf) -> scores + mask,
 // the mask broadcast over heads (and batch when it is (S,T)).
 Tensor apply_mask(const Tensor& scores, const Tensor& mask);
 
-// Row-wise softmax over the last axis, the maximum subtracted first so exp never overflows.
-// A row whose entries are all -inf (every key masked) gets all-zero weights; the number of
-// such rows is written to *fully_masked_rows when given.
+// scores is (...,T) -> (...,T): each row's softmax, exp(x - max) / sum, the maximum
+// subtracted first so exp never overflows. A row whose entries are all -inf (every key
+// masked) gets all-zero weights; the number of such rows is written to
+// *fully_masked_rows when given.
 Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows = nullptr);
 
 // weights is (B,H,S,T), v is (B,H,T,d) -> weights @ v is (B,H,S,d): each row a weighted
 // sum of value rows.
 Tensor attention_context(const Tensor& weights, const Tensor& v);
 
-// (B,H,S,d) -> (B,S,H,d): positions first again, heads side by side for each position.
+// context is (B,H,S,d) -> (B,S,H,d): positions first again, heads side by side for each position.
 Tensor merge_heads_transpose(const Tensor& context);
 
-// (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d): the heads' outputs concatenated.
+// context is (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d): the heads' outputs concatenated.
 Tensor merge_heads(const Tensor& context);
 
 }  // namespace attn

@@ -1,19 +1,20 @@
 #include "steps/embedding.h"
-#include "attn/error.h"
 
+#include <algorithm>
 #include <cmath>
-#include <stdexcept>
+
+#include "core/require.h"
 
 namespace attn {
 
 Tensor embedding_lookup(const Tensor& ids, const Tensor& table) {
-  // (B,S) ids into (V,N) -> (B,S,N)
-  if (ids.rank() != 2 || table.rank() != 2) throw InternalError("embedding_lookup: ids (B,S), table (V,N)");
+  // ids is (B,S), table is (V,N) -> (B,S,N)
+  require(ids.rank() == 2 && table.rank() == 2, "embedding_lookup: ids (B,S), table (V,N)");
   const std::size_t B = ids.shape[0], S = ids.shape[1], V = table.shape[0], N = table.shape[1];
   Tensor out({B, S, N}, {"B", ids.axes[1], "N"});
   for (std::size_t i = 0; i < B * S; ++i) {
     const auto id = static_cast<std::size_t>(ids.data[i]);
-    if (id >= V) throw InternalError("embedding_lookup: id out of range");
+    require(id < V, "embedding_lookup: id out of range");
     std::copy(table.data.begin() + static_cast<std::ptrdiff_t>(id * N),
               table.data.begin() + static_cast<std::ptrdiff_t>((id + 1) * N),
               out.data.begin() + static_cast<std::ptrdiff_t>(i * N));
@@ -22,44 +23,10 @@ Tensor embedding_lookup(const Tensor& ids, const Tensor& table) {
 }
 
 Tensor scale_embedding(const Tensor& x) {
-  // (B,S,N) -> (B,S,N)
+  // x is (B,S,N) -> (B,S,N)
   Tensor out = x;
   const double scale = std::sqrt(static_cast<double>(x.shape.back()));
   for (double& v : out.data) v *= scale;
-  return out;
-}
-
-Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model) {
-  // (S,N)
-  Tensor pe({seq_len, d_model}, {"S", "N"});
-  for (std::size_t pos = 0; pos < seq_len; ++pos)
-    for (std::size_t i = 0; i < d_model; i += 2) {
-      // The same expression as NumPy's pos / 10000 ** (i / d_model), so values match it.
-      const double angle =
-          static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(i) / static_cast<double>(d_model));
-      pe.data[pos * d_model + i] = std::sin(angle);
-      if (i + 1 < d_model) pe.data[pos * d_model + i + 1] = std::cos(angle);
-    }
-  return pe;
-}
-
-Tensor learned_positions(const Tensor& table, std::size_t seq_len) {
-  // (max_len,N) -> (S,N)
-  if (table.rank() != 2 || seq_len > table.shape[0])
-    throw InternalError("learned_positions: sequence longer than the table");
-  Tensor out({seq_len, table.shape[1]}, {"S", "N"});
-  std::copy(table.data.begin(), table.data.begin() + static_cast<std::ptrdiff_t>(out.size()), out.data.begin());
-  return out;
-}
-
-Tensor add_positions(const Tensor& x, const Tensor& positions) {
-  // (B,S,N) + (S,N) -> (B,S,N)
-  if (x.rank() != 3 || positions.rank() != 2 || positions.shape[0] != x.shape[1] || positions.shape[1] != x.shape[2])
-    throw InternalError("add_positions: x (B,S,N), positions (S,N)");
-  Tensor out = x;
-  const std::size_t block = positions.size();
-  for (std::size_t b = 0; b < x.shape[0]; ++b)
-    for (std::size_t i = 0; i < block; ++i) out.data[b * block + i] += positions.data[i];
   return out;
 }
 

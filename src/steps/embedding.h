@@ -1,8 +1,7 @@
-// From token ids to the encoder's input: embedding lookup and positional encoding.
+// From token ids to vectors: the embedding lookup, and the paper's scaling of the
+// embeddings by sqrt(d_model). (The positions added next are positional_encoding.h's.)
 #ifndef ATTN_STEPS_EMBEDDING_H_
 #define ATTN_STEPS_EMBEDDING_H_
-
-#include <cstddef>
 
 #include "attn/tensor.h"
 
@@ -14,16 +13,6 @@ Tensor embedding_lookup(const Tensor& ids, const Tensor& table);
 
 // x is (B,S,N) -> x * sqrt(N), as the paper scales embeddings before adding positions.
 Tensor scale_embedding(const Tensor& x);
-
-// (S,N): PE[pos, 2i] = sin(pos / 10000^(2i/N)), PE[pos, 2i+1] = cos(pos / 10000^(2i/N)),
-// interleaved as in seed 004 and the paper.
-Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model);
-
-// table is (max_len,N) -> its first seq_len rows (S,N).
-Tensor learned_positions(const Tensor& table, std::size_t seq_len);
-
-// x is (B,S,N), positions is (S,N) -> x + positions, the same rows added to every batch item.
-Tensor add_positions(const Tensor& x, const Tensor& positions);
 
 }  // namespace attn
 

@@ -1,4 +1,5 @@
-// The position-wise feed-forward network: FFN(x) = act(x W_1 + b_1) W_2 + b_2.
+// The position-wise feed-forward network: FFN(x) = act(x W_1 + b_1) W_2 + b_2, the same
+// two projections (projection.h) applied to every position on its own.
 #ifndef ATTN_STEPS_FEED_FORWARD_H_
 #define ATTN_STEPS_FEED_FORWARD_H_
 
@@ -7,7 +8,7 @@
 
 namespace attn {
 
-// ReLU max(0, x), or GELU x * Phi(x) with the exact erf form (PyTorch's default "gelu").
+// x -> ReLU max(0, x), or GELU x * Phi(x) with the exact erf form (PyTorch's default "gelu").
 double activate(double x, Activation activation);
 
 // x is (B,S,N), W_1 is (N,F), b_1 is (F,) -> act(x @ W_1 + b_1) is (B,S,F).

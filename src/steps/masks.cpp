@@ -1,27 +1,33 @@
 #include "steps/masks.h"
 
 #include <limits>
-#include <stdexcept>
 
-#include "attn/error.h"
-#include "steps/attention.h"
+#include "core/require.h"
 
 namespace attn {
 
 Tensor padding_mask(const Tensor& ids, std::size_t pad_id) {
-  // (B,S) -> (B,S)
+  // ids is (B,S) -> (B,S)
   Tensor mask(ids.shape, ids.axes);
   for (std::size_t i = 0; i < ids.size(); ++i)
     mask.data[i] = static_cast<std::size_t>(ids.data[i]) == pad_id ? 1.0 : 0.0;
   return mask;
 }
 
+Tensor causal_mask(std::size_t query_len, std::size_t key_len) {
+  // query_len S, key_len T -> (S,T): row i may see keys 0..i
+  Tensor mask({query_len, key_len}, {"S", "S"});
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < query_len; ++i)
+    for (std::size_t j = i + 1; j < key_len; ++j) mask.data[i * key_len + j] = neg_inf;
+  return mask;
+}
+
 Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding) {
-  // (S,T), or (B,S,T) with key padding (B,T)
+  // query_len S, key_len T, key_padding (B,T) or null -> (S,T), or (B,S,T) with key_padding
   Tensor base = causal ? causal_mask(query_len, key_len) : Tensor({query_len, key_len}, {"S", "S"});
   if (!key_padding) return base;
-  if (key_padding->rank() != 2 || key_padding->shape[1] != key_len)
-    throw InternalError("attention_mask: key padding must be (B,T)");
+  require(key_padding->rank() == 2 && key_padding->shape[1] == key_len, "attention_mask: key padding must be (B,T)");
   const std::size_t B = key_padding->shape[0];
   const double neg_inf = -std::numeric_limits<double>::infinity();
   Tensor mask({B, query_len, key_len}, {"B", base.axes[0], base.axes[1]});

@@ -12,6 +12,10 @@ namespace attn {
 // ids is (B,S) -> (B,S): 1 where the token is padding (pad_id), 0 elsewhere.
 Tensor padding_mask(const Tensor& ids, std::size_t pad_id);
 
+// query_len S, key_len T -> (S,T) additive: 0 where query i may see key j (j <= i), -inf
+// above the diagonal.
+Tensor causal_mask(std::size_t query_len, std::size_t key_len);
+
 // The additive mask for one attention block: (S,T) when only causal, or (B,S,T) when
 // key_padding (B,T, 1 = padded key) is given; -inf where query i must not see key j
 // (j > i when causal; padded keys always).

@@ -94,3 +94,36 @@ TEST_CASE("JSON nested deeper than the limit is refused with its position", "[js
   // brackets inside strings (also after an escaped quote) are text, not nesting
   CHECK(attn::parse_json(R"({"comment": "[[[[\"[[[[", "x": [1]})", "m.json", 2)["x"][0] == 1);
 }
+
+TEST_CASE("a key named twice in one object is refused with its path", "[json][errors]") {
+  CHECK(input_error_of([] { attn::parse_json(R"({"model": {"d_model": 4, "d_model": 8}})", "m.json"); }) ==
+        "m.json: model.d_model: duplicate key \"d_model\": a JSON object names each key once");
+  // inside arrays: the element's index is in the path
+  CHECK(input_error_of([] {
+          attn::parse_json(R"({"encoder": [{}, {"attention": {"W_q": 1, "W_k": 2, "W_q": 3}}]})", "m.json");
+        }) == "m.json: encoder[1].attention.W_q: duplicate key \"W_q\": a JSON object names each key once");
+  CHECK(input_error_of([] { attn::parse_json(R"([[1, 2], [3, {"a": 1, "b": [], "a": 2}]])", "m.json"); }) ==
+        "m.json: [1][1].a: duplicate key \"a\": a JSON object names each key once");
+  // the same key in two objects is fine
+  CHECK(input_error_of([] { attn::parse_json(R"([{"a": 1}, {"a": 2}, {"b": {"a": 3}}])", "m.json"); }).empty());
+}
+
+TEST_CASE("a NUL byte is refused with its position, not taken for the end", "[json][errors]") {
+  // nlohmann's parser stops at a NUL: whatever follows would be ignored.
+  const std::string text = std::string("{\"model\": 1}\n\0{\"more\": 2}", 24);
+  CHECK(input_error_of([&] { attn::parse_json(text, "m.json"); }) ==
+        "m.json: line 2, column 1: expected JSON text, found a NUL byte");
+}
+
+TEST_CASE("a document whose parsed form would not fit in the memory limit is refused before parsing",
+          "[json][errors][limits]") {
+  // 100,000 empty arrays in one: 300 KB of text. Parsed: 16 bytes per value (100,000) and
+  // 64 per container (100,001): 8,000,064 bytes = 7.6 MiB.
+  std::string text = "[";
+  for (int i = 0; i < 100000; ++i) text += i ? ",[]" : "[]";
+  text += "]";
+  CHECK(input_error_of([&] { attn::parse_json(text, "m.json", attn::kMaxJsonDepth, 4 << 20); }) ==
+        "m.json: reading this file would need about 7.6 MiB (100000 JSON values), more than the limit of 4.0 MiB; is "
+        "this the right file?");
+  CHECK(attn::parse_json(text, "m.json", attn::kMaxJsonDepth, 16 << 20).size() == 100000);
+}

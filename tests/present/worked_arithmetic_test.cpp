@@ -7,8 +7,8 @@
 
 #include "attn/error.h"
 
-#include "steps/embedding.h"
 #include "steps/layer_norm.h"
+#include "steps/positional_encoding.h"
 
 // Reference numbers come from the seed documents (where their arithmetic is right), from
 // tests/reference/make_worked_arithmetic_cases.py (NumPy 1.24 / PyTorch 1.13), or are worked

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "steps/masks.h"
+
 using attn::Tensor;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -17,25 +19,6 @@ Tensor make(attn::Shape shape, attn::AxisNames axes, std::vector<double> data) {
   return t;
 }
 }  // namespace
-
-TEST_CASE("linear_projection is x @ W + b on the last axis", "[attention]") {
-  // Seed 004: X[0] = [1.34, 0.64, 0.81, 1.20] (love + PE(1)), Wq as printed;
-  // Q[0][0] = 1.34*0.1 + 0.64*0.5 + 0.81*0.2 + 1.20*0.4 = 1.096 and
-  // Q[0][1] = 1.34*0.2 + 0.64*0.1 + 0.81*0.3 + 1.20*0.2 = 0.815.
-  const Tensor x = make({1, 1, 4}, {"B", "S", "N"}, {1.34, 0.64, 0.81, 1.20});
-  const Tensor W =
-      make({4, 4}, {"N", "H*d"}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1});
-  const Tensor q = attn::linear_projection(x, W, Tensor(), "H*d");
-  REQUIRE(q.shape == attn::Shape{1, 1, 4});
-  CHECK_THAT(q.data[0], WithinAbs(1.096, 1e-12));
-  CHECK_THAT(q.data[1], WithinAbs(0.815, 1e-12));
-  // Q[0][2] = 1.34*0.3 + 0.64*0.2 + 0.81*0.1 + 1.20*0.5 = 1.211 (the document prints 1.10: a slip)
-  CHECK_THAT(q.data[2], WithinAbs(1.211, 1e-12));
-  // with a bias every position gets b added
-  const Tensor b = make({4}, {"H*d"}, {1, 2, 3, 4});
-  const Tensor qb = attn::linear_projection(x, W, b, "H*d");
-  CHECK_THAT(qb.data[3], WithinAbs(q.data[3] + 4, 1e-12));
-}
 
 TEST_CASE("split_heads reshapes then moves heads before positions", "[attention]") {
   // (B=1,S=2,H*d=4): position 0 = [1,2,3,4], position 1 = [5,6,7,8]; 2 heads of 2.
@@ -94,7 +77,7 @@ TEST_CASE("softmax underflows as exp does: subnormal weights, then exactly zero"
   CHECK_THAT(w.data[1], WithinRel(std::exp(-720.0), 1e-9));
   CHECK(w.data[1] < 1e-312);
   CHECK(w.data[2] == 0.0);
-  // a long row takes the vectorized path for most entries and still agrees with std::exp
+  // a longer row, summed in NumPy's pairwise order, agrees with the plain formula
   std::vector<double> row(37);
   for (std::size_t j = 0; j < row.size(); ++j) row[j] = -0.25 * static_cast<double>(j);
   const Tensor long_row = attn::softmax_rows(make({1, row.size()}, {"S", "S"}, row));
@@ -103,10 +86,22 @@ TEST_CASE("softmax underflows as exp does: subnormal weights, then exactly zero"
   for (std::size_t j = 0; j < row.size(); ++j) CHECK_THAT(long_row.data[j], WithinRel(std::exp(row[j]) / sum, 1e-14));
 }
 
+TEST_CASE("scale_scores divides every score by sqrt(d), on one thread or two", "[attention]") {
+  // 2 x 2 x 600 x 600 = 1.44M scores: shared between the threads; each is score / 8 all the same
+  Tensor s({2, 2, 600, 600}, {"B", "H", "S", "S"});
+  for (std::size_t i = 0; i < s.size(); ++i) s.data[i] = std::sin(0.7 * static_cast<double>(i)) * 100.0;
+  const Tensor scaled = attn::scale_scores(s, 64);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) wrong += scaled.data[i] == s.data[i] / 8.0 ? 0 : 1;
+  CHECK(wrong == 0);
+  // d = 2: divided by sqrt(2), not multiplied by 1/sqrt(2) (NumPy's scores / np.sqrt(d))
+  const Tensor small = make({1, 1, 1, 1}, {"B", "H", "S", "S"}, {3.0});
+  CHECK(attn::scale_scores(small, 2).data[0] == 3.0 / std::sqrt(2.0));
+}
+
 TEST_CASE("causal mask and a fully masked row", "[attention]") {
   const double inf = std::numeric_limits<double>::infinity();
   const Tensor mask = attn::causal_mask(3, 3);
-  CHECK(mask.data == std::vector<double>{0, -inf, -inf, 0, 0, -inf, 0, 0, 0});
   // masked scores: the first row keeps only its first key -> weight 1
   Tensor scores({1, 1, 3, 3}, {"B", "H", "S", "S"});
   const Tensor masked = attn::apply_mask(scores, mask);
@@ -121,6 +116,16 @@ TEST_CASE("causal mask and a fully masked row", "[attention]") {
   const Tensor z = attn::softmax_rows(all_masked, &fully);
   CHECK(fully == 1);
   CHECK(z.data == std::vector<double>{0.0, 0.0});
+}
+
+TEST_CASE("apply_mask broadcasts an (S,T) mask over batch and heads, a (B,S,T) one over heads", "[attention]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  // scores (B=2,H=2,S=1,T=2), every score 1
+  const Tensor scores = make({2, 2, 1, 2}, {"B", "H", "S", "S"}, {1, 1, 1, 1, 1, 1, 1, 1});
+  const Tensor shared = make({1, 2}, {"S", "S"}, {0, -inf});
+  CHECK(attn::apply_mask(scores, shared).data == std::vector<double>{1, -inf, 1, -inf, 1, -inf, 1, -inf});
+  const Tensor per_batch = make({2, 1, 2}, {"B", "S", "S"}, {0, -inf, -inf, 0});
+  CHECK(attn::apply_mask(scores, per_batch).data == std::vector<double>{1, -inf, 1, -inf, -inf, 1, -inf, 1});
 }
 
 TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V", "[attention][seed004]") {
@@ -179,41 +184,43 @@ TEST_CASE("softmax of rows with huge but finite scores stays finite (the row max
   CHECK(w.data[8] == 0.0);
 }
 
-TEST_CASE("small products round every multiply and add, as by hand (no fused multiply-add)", "[attention]") {
+TEST_CASE("small score products round every multiply and add, as by hand (no fused multiply-add)", "[attention]") {
   // a = 1 + 2^-30, b = 1 - 2^-30: a*b = 1 - 2^-60 rounds to 1, so a*b + (-1)*1 is 0 when
   // each step is rounded; a fused multiply-add would keep -2^-60.
   const double a = 1.0 + std::ldexp(1.0, -30), b = 1.0 - std::ldexp(1.0, -30);
-  const Tensor x = make({1, 1, 2}, {"B", "S", "N"}, {a, -1.0});
-  const Tensor W = make({2, 1}, {"N", "H*d"}, {b, 1.0});
-  CHECK(attn::linear_projection(x, W, Tensor(), "H*d").data[0] == 0.0);
   const Tensor q = make({1, 1, 1, 2}, {"B", "H", "S", "d"}, {a, -1.0});
   const Tensor k_t = make({1, 1, 2, 1}, {"B", "H", "d", "S"}, {b, 1.0});
   CHECK(attn::attention_scores(q, k_t).data[0] == 0.0);
 }
 
-TEST_CASE("large products and softmaxes take the fast path and agree with the plain one", "[attention]") {
-  // (2 x 96 x 80) @ (80 x 72): 1.1M multiply-adds, above the plain path's limit
-  Tensor x({2, 96, 80}, {"B", "S", "N"});
-  Tensor W({80, 72}, {"N", "H*d"});
-  for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = std::sin(0.37 * static_cast<double>(i));
-  for (std::size_t i = 0; i < W.size(); ++i) W.data[i] = std::cos(0.11 * static_cast<double>(i));
-  const Tensor y = attn::linear_projection(x, W, Tensor(), "H*d");
+TEST_CASE("large score products and softmaxes take the fast path and agree with the plain one", "[attention]") {
+  // scores for (B=2,H=3) heads of (S=70,d=40) @ (d=40,T=90): 252,000 multiply-adds a head,
+  // above the plain path's limit; six heads, above the threads' limit
+  Tensor q({2, 3, 70, 40}, {"B", "H", "S", "d"}), k_t({2, 3, 40, 90}, {"B", "H", "d", "S"});
+  for (std::size_t i = 0; i < q.size(); ++i) q.data[i] = std::sin(0.37 * static_cast<double>(i));
+  for (std::size_t i = 0; i < k_t.size(); ++i) k_t.data[i] = std::cos(0.11 * static_cast<double>(i));
+  const Tensor scores = attn::attention_scores(q, k_t);
+  REQUIRE(scores.shape == attn::Shape{2, 3, 70, 90});
   double worst = 0;
-  for (std::size_t r = 0; r < 2 * 96; ++r)
-    for (std::size_t c = 0; c < 72; ++c) {
-      double sum = 0;
-      for (std::size_t k = 0; k < 80; ++k) sum += x.data[r * 80 + k] * W.data[k * 72 + c];
-      worst = std::max(worst, std::abs(y.data[r * 72 + c] - sum));
-    }
+  for (std::size_t h = 0; h < 6; ++h)
+    for (std::size_t i = 0; i < 70; ++i)
+      for (std::size_t j = 0; j < 90; ++j) {
+        double sum = 0;
+        for (std::size_t k = 0; k < 40; ++k) sum += q.data[(h * 70 + i) * 40 + k] * k_t.data[(h * 40 + k) * 90 + j];
+        worst = std::max(worst, std::abs(scores.data[(h * 70 + i) * 90 + j] - sum));
+      }
   CHECK(worst < 1e-12);
 
-  // softmax over (1, 2, 150, 150) = 45,000 entries: Eigen's vectorized exp
+  // softmax over (1, 2, 150, 150) = 45,000 entries: the vectorized exp
   Tensor s({1, 2, 150, 150}, {"B", "H", "S", "S"});
   for (std::size_t i = 0; i < s.size(); ++i) s.data[i] = 40.0 * std::sin(0.013 * static_cast<double>(i * i % 1009));
   s.data[5] = -std::numeric_limits<double>::infinity();
-  const Tensor w = attn::softmax_rows(s);
+  std::fill(s.data.begin() + 150, s.data.begin() + 300, -std::numeric_limits<double>::infinity());  // row 1 masked
+  std::size_t fully_masked = 0;
+  const Tensor w = attn::softmax_rows(s, &fully_masked);
   double worst_rel = 0;
   for (std::size_t r = 0; r < 300; ++r) {
+    if (r == 1) continue;
     double max = -1e300, sum = 0;
     for (std::size_t j = 0; j < 150; ++j) max = std::max(max, s.data[r * 150 + j]);
     for (std::size_t j = 0; j < 150; ++j) sum += std::exp(s.data[r * 150 + j] - max);
@@ -224,4 +231,6 @@ TEST_CASE("large products and softmaxes take the fast path and agree with the pl
   }
   CHECK(worst_rel < 1e-13);
   CHECK(w.data[5] == 0.0);
+  CHECK(fully_masked == 1);
+  for (std::size_t j = 150; j < 300; ++j) CHECK(w.data[j] == 0.0);
 }

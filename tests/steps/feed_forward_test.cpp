@@ -1,6 +1,10 @@
 #include "steps/feed_forward.h"
 
+#include <cmath>
+
 #include <catch2/catch.hpp>
+
+#include "steps/projection.h"
 
 using Catch::Matchers::WithinAbs;
 
@@ -27,4 +31,23 @@ TEST_CASE("feed-forward: relu(x W1 + b1) W2 + b2 by hand", "[feed_forward]") {
   W2.data = {1, 2, 3, 4, 5, 6};
   b2.data = {0.5, 0};
   CHECK(attn::feed_forward_output(h, W2, b2).data == std::vector<double>{4.5, 6});
+}
+
+TEST_CASE("a large GELU layer is activate() on every element, on one thread or two", "[feed_forward]") {
+  // x (1,1024,8) @ W_1 (8,1024): 1M hidden values, shared between the threads for erf;
+  // each must be exactly activate(x @ W_1 + b_1), whichever thread computed it.
+  attn::Tensor x({1, 1024, 8}, {"B", "S", "N"}), W1({8, 1024}, {"N", "F"}), b1({1024}, {"F"});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = std::sin(0.3 * static_cast<double>(i));
+  for (std::size_t i = 0; i < W1.size(); ++i) W1.data[i] = std::cos(0.7 * static_cast<double>(i));
+  for (std::size_t i = 0; i < b1.size(); ++i) b1.data[i] = 0.001 * static_cast<double>(i);
+  const attn::Tensor pre = attn::linear_projection(x, W1, b1, "F");
+  const attn::Tensor h = attn::feed_forward_hidden(x, W1, b1, attn::Activation::GELU);
+  REQUIRE(h.size() == std::size_t{1} << 20);
+  std::size_t wrong = 0, negative = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    wrong += h.data[i] == attn::activate(pre.data[i], attn::Activation::GELU) ? 0 : 1;
+    negative += h.data[i] < 0 ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+  CHECK(negative > 0);  // GELU, not ReLU: negative inputs give small negative outputs
 }

@@ -22,10 +22,3 @@ TEST_CASE("layer_norm: biased variance, eps inside the square root (PyTorch)", "
   CHECK_THAT(z.data[0], WithinAbs(2 * expected[0] + 1, 1e-15));
   CHECK_THAT(z.data[3], WithinAbs(2 * expected[3], 1e-15));
 }
-
-TEST_CASE("residual_add adds element by element", "[layer_norm]") {
-  attn::Tensor a({1, 1, 2}, {"B", "S", "N"}), b({1, 1, 2}, {"B", "S", "N"});
-  a.data = {1, 2};
-  b.data = {0.5, -3};
-  CHECK(attn::residual_add(a, b).data == std::vector<double>{1.5, -1});
-}

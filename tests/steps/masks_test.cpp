@@ -10,6 +10,15 @@ TEST_CASE("padding mask marks <PAD> positions", "[masks]") {
   CHECK(attn::padding_mask(ids, 0).data == std::vector<double>{0, 0, 0, 0, 1, 1});
 }
 
+TEST_CASE("causal mask: -inf above the diagonal, so query i sees keys 0..i", "[masks]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const attn::Tensor mask = attn::causal_mask(3, 3);
+  CHECK(mask.shape == attn::Shape{3, 3});
+  CHECK(mask.data == std::vector<double>{0, -inf, -inf, 0, 0, -inf, 0, 0, 0});
+  // more keys than queries: the extra keys are in the future of every query
+  CHECK(attn::causal_mask(2, 3).data == std::vector<double>{0, -inf, -inf, 0, 0, -inf});
+}
+
 TEST_CASE("attention_mask combines causal and key padding additively", "[masks]") {
   const double inf = std::numeric_limits<double>::infinity();
   // causal only: (S,S)

@@ -16,14 +16,3 @@ TEST_CASE("logits: x @ W + b, and tied to the embedding x @ E^T", "[output]") {
   CHECK(tied.shape == attn::Shape{1, 1, 3});
   CHECK(tied.data == std::vector<double>{1, 2, 3});
 }
-
-TEST_CASE("top_tokens sorts by probability, ties by id", "[output]") {
-  const double p[] = {0.1, 0.4, 0.1, 0.4};
-  const auto top = attn::top_tokens(p, 4, 3);
-  REQUIRE(top.size() == 3);
-  CHECK(top[0].id == 1);
-  CHECK(top[1].id == 3);
-  CHECK(top[2].id == 0);
-  CHECK(top[2].probability == 0.1);
-  CHECK(attn::top_tokens(p, 4, 10).size() == 4);
-}

@@ -1,0 +1,20 @@
+#include "core/top_k.h"
+
+#include <algorithm>
+
+namespace attn {
+
+std::vector<TokenProbability> top_tokens(const double* probabilities, std::size_t vocab_size, std::size_t k) {
+  std::vector<TokenProbability> all;
+  all.reserve(vocab_size);
+  for (std::size_t id = 0; id < vocab_size; ++id) all.push_back({id, probabilities[id]});
+  k = std::min(k, vocab_size);
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(),
+                    [](const TokenProbability& a, const TokenProbability& b) {
+                      return a.probability != b.probability ? a.probability > b.probability : a.id < b.id;
+                    });
+  all.resize(k);
+  return all;
+}
+
+}  // namespace attn

@@ -1,0 +1,27 @@
+#include "kernels/matmul.h"
+
+#include "kernels/matrix_kernel.h"
+#include "kernels/parallel.h"
+
+namespace attn {
+
+void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P) {
+  if (P < 16 || M * K * P < kParallelMinElements) {
+    large_matrix_product(a, K, b, P, c, P, M, K, P);
+    return;
+  }
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+  for (std::size_t part = 0; part < 2; ++part) {
+    const std::size_t first = P * part / 2, count = P * (part + 1) / 2 - first;
+    large_matrix_product(a, K, b + first, P, c + first, P, M, K, count);
+  }
+}
+
+void batched_matmul_fast(const double* a, const double* b, double* c, std::size_t batches, std::size_t M, std::size_t K,
+                         std::size_t P) {
+#pragma omp parallel for schedule(static) if (batches > 1 && M * K * P * batches >= kParallelMinElements)
+  for (std::size_t i = 0; i < batches; ++i)
+    large_matrix_product(a + i * M * K, K, b + i * K * P, P, c + i * M * P, P, M, K, P);
+}
+
+}  // namespace attn

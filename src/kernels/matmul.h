@@ -1,0 +1,30 @@
+// Large matrix products made fast: Eigen's blocked product (matrix_kernel.h), split
+// between threads. What they compute is steps/projection.h's matmul, whose reference loop
+// takes every product below kExactMaxElements multiply-adds; these take the larger ones.
+// They use FMA where the CPU has it and sum in blocks, so the last bits differ from the
+// reference's. Internal to src/.
+#ifndef ATTN_KERNELS_MATMUL_H_
+#define ATTN_KERNELS_MATMUL_H_
+
+#include <cstddef>
+
+namespace attn {
+
+// a is (M,K), b is (K,P), row-major -> c = a @ b (M,P). From a million multiply-adds and
+// 16 columns, split into two blocks of b's columns, one per thread, each an ordinary
+// one-thread Eigen product: Eigen's own parallel product synchronizes its threads inside
+// every block of the product and spent more time waiting than multiplying (a third of a
+// base-size run, measured with perf). Columns rather than rows: each thread packs only its
+// half of b, the larger operand in a projection (measured 5-20% faster than halves of the
+// rows). The split is always into two blocks, whatever the number of threads.
+void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P);
+
+// a is (batches,M,K), b is (batches,K,P) -> c = a @ b (batches,M,P): one Eigen product per
+// batch item (head), the items shared between the threads from a million multiply-adds in
+// all. An item's product is the same whichever thread computes it.
+void batched_matmul_fast(const double* a, const double* b, double* c, std::size_t batches, std::size_t M, std::size_t K,
+                         std::size_t P);
+
+}  // namespace attn
+
+#endif  // ATTN_KERNELS_MATMUL_H_

@@ -1,0 +1,44 @@
+#include "steps/positional_encoding.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/require.h"
+
+namespace attn {
+
+Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model) {
+  // seq_len S, d_model N -> (S,N)
+  Tensor pe({seq_len, d_model}, {"S", "N"});
+  for (std::size_t pos = 0; pos < seq_len; ++pos)
+    for (std::size_t i = 0; i < d_model; i += 2) {
+      // The same expression as NumPy's pos / 10000 ** (i / d_model), so values match it.
+      const double angle =
+          static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(i) / static_cast<double>(d_model));
+      pe.data[pos * d_model + i] = std::sin(angle);
+      if (i + 1 < d_model) pe.data[pos * d_model + i + 1] = std::cos(angle);
+    }
+  return pe;
+}
+
+Tensor learned_positions(const Tensor& table, std::size_t seq_len) {
+  // table is (max_len,N) -> (S,N)
+  require(table.rank() == 2 && seq_len <= table.shape[0], "learned_positions: sequence longer than the table");
+  Tensor out({seq_len, table.shape[1]}, {"S", "N"});
+  std::copy(table.data.begin(), table.data.begin() + static_cast<std::ptrdiff_t>(out.size()), out.data.begin());
+  return out;
+}
+
+Tensor add_positions(const Tensor& x, const Tensor& positions) {
+  // x is (B,S,N), positions is (S,N) -> (B,S,N)
+  require(
+      x.rank() == 3 && positions.rank() == 2 && positions.shape[0] == x.shape[1] && positions.shape[1] == x.shape[2],
+      "add_positions: x (B,S,N), positions (S,N)");
+  Tensor out = x;
+  const std::size_t block = positions.size();
+  for (std::size_t b = 0; b < x.shape[0]; ++b)
+    for (std::size_t i = 0; i < block; ++i) out.data[b * block + i] += positions.data[i];
+  return out;
+}
+
+}  // namespace attn

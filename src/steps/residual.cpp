@@ -1,0 +1,19 @@
+#include "steps/residual.h"
+
+#include "core/require.h"
+
+namespace attn {
+
+Tensor residual_add(const Tensor& x, const Tensor& sublayer) {
+  // x is (B,S,N), sublayer is (B,S,N) -> (B,S,N)
+  require(x.shape == sublayer.shape, "residual_add: shapes differ");
+  Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
+  const double* a = x.data.data();
+  const double* b = sublayer.data.data();
+  double* o = out.data.data();
+  const std::size_t n = out.size();
+  for (std::size_t i = 0; i < n; ++i) o[i] = a[i] + b[i];
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,84 @@
+#include "kernels/matmul.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "kernels/matrix_kernel.h"
+
+namespace {
+
+std::vector<double> wave(std::size_t n, double step, double phase) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = std::sin(step * static_cast<double>(i) + phase);
+  return v;
+}
+
+// `values` copied to `offset` doubles into a buffer with room to spare.
+std::vector<double> placed(const std::vector<double>& values, std::size_t offset) {
+  std::vector<double> buffer(values.size() + 16, 0.0);
+  std::copy(values.begin(), values.end(), buffer.begin() + static_cast<std::ptrdiff_t>(offset));
+  return buffer;
+}
+
+// matmul_fast of a (M,K) and b (K,P) placed at the given offsets, result read back.
+std::vector<double> product_at(const std::vector<double>& a, const std::vector<double>& b, std::size_t M, std::size_t K,
+                               std::size_t P, std::size_t a_off, std::size_t b_off, std::size_t c_off) {
+  const std::vector<double> A = placed(a, a_off), B = placed(b, b_off);
+  std::vector<double> C(M * P + 16, 0.0);
+  attn::matmul_fast(A.data() + a_off, B.data() + b_off, C.data() + c_off, M, K, P);
+  return {C.begin() + static_cast<std::ptrdiff_t>(c_off), C.begin() + static_cast<std::ptrdiff_t>(c_off + M * P)};
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("fast products give the same bits wherever the matrices sit in memory", "[kernels][matmul]") {
+  // A row times a matrix and a matrix times a column (Eigen's matrix-vector kernels), odd
+  // sizes, and one above a million multiply-adds (split into two column blocks).
+  const std::size_t shapes[][3] = {{1, 300, 200}, {200, 300, 1}, {37, 61, 45}, {192, 80, 72}, {300, 64, 64}};
+  for (const auto& shape : shapes) {
+    const std::size_t M = shape[0], K = shape[1], P = shape[2];
+    CAPTURE(M, K, P);
+    const std::vector<double> a = wave(M * K, 0.37, 0.0), b = wave(K * P, 0.11, 1.0);
+    const std::vector<double> first = product_at(a, b, M, K, P, 0, 0, 0);
+    // and agrees with the plain sum
+    double worst = 0;
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < P; ++j) {
+        double sum = 0;
+        for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b[k * P + j];
+        worst = std::max(worst, std::abs(first[i * P + j] - sum));
+      }
+    CHECK(worst < 1e-12);
+    for (std::size_t offset = 1; offset < 8; ++offset) {
+      CAPTURE(offset);
+      CHECK(same_bits(product_at(a, b, M, K, P, offset, (offset + 3) % 8, (offset + 5) % 8), first));
+    }
+  }
+}
+
+TEST_CASE("a batched product is each item's product, whichever thread computes it", "[kernels][matmul]") {
+  // 8 heads of (64,64) @ (64,512): 2.1M multiply-adds in all, shared between the threads;
+  // each must equal the same product computed alone on this thread.
+  const std::size_t batches = 8, M = 64, K = 64, P = 512;
+  const std::vector<double> a = wave(batches * M * K, 0.29, 0.5), b = wave(batches * K * P, 0.07, 2.0);
+  for (std::size_t offset = 0; offset < 4; ++offset) {
+    const std::vector<double> A = placed(a, offset), B = placed(b, offset + 1);
+    std::vector<double> C(batches * M * P + 16);
+    attn::batched_matmul_fast(A.data() + offset, B.data() + offset + 1, C.data() + offset, batches, M, K, P);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < batches; ++i) {
+      std::vector<double> alone(M * P);
+      attn::large_matrix_product(a.data() + i * M * K, K, b.data() + i * K * P, P, alone.data(), P, M, K, P);
+      differ += std::memcmp(alone.data(), C.data() + offset + i * M * P, M * P * sizeof(double)) == 0 ? 0 : 1;
+    }
+    CAPTURE(offset);
+    CHECK(differ == 0);
+  }
+}

@@ -1,0 +1,49 @@
+#include "steps/positional_encoding.h"
+
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+using Catch::Matchers::WithinAbs;
+
+TEST_CASE("sinusoidal positions: seed 004's table of 6 positions x 4 dims", "[positional_encoding]") {
+  const attn::Tensor pe = attn::sinusoidal_positions(6, 4);
+  // The document's table, 2 decimals.
+  const double table[6][4] = {{0.00, 1.00, 0.00, 1.00},  {0.84, 0.54, 0.01, 1.00},   {0.91, -0.42, 0.02, 1.00},
+                              {0.14, -0.99, 0.03, 1.00}, {-0.76, -0.65, 0.04, 1.00}, {-0.96, 0.28, 0.05, 1.00}};
+  for (std::size_t p = 0; p < 6; ++p)
+    for (std::size_t i = 0; i < 4; ++i) CHECK(std::round(pe.at({p, i}) * 100) / 100 == table[p][i]);
+  // Worked: PE(1,0) = sin(1), PE(1,1) = cos(1), PE(1,2) = sin(1/100), PE(1,3) = cos(1/100)
+  CHECK(pe.at({1, 0}) == std::sin(1.0));
+  CHECK(pe.at({1, 1}) == std::cos(1.0));
+  CHECK(pe.at({1, 2}) == std::sin(0.01));
+  CHECK(pe.at({1, 3}) == std::cos(0.01));
+  // Odd d_model: the last column is a sine with no cosine partner.
+  CHECK(attn::sinusoidal_positions(2, 3).at({1, 2}) == std::sin(1.0 / std::pow(10000.0, 2.0 / 3.0)));
+}
+
+TEST_CASE("love + PE(1) = [1.34, 0.64, 0.81, 1.20] (seed 004)", "[positional_encoding]") {
+  // Seed 004's embeddings of "I love AI" (rows 2, 3, 4 of its table), one sentence of 3.
+  attn::Tensor x({1, 3, 4}, {"B", "S", "N"});
+  x.data = {0.10, 0.20, 0.30, 0.40, 0.50, 0.10, 0.80, 0.20, 0.90, 0.70, 0.20, 0.10};
+  const attn::Tensor with_pe = attn::add_positions(x, attn::sinusoidal_positions(3, 4));
+  const double love[] = {1.34, 0.64, 0.81, 1.20};
+  for (std::size_t i = 0; i < 4; ++i) CHECK_THAT(with_pe.at({0, 1, i}), WithinAbs(love[i], 0.005));
+  CHECK(with_pe.at({0, 1, 0}) == 0.5 + std::sin(1.0));
+  // "I" at position 0 is its embedding plus [0, 1, 0, 1]: [0.1, 1.2, 0.3, 1.4]. Seed 004's
+  // step 3 prints [1.34, 0.64, 0.81, 1.20] as the row of "I": that is love's row, a slip.
+  CHECK(with_pe.at({0, 0, 1}) == 1.2);
+  CHECK(with_pe.at({0, 0, 3}) == 1.4);
+}
+
+TEST_CASE("learned positions are the table's first rows, added to every sentence", "[positional_encoding]") {
+  attn::Tensor table({3, 2}, {"S", "N"});
+  table.data = {1, 2, 3, 4, 5, 6};
+  const attn::Tensor pe = attn::learned_positions(table, 2);
+  CHECK(pe.shape == attn::Shape{2, 2});
+  CHECK(pe.data == std::vector<double>{1, 2, 3, 4});
+  // two sentences of 2 positions: the same rows added to both
+  attn::Tensor x({2, 2, 2}, {"B", "S", "N"});
+  x.data = {10, 10, 10, 10, 20, 20, 20, 20};
+  CHECK(attn::add_positions(x, pe).data == std::vector<double>{11, 12, 13, 14, 21, 22, 23, 24});
+}

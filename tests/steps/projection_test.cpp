@@ -1,0 +1,92 @@
+#include "steps/projection.h"
+
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "kernels/parallel.h"
+
+using attn::Tensor;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+// x (rows,N) @ W (N,M) summed in order of k, one rounding per operation: the reference.
+std::vector<double> plain_product(const Tensor& x, const Tensor& W) {
+  const std::size_t N = W.shape[0], M = W.shape[1], rows = x.size() / N;
+  std::vector<double> out(rows * M);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < M; ++c) {
+      double sum = 0;
+      for (std::size_t k = 0; k < N; ++k) sum += x.data[r * N + k] * W.data[k * M + c];
+      out[r * M + c] = sum;
+    }
+  return out;
+}
+
+// Values with full 53-bit mantissas (sines and cosines), whose products round.
+Tensor wavy(attn::Shape shape, attn::AxisNames axes, double step, bool cosine) {
+  Tensor t(std::move(shape), std::move(axes));
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t.data[i] = cosine ? std::cos(step * static_cast<double>(i)) : std::sin(step * static_cast<double>(i));
+  return t;
+}
+}  // namespace
+
+TEST_CASE("linear_projection is x @ W + b on the last axis", "[projection]") {
+  // Seed 004: X[0] = [1.34, 0.64, 0.81, 1.20] (love + PE(1)), Wq as printed;
+  // Q[0][0] = 1.34*0.1 + 0.64*0.5 + 0.81*0.2 + 1.20*0.4 = 1.096 and
+  // Q[0][1] = 1.34*0.2 + 0.64*0.1 + 0.81*0.3 + 1.20*0.2 = 0.815.
+  Tensor x({1, 1, 4}, {"B", "S", "N"}), W({4, 4}, {"N", "H*d"});
+  x.data = {1.34, 0.64, 0.81, 1.20};
+  W.data = {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1};
+  const Tensor q = attn::linear_projection(x, W, Tensor(), "H*d");
+  REQUIRE(q.shape == attn::Shape{1, 1, 4});
+  CHECK(q.axes == attn::AxisNames{"B", "S", "H*d"});
+  CHECK_THAT(q.data[0], WithinAbs(1.096, 1e-12));
+  CHECK_THAT(q.data[1], WithinAbs(0.815, 1e-12));
+  // Q[0][2] = 1.34*0.3 + 0.64*0.2 + 0.81*0.1 + 1.20*0.5 = 1.211 (the document prints 1.10: a slip)
+  CHECK_THAT(q.data[2], WithinAbs(1.211, 1e-12));
+  // with a bias every position gets b added
+  Tensor b({4}, {"H*d"});
+  b.data = {1, 2, 3, 4};
+  const Tensor qb = attn::linear_projection(x, W, b, "H*d");
+  CHECK(qb.data[3] == q.data[3] + 4);
+}
+
+TEST_CASE("matmul sums a row times a column in order, by hand", "[projection]") {
+  // [[1, 2], [3, 4]] @ [[5, 6, 7], [8, 9, 10]] = [[21, 24, 27], [47, 54, 61]]
+  const double a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8, 9, 10};
+  double out[6];
+  attn::matmul(a, b, out, 2, 2, 3);
+  CHECK(std::vector<double>(out, out + 6) == std::vector<double>{21, 24, 27, 47, 54, 61});
+}
+
+TEST_CASE("small products round every multiply and add, as by hand (no fused multiply-add)", "[projection]") {
+  // a = 1 + 2^-30, b = 1 - 2^-30: a*b = 1 - 2^-60 rounds to 1, so a*b + (-1)*1 is 0 when
+  // each step is rounded; a fused multiply-add would keep -2^-60.
+  const double a = 1.0 + std::ldexp(1.0, -30), b = 1.0 - std::ldexp(1.0, -30);
+  Tensor x({1, 1, 2}, {"B", "S", "N"}), W({2, 1}, {"N", "H*d"});
+  x.data = {a, -1.0};
+  W.data = {b, 1.0};
+  CHECK(attn::linear_projection(x, W, Tensor(), "H*d").data[0] == 0.0);
+  // Just below the limit (31 x 32 x 33 = 32,736 multiply-adds): still the plain sum, bit for bit.
+  const Tensor x2 = wavy({1, 31, 32}, {"B", "S", "N"}, 0.37, false);
+  const Tensor W2 = wavy({32, 33}, {"N", "H*d"}, 0.11, true);
+  REQUIRE(31 * 32 * 33 < attn::kExactMaxElements);
+  CHECK(attn::linear_projection(x2, W2, Tensor(), "H*d").data == plain_product(x2, W2));
+}
+
+TEST_CASE("large projections take the fast path and agree with the plain one", "[projection]") {
+  // (2 x 96 x 80) @ (80 x 72): 1.1M multiply-adds, above the plain path's limit and split
+  // between two threads; then the bias
+  const Tensor x = wavy({2, 96, 80}, {"B", "S", "N"}, 0.37, false);
+  const Tensor W = wavy({80, 72}, {"N", "H*d"}, 0.11, true);
+  Tensor b({72}, {"H*d"});
+  for (std::size_t i = 0; i < 72; ++i) b.data[i] = static_cast<double>(i);
+  const Tensor y = attn::linear_projection(x, W, b, "H*d");
+  const std::vector<double> expected = plain_product(x, W);
+  double worst = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    worst = std::max(worst, std::abs(y.data[i] - (expected[i] + b.data[i % 72])));
+  CHECK(worst < 1e-12);
+}
