@@ -20,9 +20,10 @@
 #include "steps_command.h"
 #include "validate_command.h"
 
-int main(int argc, char** argv) {
-  // Before anything opens a file: a closed standard output must not become the dump.
-  attn::cli::guard_standard_streams();
+namespace {
+
+// How the process runs models: the threads' waiting policy, the heap, Eigen's threads.
+void prepare_process(int argc, char** argv) {
   // libgomp reads OMP_WAIT_POLICY once, as it is loaded, before main: by default a thread
   // waiting for work spins for up to 3 ms. On this machine kind a spinning thread slowed
   // the other one threefold (a 128x512x512 product: 5.6 GFLOP/s on two spinning threads,
@@ -41,10 +42,18 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
   // Two threads, the machine kind's two cores, but not Eigen's own: attn splits large
-  // products in two row blocks itself (src/attention.cpp), and Eigen's threaded product,
+  // products in two column blocks itself (src/kernels/matmul.cpp), and Eigen's threaded product,
   // which synchronizes inside every block, measured slower (docs/performance.md). With
   // one thread here, a product that is not split (a single row, say) stays on one thread.
   Eigen::setNbThreads(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before anything opens a file: a closed standard output must not become the dump.
+  attn::cli::guard_standard_streams();
+  prepare_process(argc, argv);
   CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
   app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
   app.require_subcommand(1);

@@ -3,24 +3,13 @@
 
 #include <fmt/format.h>
 
+#include "model/token_input.h"
 #include "steps/embedding.h"
 #include "steps/masks.h"
 #include "steps/positional_encoding.h"
 #include "steps/tokenizer.h"
 
 namespace attn {
-
-namespace {
-
-// The token lists of the input: as given, or the texts split by the tokenizer.
-std::vector<std::vector<std::string>> tokens_of(const TokenInput& input) {
-  if (input.texts.empty()) return input.tokens;
-  std::vector<std::vector<std::string>> batch;
-  for (const auto& text : input.texts) batch.push_back(split_tokens(text));
-  return batch;
-}
-
-}  // namespace
 
 Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceScope& at,
                       std::optional<Traced>* padding) {
@@ -30,7 +19,7 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
   const char* axis = sequence == Sequence::Target ? "T" : "S";
 
   // 1. tokenize and look up ids: (B lists) -> (B,S), padded with <PAD>
-  TokenIds ids = lookup_token_ids(tokens_of(input), model.vocab);
+  TokenIds ids = lookup_token_ids(token_lists(input), model.vocab);
   ids.ids.axes = {"B", axis};
   at.trace().set_tokens(sequence, ids.tokens);
   const Traced id_tensor = at.record(StepKind::TokenIds, ids.ids);

@@ -13,16 +13,14 @@
 
 namespace attn {
 
-namespace {
-
-// The token lists the run will look up: the texts split as the tokenize step splits them,
-// or the tokens as given.
 std::vector<std::vector<std::string>> token_lists(const TokenInput& input) {
   if (input.texts.empty()) return input.tokens;
   std::vector<std::vector<std::string>> lists;
   for (const auto& text : input.texts) lists.push_back(split_tokens(text));
   return lists;
 }
+
+namespace {
 
 // What lookup_token_ids needs of the vocabulary, at the input's path: every token found
 // (or an <UNK> for it), and a <PAD> when sentences differ in length. Checked row by row,

@@ -3,6 +3,9 @@
 #ifndef ATTN_MODEL_TOKEN_INPUT_H_
 #define ATTN_MODEL_TOKEN_INPUT_H_
 
+#include <string>
+#include <vector>
+
 #include "attn/model.h"
 
 namespace attn {
@@ -11,6 +14,10 @@ namespace attn {
 // the first word: sets model.target_tokens to one "<BOS>" per source sentence. Returns
 // false, and changes nothing, when the vocabulary has no <BOS>.
 bool start_from_bos(Model& model);
+
+// The token lists the run looks up: the texts split as the tokenize step splits them, or
+// the tokens as given, one list per sentence.
+std::vector<std::vector<std::string>> token_lists(const TokenInput& input);
 
 }  // namespace attn
 

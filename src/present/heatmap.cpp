@@ -70,11 +70,8 @@ std::string legend_line(HeatmapStyle style) {
 
 std::string render_heatmap(const Tensor& weights, const std::vector<std::string>& row_labels_in,
                            const std::vector<std::string>& column_labels_in, const HeatmapOptions& options) {
-  if (weights.rank() != 2)
-    throw InternalError("heatmap: expected a 2-D matrix, got shape " + shape_string(weights.shape));
-  const std::size_t rows = weights.dim(0), columns = weights.dim(1);
-  const auto row_labels = labels_or_indices(row_labels_in, rows, "row", "heatmap");
-  const auto column_labels = labels_or_indices(column_labels_in, columns, "column", "heatmap");
+  const auto [rows, columns, row_labels, column_labels] =
+      labeled_matrix(weights, row_labels_in, column_labels_in, "heatmap");
   const auto value = [&](std::size_t i, std::size_t j) { return weights.data[i * columns + j]; };
 
   std::size_t row_label_width = 0;

@@ -34,11 +34,8 @@ std::string repeat(std::string_view piece, std::size_t times) {
 
 std::string render_labeled_table(const Tensor& matrix, const std::vector<std::string>& row_labels_in,
                                  const std::vector<std::string>& column_labels_in, const LabeledTableOptions& options) {
-  if (matrix.rank() != 2)
-    throw InternalError("labeled table: expected a 2-D matrix, got shape " + shape_string(matrix.shape));
-  const std::size_t rows = matrix.dim(0), columns = matrix.dim(1);
-  const auto row_labels = labels_or_indices(row_labels_in, rows, "row", "labeled table");
-  const auto column_labels = labels_or_indices(column_labels_in, columns, "column", "labeled table");
+  const auto [rows, columns, row_labels, column_labels] =
+      labeled_matrix(matrix, row_labels_in, column_labels_in, "labeled table");
   if (options.extra && options.extra->values.size() != rows)
     throw InternalError(fmt::format("labeled table: extra column \"{}\" has {} values for {} rows",
                                     options.extra->title, options.extra->values.size(), rows));

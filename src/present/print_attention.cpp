@@ -92,25 +92,20 @@ void print_split_heads(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_transposed_keys(const TraceEntry& e, PrintContext& c) {
-  c.page.begin_step("transpose_k", "Transpose K", "transpose_k");
-  c.page.formula("Kᵀ = K.transpose(-2, -1): swap the last two axes so that Q · Kᵀ sums over d");
-  c.page.shapes(equation(e.operands, "->", e.tensor));
-  c.page.tensor("K_T", e.tensor);
+  print_step_text(e, c,
+                  {"transpose_k", "Transpose K", "transpose_k",
+                   "Kᵀ = K.transpose(-2, -1): swap the last two axes so that Q · Kᵀ sums over d", "->", "K_T"});
 }
 
 void print_scores(const TraceEntry& e, PrintContext& c) {
-  const Tensor& t = e.tensor;
-  const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
-  c.page.begin_step("scores", "Raw scores", "scores");
-  c.page.formula("scores = Q · Kᵀ   (scores[i][j] = query i · key j)");
-  c.page.shapes(equation(e.operands, "@", t));
-  c.page.tensor("scores", t);
-  const TraceEntry* q = c.sibling(e.id, StepKind::QueryHeads);
-  const TraceEntry* k = c.sibling(e.id, StepKind::KeyHeads);
-  if (!q || !k || b >= batch_count(t) || h >= c.model.config.num_heads) return;
-  const Tensor qm = head_matrix(q->tensor, b, h), km = head_matrix(k->tensor, b, h);
-  if (i < qm.shape[0] && j < km.shape[0])
-    c.page.worked(worked_score_cell(qm, km, i, j, "scores" + head_index(t, b, h), "Q", "K", c.worked_options()));
+  print_step_text(
+      e, c, {"scores", "Raw scores", "scores", "scores = Q · Kᵀ   (scores[i][j] = query i · key j)", "@", "scores"});
+  const auto qk = c.cell_head_matrices(e, StepKind::QueryHeads, StepKind::KeyHeads);
+  const std::size_t i = c.cell_row(), j = c.cell_column();
+  if (qk && i < qk->first.shape[0] && j < qk->second.shape[0])
+    c.page.worked(worked_score_cell(qk->first, qk->second, i, j,
+                                    "scores" + head_index(e.tensor, c.cell_batch(), c.cell_head()), "Q", "K",
+                                    c.worked_options()));
 }
 
 void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
@@ -136,10 +131,10 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
 void print_masked_scores(const TraceEntry& e, PrintContext& c) {
   const bool causal =
       e.id.block == Block::MaskedSelfAttention || (e.id.stack == Stack::Encoder && c.model.config.causal);
-  c.page.begin_step("masked_scores", "Mask", causal ? "causal_mask" : "padding_mask");
-  c.page.formula("masked = scaled + mask   (-inf where a key must not be seen; softmax turns it into 0)");
-  c.page.shapes(equation(e.operands, "+", e.tensor));
-  c.page.tensor("masked", e.tensor);
+  print_step_text(
+      e, c,
+      {"masked_scores", "Mask", causal ? "causal_mask" : "padding_mask",
+       "masked = scaled + mask   (-inf where a key must not be seen; softmax turns it into 0)", "+", "masked"});
 }
 
 void print_attention_weights(const TraceEntry& e, PrintContext& c) {
@@ -167,15 +162,12 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
 void print_context(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row();
-  c.page.begin_step("context", "Context", "context");
-  c.page.formula("context = weights · V   (each row: a weighted sum of value rows)");
-  c.page.shapes(equation(e.operands, "@", t));
-  c.page.tensor("context", t);
-  const TraceEntry* weights = c.sibling(e.id, StepKind::AttentionWeights);
-  const TraceEntry* v = c.sibling(e.id, StepKind::ValueHeads);
-  if (!weights || !v || b >= batch_count(t) || h >= c.model.config.num_heads) return;
-  const Tensor wm = head_matrix(weights->tensor, b, h), vm = head_matrix(v->tensor, b, h);
-  if (i >= wm.shape[0]) return;
+  print_step_text(e, c,
+                  {"context", "Context", "context", "context = weights · V   (each row: a weighted sum of value rows)",
+                   "@", "context"});
+  const auto wv = c.cell_head_matrices(e, StepKind::AttentionWeights, StepKind::ValueHeads);
+  if (!wv || i >= wv->first.shape[0]) return;
+  const Tensor &wm = wv->first, &vm = wv->second;
   ContextNames names;
   names.result = fmt::format("context{}[{}]", head_index(t, b, h), i);
   if (c.trace.tokens(key_sequence(e.id))) names.keys = c.labels(key_sequence(e.id), b, vm.shape[0]);

@@ -7,6 +7,7 @@
 #include "attn/error.h"
 #include "present/array_format.h"
 #include "present/step_printers.h"
+#include "present/tensor_views.h"
 
 namespace attn {
 
@@ -43,6 +44,15 @@ const TraceEntry* PrintContext::operand_entry(const TraceEntry& e, std::size_t i
   return i < e.operands.size() && e.operands[i].entry ? trace.find(*e.operands[i].entry) : nullptr;
 }
 
+std::optional<std::pair<Tensor, Tensor>> PrintContext::cell_head_matrices(const TraceEntry& e, StepKind a,
+                                                                          StepKind b) const {
+  const TraceEntry* first = sibling(e.id, a);
+  const TraceEntry* second = sibling(e.id, b);
+  const std::size_t batch = cell_batch(), head = cell_head();
+  if (!first || !second || batch >= batch_count(e.tensor) || head >= model.config.num_heads) return std::nullopt;
+  return std::pair{head_matrix(first->tensor, batch, head), head_matrix(second->tensor, batch, head)};
+}
+
 const AttentionWeights* PrintContext::attention_weights(const StepId& id) const {
   if (!id.in_layer()) return nullptr;
   const auto layer = static_cast<std::size_t>(id.layer);
@@ -64,6 +74,13 @@ const NormWeights* PrintContext::norm_weights(const StepId& id) const {
            : id.number == 2 ? &model.decoder[layer].norm2
                             : &model.decoder[layer].norm3;
   return nullptr;
+}
+
+void print_step_text(const TraceEntry& e, PrintContext& c, const StepText& text) {
+  c.page.begin_step(text.shown_kind, text.title, text.why);
+  c.page.formula(text.formula);
+  c.page.shapes(equation(e.operands, text.op, e.tensor));
+  c.page.tensor(text.label, e.tensor);
 }
 
 std::string plain_number(double value, int precision) {

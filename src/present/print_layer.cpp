@@ -29,10 +29,9 @@ const char* norm_title(const StepId& id) {
 }  // namespace
 
 void print_residual(const TraceEntry& e, PrintContext& c) {
-  c.page.begin_step("residual", fmt::format("Add (residual connection around the {})", sublayer_of(e.id)), "add_norm");
-  c.page.formula("r = x + Sublayer(x): the sub-layer's output added back to its input");
-  c.page.shapes(equation(e.operands, "+", e.tensor));
-  c.page.tensor("r", e.tensor);
+  print_step_text(e, c,
+                  {"residual", fmt::format("Add (residual connection around the {})", sublayer_of(e.id)), "add_norm",
+                   "r = x + Sublayer(x): the sub-layer's output added back to its input", "+", "r"});
 }
 
 void print_norm(const TraceEntry& e, PrintContext& c) {
@@ -57,18 +56,17 @@ void print_norm(const TraceEntry& e, PrintContext& c) {
 
 void print_ffn_hidden(const TraceEntry& e, PrintContext& c) {
   const bool relu = c.model.config.activation == Activation::ReLU;
-  c.page.begin_step("ffn", "Feed-forward, first layer", "feed_forward");
-  c.page.formula(std::string("hidden = ") + (relu ? "ReLU" : "GELU") + "(x · W_1 + b_1)" +
-                 (relu ? "   (ReLU(v) = max(0, v))" : "   (GELU(v) = v · Φ(v))"));
-  c.page.shapes(equation(e.operands, "@", e.tensor));
-  c.page.tensor("hidden", e.tensor);
+  print_step_text(e, c,
+                  {"ffn", "Feed-forward, first layer", "feed_forward",
+                   std::string("hidden = ") + (relu ? "ReLU" : "GELU") + "(x · W_1 + b_1)" +
+                       (relu ? "   (ReLU(v) = max(0, v))" : "   (GELU(v) = v · Φ(v))"),
+                   "@", "hidden"});
 }
 
 void print_ffn_output(const TraceEntry& e, PrintContext& c) {
-  c.page.begin_step("ffn", "Feed-forward, second layer", "feed_forward");
-  c.page.formula("ffn = hidden · W_2 + b_2: back to d_model columns, each position on its own");
-  c.page.shapes(equation(e.operands, "@", e.tensor));
-  c.page.tensor("ffn", e.tensor);
+  print_step_text(e, c,
+                  {"ffn", "Feed-forward, second layer", "feed_forward",
+                   "ffn = hidden · W_2 + b_2: back to d_model columns, each position on its own", "@", "ffn"});
 }
 
 void print_layer_output(const TraceEntry& e, PrintContext& c) {

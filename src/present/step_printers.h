@@ -5,7 +5,9 @@
 #define ATTN_PRESENT_STEP_PRINTERS_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/model.h"
@@ -38,6 +40,10 @@ struct PrintContext {
   const TraceEntry* sibling(const StepId& id, StepKind kind) const;
   // The kept entry that is operand i of `e`, or nullptr (a weight, or forgotten).
   const TraceEntry* operand_entry(const TraceEntry& e, std::size_t i) const;
+  // Matrices (S,d) of head cell_head() of batch item cell_batch() of two earlier entries
+  // of e's block (Q and K beside the scores), or nullopt when either is gone or the cell is
+  // outside them.
+  std::optional<std::pair<Tensor, Tensor>> cell_head_matrices(const TraceEntry& e, StepKind a, StepKind b) const;
   // The model's weights for the block or the norm an entry belongs to.
   const AttentionWeights* attention_weights(const StepId& id) const;
   const NormWeights* norm_weights(const StepId& id) const;
@@ -81,6 +87,17 @@ void print_logits(const TraceEntry& e, PrintContext& c);
 void print_probabilities(const TraceEntry& e, PrintContext& c);
 
 // Shared by the printers.
+// The four lines most steps open with: title (with its explanation), formula, shape
+// equation over the entry's operands, the tensor.
+struct StepText {
+  const char* shown_kind;
+  std::string title;
+  std::string why;
+  std::string formula;
+  const char* op;  // between the operands' shapes: "@", "+", "->"
+  std::string label;
+};
+void print_step_text(const TraceEntry& e, PrintContext& c, const StepText& text);
 // A number in running text: NumPy's digits without its trailing point ("2", not "2.").
 std::string plain_number(double value, int precision = 4);
 // "(B=2,S=6,N=4) @ (N=4,H*d=4) -> (B=2,S=6,H*d=4)"
