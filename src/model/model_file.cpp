@@ -168,7 +168,12 @@ Model load(LoadContext& context, const Json& document) {
   if (context.run_refused) context.stop_if_errors();
   // The "randn" order (docs/model-file.md): embedding, positions, input, encoder layers,
   // encoder_norm, decoder layers, decoder_norm, output.
-  context.attempt([&] { read_vocabulary(context, document, model); });
+  context.attempt([&] {
+    context.vocab_unreadable = true;  // until read
+    read_vocabulary(context, document, model);
+    context.vocab_unreadable = false;
+  });
+  if (!context.reader.member(document, "vocab")) context.vocab_unreadable = false;
   context.attempt([&] { read_positions(context, document, model); });
   const bool input_read = read_input_within_memory(context, document, lists, model);
   // Drawing "randn" for a run that was refused could take forever: stop here.
