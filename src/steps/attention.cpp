@@ -41,6 +41,35 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   return out;
 }
 
+// The backward pass's batched products, one per head and batch item: a @ bᵀ
+// (Transposed::B: a (...,M,K), b (...,P,K)) or aᵀ @ b (Transposed::A: a (...,K,M), b
+// (...,K,P)) -> (...,M,P).
+Tensor batched_matmul_transposed(const Tensor& a, const Tensor& b, Transposed which, AxisNames out_axes) {
+  // a is (...,M,K) or (...,K,M), b is (...,P,K) or (...,K,P) -> (...,M,P)
+  const std::size_t rank = a.rank();
+  require(rank >= 2 && b.rank() == rank, "batched_matmul_transposed: ranks differ");
+  for (std::size_t i = 0; i + 2 < rank; ++i)
+    require(a.shape[i] == b.shape[i], "batched_matmul_transposed: batch axes differ");
+  const bool ta = which == Transposed::A;
+  const std::size_t M = ta ? a.shape[rank - 1] : a.shape[rank - 2], K = ta ? a.shape[rank - 2] : a.shape[rank - 1];
+  const std::size_t P = ta ? b.shape[rank - 1] : b.shape[rank - 2];
+  require((ta ? b.shape[rank - 2] : b.shape[rank - 1]) == K, "batched_matmul_transposed: inner sizes differ");
+  Shape out_shape(a.shape.begin(), a.shape.end() - 2);
+  out_shape.push_back(M);
+  out_shape.push_back(P);
+  Tensor out = Tensor::uninitialized(out_shape, std::move(out_axes));  // every element is written below
+  const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
+  if (M * K * P < kExactMaxElements) {
+    for (std::size_t i = 0; i < batches; ++i)
+      matmul_transposed(a.data.data() + i * M * K, b.data.data() + i * K * P, which, out.data.data() + i * M * P, M, K,
+                        P);
+  } else {
+    batched_matmul_transposed_fast(a.data.data(), b.data.data(), Transposes{ta, !ta}, out.data.data(), batches, M, K,
+                                   P);
+  }
+  return out;
+}
+
 // x and y are one row of T scores and weights -> y = exp(x - max) / sum; returns whether
 // every key was masked (all -inf), when y is all zero. NumPy's exp(x - max) / sum, with the
 // row sum in NumPy's pairwise order and glibc's exp, which is NumPy's own on a machine
@@ -75,16 +104,38 @@ Tensor split_heads(const Tensor& x, std::size_t num_heads) {
   return transposed(split_heads_reshape(x, num_heads), {0, 2, 1, 3});
 }
 
+Tensor split_heads_backward(const Tensor& dheads) {
+  // dheads is (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+  return merge_heads(dheads);
+}
+
 Tensor transpose_keys(const Tensor& k) {
   // k is (B,H,T,d) -> (B,H,d,T)
   require(k.rank() == 4, "transpose_keys: k must be (B,H,T,d)");
   return transposed(k, {0, 1, 3, 2});
 }
 
+Tensor transpose_keys_backward(const Tensor& dk_t) {
+  // dk_t is (B,H,d,T) -> (B,H,T,d)
+  require(dk_t.rank() == 4, "transpose_keys_backward: dk_t must be (B,H,d,T)");
+  return transposed(dk_t, {0, 1, 3, 2});
+}
+
 Tensor attention_scores(const Tensor& q, const Tensor& k_t) {
   // q is (B,H,S,d), k_t is (B,H,d,T) -> (B,H,S,T)
   require(q.rank() == 4 && k_t.rank() == 4, "attention_scores: q and k_t must be rank 4");
   return batched_matmul(q, k_t, {q.axes[0], q.axes[1], q.axes[2], k_t.axes[3]});
+}
+
+ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, const Tensor& dscores) {
+  // q is (B,H,S,d), k_t is (B,H,d,T), dscores is (B,H,S,T) -> dq (B,H,S,d), dk_t (B,H,d,T)
+  require(q.rank() == 4 && k_t.rank() == 4 && dscores.rank() == 4, "attention_scores_backward: rank 4 tensors");
+  ProductGradients g;
+  // dq = dscores @ k_tᵀ: (B,H,S,T) @ (B,H,T,d)
+  g.da = batched_matmul_transposed(dscores, k_t, Transposed::B, q.axes);
+  // dk_t = qᵀ @ dscores: (B,H,d,S) @ (B,H,S,T)
+  g.db = batched_matmul_transposed(q, dscores, Transposed::A, k_t.axes);
+  return g;
 }
 
 Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
@@ -98,6 +149,11 @@ Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
     for (std::size_t i = begin; i < end; ++i) o[i] = in[i] / scale;
   });
   return out;
+}
+
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head) {
+  // dscaled is (B,H,S,T) -> (B,H,S,T): scaled = scores / √d, so dscores = dscaled / √d
+  return scale_scores(dscaled, d_head);
 }
 
 Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
@@ -115,6 +171,23 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
     const double* m = mask.data.data() + (per_batch ? (bh / H) * block : 0);
     double* o = out.data.data() + bh * block;
     for (std::size_t i = 0; i < block; ++i) o[i] = in[i] + m[i];
+  }
+  return out;
+}
+
+Tensor apply_mask_backward(const Tensor& dmasked, const Tensor& mask) {
+  // dmasked is (B,H,S,T), mask is (S,T) or (B,S,T) -> (B,H,S,T)
+  require(dmasked.rank() == 4 &&
+              mask.size() * (mask.rank() == 2 ? dmasked.shape[0] : 1) * dmasked.shape[1] == dmasked.size(),
+          "apply_mask_backward: mask must be (S,T) or (B,S,T)");
+  const std::size_t H = dmasked.shape[1], block = dmasked.shape[2] * dmasked.shape[3];
+  const bool per_batch = mask.rank() == 3;
+  Tensor out = Tensor::uninitialized(dmasked.shape, dmasked.axes);  // every element is written below
+  for (std::size_t bh = 0; bh < dmasked.size() / block; ++bh) {
+    const double* d = dmasked.data.data() + bh * block;
+    const double* m = mask.data.data() + (per_batch ? (bh / H) * block : 0);
+    double* o = out.data.data() + bh * block;
+    for (std::size_t i = 0; i < block; ++i) o[i] = std::isinf(m[i]) ? 0.0 : d[i];
   }
   return out;
 }
@@ -137,10 +210,42 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   return out;
 }
 
+Tensor softmax_rows_backward(const Tensor& weights, const Tensor& dweights) {
+  // weights and dweights are (...,T) -> (...,T)
+  require(weights.shape == dweights.shape && weights.rank() >= 1, "softmax_rows_backward: shapes differ");
+  Tensor out = Tensor::uninitialized(weights.shape, weights.axes);  // every element is written below
+  const std::size_t T = weights.shape.back();
+  const std::size_t rows = T == 0 ? 0 : weights.size() / T;
+  const double* w = weights.data.data();
+  const double* dw = dweights.data.data();
+  double* o = out.data.data();
+  // Each row on its own (a row's result never depends on the thread that computes it).
+  for_each_range(rows * T, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = (begin + T - 1) / T; r < (end + T - 1) / T; ++r) {
+      // dot = Σ_j dweights[j] · weights[j], summed in order of j
+      double dot = 0.0;
+      for (std::size_t j = 0; j < T; ++j) dot += dw[r * T + j] * w[r * T + j];
+      for (std::size_t j = 0; j < T; ++j) o[r * T + j] = w[r * T + j] * (dw[r * T + j] - dot);
+    }
+  });
+  return out;
+}
+
 Tensor attention_context(const Tensor& weights, const Tensor& v) {
   // weights is (B,H,S,T), v is (B,H,T,d) -> (B,H,S,d)
   require(weights.rank() == 4 && v.rank() == 4, "attention_context: weights and v must be rank 4");
   return batched_matmul(weights, v, {weights.axes[0], weights.axes[1], weights.axes[2], v.axes[3]});
+}
+
+ProductGradients attention_context_backward(const Tensor& weights, const Tensor& v, const Tensor& dcontext) {
+  // weights is (B,H,S,T), v is (B,H,T,d), dcontext is (B,H,S,d) -> dweights (B,H,S,T), dv (B,H,T,d)
+  require(weights.rank() == 4 && v.rank() == 4 && dcontext.rank() == 4, "attention_context_backward: rank 4 tensors");
+  ProductGradients g;
+  // dweights = dcontext @ vᵀ: (B,H,S,d) @ (B,H,d,T)
+  g.da = batched_matmul_transposed(dcontext, v, Transposed::B, weights.axes);
+  // dv = weightsᵀ @ dcontext: (B,H,T,S) @ (B,H,S,d)
+  g.db = batched_matmul_transposed(weights, dcontext, Transposed::A, v.axes);
+  return g;
 }
 
 Tensor merge_heads_transpose(const Tensor& context) {
@@ -153,6 +258,11 @@ Tensor merge_heads(const Tensor& context) {
   // context is (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
   Tensor t = merge_heads_transpose(context);
   return reshaped(t, {t.shape[0], t.shape[1], t.shape[2] * t.shape[3]}, {t.axes[0], t.axes[1], "H*d"});
+}
+
+Tensor merge_heads_backward(const Tensor& dconcat, std::size_t num_heads) {
+  // dconcat is (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)
+  return split_heads(dconcat, num_heads);
 }
 
 }  // namespace attn
