@@ -12,6 +12,7 @@
 #include "model/json_reader.h"
 #include "model/layer_sections.h"
 #include "model/load_context.h"
+#include "model/loss_section.h"
 #include "model/memory_estimate.h"
 #include "model/token_input.h"
 #include "model/vocabulary_section.h"
@@ -181,6 +182,10 @@ Model load(LoadContext& context, const Json& document) {
   read_encoder(context, document, lists.encoder, model);
   read_decoder(context, document, lists.decoder, model);
   read_encoder_consumers(context, document, lists.decoder.size() != 0, input_read, model);
+  // Last: labels are checked against the output head and the target, and output_grad's
+  // "randn" is drawn after every weight.
+  if (input_read && context.errors.empty())
+    context.attempt([&] { read_loss_section(context, document.at("input"), "input", model); });
   context.stop_if_errors();
   return model;
 }

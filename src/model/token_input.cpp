@@ -96,6 +96,8 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
     throw InputError(model.source, "vocab",
                      "this model has no vocabulary, so it cannot read text; give the input as input.X");
   model.input = Tensor();
+  model.labels = Tensor();
+  model.output_grad = Tensor();
   model.source_tokens = TokenInput{{text}, {}, false, origin};
   model.batched = false;
   check_token_input(model, model.source_tokens);
@@ -116,6 +118,8 @@ void replace_target_text(Model& model, const std::string& text, const std::strin
     throw InputError(model.source, "input",
                      "the model's input is a batch; a single target sentence needs a single source sentence");
   model.target_input = Tensor();
+  model.labels = Tensor();
+  model.output_grad = Tensor();
   model.target_tokens = TokenInput{{text}, {}, false, origin};
   check_token_input(model, model.target_tokens);
 }
