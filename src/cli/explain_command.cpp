@@ -64,6 +64,8 @@ bool wait_for_enter(int step) {
   return answer != "q" && answer != "Q";
 }
 
+}  // namespace
+
 WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   WalkthroughOptions walk;
   walk.array.precision = options.precision;
@@ -126,7 +128,28 @@ void check_selection(const WalkthroughOptions& walk, const Model& model) {
                                  B, c.num_heads, rows, columns, cell[0], cell[1], cell[2], cell[3]));
 }
 
-}  // namespace
+Model load_run_model(const ExplainOptions& options, LoadOptions load) {
+  if (options.max_memory_gib > 0)
+    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  Model model;
+  if (!options.example.empty()) {
+    const BundledExample& example = find_example(options.example);
+    model = load_model_text(example.json, std::string("example ") + example.name, load);
+  } else {
+    model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
+                                       : load_model_file(options.model_file, load);
+  }
+  if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
+  if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
+  // A sentence from the command line can make the run as large as any file can.
+  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
+  return model;
+}
+
+std::string model_source_name(const ExplainOptions& options) {
+  if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
+  return options.model_file.empty() ? kDefaultModelSource : options.model_file;
+}
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
   command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
@@ -146,53 +169,57 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
       ->check(memory_limit_gib());
 }
 
-void setup_explain(CLI::App& app, ExplainOptions& options) {
-  CLI::App* explain = app.add_subcommand(
-      "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
-  add_model_options(*explain, options);
+void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
   explain
-      ->add_option("--dump", options.dump_path,
+      .add_option("--dump", options.dump_path,
                    "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
                    "('-' for JSON on stdout); written whole or not at all")
       ->check(non_empty("a file name"));
-  explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
+  explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
   explain
-      ->add_option("--linewidth", options.line_width,
+      .add_option("--linewidth", options.line_width,
                    "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
       ->check(CLI::Range(20, 100000));
   explain
-      ->add_option("--threshold", options.threshold,
+      .add_option("--threshold", options.threshold,
                    "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
       ->transform(non_negative_integer())
       ->capture_default_str();
-  explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
-  explain->add_flag("--timings", options.timings,
+  explain.add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
+  explain.add_flag("--timings", options.timings,
                     "Print on stderr how long loading, the forward pass and the dump took");
-  explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
-  explain->add_option("--cell", options.cell,
+  explain.add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
+  explain.add_option("--cell", options.cell,
                       "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
-  explain->add_option("--steps", options.steps,
+  explain.add_option("--steps", options.steps,
                       "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
-  explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
+  explain.add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
       ->check(non_empty("a layer: 1, encoder.1 or decoder.0"));
-  explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")
+  explain.add_option("--head", options.head, "Show only this head of tensors with a head axis")
       ->transform(non_negative_integer());
-  explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
+  explain.add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
       ->transform(non_negative_integer());
-  explain->add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
+  explain.add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
   explain
-      ->add_option("--color", options.color,
+      .add_option("--color", options.color,
                    "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   explain
-      ->add_option("--heatmap", options.heatmap,
+      .add_option("--heatmap", options.heatmap,
                    "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
                    "ascii (plain characters)")
       ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
       ->capture_default_str();
+}
+
+void setup_explain(CLI::App& app, ExplainOptions& options) {
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
+  add_model_options(*explain, options);
+  add_walkthrough_options(*explain, options);
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -204,20 +231,7 @@ int run_explain(const ExplainOptions& options) {
   if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
-  if (options.max_memory_gib > 0)
-    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
-  Model model;
-  if (!options.example.empty()) {
-    const BundledExample& example = find_example(options.example);
-    model = load_model_text(example.json, std::string("example ") + example.name, load);
-  } else {
-    model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
-                                       : load_model_file(options.model_file, load);
-  }
-  if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
-  if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
-  // A sentence from the command line can make the run as large as any file can.
-  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
+  const Model model = load_run_model(options, load);
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is

@@ -15,7 +15,11 @@ namespace attn {
 
 namespace {
 
-bool same_layer(const StepId& a, const StepId& b) { return a.stack == b.stack && a.layer == b.layer; }
+// The backward pass walks the same layers again, in reverse: a layer's gradients are a new
+// section of the walkthrough, with their own header.
+bool same_layer(const StepId& a, const StepId& b) {
+  return a.stack == b.stack && a.layer == b.layer && a.gradient == b.gradient;
+}
 
 bool same_block(const StepId& a, const StepId& b) {
   return a.in_layer() == b.in_layer() && same_layer(a, b) && a.block == b.block;
@@ -26,7 +30,8 @@ std::string layer_header(const StepId& id, const Model& model) {
   const bool encoder = id.stack == Stack::Encoder;
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
-  return fmt::format("══ {} layer {} of {}{} ══", encoder ? "Encoder" : "Decoder", layer,
+  return fmt::format("══ {}{} layer {} of {}{} ══", id.gradient ? "Backward: " : "",
+                     id.gradient ? (encoder ? "encoder" : "decoder") : (encoder ? "Encoder" : "Decoder"), layer,
                      encoder ? model.encoder.size() : model.decoder.size(),
                      !full                     ? " (an attention block alone)"
                      : model.config.norm_first ? " (pre-norm: x + f(LayerNorm(x)))"
@@ -91,14 +96,17 @@ void Page::enter(const StepId& id) {
   pending_block_header_.clear();
   pending_block_why_.clear();
   if (!id.in_layer()) return;
+  const char* backward = id.gradient ? ", backward" : "";
   if (id.block == Block::SelfAttention) {
-    pending_block_header_ = fmt::format("── Multi-head self-attention, {} ──", heads);
+    pending_block_header_ = fmt::format("── Multi-head self-attention{}, {} ──", backward, heads);
   } else if (id.block == Block::MaskedSelfAttention) {
-    pending_block_header_ = fmt::format("── Masked multi-head self-attention over the target, {} ──", heads);
+    pending_block_header_ =
+        fmt::format("── Masked multi-head self-attention over the target{}, {} ──", backward, heads);
     pending_block_why_ = "decoder_self_attention";
   } else if (id.block == Block::CrossAttention) {
-    pending_block_header_ = fmt::format(
-        "── Cross-attention: queries from the decoder, keys and values from the encoder's output, {} ──", heads);
+    pending_block_header_ =
+        fmt::format("── Cross-attention: queries from the decoder, keys and values from the encoder's output{}, {} ──",
+                    backward, heads);
     pending_block_why_ = "cross_attention";
   }
 }
@@ -133,9 +141,9 @@ void Page::indented(const std::string& text) {
   for (std::string l; std::getline(lines, l);) out_ << "    " << l << "\n";
 }
 
-void Page::worked(const std::string& text) {
+void Page::worked(const std::string& text, const char* heading) {
   if (!options_.worked || !full_text()) return;
-  out_ << "  " << paint("worked, one element:", "32") << "\n";
+  out_ << "  " << paint(heading, "32") << "\n";
   indented(text);
 }
 

@@ -43,7 +43,7 @@ class Page {
   void note(const std::string& text);
   // Multi-line text (worked arithmetic, tables, heatmaps), indented.
   void indented(const std::string& text);
-  void worked(const std::string& text);
+  void worked(const std::string& text, const char* heading = "worked, one element:");
   // A tensor as NumPy prints it, with its stats line, sliced by --batch and --head.
   void tensor(const std::string& label, const Tensor& full, bool integers = false, bool stats = true);
   // A weight, when weights are shown.

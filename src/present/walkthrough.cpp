@@ -60,7 +60,8 @@ class Walkthrough {
   void print(const TraceEntry& entry) {
     if (stopped_) return;
     try {
-      const StepPrinterInfo& printer = printer_of(entry.id.kind);
+      const StepPrinterInfo& printer =
+          entry.id.gradient ? backward_printer_of(entry.id.kind) : printer_of(entry.id.kind);
       if (printer.in_layer) page_.enter(entry.id);
       printer.print(entry, context_);
       for (const auto& w : context_.trace.warnings())
@@ -107,6 +108,17 @@ const std::vector<StepKindDescription>& step_kinds() { return kStepKinds; }
 
 namespace {
 
+// The kinds only attn grad's walkthrough has, which --steps accepts beside step_kinds()
+// (whose list `attn steps --kinds` prints: the forward's).
+const std::vector<StepKindDescription> kGradientKinds = {
+    {"loss", "the loss: cross-entropy of the labels, or sum(output * output_grad)"},
+    {"weight_gradients", "the gradient of every weight"},
+};
+
+}  // namespace
+
+namespace {
+
 // A step number of --steps: digits only, at least 1, at most kMaxStepNumber (far beyond
 // any run, and no overflow: "4294967297" must not wrap around to step 1).
 constexpr int kMaxStepNumber = 1000000;
@@ -129,6 +141,7 @@ StepFilter parse_step_selection(const std::string& text) {
   StepFilter filter;
   std::vector<std::string> names;
   for (const auto& k : kStepKinds) names.emplace_back(k.name);
+  for (const auto& k : kGradientKinds) names.emplace_back(k.name);
   std::istringstream parts(text);
   for (std::string part; std::getline(parts, part, ',');) {
     part = trimmed(part);

@@ -1,0 +1,102 @@
+#include "grad_command.h"
+
+#include <chrono>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "attn/backward.h"
+#include "attn/dump.h"
+#include "attn/error.h"
+#include "attn/forward.h"
+#include "attn/model_file.h"
+#include "attn/walkthrough.h"
+#include "standard_streams.h"
+#include "validators.h"
+
+namespace attn::cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The walkthrough of the whole run, forward and backward. With step numbers in --steps it
+// is held until it is known that they exist, so that a wrong one prints the error alone.
+void print_run(const Trace& trace, const Model& model, const ExplainOptions& options, std::ostream& terminal) {
+  const WalkthroughOptions walkthrough = walkthrough_options(options);
+  if (walkthrough.filter.ranges.empty() || options.pause) {
+    print_walkthrough(terminal, trace, model, walkthrough);
+    return;
+  }
+  std::ostringstream held;
+  print_walkthrough(held, trace, model, walkthrough);
+  terminal << held.str();
+}
+
+}  // namespace
+
+void setup_grad(CLI::App& app, ExplainOptions& options) {
+  CLI::App* grad = app.add_subcommand(
+      "grad",
+      "Run a model, compute its loss, then walk back through every step: the gradient of every tensor "
+      "and every weight (the backward pass)");
+  add_model_options(*grad, options);
+  grad->add_option("--labels", options.labels,
+                   "The loss's labels, one token per output position (replaces the model file's input.labels)")
+      ->check(non_empty("the labels, as a sentence"));
+  add_walkthrough_options(*grad, options);
+  grad->callback([&options]() {
+    const int code = run_grad(options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+int run_grad(const ExplainOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
+  LoadOptions load;
+  load.backward = true;  // the whole forward trace is kept, and a gradient for every tensor
+  Model model = load_run_model(options, load);
+  if (!options.labels.empty()) replace_labels(model, options.labels, "--labels (command line)");
+  check_loss_defined(model);
+  // Bad --steps, --layer, --cell, --batch: refused before the run.
+  check_selection(walkthrough_options(options), model);
+  const double load_seconds = seconds_since(started);
+
+  Trace trace(!model.batched);
+  const bool dump_to_stdout = options.dump_path == "-";
+  std::ostream& terminal = dump_to_stdout ? std::cerr : std::cout;
+  auto timer = std::chrono::steady_clock::now();
+  try {
+    run_model(model, trace);
+  } catch (const NumericError&) {
+    // Show every step up to the one that overflowed; the error then names it.
+    if (!options.quiet) print_run(trace, model, options, terminal);
+    throw;
+  }
+  const double forward_seconds = seconds_since(timer);
+  timer = std::chrono::steady_clock::now();
+  run_backward(model, trace);
+  const double backward_seconds = seconds_since(timer);
+
+  if (!options.quiet) print_run(trace, model, options, terminal);
+  double dump_seconds = 0;
+  if (!options.dump_path.empty()) {
+    // A walkthrough that could not be written fails the run before the dump is committed.
+    check_standard_output();
+    timer = std::chrono::steady_clock::now();
+    write_trace_file(options.dump_path, trace, model);
+    dump_seconds = seconds_since(timer);
+  }
+  if (options.timings)
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s\n", load_seconds,
+                             forward_seconds, backward_seconds, dump_seconds);
+  if (options.quiet)
+    for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
+  return 0;
+}
+
+}  // namespace attn::cli
