@@ -191,6 +191,9 @@ class Trace {
   // InputsChecked, which skips a pass over memory as large as the tensor.
   enum class Check { Values, InputsChecked };
   void record(const StepId& id, const Tensor& tensor, std::vector<Operand> operands = {}, Check check = Check::Values);
+  // The same for a tensor the caller no longer needs: a kept entry takes its numbers
+  // without a copy (the backward's weight gradients, 150 MB at the base preset's size).
+  void record(const StepId& id, Tensor&& tensor, std::vector<Operand> operands = {}, Check check = Check::Values);
 
   void warn(const StepId& id, const std::string& message) { warnings_.push_back({id, trace_name(id), message}); }
 
@@ -212,6 +215,11 @@ class Trace {
   static Operand weight(const std::string& name, const Shape& shape, const AxisNames& axes);
 
  private:
+  // Checks and passes a record to the sink; returns whether the entry is to be kept.
+  bool record_shared(const StepId& id, const Tensor& tensor, const std::vector<Operand>& operands, Check check);
+  // Stores an entry whose numbers are set, with the shape `computed` has, as recorded.
+  void keep(TraceEntry entry, const Tensor& computed);
+
   bool drop_batch_axis_;
   bool keep_entries_ = true;
   Sink sink_;

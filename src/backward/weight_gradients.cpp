@@ -55,7 +55,7 @@ Tensor& WeightGradients::accumulator(const ParameterId& weight) {
 void WeightGradients::record(Trace& trace) {
   for (std::size_t i = 0; i < weights_.size(); ++i) {
     if (!set_[i]) gradients_[i] = Tensor(weights_[i].tensor->shape, weights_[i].tensor->axes);
-    trace.record(weight_gradient_id(weights_[i].id), gradients_[i],
+    trace.record(weight_gradient_id(weights_[i].id), std::move(gradients_[i]),
                  {Trace::weight(parameter_name(weights_[i].id), weights_[i].tensor->shape, weights_[i].tensor->axes)});
   }
 }

@@ -25,8 +25,9 @@ class WeightGradients {
   // add into a table (the embedding's scatter-add, the position rows).
   Tensor& accumulator(const ParameterId& weight);
 
-  // Records every weight's gradient as grad.<path>, in parameters() order; a weight the
-  // run never used (an embedding beside numbers, say) gets zeros.
+  // Records every weight's gradient as grad.<path>, in parameters() order, moving it into
+  // the trace (the gradients are gone afterwards); a weight the run never used (an
+  // embedding beside numbers, say) gets zeros.
   void record(Trace& trace);
 
  private:

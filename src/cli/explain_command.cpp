@@ -172,29 +172,29 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
 void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
   explain
       .add_option("--dump", options.dump_path,
-                   "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
-                   "('-' for JSON on stdout); written whole or not at all")
+                  "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
+                  "('-' for JSON on stdout); written whole or not at all")
       ->check(non_empty("a file name"));
   explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
   explain
       .add_option("--linewidth", options.line_width,
-                   "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
+                  "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
       ->check(CLI::Range(20, 100000));
   explain
       .add_option("--threshold", options.threshold,
-                   "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
+                  "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
       ->transform(non_negative_integer())
       ->capture_default_str();
   explain.add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
   explain.add_flag("--timings", options.timings,
-                    "Print on stderr how long loading, the forward pass and the dump took");
+                   "Print on stderr how long loading, the forward pass and the dump took");
   explain.add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
   explain.add_option("--cell", options.cell,
-                      "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
+                     "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
   explain.add_option("--steps", options.steps,
-                      "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
+                     "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
   explain.add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
       ->check(non_empty("a layer: 1, encoder.1 or decoder.0"));
   explain.add_option("--head", options.head, "Show only this head of tensors with a head axis")
@@ -204,13 +204,13 @@ void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
   explain.add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
   explain
       .add_option("--color", options.color,
-                   "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
+                  "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   explain
       .add_option("--heatmap", options.heatmap,
-                   "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
-                   "ascii (plain characters)")
+                  "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
+                  "ascii (plain characters)")
       ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
       ->capture_default_str();
 }

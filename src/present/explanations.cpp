@@ -112,6 +112,14 @@ constexpr Explanation kExplanations[] = {
      "A final linear layer gives every position one score (a logit) per vocabulary entry, and\n"
      "softmax turns those scores into probabilities for the next token. Greedy decoding takes\n"
      "the most probable token; sampling draws one from the distribution instead."},
+    {"loss",
+     "Learning needs one number that says how wrong the output is: the loss L. With labels it\n"
+     "is the cross-entropy, the mean of -log p(label): 0 when every right token gets\n"
+     "probability 1, large when it gets little. Training moves every weight a small step\n"
+     "against dL/dW; the backward pass below computes dL/dW for all of them at once."},
+    {"backward",
+     "Going backward, each step gets dL/d(its result) and hands on dL/d(its input) by the\n"
+     "chain rule, plus dL/d(its weights). A tensor used twice gets the sum of both gradients."},
 };
 
 }  // namespace

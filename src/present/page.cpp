@@ -147,6 +147,10 @@ void Page::worked(const std::string& text, const char* heading) {
   indented(text);
 }
 
+void Page::explain(const std::string& why) {
+  if (full_text() && options_.explanations) explanation(why);
+}
+
 void Page::raw(const std::string& text) {
   if (full_text()) out_ << text;
 }

@@ -50,6 +50,9 @@ class Page {
   void weight(const std::string& label, const Tensor& w);
   // Raw lines (the side-by-side head matrices), when the step is shown in full.
   void raw(const std::string& text);
+  // The explanation of `why` (explanation_for), under a banner, when the step is shown in
+  // full and explanations are on.
+  void explain(const std::string& why);
   bool full_text() const { return shown_ && !options_.list_only; }
 
  private:

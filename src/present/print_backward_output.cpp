@@ -56,7 +56,7 @@ void print_loss(const TraceEntry& e, PrintContext& c) {
         fmt::format("L = mean over the n = {} positions whose label is not <PAD> of -log p[label]   "
                     "(F.cross_entropy(logits, labels, ignore_index=<PAD>))",
                     counted_positions(c.model)));
-    c.page.shapes("(B,T) labels, (B,T,V) p -> a scalar, shape []");
+    c.page.shapes("labels (B,T), p (B,T,V) -> L, a scalar, shape []");
     StepId probabilities = e.id;
     probabilities.kind = StepKind::Probabilities;
     probabilities.sequence = label_sequence(c.model);
@@ -64,10 +64,10 @@ void print_loss(const TraceEntry& e, PrintContext& c) {
       c.page.worked(worked_cross_entropy(loss_positions(p->tensor, c), loss, c.worked_options()),
                     "worked, every position:");
   } else {
-    c.page.shapes("output and output_grad of the same shape -> a scalar, shape []");
     c.page.formula(
         "L = Σ output ⊙ output_grad: so dL/doutput = output_grad, the model file's (PyTorch's "
         "y.backward(output_grad))");
+    c.page.shapes("output and output_grad of one shape -> L, a scalar, shape []");
     Tensor g = c.model.output_grad;
     if (!c.model.batched) g = take_index(g, 0, 0);
     c.page.tensor("output_grad", g);
@@ -76,6 +76,7 @@ void print_loss(const TraceEntry& e, PrintContext& c) {
   c.page.raw(c.page.full_text() ? "\n══ Backward pass: from L back to every weight by the chain rule, the last step "
                                   "first ══\n"
                                 : "");
+  c.page.explain("backward");
 }
 
 void print_probabilities_backward(const TraceEntry& e, PrintContext& c) {

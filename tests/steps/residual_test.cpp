@@ -16,7 +16,7 @@ TEST_CASE("residual_add adds element by element", "[residual]") {
   CHECK_THROWS_AS(attn::residual_add(a, c), attn::InternalError);
 }
 
-TEST_CASE("a residual passes its gradient to both terms; two gradients of one tensor add", "[residual][backward]") {
+TEST_CASE("a residual passes its gradient to both terms, and two gradients of one tensor add", "[residual][backward]") {
   attn::Tensor dy({1, 1, 2}, {"B", "S", "N"});
   dy.data = {0.5, -3};
   CHECK(attn::residual_add_backward(dy).data == dy.data);
