@@ -12,6 +12,7 @@
 #include "attn/model.h"
 #include "attn/trace.h"
 #include "backward/weight_gradients.h"
+#include "forward/trace_scope.h"
 
 namespace attn {
 
@@ -27,32 +28,10 @@ inline Operand transposed_operand(Operand o) {
   return o;
 }
 
-class GradScope {
+class GradScope : public ScopePlace<GradScope> {
  public:
-  GradScope(Trace& trace, WeightGradients& weights, Sequence sequence) : trace_(&trace), weights_(&weights) {
-    place_.sequence = sequence;
-  }
-
-  // The scope of layer `index` of `stack` (-1: the stack itself), or of a block of it.
-  GradScope layer(Stack stack, int index = -1) const {
-    GradScope s = *this;
-    s.place_.stack = stack;
-    s.place_.layer = index;
-    return s;
-  }
-  GradScope block(Block block) const {
-    GradScope s = *this;
-    s.place_.block = block;
-    return s;
-  }
-
-  // The forward entry of step `kind` of this scope.
-  StepId id(StepKind kind, int number = 0) const {
-    StepId id = place_;
-    id.kind = kind;
-    id.number = number;
-    return id;
-  }
+  GradScope(Trace& trace, WeightGradients& weights, Sequence sequence)
+      : ScopePlace(sequence), trace_(&trace), weights_(&weights) {}
 
   // The forward's tensor of an entry as the step computed it: with its B axis, which an
   // unbatched run records without. InternalError when the trace did not keep it.
@@ -84,7 +63,6 @@ class GradScope {
  private:
   Trace* trace_;
   WeightGradients* weights_;
-  StepId place_;
 };
 
 }  // namespace attn

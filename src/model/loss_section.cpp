@@ -90,8 +90,8 @@ Tensor read_labels(const JsonReader& reader, const Json& value, const std::strin
     const std::string at = model.batched ? json_index(path, b) : path;
     const std::vector<std::size_t> ids = read_label_list(reader, sentences[b], at, model.vocab);
     if (ids.size() != out.lengths[b])
-      reader.fail(at, fmt::format("expected {} labels, one per position of the {} ({} tokens), found {}",
-                                  out.lengths[b], against, out.lengths[b], ids.size()));
+      reader.fail(at, fmt::format("expected {0} label{1}, one per position of the {2} ({0} token{1}), found {3}",
+                                  out.lengths[b], out.lengths[b] == 1 ? "" : "s", against, ids.size()));
     for (std::size_t t = 0; t < ids.size(); ++t) {
       labels.data[b * T + t] = static_cast<double>(ids[t]);
       counted += model.vocab.pad_id() && ids[t] == pad ? 0 : 1;

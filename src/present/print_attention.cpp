@@ -12,13 +12,6 @@ namespace attn {
 
 namespace {
 
-// "q", "k" or "v": the projection an entry is, or the one it is split from.
-const char* projection_letter(StepKind kind) {
-  if (kind == StepKind::Query || kind == StepKind::QueryHeads) return "q";
-  if (kind == StepKind::Key || kind == StepKind::KeyHeads) return "k";
-  return "v";
-}
-
 // The rows a projection multiplies: X (the encoder's input), Y (the decoder's), M (the
 // encoder's output, which cross-attention's keys and values read), or x.
 std::string projection_input(const TraceEntry& e) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "present/attention_views.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
 #include "present/worked_backward.h"
@@ -11,12 +12,6 @@
 namespace attn {
 
 namespace {
-
-const char* projection_letter(StepKind kind) {
-  if (kind == StepKind::Query || kind == StepKind::QueryHeads) return "q";
-  if (kind == StepKind::Key || kind == StepKind::KeyHeads) return "k";
-  return "v";
-}
 
 std::string upper(const std::string& letter) { return letter == "q" ? "Q" : letter == "k" ? "K" : "V"; }
 

@@ -17,14 +17,16 @@ namespace attn {
 namespace {
 
 // a is (...,M,K), b is (...,K,P) with the same leading axes -> a @ b is (...,M,P): one
-// (M,K) @ (K,P) product per head and batch item.
-Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
+// (M,K) @ (K,P) product per head and batch item. For the backward pass an operand may be
+// stored transposed (t.a: a is (...,K,M); t.b: b is (...,P,K)), never both.
+Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes, Transposes t = {}) {
   // a is (...,M,K), b is (...,K,P) -> (...,M,P)
   const std::size_t rank = a.rank();
   require(rank >= 2 && b.rank() == rank, "batched_matmul: ranks differ");
   for (std::size_t i = 0; i + 2 < rank; ++i) require(a.shape[i] == b.shape[i], "batched_matmul: batch axes differ");
-  const std::size_t M = a.shape[rank - 2], K = a.shape[rank - 1], P = b.shape[rank - 1];
-  require(b.shape[rank - 2] == K, fmt::format("batched_matmul: inner sizes differ ({} vs {})", K, b.shape[rank - 2]));
+  const std::size_t M = a.shape[rank - (t.a ? 1 : 2)], K = a.shape[rank - (t.a ? 2 : 1)];
+  const std::size_t P = b.shape[rank - (t.b ? 2 : 1)], b_inner = b.shape[rank - (t.b ? 1 : 2)];
+  require(b_inner == K, fmt::format("batched_matmul: inner sizes differ ({} vs {})", K, b_inner));
   Shape out_shape(a.shape.begin(), a.shape.end() - 2);
   out_shape.push_back(M);
   out_shape.push_back(P);
@@ -33,39 +35,17 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   const double* A = a.data.data();
   const double* Bm = b.data.data();
   double* C = out.data.data();
-  if (M * K * P < kExactMaxElements) {
-    for (std::size_t i = 0; i < batches; ++i) matmul(A + i * M * K, Bm + i * K * P, C + i * M * P, M, K, P);
-  } else {
-    batched_matmul_fast(A, Bm, C, batches, M, K, P);
-  }
-  return out;
-}
-
-// The backward pass's batched products, one per head and batch item: a @ bᵀ
-// (Transposed::B: a (...,M,K), b (...,P,K)) or aᵀ @ b (Transposed::A: a (...,K,M), b
-// (...,K,P)) -> (...,M,P).
-Tensor batched_matmul_transposed(const Tensor& a, const Tensor& b, Transposed which, AxisNames out_axes) {
-  // a is (...,M,K) or (...,K,M), b is (...,P,K) or (...,K,P) -> (...,M,P)
-  const std::size_t rank = a.rank();
-  require(rank >= 2 && b.rank() == rank, "batched_matmul_transposed: ranks differ");
-  for (std::size_t i = 0; i + 2 < rank; ++i)
-    require(a.shape[i] == b.shape[i], "batched_matmul_transposed: batch axes differ");
-  const bool ta = which == Transposed::A;
-  const std::size_t M = ta ? a.shape[rank - 1] : a.shape[rank - 2], K = ta ? a.shape[rank - 2] : a.shape[rank - 1];
-  const std::size_t P = ta ? b.shape[rank - 1] : b.shape[rank - 2];
-  require((ta ? b.shape[rank - 2] : b.shape[rank - 1]) == K, "batched_matmul_transposed: inner sizes differ");
-  Shape out_shape(a.shape.begin(), a.shape.end() - 2);
-  out_shape.push_back(M);
-  out_shape.push_back(P);
-  Tensor out = Tensor::uninitialized(out_shape, std::move(out_axes));  // every element is written below
-  const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
+  const bool transposed = t.a || t.b;
   if (M * K * P < kExactMaxElements) {
     for (std::size_t i = 0; i < batches; ++i)
-      matmul_transposed(a.data.data() + i * M * K, b.data.data() + i * K * P, which, out.data.data() + i * M * P, M, K,
-                        P);
+      if (transposed)
+        matmul_transposed(A + i * M * K, Bm + i * K * P, t.a ? Transposed::A : Transposed::B, C + i * M * P, M, K, P);
+      else
+        matmul(A + i * M * K, Bm + i * K * P, C + i * M * P, M, K, P);
+  } else if (transposed) {
+    batched_matmul_transposed_fast(A, Bm, t, C, batches, M, K, P);
   } else {
-    batched_matmul_transposed_fast(a.data.data(), b.data.data(), Transposes{ta, !ta}, out.data.data(), batches, M, K,
-                                   P);
+    batched_matmul_fast(A, Bm, C, batches, M, K, P);
   }
   return out;
 }
@@ -132,9 +112,9 @@ ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, c
   require(q.rank() == 4 && k_t.rank() == 4 && dscores.rank() == 4, "attention_scores_backward: rank 4 tensors");
   ProductGradients g;
   // dq = dscores @ k_tᵀ: (B,H,S,T) @ (B,H,T,d)
-  g.da = batched_matmul_transposed(dscores, k_t, Transposed::B, q.axes);
+  g.da = batched_matmul(dscores, k_t, q.axes, Transposes{false, true});
   // dk_t = qᵀ @ dscores: (B,H,d,S) @ (B,H,S,T)
-  g.db = batched_matmul_transposed(q, dscores, Transposed::A, k_t.axes);
+  g.db = batched_matmul(q, dscores, k_t.axes, Transposes{true, false});
   return g;
 }
 
@@ -242,9 +222,9 @@ ProductGradients attention_context_backward(const Tensor& weights, const Tensor&
   require(weights.rank() == 4 && v.rank() == 4 && dcontext.rank() == 4, "attention_context_backward: rank 4 tensors");
   ProductGradients g;
   // dweights = dcontext @ vᵀ: (B,H,S,d) @ (B,H,d,T)
-  g.da = batched_matmul_transposed(dcontext, v, Transposed::B, weights.axes);
+  g.da = batched_matmul(dcontext, v, weights.axes, Transposes{false, true});
   // dv = weightsᵀ @ dcontext: (B,H,T,S) @ (B,H,S,d)
-  g.db = batched_matmul_transposed(weights, dcontext, Transposed::A, v.axes);
+  g.db = batched_matmul(weights, dcontext, v.axes, Transposes{true, false});
   return g;
 }
 

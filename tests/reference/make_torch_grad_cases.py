@@ -581,20 +581,7 @@ def make_case(index, c):
 
 
 def main():
-    os.makedirs(OUT_DIR, exist_ok=True)
-    names = []
-    for i, c in enumerate(CASES):
-        doc, expected = make_case(i, c)
-        with open(os.path.join(OUT_DIR, c["name"] + ".json"), "w") as f:
-            json.dump(doc, f, indent=None)
-            f.write("\n")
-        with open(os.path.join(OUT_DIR, c["name"] + ".expected.json"), "w") as f:
-            json.dump(expected, f, indent=None)
-            f.write("\n")
-        names.append(c["name"])
-    with open(os.path.join(OUT_DIR, "cases.txt"), "w") as f:
-        f.write("\n".join(names) + "\n")
-    print(f"wrote {len(names)} cases to {OUT_DIR} (torch {torch.__version__})")
+    T.write_cases(OUT_DIR, CASES, make_case)
 
 
 if __name__ == "__main__":
