@@ -4,6 +4,7 @@
 #include "attn/backward.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -123,7 +124,9 @@ void check_every_weight(const char* text, const std::string& name) {
     REQUIRE(g != nullptr);
     CHECK(central_difference_error(model, model.input, g->tensor) < 1e-7);
   }
-  WARN(fmt::format("{}: {} weights, worst central-difference error {:.2e}", name, checked, worst));
+  // The figures, for a report: ATTN_TEST_REPORT=1 build/tests/attn_tests "[central]"
+  if (std::getenv("ATTN_TEST_REPORT"))
+    WARN(fmt::format("{}: {} weights, worst central-difference error {:.2e}", name, checked, worst));
   CHECK(checked == attn::parameters(model).size());
 }
 

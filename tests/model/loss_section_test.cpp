@@ -46,7 +46,7 @@ TEST_CASE("output_grad is drawn after every weight: adding it changes no other n
   CHECK(attn::final_output_shape(b) == attn::Shape{3, 4});
 }
 
-TEST_CASE("a sentence on the command line drops the file's labels; --labels gives them again", "[loss_section]") {
+TEST_CASE("a sentence on the command line drops the file's labels, and --labels gives them again", "[loss_section]") {
   attn::Model model = attn::load_model_text(model_with_labels(R"([[4, 5, 3], [1]])"), "model.json");
   attn::replace_source_text(model, "a", "text (command line)");
   CHECK(model.labels.data.empty());
