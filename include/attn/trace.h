@@ -176,6 +176,11 @@ class Trace {
   // tensors: the sink is the only one to see them.
   void keep_entries(bool keep) { keep_entries_ = keep; }
   bool keeps_entries() const { return keep_entries_; }
+  // Whether the kept entries include gradients (attn grad's; the default). Off, the
+  // backward pass still reads every forward entry, while its gradients go to the sink only:
+  // a run that neither prints nor keeps a dump in memory writes each once, and reuses its
+  // memory.
+  void keep_gradients(bool keep) { keep_gradients_ = keep; }
 
   // Called with every kept entry right after it is stored (after the sink): the
   // walkthrough prints while the model runs.
@@ -222,6 +227,7 @@ class Trace {
 
   bool drop_batch_axis_;
   bool keep_entries_ = true;
+  bool keep_gradients_ = true;
   Sink sink_;
   EntryObserver entry_observer_;
   std::vector<TraceEntry> entries_;

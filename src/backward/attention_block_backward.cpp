@@ -15,37 +15,36 @@ namespace {
 Tensor projection_backward(const Tensor& x, const Tensor& W, const Tensor& b, WeightKind w_kind, WeightKind b_kind,
                            const AttentionWeights& weights, const GradScope& at, const Tensor& dp) {
   ProjectionGradients g = linear_projection_backward(x, W, !b.data.empty(), dp);
-  at.weights().add_projection(at.weight_id(w_kind), weights, g.dW);
+  at.weights().add_projection(at.weight_id(w_kind), weights, std::move(g.dW));
   if (!b.data.empty()) at.weights().add(at.weight_id(b_kind), std::move(g.db));
   return std::move(g.dx);
 }
 
-// Steps 1-2 backward: the heads merged back into Q, K, V, then the projections. Records
+// Steps 2-1 backward: the heads merged back into Q, K, V, then the projections. Records
 // grad.v_heads, grad.k_heads, grad.q_heads, grad.v, grad.k, grad.q.
 AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_kv, const AttentionWeights& w,
-                                             const GradScope& at, const Tensor& dq_heads, const Tensor& dk_heads,
-                                             const Tensor& dv_heads) {
-  // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K
-  at.record(StepKind::ValueHeads, dv_heads,
-            {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
-  at.record(StepKind::KeyHeads, dk_heads, {at.kept_gradient(StepKind::TransposedKeys)});
-  at.record(StepKind::QueryHeads, dq_heads, {at.kept_gradient(StepKind::Scores), at.kept(StepKind::KeyHeads)});
+                                             const GradScope& at, Tensor dq_heads, Tensor dk_heads, Tensor dv_heads) {
   // (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
-  const Tensor dv = split_heads_backward(dv_heads);
-  at.record(StepKind::Value, dv, {at.kept_gradient(StepKind::ValueHeads)});
-  const Tensor dk = split_heads_backward(dk_heads);
-  at.record(StepKind::Key, dk, {at.kept_gradient(StepKind::KeyHeads)});
-  const Tensor dq = split_heads_backward(dq_heads);
-  at.record(StepKind::Query, dq, {at.kept_gradient(StepKind::QueryHeads)});
+  Tensor dv = split_heads_backward(dv_heads), dk = split_heads_backward(dk_heads), dq = split_heads_backward(dq_heads);
+  // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K
+  at.record(StepKind::ValueHeads, std::move(dv_heads),
+            {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
+  at.record(StepKind::KeyHeads, std::move(dk_heads), {at.kept_gradient(StepKind::TransposedKeys)});
+  at.record(StepKind::QueryHeads, std::move(dq_heads),
+            {at.kept_gradient(StepKind::Scores), at.kept(StepKind::KeyHeads)});
 
   // X @ W + b: dX = dP @ Wᵀ, dW = Xᵀ @ dP, db = Σ dP; K and V read the same x_kv
   const Tensor xq = at.value(x_q);
-  const Tensor xkv = x_kv == x_q ? xq : at.value(x_kv);
+  const Tensor xkv_own = x_kv == x_q ? Tensor() : at.value(x_kv);
+  const Tensor& xkv = x_kv == x_q ? xq : xkv_own;
   AttentionInputGradients g;
   g.dx_q = projection_backward(xq, w.W_q, w.b_q, WeightKind::W_q, WeightKind::b_q, w, at, dq);
   const Tensor dx_k = projection_backward(xkv, w.W_k, w.b_k, WeightKind::W_k, WeightKind::b_k, w, at, dk);
   const Tensor dx_v = projection_backward(xkv, w.W_v, w.b_v, WeightKind::W_v, WeightKind::b_v, w, at, dv);
   g.dx_kv = gradient_sum(dx_k, dx_v);
+  at.record(StepKind::Value, std::move(dv), {at.kept_gradient(StepKind::ValueHeads)});
+  at.record(StepKind::Key, std::move(dk), {at.kept_gradient(StepKind::KeyHeads)});
+  at.record(StepKind::Query, std::move(dq), {at.kept_gradient(StepKind::QueryHeads)});
   return g;
 }
 
@@ -58,7 +57,7 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
   const std::size_t H = config.num_heads;
 
   // 7. output projection: output = concat @ W_o + b_o
-  Tensor dconcat = doutput;
+  Tensor dconcat;
   if (w.has_output_projection()) {
     at.record(StepKind::OutputProjection, doutput);
     ProjectionGradients g =
@@ -66,47 +65,49 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
     at.weights().add(at.weight_id(WeightKind::W_o), std::move(g.dW));
     if (!w.b_o.data.empty()) at.weights().add(at.weight_id(WeightKind::b_o), std::move(g.db));
     dconcat = std::move(g.dx);
-    at.record(StepKind::MergedHeads, dconcat,
-              {at.kept_gradient(StepKind::OutputProjection), transposed_operand(at.weight("W_o", w.W_o))});
   } else {
-    at.record(StepKind::MergedHeads, dconcat);
+    dconcat = doutput;
   }
 
   // 6. merge heads: (B,S,H*d) -> (B,H,S,d)
-  const Tensor dcontext = merge_heads_backward(dconcat, H);
-  at.record(StepKind::Context, dcontext, {at.kept_gradient(StepKind::MergedHeads)});
+  Tensor dcontext = merge_heads_backward(dconcat, H);
+  at.record(StepKind::MergedHeads, std::move(dconcat),
+            w.has_output_projection() ? std::vector<Operand>{at.kept_gradient(StepKind::OutputProjection),
+                                                             transposed_operand(at.weight("W_o", w.W_o))}
+                                      : std::vector<Operand>{});
 
   // 5. context = weights @ V: dweights = dcontext @ Vᵀ, dV = weightsᵀ @ dcontext
   const Tensor weights = at.value(StepKind::AttentionWeights);
-  const Tensor v_heads = at.value(StepKind::ValueHeads);
-  ProductGradients context = attention_context_backward(weights, v_heads, dcontext);
-  at.record(StepKind::AttentionWeights, context.da,
-            {at.kept_gradient(StepKind::Context), transposed_operand(at.kept(StepKind::ValueHeads))});
+  ProductGradients context = attention_context_backward(weights, at.value(StepKind::ValueHeads), dcontext);
+  at.record(StepKind::Context, std::move(dcontext), {at.kept_gradient(StepKind::MergedHeads)});
 
   // 4. softmax, then the mask: dx = weights ⊙ (dweights - rowsum(dweights ⊙ weights))
-  Tensor dscaled = softmax_rows_backward(weights, context.da);
+  Tensor dsoftmax = softmax_rows_backward(weights, context.da);
+  at.record(StepKind::AttentionWeights, std::move(context.da),
+            {at.kept_gradient(StepKind::Context), transposed_operand(at.kept(StepKind::ValueHeads))});
+  const std::vector<Operand> softmax_operands = {at.kept(StepKind::AttentionWeights),
+                                                 at.kept_gradient(StepKind::AttentionWeights)};
+  Tensor dscaled;
   if (mask) {
-    at.record(StepKind::MaskedScores, dscaled,
-              {at.kept(StepKind::AttentionWeights), at.kept_gradient(StepKind::AttentionWeights)});
-    dscaled = apply_mask_backward(dscaled, at.value(*mask));
-    at.record(StepKind::ScaledScores, dscaled, {at.kept_gradient(StepKind::MaskedScores)});
+    dscaled = apply_mask_backward(dsoftmax, at.value(*mask));
+    at.record(StepKind::MaskedScores, std::move(dsoftmax), softmax_operands);
   } else {
-    at.record(StepKind::ScaledScores, dscaled,
-              {at.kept(StepKind::AttentionWeights), at.kept_gradient(StepKind::AttentionWeights)});
+    dscaled = std::move(dsoftmax);
   }
 
   // 3. scaled = scores / √d; scores = Q @ Kᵀ: dQ = dscores @ K, dKᵀ = Qᵀ @ dscores
-  const Tensor dscores = scale_scores_backward(dscaled, config.d_head);
-  at.record(StepKind::Scores, dscores, {at.kept_gradient(StepKind::ScaledScores)});
-  const Tensor q_heads = at.value(StepKind::QueryHeads);
-  const Tensor k_t = at.value(StepKind::TransposedKeys);
-  const ProductGradients scores = attention_scores_backward(q_heads, k_t, dscores);
-  at.record(StepKind::TransposedKeys, scores.db,
+  Tensor dscores = scale_scores_backward(dscaled, config.d_head);
+  at.record(StepKind::ScaledScores, std::move(dscaled),
+            mask ? std::vector<Operand>{at.kept_gradient(StepKind::MaskedScores)} : softmax_operands);
+  ProductGradients scores =
+      attention_scores_backward(at.value(StepKind::QueryHeads), at.value(StepKind::TransposedKeys), dscores);
+  at.record(StepKind::Scores, std::move(dscores), {at.kept_gradient(StepKind::ScaledScores)});
+  Tensor dk_heads = transpose_keys_backward(scores.db);
+  at.record(StepKind::TransposedKeys, std::move(scores.db),
             {transposed_operand(at.kept(StepKind::QueryHeads)), at.kept_gradient(StepKind::Scores)});
-  const Tensor dk_heads = transpose_keys_backward(scores.db);
 
   // 2-1. the heads and the projections
-  return projections_backward(x_q, x_kv, w, at, scores.da, dk_heads, context.db);
+  return projections_backward(x_q, x_kv, w, at, std::move(scores.da), std::move(dk_heads), std::move(context.db));
 }
 
 }  // namespace attn

@@ -29,6 +29,9 @@ Tensor GradScope::value(const StepId& forward) const {
 }
 
 Operand GradScope::kept(const StepId& id) const {
+  // A gradient the trace was told not to keep (Trace::keep_gradients): nobody prints its
+  // operands, so its name is enough.
+  if (id.gradient && !trace_->find(id)) return Operand{id, trace_name(id), {}, {}};
   const TraceEntry& e = kept_entry(*trace_, id);
   return Operand{id, e.name, e.tensor.shape, e.tensor.axes};
 }

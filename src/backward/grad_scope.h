@@ -45,9 +45,14 @@ class GradScope : public ScopePlace<GradScope> {
   void record(StepKind kind, const Tensor& gradient, std::vector<Operand> operands = {}, int number = 0) const {
     record(id(kind, number), gradient, std::move(operands));
   }
+  // The same for a gradient the caller is done with: the trace takes its numbers.
+  void record(StepKind kind, Tensor&& gradient, std::vector<Operand> operands = {}, int number = 0) const {
+    trace_->record(gradient_of(id(kind, number)), std::move(gradient), std::move(operands));
+  }
 
   // A kept entry (forward or gradient) as the operand of a step, by its recorded shape:
-  // the trace of attn grad keeps every entry.
+  // the trace of attn grad keeps every forward entry, and the gradients unless told not to
+  // (then a gradient operand has its name only).
   Operand kept(const StepId& id) const;
   Operand kept(StepKind kind, int number = 0) const { return kept(id(kind, number)); }
   Operand kept_gradient(StepKind kind, int number = 0) const { return kept(gradient_of(id(kind, number))); }

@@ -27,11 +27,11 @@ Tensor feed_forward_backward(const StepId& x, const FeedForwardWeights& ffn, con
   ProjectionGradients out = feed_forward_output_backward(hidden, ffn.W_2, !ffn.b_2.data.empty(), doutput);
   at.weights().add(at.weight_id(WeightKind::W_2), std::move(out.dW));
   if (!ffn.b_2.data.empty()) at.weights().add(at.weight_id(WeightKind::b_2), std::move(out.db));
-  at.record(StepKind::FfnHidden, out.dx,
-            {at.kept_gradient(StepKind::FfnOutput), transposed_operand(at.weight("W_2", ffn.W_2))});
   // hidden = act(x @ W_1 + b_1)
   ProjectionGradients in =
       feed_forward_hidden_backward(at.value(x), ffn.W_1, ffn.b_1, config.activation, hidden, out.dx);
+  at.record(StepKind::FfnHidden, std::move(out.dx),
+            {at.kept_gradient(StepKind::FfnOutput), transposed_operand(at.weight("W_2", ffn.W_2))});
   at.weights().add(at.weight_id(WeightKind::W_1), std::move(in.dW));
   if (!ffn.b_1.data.empty()) at.weights().add(at.weight_id(WeightKind::b_1), std::move(in.db));
   return std::move(in.dx);

@@ -26,9 +26,9 @@ void WeightGradients::add(const ParameterId& weight, Tensor gradient) {
   for (std::size_t k = 0; k < gradient.size(); ++k) gradients_[i].data[k] += gradient.data[k];
 }
 
-void WeightGradients::add_projection(const ParameterId& fused, const AttentionWeights& w, const Tensor& gradient) {
+void WeightGradients::add_projection(const ParameterId& fused, const AttentionWeights& w, Tensor gradient) {
   if (w.heads.empty()) {
-    add(fused, gradient);
+    add(fused, std::move(gradient));
     return;
   }
   // (N, H*d) -> H matrices (N, d): head h owns columns h*d .. h*d+d-1

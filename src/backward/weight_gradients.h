@@ -20,7 +20,7 @@ class WeightGradients {
   void add(const ParameterId& weight, Tensor gradient);
   // A fused projection's gradient, (N, H*d): split into heads.h.W_q ... when the model file
   // gave the block's matrices per head, since those are its weights.
-  void add_projection(const ParameterId& fused, const AttentionWeights& w, const Tensor& gradient);
+  void add_projection(const ParameterId& fused, const AttentionWeights& w, Tensor gradient);
   // The weight's gradient so far, zero-filled when nothing was added yet: for the steps that
   // add into a table (the embedding's scatter-add, the position rows).
   Tensor& accumulator(const ParameterId& weight);

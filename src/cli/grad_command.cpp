@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -66,8 +67,22 @@ int run_grad(const ExplainOptions& options) {
   check_selection(walkthrough_options(options), model);
   const double load_seconds = seconds_since(started);
 
+  // The backward reads every forward entry, so the trace keeps them. The gradients are kept
+  // for the walkthrough and for a dump to stdout (written once the run has succeeded); a
+  // dump to a file takes each record as it is made, as explain's does.
   Trace trace(!model.batched);
   const bool dump_to_stdout = options.dump_path == "-";
+  trace.keep_gradients(!options.quiet || dump_to_stdout);
+  std::unique_ptr<TraceDump> dump;
+  double dump_seconds = 0;
+  if (!options.dump_path.empty() && !dump_to_stdout) {
+    dump = std::make_unique<TraceDump>(options.dump_path, model);
+    trace.set_sink([&](const TraceRecord& record) {
+      const auto before = std::chrono::steady_clock::now();
+      dump->add(record);
+      dump_seconds += seconds_since(before);
+    });
+  }
   std::ostream& terminal = dump_to_stdout ? std::cerr : std::cout;
   auto timer = std::chrono::steady_clock::now();
   try {
@@ -77,19 +92,23 @@ int run_grad(const ExplainOptions& options) {
     if (!options.quiet) print_run(trace, model, options, terminal);
     throw;
   }
-  const double forward_seconds = seconds_since(timer);
+  const double forward_seconds = seconds_since(timer) - dump_seconds;
   timer = std::chrono::steady_clock::now();
+  const double dumped_before_backward = dump_seconds;
   run_backward(model, trace);
-  const double backward_seconds = seconds_since(timer);
+  const double backward_seconds = seconds_since(timer) - (dump_seconds - dumped_before_backward);
 
   if (!options.quiet) print_run(trace, model, options, terminal);
-  double dump_seconds = 0;
   if (!options.dump_path.empty()) {
     // A walkthrough that could not be written fails the run before the dump is committed.
     check_standard_output();
     timer = std::chrono::steady_clock::now();
-    write_trace_file(options.dump_path, trace, model);
-    dump_seconds = seconds_since(timer);
+    if (dump_to_stdout) {
+      dump = std::make_unique<TraceDump>(options.dump_path, model);
+      for (const auto& e : trace.entries()) dump->add(e.record());
+    }
+    dump->finish(trace);
+    dump_seconds += seconds_since(timer);
   }
   if (options.timings)
     std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s\n", load_seconds,

@@ -46,7 +46,7 @@ bool Trace::record_shared(const StepId& id, const Tensor& tensor, const std::vec
   if (check == Check::Values)
     check_finite(recorded.name, recorded.shape, tensor.data.data(), may_hold_masked_infinity(id.kind));
   if (sink_) sink_(TraceRecord{id, recorded.name, recorded.shape, recorded.axes, tensor.data.data(), operands});
-  return keep_entries_;
+  return keep_entries_ && (keep_gradients_ || !id.gradient);
 }
 
 void Trace::keep(TraceEntry entry, const Tensor& computed) {
