@@ -41,5 +41,5 @@ TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[mem
   CHECK_NOTHROW(attn::load_model_text(text, "model.json", options));
   options.backward = true;
   CHECK_THROWS_WITH(attn::load_model_text(text, "model.json", options),
-                    Catch::Contains("model.json: input: this run would need about"));
+                    Catch::Contains("model.json: input.X: this run would need about"));
 }
