@@ -17,22 +17,24 @@ namespace attn {
 
 namespace {
 
-// Records the loss, a scalar (shape []).
-void record_loss(Trace& trace, double loss) {
+// Records the loss, a scalar (shape []), and returns it.
+double record_loss(Trace& trace, double loss) {
   Tensor t(Shape{}, AxisNames{});
   t.data[0] = loss;
   StepId id;
   id.kind = StepKind::Loss;
   trace.record(id, t);
+  return loss;
 }
 
-// The output head backward from the cross-entropy of the labels: records the loss,
-// grad.output.probabilities and grad.output.logits; returns dL/d(the head's input).
-Tensor output_head_backward(const Model& model, const StepId& hidden, const GradScope& at) {
+// The output head backward from the cross-entropy of the labels: records the loss (into
+// *loss too), grad.output.probabilities and grad.output.logits; returns dL/d(the head's
+// input).
+Tensor output_head_backward(const Model& model, const StepId& hidden, const GradScope& at, double* loss) {
   const Tensor logits = at.value(StepKind::Logits);
   const Tensor p = at.value(StepKind::Probabilities);
   const auto ignore = model.vocab.pad_id();
-  record_loss(at.trace(), cross_entropy(logits, model.labels, ignore));
+  *loss = record_loss(at.trace(), cross_entropy(logits, model.labels, ignore));
   // L = mean -log p[label]: dL/dp = -1 / (n p[label]); through the softmax, (p - onehot) / n
   at.record(StepKind::Probabilities, cross_entropy_probabilities_gradient(p, model.labels, ignore));
   const Tensor dlogits = cross_entropy_backward(p, model.labels, ignore);
@@ -61,6 +63,12 @@ StepId encoder_layer_result(const Model& model, const GradScope& stack, int i) {
 StepId encoder_result(const Model& model, const GradScope& source) {
   if (!model.encoder_norm.gamma.data.empty()) return source.layer(Stack::Encoder).id(StepKind::FinalNorm);
   return encoder_layer_result(model, source, static_cast<int>(model.encoder.size()) - 1);
+}
+
+// The decoder stack's result: its final norm, else its last layer's output.
+StepId decoder_result(const Model& model, const GradScope& target) {
+  if (!model.decoder_norm.gamma.data.empty()) return target.layer(Stack::Decoder).id(StepKind::FinalNorm);
+  return target.layer(Stack::Decoder, static_cast<int>(model.decoder.size()) - 1).id(StepKind::LayerOutput);
 }
 
 // The mask entry of a block, when the forward recorded one.
@@ -147,17 +155,13 @@ double run_backward(const Model& model, Trace& trace) {
 
   // 1. the loss and dL/d(the last stack's result)
   Tensor d;
+  double loss = 0;
   if (model.output.present) {
-    const StepId hidden =
-        model.has_decoder()
-            ? (model.decoder_norm.gamma.data.empty()
-                   ? target.layer(Stack::Decoder, static_cast<int>(model.decoder.size()) - 1).id(StepKind::LayerOutput)
-                   : target.layer(Stack::Decoder).id(StepKind::FinalNorm))
-            : encoder_result(model, source);
-    d = output_head_backward(model, hidden, rows);
+    const StepId hidden = model.has_decoder() ? decoder_result(model, target) : encoder_result(model, source);
+    d = output_head_backward(model, hidden, rows, &loss);
   } else {
     // L = sum(output ⊙ output_grad): dL/doutput = output_grad
-    record_loss(trace, output_grad_loss(rows.value(final_output), model.output_grad));
+    loss = record_loss(trace, output_grad_loss(rows.value(final_output), model.output_grad));
     d = model.output_grad;
   }
 
@@ -177,7 +181,7 @@ double run_backward(const Model& model, Trace& trace) {
 
   // 4. every weight's gradient
   weights.record(trace);
-  return trace.find(StepId{StepKind::Loss})->tensor.data[0];
+  return loss;
 }
 
 }  // namespace attn

@@ -119,8 +119,10 @@ void print_logits_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_weight_gradient(const TraceEntry& e, PrintContext& c) {
+  // The first weight's gradient opens the step; the others add their line to it.
   const auto& entries = c.trace.entries();
-  const bool first = &e == &entries.front() || (&e)[-1].id.kind != StepKind::Weight;
+  const auto index = static_cast<std::size_t>(&e - entries.data());
+  const bool first = index == 0 || index >= entries.size() || entries[index - 1].id.kind != StepKind::Weight;
   if (first) {
     c.page.leave_layer();
     c.page.begin_step("weight_gradients", "Gradients of every weight", "");
