@@ -90,6 +90,12 @@ struct TokenInput {
   std::vector<std::vector<std::string>> tokens;  // given as tokens, one list per batch item
   bool batched = false;                          // the file gave a list of sentences
   std::string json_path;                         // where it came from ("input.text"), for messages
+  // No target was given: the decoder starts from <BOS> alone (attn explain then appends
+  // the model's own greedy predictions, as generating does).
+  bool from_bos = false;
+  // What the learner should know about this input (a <BOS> put in front, say): shown under
+  // its tokens step and recorded with the trace's warnings.
+  std::vector<std::string> notes;
 
   bool empty() const { return texts.empty() && tokens.empty(); }
 };
