@@ -83,7 +83,7 @@ struct WalkthroughOptions {
   // intermediate forms and stats line), and vocabulary-sized tensors whole.
   bool full = false;
   std::size_t top_k = 5;  // a vocabulary-sized row is shown as its k largest entries
-  bool map = true;        // the map of the run (its stages and their steps) at the top
+  bool map = true;        // the map of the run (its stages and their steps) at the top, unless steps are picked
   bool color = false;     // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;
   // Heatmap cells: coloured backgrounds when colour is on, Unicode shading otherwise, or

@@ -154,9 +154,10 @@ void Page::enter(const StepId& id) {
   pending_block_why_.clear();
   if (!id.in_layer()) return;
   if (id.block == Block::SelfAttention) {
-    pending_block_header_ = fmt::format("── {}ulti-head self-attention, {} (d_model N={}) ──",
-                                        c.causal ? "Masked (causal) m" : "M", heads_text(c), c.d_model);
-    if (c.causal) pending_block_why_ = "decoder_self_attention";
+    pending_block_header_ = fmt::format("── {}, {} (d_model N={}) ──",
+                                        c.causal ? "Masked (causal) self-attention" : "Multi-head self-attention",
+                                        heads_text(c), c.d_model);
+    if (is_decoder_only(model_)) pending_block_why_ = "decoder_self_attention";
   } else if (id.block == Block::MaskedSelfAttention) {
     pending_block_header_ = fmt::format("── Masked multi-head self-attention over the target, {} ──", heads_text(c));
     pending_block_why_ = "decoder_self_attention";

@@ -125,7 +125,10 @@ class Walkthrough {
   // The map and the steps, to `out`; the places become offsets into what is written.
   void write(std::ostream& out) {
     page_.flush_formula();
-    const std::string map = options_.map && !options_.list_only ? map_text() : "";
+    // The map of the whole run, unless the learner picked steps already.
+    const StepFilter& f = options_.filter;
+    const bool picked = !f.ranges.empty() || !f.kinds.empty() || f.layer;
+    const std::string map = options_.map && !options_.list_only && !picked ? map_text() : "";
     for (auto& place : places_) place.offset += map.size();
     out << map << body_.str();
   }
