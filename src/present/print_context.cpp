@@ -45,48 +45,14 @@ std::string PrintContext::operand_name(const TraceEntry& e, std::size_t i) const
 }
 
 std::string display_name(const StepId& id) {
-  const bool target = id.sequence == Sequence::Target;
+  // In StepKind's order (trace.h); "" where the name depends on more than the kind.
+  static const std::array<const char*, kStepKindCount> kNames = {
+      "ids",     "padding", "emb",     "emb_scaled", "PE",     "",       "mask",   "Q",       "K",       "V",
+      "Q_heads", "K_heads", "V_heads", "K_T",        "scores", "scaled", "masked", "weights", "context", "concat",
+      "",        "",        "",        "",           "hidden", "ffn",    "",       "",        "logits",  "p"};
   switch (id.kind) {
-    case StepKind::TokenIds:
-      return "ids";
-    case StepKind::PaddingMask:
-      return "padding";
-    case StepKind::EmbeddingLookup:
-      return "emb";
-    case StepKind::ScaledEmbedding:
-      return "emb_scaled";
-    case StepKind::PositionalEncoding:
-      return "PE";
     case StepKind::Input:
-      return target ? "Y" : "X";
-    case StepKind::Mask:
-      return "mask";
-    case StepKind::Query:
-      return "Q";
-    case StepKind::Key:
-      return "K";
-    case StepKind::Value:
-      return "V";
-    case StepKind::QueryHeads:
-      return "Q_heads";
-    case StepKind::KeyHeads:
-      return "K_heads";
-    case StepKind::ValueHeads:
-      return "V_heads";
-    case StepKind::TransposedKeys:
-      return "K_T";
-    case StepKind::Scores:
-      return "scores";
-    case StepKind::ScaledScores:
-      return "scaled";
-    case StepKind::MaskedScores:
-      return "masked";
-    case StepKind::AttentionWeights:
-      return "weights";
-    case StepKind::Context:
-      return "context";
-    case StepKind::MergedHeads:
-      return "concat";
+      return id.sequence == Sequence::Target ? "Y" : "X";
     case StepKind::OutputProjection:
       return id.block == Block::CrossAttention ? "cross_out" : "attn_out";
     case StepKind::Residual:
@@ -95,19 +61,12 @@ std::string display_name(const StepId& id) {
       return fmt::format("add_norm{}", id.number);
     case StepKind::PreNorm:
       return fmt::format("norm{}", id.number);
-    case StepKind::FfnHidden:
-      return "hidden";
-    case StepKind::FfnOutput:
-      return "ffn";
     case StepKind::LayerOutput:
     case StepKind::FinalNorm:
       return trace_name(id);
-    case StepKind::Logits:
-      return "logits";
-    case StepKind::Probabilities:
-      return "p";
+    default:
+      return kNames.at(static_cast<std::size_t>(id.kind));
   }
-  throw InternalError("display_name: unknown step kind");
 }
 
 const TraceEntry* PrintContext::sibling(const StepId& id, StepKind kind) const {

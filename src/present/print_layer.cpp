@@ -98,35 +98,34 @@ void print_norm(const TraceEntry& e, PrintContext& c) {
         fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row), c.worked_options()));
 }
 
-void print_ffn_hidden(const TraceEntry& e, PrintContext& c) {
-  const bool relu = c.model.config.activation == Activation::ReLU;
+namespace {
+
+// One layer of the feed-forward network: x · W + b (then the activation, for the first).
+void print_ffn_layer(const TraceEntry& e, PrintContext& c, bool first) {
   const FeedForwardWeights* w = c.ffn_weights(e.id);
-  c.page.begin_step("ffn", "Feed-forward, first layer", "feed_forward", "ffn_hidden");
-  c.page.formula(fmt::format("hidden = {0}(z), z = {1} · W_1{2}   ({0}(v) = {3})", relu ? "ReLU" : "GELU",
-                             c.operand_name(e, 0), w && !w->b_1.data.empty() ? " + b_1" : "",
-                             relu ? "max(0, v)" : "v · Φ(v)"));
+  const Tensor* W = w ? (first ? &w->W_1 : &w->W_2) : nullptr;
+  const Tensor* b = w ? (first ? &w->b_1 : &w->b_2) : nullptr;
+  const std::string n = first ? "1" : "2", bias = b && !b->data.empty() ? " + b_" + n : "";
+  const bool relu = c.model.config.activation == Activation::ReLU;
+  c.page.begin_step("ffn", first ? "Feed-forward, first layer" : "Feed-forward, second layer", "feed_forward",
+                    first ? "ffn_hidden" : "ffn_output");
+  c.page.formula(first ? fmt::format("hidden = {0}(z), z = {1} · W_1{2}   ({0}(v) = {3})", relu ? "ReLU" : "GELU",
+                                     c.operand_name(e, 0), bias, relu ? "max(0, v)" : "v · Φ(v)")
+                       : fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias));
   c.page.shapes(equation(e.operands, "@", e.tensor));
   if (w) {
-    c.page.weight("W_1", w->W_1);
-    c.page.weight("b_1", w->b_1);
-    work_ffn_cell(e, w->W_1, w->b_1, "z", "W_1", "b_1", c);
+    c.page.weight("W_" + n, *W);
+    c.page.weight("b_" + n, *b);
+    work_ffn_cell(e, *W, *b, first ? "z" : "ffn", "W_" + n, "b_" + n, c);
   }
   c.page.tensor(display_name(e.id), e.tensor);
 }
 
-void print_ffn_output(const TraceEntry& e, PrintContext& c) {
-  const FeedForwardWeights* w = c.ffn_weights(e.id);
-  c.page.begin_step("ffn", "Feed-forward, second layer", "feed_forward", "ffn_output");
-  c.page.formula(
-      fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", w && !w->b_2.data.empty() ? " + b_2" : ""));
-  c.page.shapes(equation(e.operands, "@", e.tensor));
-  if (w) {
-    c.page.weight("W_2", w->W_2);
-    c.page.weight("b_2", w->b_2);
-    work_ffn_cell(e, w->W_2, w->b_2, "ffn", "W_2", "b_2", c);
-  }
-  c.page.tensor(display_name(e.id), e.tensor);
-}
+}  // namespace
+
+void print_ffn_hidden(const TraceEntry& e, PrintContext& c) { print_ffn_layer(e, c, true); }
+
+void print_ffn_output(const TraceEntry& e, PrintContext& c) { print_ffn_layer(e, c, false); }
 
 void print_layer_output(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
