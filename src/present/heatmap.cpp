@@ -89,7 +89,7 @@ std::string legend_text(const HeatmapOptions& options, bool any_masked, const st
   } else if (options.style == HeatmapStyle::Shade) {
     out += "\" \"<.2 ░<.4 ▒<.6 ▓<.8 █ of the " + against;
   } else {
-    out += "the " + against + ":";
+    out += "weight / the " + against + ":";
     const char* bands[] = {"<.2", "<.4", "<.6", "<.8", "≤1"};
     for (int k = 0; k < 5; ++k)
       out += std::string(" ") + heatmap_cell_colors((k + 0.5) / 5, options.depth) + bands[k] + kResetSequence;
