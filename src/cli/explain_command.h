@@ -28,7 +28,9 @@ struct ExplainOptions {
   std::string layer;             // --layer 1 | encoder.1 | decoder.0
   int head = -1;                 // --head h
   int batch = -1;                // --batch b
-  bool pause = false;            // wait for Enter between steps
+  bool pause = false;            // one step at a time: Enter, b, a step number, q
+  bool full = false;             // every step in full, vocabulary-sized tensors whole
+  std::size_t top_k = 5;         // --top K: vocabulary-sized rows as their K largest
   std::string color = "auto";    // auto | always | never
   std::string heatmap = "auto";  // auto | color | shade | ascii
   bool list_only = false;        // attn steps: titles, formulas and shapes only
