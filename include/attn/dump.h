@@ -2,14 +2,16 @@
 //
 // JSON (docs/dump-format.md):
 //   {"format": "attn-trace", "version": 1, "model": {...}, "tensors": [{"name", "shape",
-//    "axes", "data"}, ...], "tokens": {...}}
+//    "axes", "data"}, ...], "parameters": [the same, for each of model_parameters()],
+//    "tokens": {...}, "warnings": [...]}
 // Tensors in the order computed, data nested like the shape, every double as Python's
 // repr writes it (shortest round-trip). JSON has no infinity: -inf (masked scores) is
 // written as -Infinity, as Python's json module writes and reads it. "tokens" comes last
 // because the target's tokens are only known once the decoder starts.
 //
 // NumPy .npz (when the path ends in ".npz"): one float64 array per tensor, named after it
-// (np.load(path)["encoder.0.attention.weights"]); see npz_writer.h.
+// (np.load(path)["encoder.0.attention.weights"]), then one per parameter, under its
+// model-file path ("encoder.0.ffn.W_1"); see npz_writer.h.
 //
 // Either way the file is written whole or not at all (output_file.h).
 #ifndef ATTN_DUMP_H_
@@ -72,6 +74,7 @@ class TraceDump {
   ByteOutput* out_;
   std::unique_ptr<Json> json_;
   std::unique_ptr<class NpzWriter> npz_;
+  const Model* model_;
 };
 
 // The whole JSON dump of a kept trace.

@@ -20,6 +20,7 @@
 #include "attn/walkthrough.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "pager.h"
 #include "present/progress.h"
 #include "present/terminal.h"
 #include "standard_streams.h"
@@ -56,14 +57,6 @@ std::array<std::size_t, 4> parse_cell(const std::string& text) {
   return cell;
 }
 
-// Waits for Enter between steps; q quits. Prompts on stderr so a piped stdout stays clean.
-bool wait_for_enter(int step) {
-  std::cerr << fmt::format("[step {}: Enter for the next step, q to quit] ", step) << std::flush;
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return true;  // no more input: run to the end
-  return answer != "q" && answer != "Q";
-}
-
 }  // namespace
 
 WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
@@ -73,6 +66,8 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   walk.array.line_width = options.line_width ? options.line_width : terminal_width(STDOUT_FILENO);
   walk.explanations = !options.brief;
   walk.list_only = options.list_only;
+  walk.full = options.full;
+  walk.top_k = options.top_k;
   if (!options.cell.empty()) {
     walk.cell = parse_cell(options.cell);
     walk.cell_given = true;
@@ -84,7 +79,6 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   const ColorMode mode = parse_color_mode(options.color).value_or(ColorMode::Auto);
   walk.color = use_color(mode, options.dump_path == "-" ? STDERR_FILENO : STDOUT_FILENO);
   walk.color_depth = detect_color_depth();
-  if (options.pause) walk.before_step = wait_for_enter;
   if (options.heatmap == "color") walk.heatmap_style = HeatmapStyle::Color;
   if (options.heatmap == "shade") walk.heatmap_style = HeatmapStyle::Shade;
   if (options.heatmap == "ascii") walk.heatmap_style = HeatmapStyle::Ascii;
@@ -141,8 +135,6 @@ Model load_run_model(const ExplainOptions& options, LoadOptions load) {
   }
   if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
   if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
-  // A sentence from the command line can make the run as large as any file can.
-  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
   return model;
 }
 
@@ -201,7 +193,14 @@ void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
       ->transform(non_negative_integer());
   explain.add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
       ->transform(non_negative_integer());
-  explain.add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
+  explain.add_flag("--pause", options.pause,
+                   "Show one step at a time: Enter the next, b the one before, a step number that step, q quits");
+  explain.add_flag("--full", options.full,
+                   "Show every step in full (each explanation, worked element and view), vocabulary-sized tensors "
+                   "whole");
+  explain.add_option("--top", options.top_k, "Show vocabulary-sized rows as their K largest entries")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   explain
       .add_option("--color", options.color,
                   "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
@@ -231,7 +230,13 @@ int run_explain(const ExplainOptions& options) {
   if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
-  const Model model = load_run_model(options, load);
+  if (options.max_memory_gib > 0)
+    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  Model model = load_run_model(options, load);
+  // No target: the decoder reads what the model itself writes, as when it generates.
+  if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
+  // A sentence from the command line can make the run as large as any file can.
+  if (!options.text.empty() || !options.target.empty() || model.target_tokens.from_bos) check_run_memory(model, load);
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is
@@ -247,11 +252,10 @@ int run_explain(const ExplainOptions& options) {
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
   const WalkthroughOptions walkthrough = walkthrough_options(options);
   check_selection(walkthrough, model);
-  // Whether the step numbers of --steps exist is known only once the run is over: the
-  // walkthrough is held back until then, so that a wrong number prints the error alone.
-  std::ostringstream held;
-  const bool hold = !walkthrough.filter.ranges.empty() && !options.pause;
-  std::ostream& out = hold ? held : terminal;
+  // The walkthrough is written once the run is over, its map first (and a wrong --steps
+  // number is an error alone); --pause pages through it.
+  std::ostringstream paged;
+  std::ostream& out = options.pause ? paged : terminal;
   std::unique_ptr<StreamingWalkthrough> printer;
   if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
   // The progress line shares the terminal with nothing else: not while the walkthrough
@@ -273,12 +277,12 @@ int run_explain(const ExplainOptions& options) {
     run_model(model, trace);
   } catch (const NumericError&) {
     // Show every step up to the one that overflowed; the error then names it.
-    if (printer) printer->finish();
-    terminal << held.str();
+    if (printer) printer->finish(false);
+    terminal << paged.str();
     throw;
   }
   if (printer) timed(print_seconds, [&] { printer->finish(); });
-  terminal << held.str();
+  if (printer && options.pause) page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
   if (!options.dump_path.empty()) {

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "pager.h"
 #include "standard_streams.h"
 #include "validators.h"
 
@@ -24,17 +26,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The walkthrough of the whole run, forward and backward. With step numbers in --steps it
-// is held until it is known that they exist, so that a wrong one prints the error alone.
+// The walkthrough of the whole run, forward and backward: written once made (a wrong
+// --steps number is an error alone), or paged one step at a time with --pause.
 void print_run(const Trace& trace, const Model& model, const ExplainOptions& options, std::ostream& terminal) {
   const WalkthroughOptions walkthrough = walkthrough_options(options);
-  if (walkthrough.filter.ranges.empty() || options.pause) {
+  if (!options.pause) {
     print_walkthrough(terminal, trace, model, walkthrough);
     return;
   }
-  std::ostringstream held;
-  print_walkthrough(held, trace, model, walkthrough);
-  terminal << held.str();
+  std::ostringstream paged;
+  std::vector<StepPlace> places;
+  print_walkthrough(paged, trace, model, walkthrough, &places);
+  page_steps(paged.str(), places, std::cin, terminal, std::cerr);
 }
 
 }  // namespace
@@ -60,9 +63,12 @@ int run_grad(const ExplainOptions& options) {
   if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
   load.backward = true;  // the whole forward trace is kept, and a gradient for every tensor
+  // No greedy target here: a decoder without one reads <BOS> alone, the labels' one position.
   Model model = load_run_model(options, load);
   if (!options.labels.empty()) replace_labels(model, options.labels, "--labels (command line)");
   check_loss_defined(model);
+  // A sentence from the command line can make the run as large as any file can.
+  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
   // Bad --steps, --layer, --cell, --batch: refused before the run.
   check_selection(walkthrough_options(options), model);
   const double load_seconds = seconds_since(started);

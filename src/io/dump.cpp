@@ -138,21 +138,27 @@ class TraceDump::Json {
                            model_summary(model).dump()));
   }
 
-  void add(const TraceRecord& r) {
-    out_.write(fmt::format("{}{{\"name\": {}, \"shape\": {}, \"axes\": {}, \"data\": ", first_ ? "\n" : ",\n",
-                           nlohmann::json(r.name).dump(), nlohmann::json(r.shape).dump(),
-                           nlohmann::json(r.axes).dump()));
-    first_ = false;
-    write_data(r.shape, r.data);
-    out_.write("}");
-  }
+  void add(const TraceRecord& r) { add_entry(r.name, r.shape, r.axes, r.data); }
 
-  void finish(const Trace& trace) {
+  // The model's parameters, after the tensors: every number of the run can be checked.
+  void finish(const Trace& trace, const Model& model) {
+    out_.write("\n], \"parameters\": [");
+    first_ = true;
+    for (const auto& p : model_parameters(model))
+      add_entry(p.name, p.tensor->shape, p.tensor->axes, p.tensor->data.data());
     out_.write(fmt::format("\n], \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
                            warning_summary(trace).dump()));
   }
 
  private:
+  void add_entry(const std::string& name, const Shape& shape, const AxisNames& axes, const double* data) {
+    out_.write(fmt::format("{}{{\"name\": {}, \"shape\": {}, \"axes\": {}, \"data\": ", first_ ? "\n" : ",\n",
+                           nlohmann::json(name).dump(), nlohmann::json(shape).dump(), nlohmann::json(axes).dump()));
+    first_ = false;
+    write_data(shape, data);
+    out_.write("}");
+  }
+
   void write_data(const Shape& shape, const double* data) {
     const std::size_t n = element_count(shape);
     if (n == 0 && !shape.empty()) {
@@ -205,14 +211,14 @@ bool TraceDump::is_npz_path(const std::string& path) {
 }
 
 TraceDump::TraceDump(const std::string& path, const Model& model)
-    : file_(std::make_unique<OutputFile>(path)), out_(file_.get()) {
+    : file_(std::make_unique<OutputFile>(path)), out_(file_.get()), model_(&model) {
   if (is_npz_path(path))
     npz_ = std::make_unique<NpzWriter>(*out_);
   else
     json_ = std::make_unique<Json>(*out_, model);
 }
 
-TraceDump::TraceDump(ByteOutput& out, bool npz, const Model& model) : out_(&out) {
+TraceDump::TraceDump(ByteOutput& out, bool npz, const Model& model) : out_(&out), model_(&model) {
   if (npz)
     npz_ = std::make_unique<NpzWriter>(out);
   else
@@ -227,8 +233,11 @@ void TraceDump::add(const TraceRecord& record) {
 }
 
 void TraceDump::finish(const Trace& trace) {
-  if (json_) json_->finish(trace);
-  if (npz_) npz_->finish();
+  if (json_) json_->finish(trace, *model_);
+  if (npz_) {
+    for (const auto& p : model_parameters(*model_)) npz_->add(p.name, p.tensor->shape, p.tensor->data.data());
+    npz_->finish();
+  }
   if (file_) file_->commit();
 }
 

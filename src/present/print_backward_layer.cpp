@@ -19,8 +19,8 @@ void print_norm_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
                       {"norm",
                        e.id.kind == StepKind::FinalNorm ? "Final LayerNorm" : "LayerNorm",
-                       {"per position: x̂ = (x - mean) / σ, σ = sqrt(var + eps), g = dL/dLN ⊙ gamma:",
-                        "dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ   (mean and σ depend on every x of the row)",
+                       {"dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ, per position   (x̂ = (x - mean) / σ, "
+                        "σ = sqrt(var + eps), g = dL/dLN ⊙ gamma: the mean and σ depend on every x of the row)",
                         "dL/dgamma = Σ dL/dLN ⊙ x̂,  dL/dbeta = Σ dL/dLN, summed over every position"},
                        "dL/dLN"});
   print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
@@ -55,7 +55,8 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_layer_output_backward(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
-  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", encoder ? "Encoder" : "Decoder"), "");
+  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", encoder ? "Encoder" : "Decoder"), "",
+                    "backward.layer_output");
   c.page.formula(encoder && c.model.has_decoder()
                      ? "dL/d(layer output): what the layer above sent back, or for the last layer the sum of every "
                        "decoder layer's cross-attention (keys and values) through the final norm"

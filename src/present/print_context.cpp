@@ -25,12 +25,48 @@ WorkedOptions PrintContext::worked_options() const {
   return w;
 }
 
-std::vector<std::string> PrintContext::labels(Sequence sequence, std::size_t b, std::size_t n) const {
+std::vector<std::string> PrintContext::labels(Sequence sequence, std::size_t b, std::size_t n, bool quoted) const {
   const auto* tokens = trace.tokens(sequence);
+  const char* quote = quoted ? "\"" : "";
   std::vector<std::string> out;
   for (std::size_t i = 0; i < n; ++i)
-    out.push_back(tokens && b < tokens->size() && i < (*tokens)[b].size() ? (*tokens)[b][i] : std::to_string(i));
+    out.push_back(tokens && b < tokens->size() && i < (*tokens)[b].size() ? quote + (*tokens)[b][i] + quote
+                                                                          : std::to_string(i));
   return out;
+}
+
+std::string PrintContext::item(const Tensor& t, std::size_t b) const {
+  return axis_of(t, "B") < t.rank() ? fmt::format("[{}]", b) : "";
+}
+
+std::string PrintContext::operand_name(const TraceEntry& e, std::size_t i) const {
+  if (i >= e.operands.size()) return "";
+  return e.operands[i].entry ? display_name(*e.operands[i].entry) : e.operands[i].name;
+}
+
+std::string display_name(const StepId& id) {
+  // In StepKind's order (trace.h); "" where the name depends on more than the kind.
+  static const std::array<const char*, kStepKindCount> kNames = {
+      "ids",     "padding", "emb",     "emb_scaled", "PE",     "",       "mask",   "Q",       "K",       "V",
+      "Q_heads", "K_heads", "V_heads", "K_T",        "scores", "scaled", "masked", "weights", "context", "concat",
+      "",        "",        "",        "",           "hidden", "ffn",    "",       "",        "logits",  "p"};
+  switch (id.kind) {
+    case StepKind::Input:
+      return id.sequence == Sequence::Target ? "Y" : "X";
+    case StepKind::OutputProjection:
+      return id.block == Block::CrossAttention ? "cross_out" : "attn_out";
+    case StepKind::Residual:
+      return fmt::format("residual{}", id.number);
+    case StepKind::AddNorm:
+      return fmt::format("add_norm{}", id.number);
+    case StepKind::PreNorm:
+      return fmt::format("norm{}", id.number);
+    case StepKind::LayerOutput:
+    case StepKind::FinalNorm:
+      return trace_name(id);
+    default:
+      return kNames.at(static_cast<std::size_t>(id.kind));
+  }
 }
 
 const TraceEntry* PrintContext::sibling(const StepId& id, StepKind kind) const {
@@ -84,15 +120,24 @@ const NormWeights* PrintContext::norm_weights(const StepId& id) const {
   return nullptr;
 }
 
+const FeedForwardWeights* PrintContext::ffn_weights(const StepId& id) const {
+  const auto layer = static_cast<std::size_t>(id.layer);
+  if (!id.in_layer()) return nullptr;
+  if (id.stack == Stack::Encoder && layer < model.encoder.size()) return &model.encoder[layer].ffn;
+  if (id.stack == Stack::Decoder && layer < model.decoder.size()) return &model.decoder[layer].ffn;
+  return nullptr;
+}
+
 void print_step_text(const TraceEntry& e, PrintContext& c, const StepText& text) {
   c.page.begin_step(text.shown_kind, text.title, text.why);
   c.page.formula(text.formula);
   c.page.shapes(equation(e.operands, text.op, e.tensor));
-  c.page.tensor(text.label, e.tensor);
+  c.page.tensor(display_name(e.id), e.tensor);
 }
 
 void print_backward_text(const TraceEntry& e, PrintContext& c, const BackwardText& text) {
-  c.page.begin_step(text.shown_kind, text.title + ", backward", "");
+  // Shown in full the first time each kind comes backward, as the forward's first one is.
+  c.page.begin_step(text.shown_kind, text.title + ", backward", "", "backward." + text.title);
   for (const auto& f : text.formulas) c.page.formula(f);
   // dL/d(the step's result) -> dL/d(each of its operands): the forward's operands, reversed
   std::string shapes = shape_with_axes(e.tensor);

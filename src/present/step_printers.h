@@ -33,8 +33,13 @@ struct PrintContext {
   std::size_t cell_column() const { return options.cell_given ? options.cell[3] : 0; }
   WorkedOptions worked_options() const;
 
-  // Token strings of a sequence for batch item b, or positions "0", "1", ...
-  std::vector<std::string> labels(Sequence sequence, std::size_t b, std::size_t n) const;
+  // The labels of a sequence's positions for batch item b: its tokens in double quotes
+  // ("\"I\""), or the positions "0", "1", ... when it has none.
+  std::vector<std::string> labels(Sequence sequence, std::size_t b, std::size_t n, bool quoted = true) const;
+  // "[b]" when `t` has a batch axis, "" when it has none: the front of a full index.
+  std::string item(const Tensor& t, std::size_t b) const;
+  // The name of operand i of `e`: its entry's display_name, or the weight's name.
+  std::string operand_name(const TraceEntry& e, std::size_t i) const;
   // The kept entry of the same block as `id` made by step `kind` (the scores beside the
   // weights, say), or nullptr.
   const TraceEntry* sibling(const StepId& id, StepKind kind) const;
@@ -50,7 +55,13 @@ struct PrintContext {
   // The model's weights for the block or the norm an entry belongs to.
   const AttentionWeights* attention_weights(const StepId& id) const;
   const NormWeights* norm_weights(const StepId& id) const;
+  const FeedForwardWeights* ffn_weights(const StepId& id) const;
 };
+
+// The one name a tensor goes by in the walkthrough: the label of its array, its stats line,
+// and every formula and worked line that uses it ("Q", "scores", "residual1",
+// "encoder.0.output").
+std::string display_name(const StepId& id);
 
 using StepPrinter = void (*)(const TraceEntry& entry, PrintContext& context);
 
@@ -121,14 +132,13 @@ void print_not_a_gradient(const TraceEntry& e, PrintContext& c);
 
 // Shared by the printers.
 // The four lines most steps open with: title (with its explanation), formula, shape
-// equation over the entry's operands, the tensor.
+// equation over the entry's operands, the tensor under its display_name.
 struct StepText {
   const char* shown_kind;
   std::string title;
   std::string why;
   std::string formula;
   const char* op;  // between the operands' shapes: "@", "+", "->"
-  std::string label;
 };
 void print_step_text(const TraceEntry& e, PrintContext& c, const StepText& text);
 // The same for a gradient entry, dL/d(a forward tensor): the backward of the step that made

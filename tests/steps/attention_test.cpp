@@ -165,6 +165,37 @@ TEST_CASE("seed 004 step 4: scores, scaling, softmax and output from its Q, K, V
   for (std::size_t j = 0; j < 4; ++j) CHECK(std::round(out.data[j] * 1e4) / 1e4 == out0[j]);
 }
 
+TEST_CASE("seed 004's other slips: the scaling example, the weights of \"love\" and \"AI\", Output[\"love\"]",
+          "[attention][seed004]") {
+  const auto round_to = [](double v, double scale) { return std::round(v * scale) / scale; };
+  const auto softmax_of = [](const std::vector<double>& row) {
+    return attn::softmax_rows(make({1, row.size()}, {"S", "S"}, row)).data;
+  };
+  // "WITHOUT scaling: softmax([10.0, 11.0, 10.5]) = [0.01, 0.98, 0.01]": it is [0.1863, 0.5065, 0.3072].
+  const auto unscaled = softmax_of({10.0, 11.0, 10.5});
+  const double unscaled_right[] = {0.1863, 0.5065, 0.3072};
+  for (std::size_t j = 0; j < 3; ++j) CHECK(round_to(unscaled[j], 1e4) == unscaled_right[j]);
+  // "WITH scaling: softmax([1.25, 1.38, 1.31]) = [0.31, 0.38, 0.31]": it is [0.3124, 0.3558, 0.3318].
+  const auto scaled = softmax_of({1.25, 1.38, 1.31});
+  const double scaled_right[] = {0.3124, 0.3558, 0.3318};
+  for (std::size_t j = 0; j < 3; ++j) CHECK(round_to(scaled[j], 1e4) == scaled_right[j]);
+  // The weights of "love" and "AI" from its own scaled rows (it prints [0.30, 0.23, 0.47] and [0.28, 0.19, 0.53]).
+  const auto love = softmax_of({1.82, 1.56, 2.32});
+  const double love_right[] = {0.29, 0.23, 0.48};
+  for (std::size_t j = 0; j < 3; ++j) CHECK(round_to(love[j], 100) == love_right[j]);
+  const auto ai = softmax_of({2.44, 2.07, 3.17});
+  const double ai_right[] = {0.27, 0.18, 0.55};
+  for (std::size_t j = 0; j < 3; ++j) CHECK(round_to(ai[j], 100) == ai_right[j]);
+  // Output["love"] = its weights row [0.30, 0.23, 0.47] times its V: [1.0770, 0.9701, 1.1449, 0.8890] (it prints
+  // [1.07, 0.97, 1.14, 0.88]).
+  const Tensor w = make({1, 1, 1, 3}, {"B", "H", "S", "S"}, {0.30, 0.23, 0.47});
+  const Tensor v = make({1, 1, 3, 4}, {"B", "H", "S", "d"},
+                        {0.98, 0.88, 1.02, 0.75, 0.85, 0.72, 0.95, 0.68, 1.25, 1.15, 1.32, 1.08});
+  const Tensor out = attn::attention_context(w, v);
+  const double out_love[] = {1.0770, 0.9701, 1.1449, 0.8890};
+  for (std::size_t j = 0; j < 4; ++j) CHECK(round_to(out.data[j], 1e4) == out_love[j]);
+}
+
 TEST_CASE("softmax of rows with huge but finite scores stays finite (the row max is subtracted)",
           "[attention][numeric]") {
   // exp(1e15) alone overflows; exp(x - max) does not. Hand-worked:

@@ -34,6 +34,10 @@ TEST_CASE("love + PE(1) = [1.34, 0.64, 0.81, 1.20] (seed 004)", "[positional_enc
   // step 3 prints [1.34, 0.64, 0.81, 1.20] as the row of "I": that is love's row, a slip.
   CHECK(with_pe.at({0, 0, 1}) == 1.2);
   CHECK(with_pe.at({0, 0, 3}) == 1.4);
+  // "AI" at position 2 is [1.81, 0.28, 0.22, 1.10]; the document's third row, labelled "AI",
+  // is [0.70, 1.70, 0.70, 1.87], another slip.
+  const double ai[] = {1.81, 0.28, 0.22, 1.10};
+  for (std::size_t i = 0; i < 4; ++i) CHECK(std::round(with_pe.at({0, 2, i}) * 100) / 100 == ai[i]);
 }
 
 TEST_CASE("learned positions are the table's first rows, added to every sentence", "[positional_encoding]") {

@@ -8,6 +8,7 @@
 
 #include "gradient_check.h"
 #include "kernels/parallel.h"
+#include "steps/positional_encoding.h"
 
 using attn::Tensor;
 using Catch::Matchers::WithinAbs;
@@ -92,6 +93,25 @@ TEST_CASE("large projections take the fast path and agree with the plain one", "
   for (std::size_t i = 0; i < expected.size(); ++i)
     worst = std::max(worst, std::abs(y.data[i] - (expected[i] + b.data[i % 72])));
   CHECK(worst < 1e-12);
+}
+
+TEST_CASE("seed 004 step 3: Q = X · Wq for \"I love AI\", and the rows its step 4 slips on", "[projection][seed004]") {
+  // X = the embeddings of "I love AI" + PE, and the document's Wq.
+  Tensor x({1, 3, 4}, {"B", "S", "N"});
+  x.data = {0.10, 0.20, 0.30, 0.40, 0.50, 0.10, 0.80, 0.20, 0.90, 0.70, 0.20, 0.10};
+  x = attn::add_positions(x, attn::sinusoidal_positions(3, 4));
+  Tensor W({4, 4}, {"N", "H*d"});
+  W.data = {0.1, 0.2, 0.3, 0.4, 0.5, 0.1, 0.2, 0.3, 0.2, 0.3, 0.1, 0.5, 0.4, 0.2, 0.5, 0.1};
+  const Tensor q = attn::linear_projection(x, W, Tensor(), "H*d");
+  // Row "love" (X = [1.34, 0.64, 0.81, 1.20]): its worked cells 1.096 and 0.815 are right, and so are
+  // Q[2] = 1.211 and Q[3] = 1.253 (the document: [1.10, 0.82, 1.10, 0.89]). Its step 4 prints the rows of
+  // "love" and "AI" as [1.18, 0.73, 0.98, 0.85] and [1.42, 1.12, 1.23, 1.35].
+  const double love[] = {1.0963, 0.8153, 1.2115, 1.2537};
+  const double ai[] = {0.8068, 0.6762, 1.1715, 1.0289};
+  for (std::size_t j = 0; j < 4; ++j) {
+    CHECK(std::round(q.at({0, 1, j}) * 1e4) / 1e4 == love[j]);
+    CHECK(std::round(q.at({0, 2, j}) * 1e4) / 1e4 == ai[j]);
+  }
 }
 
 TEST_CASE("linear_projection_backward: dx = dy Wᵀ, dW = xᵀ dy, db = Σ dy, as central differences say",
