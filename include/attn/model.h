@@ -22,8 +22,9 @@ struct ModelConfig {
   bool causal = false;        // mask future positions in encoder self-attention
   std::uint32_t seed = 0;     // for "randn" values, as np.random.seed(seed)
   Activation activation = Activation::ReLU;
-  bool norm_first = false;  // pre-norm (x + f(LN(x))) instead of the paper's post-norm LN(x + f(x))
-  double layer_norm_eps = 1e-5;
+  bool norm_first = false;       // pre-norm (x + f(LN(x))) instead of the paper's post-norm LN(x + f(x))
+  double layer_norm_eps = 1e-5;  // the eps of every norm, LayerNorm or RMSNorm
+  Norm norm = Norm::LayerNorm;
   PositionalEncoding positional_encoding = PositionalEncoding::Sinusoidal;
   bool scale_embeddings = false;       // multiply looked-up embeddings by sqrt(d_model), as the paper does
   std::size_t max_len = 0;             // rows of a learned position table

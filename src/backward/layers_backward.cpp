@@ -41,6 +41,11 @@ Tensor layer_norm_step_backward(const StepId& x, const NormWeights& norm, StepKi
                                 const ModelConfig& config, const GradScope& at, const Tensor& dy) {
   // dy is (B,S,N) -> dx (B,S,N)
   at.record(kind, dy, {}, n);
+  if (config.norm == Norm::RMSNorm) {
+    RmsNormGradients g = rms_norm_backward(at.value(x), norm.gamma, config.layer_norm_eps, dy);
+    at.weights().add(at.weight_id(WeightKind::Gamma, n), std::move(g.dgamma));
+    return std::move(g.dx);
+  }
   LayerNormGradients g = layer_norm_backward(at.value(x), norm.gamma, config.layer_norm_eps, dy);
   at.weights().add(at.weight_id(WeightKind::Gamma, n), std::move(g.dgamma));
   at.weights().add(at.weight_id(WeightKind::Beta, n), std::move(g.dbeta));

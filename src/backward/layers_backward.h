@@ -28,7 +28,7 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
 Tensor feed_forward_backward(const StepId& x, const FeedForwardWeights& ffn, const ModelConfig& config,
                              const GradScope& at, const Tensor& doutput);
 
-// LayerNorm of input x recorded as `kind` number n; dy is dL/d(its result).
+// LayerNorm (or RMSNorm, config.norm) of input x recorded as `kind` number n; dy is dL/d(its result).
 Tensor layer_norm_step_backward(const StepId& x, const NormWeights& norm, StepKind kind, int n,
                                 const ModelConfig& config, const GradScope& at, const Tensor& dy);
 

@@ -19,8 +19,9 @@ Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelC
 Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
                        const TraceScope& at) {
   // (B,S,N) -> (B,S,N)
-  return at.record(kind, layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps), {at.operand(x)},
-                   Trace::Check::Values, n);
+  Tensor y = config.norm == Norm::RMSNorm ? rms_norm(x.value, norm.gamma, config.layer_norm_eps)
+                                          : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
+  return at.record(kind, std::move(y), {at.operand(x)}, Trace::Check::Values, n);
 }
 
 Traced residual_step(const Traced& x, const Traced& sublayer, int n, const TraceScope& at) {

@@ -20,7 +20,7 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
 // and output.
 Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at);
 
-// LayerNorm of x, recorded as `kind` (AddNorm, PreNorm or FinalNorm) number n.
+// LayerNorm of x (RMSNorm when config.norm says so), recorded as `kind` (AddNorm, PreNorm or FinalNorm) number n.
 Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
                        const TraceScope& at);
 

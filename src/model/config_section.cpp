@@ -9,8 +9,9 @@ namespace attn {
 namespace {
 
 const std::vector<std::string> kModelKeys = {
-    "d_model", "num_heads",  "d_head",     "d_ff",           "num_layers",          "num_decoder_layers", "causal",
-    "seed",    "activation", "norm_first", "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len"};
+    "d_model",          "num_heads", "d_head",     "d_ff",       "num_layers",     "num_decoder_layers",
+    "causal",           "seed",      "activation", "norm_first", "layer_norm_eps", "positional_encoding",
+    "scale_embeddings", "max_len",   "norm"};
 
 // d_model, num_heads and d_head: the sizes every tensor's shape is checked against.
 void read_attention_sizes(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
@@ -50,6 +51,9 @@ void read_layer_choices(const JsonReader& reader, const Json& value, const std::
                             : Activation::ReLU;
   if (const Json* v = reader.member(value, "norm_first"))
     config.norm_first = reader.boolean(*v, json_child(path, "norm_first"));
+  if (const Json* v = reader.member(value, "norm"))
+    config.norm = reader.choice(*v, json_child(path, "norm"), {"layernorm", "rmsnorm"}) == "rmsnorm" ? Norm::RMSNorm
+                                                                                                     : Norm::LayerNorm;
   if (const Json* v = reader.member(value, "layer_norm_eps")) {
     config.layer_norm_eps = reader.finite_number(*v, json_child(path, "layer_norm_eps"));
     if (config.layer_norm_eps < 0)

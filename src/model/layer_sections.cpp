@@ -140,11 +140,17 @@ DecoderLayerWeights read_decoder_layer(LoadContext& context, const Json& value, 
 }
 
 NormWeights read_norm(LoadContext& context, const Json* value, const std::string& path, const ModelConfig& config) {
-  // Absent, or either key absent: PyTorch's initial values.
+  // Absent, or either key absent: PyTorch's initial values. RMSNorm has no beta.
   const std::size_t N = config.d_model;
-  NormWeights norm{generate(context.rng, "ones", {N}, {"N"}), generate(context.rng, "zeros", {N}, {"N"})};
+  const bool rms = config.norm == Norm::RMSNorm;
+  NormWeights norm{generate(context.rng, "ones", {N}, {"N"}),
+                   rms ? Tensor() : generate(context.rng, "zeros", {N}, {"N"})};
   if (!value) return norm;
   context.reader.object(*value, path, kNormKeys);
+  if (rms && context.reader.member(*value, "beta"))
+    context.reader.fail(json_child(path, "beta"),
+                        "expected no beta: model.norm is \"rmsnorm\" (x / rms(x) · gamma, no shift); remove it or "
+                        "set model.norm to \"layernorm\"");
   const TensorRequest request{{N}, {"N"}, "d_model"};
   if (const Json* g = context.reader.member(*value, "gamma"))
     norm.gamma = read_tensor(context, *g, json_child(path, "gamma"), request);

@@ -77,6 +77,10 @@ constexpr Explanation kExplanations[] = {
      "LayerNorm rescales each row to mean 0 and variance 1, then applies a learned gain gamma\n"
      "and shift beta: the numbers stay in a steady range. (Pre-norm models apply it before the\n"
      "sub-layer.)"},
+    {"rms_norm",
+     "RMSNorm divides each row by its root mean square, then applies a learned gain gamma: no\n"
+     "mean is subtracted and there is no shift beta. Cheaper than LayerNorm and as steady\n"
+     "(Llama uses it)."},
     {"feed_forward",
      "A small two-layer network then works on each position alone: widen to d_ff numbers, bend\n"
      "them with ReLU (or GELU), narrow back to d_model, the same weights for every position."},

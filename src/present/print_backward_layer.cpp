@@ -16,6 +16,17 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_norm_backward(const TraceEntry& e, PrintContext& c) {
+  if (c.model.config.norm == Norm::RMSNorm) {
+    print_backward_text(e, c,
+                        {"norm",
+                         e.id.kind == StepKind::FinalNorm ? "Final RMSNorm" : "RMSNorm",
+                         {"dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + eps), "
+                          "x̂ = x · r, g = dL/dRMS ⊙ gamma: r depends on every x of the row)",
+                          "dL/dgamma = Σ dL/dRMS ⊙ x̂, summed over every position (no beta)"},
+                         "dL/dRMS"});
+    print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
+    return;
+  }
   print_backward_text(e, c,
                       {"norm",
                        e.id.kind == StepKind::FinalNorm ? "Final LayerNorm" : "LayerNorm",

@@ -21,12 +21,14 @@ const char* sublayer_of(const StepId& id) {
 }
 
 std::string norm_title(const StepId& id, const Model& model) {
-  if (id.kind == StepKind::AddNorm) return "Norm (LayerNorm of the residual sum)";
+  const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
+  if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
   if (id.kind == StepKind::FinalNorm)
-    return id.stack == Stack::Decoder ? "Final LayerNorm of the decoder stack"
-           : is_decoder_only(model)   ? "Final LayerNorm of the decoder-only stack"
-                                      : "Final LayerNorm of the encoder stack";
-  return "LayerNorm before the sub-layer (pre-norm)";
+    return fmt::format("Final {} of the {} stack", norm,
+                       id.stack == Stack::Decoder ? "decoder"
+                       : is_decoder_only(model)   ? "decoder-only"
+                                                  : "encoder");
+  return fmt::format("{} before the sub-layer (pre-norm)", norm);
 }
 
 // Row `row` of batch item b of a (B?,S,N) tensor.
@@ -79,20 +81,28 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  c.page.begin_step("norm", norm_title(e.id, c.model), "layer_norm",
+  const bool rms = c.model.config.norm == Norm::RMSNorm;
+  c.page.begin_step("norm", norm_title(e.id, c.model), rms ? "rms_norm" : "layer_norm",
                     e.id.kind == StepKind::FinalNorm ? "final_norm" : "norm");
-  c.page.formula(fmt::format("{} = LayerNorm({})   (each row x: (x - mean) / √(var + eps) · gamma + beta, eps = {})",
-                             display_name(e.id), c.operand_name(e, 0),
-                             plain_number(c.model.config.layer_norm_eps, 10)));
+  c.page.formula(
+      rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · gamma, eps = {})", display_name(e.id),
+                        c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10))
+          : fmt::format("{} = LayerNorm({})   (each row x: (x - mean) / √(var + eps) · gamma + beta, eps = {})",
+                        display_name(e.id), c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10)));
   c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
   const NormWeights* norm = c.norm_weights(e.id);
-  if (norm) c.page.weights({{"gamma", &norm->gamma}, {"beta", &norm->beta}});
+  if (norm && rms) c.page.weights({{"gamma", &norm->gamma}});
+  if (norm && !rms) c.page.weights({{"gamma", &norm->gamma}, {"beta", &norm->beta}});
   c.page.tensor(display_name(e.id), t);
   const TraceEntry* input = c.operand_entry(e, 0);
   if (!norm || !input) return;
   const std::size_t b = std::min(c.cell_batch(), batch_count(input->tensor) - 1), row = c.cell_row();
   const Tensor x = batch_item(input->tensor, b);
-  if (row < x.shape[0])
+  if (row < x.shape[0] && rms)
+    c.page.worked(worked_rms_norm_row(row_of(x, row), to_vector(norm->gamma.data), c.model.config.layer_norm_eps,
+                                      fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row),
+                                      c.worked_options()));
+  else if (row < x.shape[0])
     c.page.worked(worked_layer_norm_row(
         row_of(x, row), to_vector(norm->gamma.data), to_vector(norm->beta.data), c.model.config.layer_norm_eps,
         fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row), c.worked_options()));

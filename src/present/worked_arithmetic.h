@@ -101,6 +101,10 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
                                   const std::vector<double>& beta, double eps, std::string_view row_name = "x",
                                   const WorkedOptions& options = {});
 
+// One RMSNorm row (model.norm "rmsnorm"): the mean of the squares, its root, x̂, γ·x̂.
+std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
+                                std::string_view row_name = "x", const WorkedOptions& options = {});
+
 // z (the sum before the activation) through ReLU or GELU:
 //   hidden[0][0] = ReLU(z[0][0]) = max(0, -0.41) = 0
 //   hidden[0][0] = GELU(z[0][0]) = z · Φ(z) = 0.5 × (1 + erf(0.5 / √2)) × 0.5 = ...

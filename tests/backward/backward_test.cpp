@@ -67,6 +67,18 @@ const char* kPaddingFullyMasked = R"({
   "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn", "b_o": "randn"}}]
 })";
 
+// RMSNorm everywhere (no beta), pre-norm, a final norm, a causal stack with an output head.
+const char* kRmsNorm = R"({
+  "model": {"d_model": 4, "num_heads": 2, "d_ff": 5, "seed": 5, "norm": "rmsnorm", "norm_first": true,
+            "causal": true, "num_layers": 2, "layer_norm_eps": 1e-6},
+  "vocab": ["<PAD>", "<UNK>", "<BOS>", "a", "b", "c"], "embedding": "randn",
+  "input": {"text": "a b c b", "labels": "b c b a"},
+  "encoder": {"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"},
+              "norm1": {"gamma": "randn"}, "ffn": {"W_1": "randn", "W_2": "randn"}, "norm2": {"gamma": "randn"}},
+  "encoder_norm": {"gamma": "randn"},
+  "output": "tied"
+})";
+
 double loss_of(attn::Model& model) {
   attn::fuse_head_weights(model);
   attn::Trace trace(!model.batched);
@@ -146,4 +158,8 @@ TEST_CASE("central differences: attention only, per-head weights, d_head 3, outp
 
 TEST_CASE("central differences: padding with a fully masked row", "[backward][central]") {
   check_every_weight(kPaddingFullyMasked, "padding_fully_masked");
+}
+
+TEST_CASE("central differences: RMSNorm, pre-norm, a final norm, causal, tied head", "[backward][central]") {
+  check_every_weight(kRmsNorm, "rms_norm");
 }
