@@ -53,12 +53,14 @@ struct NormWeights {
   Tensor gamma, beta;
 };
 
-// Position-wise feed-forward: act(x @ W_1 + b_1) @ W_2 + b_2.
+// Position-wise feed-forward: act(x @ W_1 + b_1) @ W_2 + b_2; with SwiGLU
+// (silu(x @ W_1) ⊙ (x @ W_3)) @ W_2.
 struct FeedForwardWeights {
-  Tensor W_1;  // (N, F)
+  Tensor W_1;  // (N, F): SwiGLU's gate
   Tensor b_1;  // (F,), or empty
   Tensor W_2;  // (F, N)
   Tensor b_2;  // (N,), or empty
+  Tensor W_3;  // (N, F): SwiGLU's up projection; empty for the other activations
 };
 
 // An encoder layer. With only "attention" in the file it is an attention block alone

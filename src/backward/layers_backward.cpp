@@ -27,6 +27,15 @@ Tensor feed_forward_backward(const StepId& x, const FeedForwardWeights& ffn, con
   ProjectionGradients out = feed_forward_output_backward(hidden, ffn.W_2, !ffn.b_2.data.empty(), doutput);
   at.weights().add(at.weight_id(WeightKind::W_2), std::move(out.dW));
   if (!ffn.b_2.data.empty()) at.weights().add(at.weight_id(WeightKind::b_2), std::move(out.db));
+  // hidden = silu(x @ W_1) ⊙ (x @ W_3)
+  if (config.activation == Activation::SwiGLU) {
+    SwigluGradients in = swiglu_hidden_backward(at.value(x), ffn.W_1, ffn.W_3, out.dx);
+    at.record(StepKind::FfnHidden, std::move(out.dx),
+              {at.kept_gradient(StepKind::FfnOutput), transposed_operand(at.weight("W_2", ffn.W_2))});
+    at.weights().add(at.weight_id(WeightKind::W_1), std::move(in.dW_1));
+    at.weights().add(at.weight_id(WeightKind::W_3), std::move(in.dW_3));
+    return std::move(in.dx);
+  }
   // hidden = act(x @ W_1 + b_1)
   ProjectionGradients in =
       feed_forward_hidden_backward(at.value(x), ffn.W_1, ffn.b_1, config.activation, hidden, out.dx);

@@ -10,8 +10,11 @@ namespace attn {
 Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at) {
   // (B,S,N) @ (N,F) -> (B,S,F); (B,S,F) @ (F,N) -> (B,S,N)
   const Traced hidden =
-      at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
-                {at.operand(x), at.weight("W_1", ffn.W_1)});
+      config.activation == Activation::SwiGLU
+          ? at.record(StepKind::FfnHidden, swiglu_hidden(x.value, ffn.W_1, ffn.W_3),
+                      {at.operand(x), at.weight("W_1", ffn.W_1), at.weight("W_3", ffn.W_3)})
+          : at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
+                      {at.operand(x), at.weight("W_1", ffn.W_1)});
   return at.record(StepKind::FfnOutput, feed_forward_output(hidden.value, ffn.W_2, ffn.b_2),
                    {at.operand(hidden), at.weight("W_2", ffn.W_2)});
 }

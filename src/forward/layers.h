@@ -17,7 +17,7 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
                             const ModelConfig& config, const TraceScope& at);
 
 // The position-wise feed-forward network: (B,S,N) -> (B,S,F) -> (B,S,N). Records hidden
-// and output.
+// (act(x W_1 + b_1), or SwiGLU's silu(x W_1) ⊙ (x W_3)) and output.
 Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at);
 
 // LayerNorm of x (RMSNorm when config.norm says so), recorded as `kind` (AddNorm, PreNorm or FinalNorm) number n.

@@ -146,6 +146,8 @@ const char* weight_part(WeightKind kind) {
       return "W_2";
     case WeightKind::b_2:
       return "b_2";
+    case WeightKind::W_3:
+      return "W_3";
     case WeightKind::Gamma:
       return "gamma";
     case WeightKind::Beta:

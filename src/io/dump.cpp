@@ -25,7 +25,10 @@ nlohmann::json model_summary(const Model& model) {
                       {"d_ff", c.d_ff},
                       {"causal", c.causal},
                       {"seed", c.seed},
-                      {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
+                      {"activation", c.activation == Activation::GELU       ? "gelu"
+                                     : c.activation == Activation::GELUTanh ? "gelu_tanh"
+                                     : c.activation == Activation::SwiGLU   ? "swiglu"
+                                                                            : "relu"},
                       {"norm_first", c.norm_first},
                       {"layer_norm_eps", c.layer_norm_eps},
                       {"positional_encoding", c.positional_encoding == PositionalEncoding::Learned ? "learned"

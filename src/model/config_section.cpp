@@ -45,10 +45,13 @@ void read_seed(const JsonReader& reader, const Json& value, const std::string& p
 
 // The choices that shape the layers: activation, norm placement and epsilon, positions.
 void read_layer_choices(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
-  if (const Json* v = reader.member(value, "activation"))
-    config.activation = reader.choice(*v, json_child(path, "activation"), {"relu", "gelu"}) == "gelu"
-                            ? Activation::GELU
-                            : Activation::ReLU;
+  if (const Json* v = reader.member(value, "activation")) {
+    const std::string kind = reader.choice(*v, json_child(path, "activation"), {"relu", "gelu", "gelu_tanh", "swiglu"});
+    config.activation = kind == "gelu"        ? Activation::GELU
+                        : kind == "gelu_tanh" ? Activation::GELUTanh
+                        : kind == "swiglu"    ? Activation::SwiGLU
+                                              : Activation::ReLU;
+  }
   if (const Json* v = reader.member(value, "norm_first"))
     config.norm_first = reader.boolean(*v, json_child(path, "norm_first"));
   if (const Json* v = reader.member(value, "norm"))

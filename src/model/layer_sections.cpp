@@ -13,21 +13,25 @@ const std::vector<std::string> kEncoderLayerKeys = {"attention", "norm1", "ffn",
 const std::vector<std::string> kDecoderLayerKeys = {"self_attention", "norm1", "cross_attention",
                                                     "norm2",          "ffn",   "norm3"};
 const std::vector<std::string> kNormKeys = {"gamma", "beta"};
-const std::vector<std::string> kFeedForwardKeys = {"W_1", "b_1", "W_2", "b_2"};
+const std::vector<std::string> kFeedForwardKeys = {"W_1", "b_1", "W_2", "b_2", "W_3"};
 const std::vector<std::string> kOutputKeys = {"W", "b"};
 
 // The layer "randn" stands for: every weight drawn, no biases, norms at their defaults
 // (gamma 1, beta 0).
 Json randn_attention() { return Json{{"W_q", "randn"}, {"W_k", "randn"}, {"W_v", "randn"}, {"W_o", "randn"}}; }
-Json randn_feed_forward() { return Json{{"W_1", "randn"}, {"W_2", "randn"}}; }
-Json randn_encoder_layer(bool with_ffn) {
+Json randn_feed_forward(const ModelConfig& config) {
+  if (config.activation == Activation::SwiGLU) return Json{{"W_1", "randn"}, {"W_2", "randn"}, {"W_3", "randn"}};
+  return Json{{"W_1", "randn"}, {"W_2", "randn"}};
+}
+Json randn_encoder_layer(const ModelConfig& config) {
   Json layer = {{"attention", randn_attention()}};
-  if (with_ffn) layer["ffn"] = randn_feed_forward();
+  if (config.d_ff > 0) layer["ffn"] = randn_feed_forward(config);
   return layer;
 }
-Json randn_decoder_layer() {
-  return Json{
-      {"self_attention", randn_attention()}, {"cross_attention", randn_attention()}, {"ffn", randn_feed_forward()}};
+Json randn_decoder_layer(const ModelConfig& config) {
+  return Json{{"self_attention", randn_attention()},
+              {"cross_attention", randn_attention()},
+              {"ffn", randn_feed_forward(config)}};
 }
 
 // A list of layers; one object repeated `count` times; or "randn", `randn_layer` repeated.
@@ -56,7 +60,7 @@ LayerList layer_list(const JsonReader& reader, const Json& value, const std::str
   return list;
 }
 
-// Position-wise feed-forward: W_1 (N, F), b_1 (F,), W_2 (F, N), b_2 (N,).
+// Position-wise feed-forward: W_1 (N, F), b_1 (F,), W_2 (F, N), b_2 (N,); SwiGLU's W_3 (N, F).
 FeedForwardWeights read_feed_forward(LoadContext& context, const Json& value, const std::string& path,
                                      const ModelConfig& config) {
   const JsonReader& reader = context.reader;
@@ -72,6 +76,21 @@ FeedForwardWeights read_feed_forward(LoadContext& context, const Json& value, co
                         TensorRequest{{F, N}, {"F", "N"}, "d_ff x d_model"});
   if (const Json* b = reader.member(value, "b_2"))
     ffn.b_2 = read_tensor(context, *b, json_child(path, "b_2"), TensorRequest{{N}, {"N"}, "d_model"});
+  const Json* W_3 = reader.member(value, "W_3");
+  if (config.activation != Activation::SwiGLU) {
+    if (W_3)
+      reader.fail(json_child(path, "W_3"),
+                  "expected no W_3: only model.activation \"swiglu\" has an up projection (W_3)");
+    return ffn;
+  }
+  if (!W_3)
+    reader.fail(
+        json_child(path, "W_3"),
+        "missing: model.activation \"swiglu\" needs the up projection W_3 (d_model x d_ff) beside the gate W_1");
+  if (!ffn.b_1.data.empty())
+    reader.fail(json_child(path, "b_1"),
+                "expected no b_1 with model.activation \"swiglu\" (Llama's gate silu(x W_1) has no bias)");
+  ffn.W_3 = read_tensor(context, *W_3, json_child(path, "W_3"), TensorRequest{{N, F}, {"N", "F"}, "d_model x d_ff"});
   return ffn;
 }
 
@@ -79,14 +98,15 @@ FeedForwardWeights read_feed_forward(LoadContext& context, const Json& value, co
 
 LayerList encoder_layer_list(const JsonReader& reader, const Json& value, const ModelConfig& config) {
   return layer_list(reader, value, "encoder", config.num_layers ? config.num_layers : 1, config.num_layers != 0,
-                    randn_encoder_layer(config.d_ff > 0), "model.num_layers");
+                    randn_encoder_layer(config), "model.num_layers");
 }
 
 LayerList decoder_layer_list(const JsonReader& reader, const Json& value, const ModelConfig& config) {
   const std::size_t count =
       config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
   return layer_list(reader, value, "decoder", count, config.num_decoder_layers || config.num_layers,
-                    randn_decoder_layer(), config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
+                    randn_decoder_layer(config),
+                    config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
 }
 
 EncoderLayerWeights read_encoder_layer(LoadContext& context, const Json& value, const std::string& path,

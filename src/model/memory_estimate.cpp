@@ -17,7 +17,7 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   const long double Hd = H * d;
   // Weights: 4 projections per attention block, 2 FFN matrices, the embedding.
   const long double attention_weights = 3 * N * Hd + Hd * N + 4 * Hd;
-  const long double ffn_weights = 2 * N * F + F + N;
+  const long double ffn_weights = (config.activation == Activation::SwiGLU ? 3 : 2) * N * F + F + N;
   // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
   // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
   // masked, weights (4 of B*H*S*K); output.

@@ -33,6 +33,7 @@ void add_ffn(std::vector<NamedParameter>& out, const std::string& path, const Fe
   add(out, path + ".b_1", f.b_1);
   add(out, path + ".W_2", f.W_2);
   add(out, path + ".b_2", f.b_2);
+  add(out, path + ".W_3", f.W_3);
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ void each_parameter(M& model, Add add) {
     put(ParameterId{WeightKind::b_1, stack, layer, Block::FeedForward, 0, -1}, f.b_1);
     put(ParameterId{WeightKind::W_2, stack, layer, Block::FeedForward, 0, -1}, f.W_2);
     put(ParameterId{WeightKind::b_2, stack, layer, Block::FeedForward, 0, -1}, f.b_2);
+    put(ParameterId{WeightKind::W_3, stack, layer, Block::FeedForward, 0, -1}, f.W_3);
   };
   put(ParameterId{WeightKind::Embedding}, model.embedding);
   put(ParameterId{WeightKind::Positions}, model.positions);

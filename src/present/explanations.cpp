@@ -84,6 +84,10 @@ constexpr Explanation kExplanations[] = {
     {"feed_forward",
      "A small two-layer network then works on each position alone: widen to d_ff numbers, bend\n"
      "them with ReLU (or GELU), narrow back to d_model, the same weights for every position."},
+    {"swiglu",
+     "Llama's feed-forward network is gated: two projections to d_ff numbers, a gate a and an\n"
+     "up projection u; SiLU(a) = a·σ(a) decides how much of each u passes. A third matrix\n"
+     "W_2 narrows back to d_model, the same weights for every position."},
     {"encoder_stack",
      "An encoder layer is attention, add & norm, feed-forward, add & norm. Stacked (six in the\n"
      "paper), each with its own weights, later layers build on earlier ones."},

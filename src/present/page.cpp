@@ -37,11 +37,12 @@ std::string layer_header(const StepId& id, const Model& model) {
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
   const char* stack = !encoder ? "Decoder" : is_decoder_only(model) ? "Decoder-only (GPT-style)" : "Encoder";
+  const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
   return fmt::format("══ {}{} layer {} of {}{} ══", id.gradient ? "Backward: " : "", stack, layer,
                      encoder ? model.encoder.size() : model.decoder.size(),
-                     !full                     ? " (an attention block alone)"
-                     : model.config.norm_first ? " (pre-norm: x + f(LayerNorm(x)))"
-                                               : " (post-norm: LayerNorm(x + f(x)))");
+                     !full                     ? std::string(" (an attention block alone)")
+                     : model.config.norm_first ? fmt::format(" (pre-norm: x + f({}(x)))", norm)
+                                               : fmt::format(" (post-norm: {}(x + f(x)))", norm));
 }
 
 std::string heads_text(const ModelConfig& c) {

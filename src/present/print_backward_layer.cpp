@@ -50,14 +50,30 @@ void print_ffn_output_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
-  const bool relu = c.model.config.activation == Activation::ReLU;
+  const Activation act = c.model.config.activation;
+  if (act == Activation::SwiGLU) {
+    print_backward_text(e, c,
+                        {"ffn",
+                         "Feed-forward, first layer (SwiGLU)",
+                         {"a = x · W_1, u = x · W_3, hidden = SiLU(a) ⊙ u:  dL/du = dL/dhidden ⊙ SiLU(a),  dL/da = "
+                          "dL/dhidden ⊙ u ⊙ σ(a)·(1 + a·(1 - σ(a)))",
+                          "dL/dx = dL/da · W_1ᵀ + dL/du · W_3ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/dW_3 = xᵀ · dL/du"},
+                         "dL/dhidden"});
+    print_weight_gradients(e, c, WeightKind::W_1);
+    print_weight_gradients(e, c, WeightKind::W_3);
+    return;
+  }
+  const bool relu = act == Activation::ReLU;
   print_backward_text(
       e, c,
       {"ffn",
        "Feed-forward, first layer",
        {relu ? "a = x · W_1 + b_1, hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, "
                "as PyTorch)"
-             : "a = x · W_1 + b_1, hidden = GELU(a):  dL/da = dL/dhidden ⊙ (Φ(a) + a·φ(a)), φ the normal density",
+        : act == Activation::GELUTanh
+            ? "a = x · W_1 + b_1, hidden = GELU_tanh(a):  dL/da = dL/dhidden ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 "
+              "+ 3·0.044715·a²)), t = tanh(√(2/π)·(a + 0.044715·a³))"
+            : "a = x · W_1 + b_1, hidden = GELU(a):  dL/da = dL/dhidden ⊙ (Φ(a) + a·φ(a)), φ the normal density",
         "dL/dx = dL/da · W_1ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/db_1 = Σ dL/da over every position"},
        "dL/dhidden"});
   print_weight_gradients(e, c, WeightKind::W_1);

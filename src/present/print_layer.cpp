@@ -50,13 +50,22 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
       worked_projection_cell(x, W, bias, i, j, result + c.item(e.tensor, b),
                              display_name(input->id) + c.item(input->tensor, b), weight, bias_name, c.worked_options());
   if (e.id.kind == StepKind::FfnHidden) {
-    double z = bias.data.empty() ? 0.0 : bias.data[j];
-    double sum = 0;
-    for (std::size_t k = 0; k < W.shape[0]; ++k) sum += x.data[i * x.shape[1] + k] * W.data[k * W.shape[1] + j];
-    z = sum + z;
+    const auto dot = [&](const Tensor& M) {
+      double sum = 0;
+      for (std::size_t k = 0; k < M.shape[0]; ++k) sum += x.data[i * x.shape[1] + k] * M.data[k * M.shape[1] + j];
+      return sum;
+    };
+    const double z = dot(W) + (bias.data.empty() ? 0.0 : bias.data[j]);
     const std::string index = fmt::format("{}[{}][{}]", c.item(e.tensor, b), i, j);
-    text += worked_activation(z, c.model.config.activation == Activation::ReLU, "hidden" + index, "z" + index,
-                              c.worked_options());
+    const FeedForwardWeights* ffn = c.ffn_weights(e.id);
+    if (c.model.config.activation == Activation::SwiGLU && ffn) {
+      // the up projection's element too, then SiLU(a) · u
+      text += worked_projection_cell(x, ffn->W_3, Tensor(), i, j, "u" + c.item(e.tensor, b),
+                                     display_name(input->id) + c.item(input->tensor, b), "W_3", "", c.worked_options());
+      text += worked_swiglu(z, dot(ffn->W_3), "hidden" + index, "a" + index, "u" + index, c.worked_options());
+    } else {
+      text += worked_activation(z, c.model.config.activation, "hidden" + index, "z" + index, c.worked_options());
+    }
   }
   c.page.worked(text);
 }
@@ -116,17 +125,27 @@ void print_ffn_layer(const TraceEntry& e, PrintContext& c, bool first) {
   const Tensor* W = w ? (first ? &w->W_1 : &w->W_2) : nullptr;
   const Tensor* b = w ? (first ? &w->b_1 : &w->b_2) : nullptr;
   const std::string n = first ? "1" : "2", bias = b && !b->data.empty() ? " + b_" + n : "";
-  const bool relu = c.model.config.activation == Activation::ReLU;
-  c.page.begin_step("ffn", first ? "Feed-forward, first layer" : "Feed-forward, second layer", "feed_forward",
-                    first ? "ffn_hidden" : "ffn_output");
-  c.page.formula(first ? fmt::format("hidden = {0}(z), z = {1} · W_1{2}   ({0}(v) = {3})", relu ? "ReLU" : "GELU",
-                                     c.operand_name(e, 0), bias, relu ? "max(0, v)" : "v · Φ(v)")
-                       : fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias));
-  c.page.shapes(equation(e.operands, "@", e.tensor));
+  const Activation act = c.model.config.activation;
+  const bool swiglu = act == Activation::SwiGLU;
+  const char* name = act == Activation::ReLU ? "ReLU" : act == Activation::GELUTanh ? "GELU_tanh" : "GELU";
+  const char* definition = act == Activation::ReLU       ? "max(0, v)"
+                           : act == Activation::GELUTanh ? "0.5 · v · (1 + tanh(√(2/π) · (v + 0.044715 · v³)))"
+                                                         : "v · Φ(v)";
+  c.page.begin_step("ffn", first ? "Feed-forward, first layer" : "Feed-forward, second layer",
+                    swiglu ? "swiglu" : "feed_forward", first ? "ffn_hidden" : "ffn_output");
+  c.page.formula(!first   ? fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias)
+                 : swiglu ? fmt::format("hidden = SiLU(a) ⊙ u, a = {0} · W_1 (the gate), u = {0} · W_3 (the up "
+                                        "projection)   (SiLU(v) = v · σ(v) = v / (1 + e^-v))",
+                                        c.operand_name(e, 0))
+                          : fmt::format("hidden = {0}(z), z = {1} · W_1{2}   ({0}(v) = {3})", name,
+                                        c.operand_name(e, 0), bias, definition));
+  c.page.shapes(swiglu && first ? equation({e.operands[0], e.operands[1]}, "@", e.tensor) + " (and the same with W_3)"
+                                : equation(e.operands, "@", e.tensor));
   if (w) {
     c.page.weight("W_" + n, *W);
+    if (swiglu && first) c.page.weight("W_3", w->W_3);
     c.page.weight("b_" + n, *b);
-    work_ffn_cell(e, *W, *b, first ? "z" : "ffn", "W_" + n, "b_" + n, c);
+    work_ffn_cell(e, *W, *b, first ? (swiglu ? "a" : "z") : "ffn", "W_" + n, "b_" + n, c);
   }
   c.page.tensor(display_name(e.id), e.tensor);
 }

@@ -92,9 +92,10 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
   if (key == "target") return "target" + sentence(Sequence::Target) + " -> tokens, embeddings -> Y; masks";
   if (key == "output") return "output head: logits, next-token probabilities";
   if (id.kind == StepKind::FinalNorm)
-    return id.stack == Stack::Decoder ? "final LayerNorm of the decoder stack"
-           : is_decoder_only(model)   ? "final LayerNorm of the decoder-only stack"
-                                      : "final LayerNorm of the encoder stack";
+    return fmt::format("final {} of the {} stack", model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm",
+                       id.stack == Stack::Decoder ? "decoder"
+                       : is_decoder_only(model)   ? "decoder-only"
+                                                  : "encoder");
   if (id.stack == Stack::Decoder)
     return fmt::format("decoder layer {}: masked self-, cross-attention, feed-forward", id.layer);
   if (!model.encoder[static_cast<std::size_t>(id.layer)].full)

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "attn/error.h"
+#include "attn/step_variants.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -108,8 +109,13 @@ std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<
 // z (the sum before the activation) through ReLU or GELU:
 //   hidden[0][0] = ReLU(z[0][0]) = max(0, -0.41) = 0
 //   hidden[0][0] = GELU(z[0][0]) = z · Φ(z) = 0.5 × (1 + erf(0.5 / √2)) × 0.5 = ...
-std::string worked_activation(double z, bool relu, std::string_view result_name, std::string_view input_name,
-                              const WorkedOptions& options = {});
+//   hidden[0][0] = GELU_tanh(z[0][0]) = 0.5 · z · (1 + tanh(√(2/π) · (z + 0.044715 · z³))) = ...
+std::string worked_activation(double z, Activation activation, std::string_view result_name,
+                              std::string_view input_name, const WorkedOptions& options = {});
+// SwiGLU's hidden element from its gate a = (x·W_1)[i][j] and up u = (x·W_3)[i][j]:
+//   hidden[0][0] = SiLU(a) · u = a / (1 + e^-a) · u = 0.5 / (1 + e^-0.5) × 2 = ...
+std::string worked_swiglu(double gate, double up, std::string_view result_name, std::string_view gate_name,
+                          std::string_view up_name, const WorkedOptions& options = {});
 
 // An element-wise sum of two rows: the residual connection.
 //   residual1[0] = X[0] + attn_out[0]

@@ -20,12 +20,21 @@ std::string bracketed(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::string worked_activation(double z, bool relu, std::string_view result_name, std::string_view input_name,
-                              const WorkedOptions& options) {
+std::string worked_activation(double z, Activation activation, std::string_view result_name,
+                              std::string_view input_name, const WorkedOptions& options) {
   const int p = options.precision;
   const std::string zt = format_worked_number(z, p);
   const std::string factor = z < 0 ? "(" + zt + ")" : zt;
-  if (relu)
+  if (activation == Activation::GELUTanh) {
+    // 0.5 z (1 + tanh(√(2/π) (z + 0.044715 z³))), computed as the step does.
+    const double inner = std::sqrt(2.0 / 3.14159265358979323846) * (z + 0.044715 * z * z * z);
+    return fmt::format(
+        "{} = GELU_tanh({}) = 0.5 · z · (1 + tanh(√(2/π) · (z + 0.044715 · z³)))\n{}= 0.5 × {} × (1 + "
+        "tanh({})) = {}\n",
+        result_name, input_name, std::string(display_width(result_name) + 1, ' '), factor,
+        format_worked_number(inner, p), format_worked_number(0.5 * z * (1.0 + std::tanh(inner)), p));
+  }
+  if (activation == Activation::ReLU)
     return fmt::format("{} = ReLU({}) = max(0, {}) = {}\n", result_name, input_name, zt,
                        format_worked_number(std::max(0.0, z), p));
   // GELU(z) = z · Φ(z), Φ(z) = (1 + erf(z / √2)) / 2, computed as the step does.
@@ -33,6 +42,16 @@ std::string worked_activation(double z, bool relu, std::string_view result_name,
   return fmt::format("{} = GELU({}) = z · Φ(z) = {} × (1 + erf({} / √2)) / 2 = {} × {} = {}\n", result_name, input_name,
                      factor, factor, factor, format_worked_number(phi, p),
                      format_worked_number(0.5 * z * (1.0 + std::erf(z / std::sqrt(2.0))), p));
+}
+
+std::string worked_swiglu(double gate, double up, std::string_view result_name, std::string_view gate_name,
+                          std::string_view up_name, const WorkedOptions& options) {
+  const int p = options.precision;
+  const auto paren = [](const std::string& t) { return !t.empty() && t[0] == '-' ? "(" + t + ")" : t; };
+  const std::string a = paren(format_worked_number(gate, p)), u = paren(format_worked_number(up, p));
+  const double silu = gate / (1.0 + std::exp(-gate));
+  return fmt::format("{} = SiLU({}) · {} = a / (1 + e^-a) · u = {} / (1 + e^-{}) × {} = {} × {} = {}\n", result_name,
+                     gate_name, up_name, a, a, u, format_worked_number(silu, p), u, format_worked_number(silu * up, p));
 }
 
 std::string worked_sum_row(const std::vector<double>& left, const std::vector<double>& right,

@@ -79,6 +79,19 @@ const char* kRmsNorm = R"({
   "output": "tied"
 })";
 
+// GPT-2's tanh GELU in one layer, Llama's SwiGLU (W_3) in a post-norm stack of two.
+const char* kGeluTanh = R"({
+  "model": {"d_model": 4, "num_heads": 2, "d_ff": 6, "seed": 6, "activation": "gelu_tanh", "norm_first": true},
+  "input": {"X": {"randn": [2, 3, 4]}, "output_grad": "randn"},
+  "encoder": {"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"},
+              "ffn": {"W_1": "randn", "b_1": "randn", "W_2": "randn", "b_2": "randn"}}
+})";
+const char* kSwiglu = R"({
+  "model": {"d_model": 4, "num_heads": 2, "d_ff": 6, "seed": 7, "activation": "swiglu", "num_layers": 2},
+  "input": {"X": {"randn": [2, 3, 4]}, "output_grad": "randn"},
+  "encoder": "randn"
+})";
+
 double loss_of(attn::Model& model) {
   attn::fuse_head_weights(model);
   attn::Trace trace(!model.batched);
@@ -162,4 +175,9 @@ TEST_CASE("central differences: padding with a fully masked row", "[backward][ce
 
 TEST_CASE("central differences: RMSNorm, pre-norm, a final norm, causal, tied head", "[backward][central]") {
   check_every_weight(kRmsNorm, "rms_norm");
+}
+
+TEST_CASE("central differences: gelu_tanh, and SwiGLU's gate and up projections", "[backward][central]") {
+  check_every_weight(kGeluTanh, "gelu_tanh");
+  check_every_weight(kSwiglu, "swiglu");
 }

@@ -52,6 +52,11 @@ CASES = [
          eps=1e-6, X=(2, 4)),
     dict(name="rmsnorm_pre_final_gamma_unbatched", N=5, H=1, F=7, layers=1, norm="rmsnorm", act="gelu",
          norm_first=True, final_norm=True, X=(3,)),
+    dict(name="gelu_tanh_post_tokens_linear", N=6, H=3, F=10, layers=1, act="gelu_tanh", norm_first=False,
+         causal=True, src=[["the", "cat", "sat"], ["big", "dog", "ran"]], output="linear",
+         labels=[["cat", "sat", "on"], ["dog", "ran", "far"]]),
+    dict(name="swiglu_pre_rmsnorm_x", N=6, H=2, F=9, layers=2, act="swiglu", norm="rmsnorm", norm_first=True,
+         final_norm=True, X=(2, 3)),
 ]
 
 
