@@ -28,8 +28,14 @@ struct ModelConfig {
   PositionalEncoding positional_encoding = PositionalEncoding::Sinusoidal;
   bool scale_embeddings = false;       // multiply looked-up embeddings by sqrt(d_model), as the paper does
   std::size_t max_len = 0;             // rows of a learned position table
+  double rope_theta = 10000.0;         // RoPE's base: pair i turns by position · theta^(-2i/d)
+  std::size_t num_kv_heads = 0;        // G key/value heads (grouped-query attention); set to H when absent
+  std::size_t sliding_window = 0;      // W: causal self-attention sees the last W positions only; 0: all
   std::size_t num_layers = 0;          // encoder layers when "encoder" is one template or "randn"
   std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
+
+  // G, the key/value heads: num_kv_heads, or H when it is not set.
+  std::size_t kv_heads() const { return num_kv_heads ? num_kv_heads : num_heads; }
 };
 
 // One head's own projections, as seed 002 writes them: each (N, d).
@@ -39,9 +45,9 @@ struct HeadWeights {
 
 // Multi-head attention weights, used as X @ W (not PyTorch's x @ W.T).
 struct AttentionWeights {
-  Tensor W_q, W_k, W_v;            // (N, H*d): the heads' matrices side by side
+  Tensor W_q, W_k, W_v;            // (N, H*d): the heads' matrices side by side; W_k, W_v (N, G*d)
   Tensor W_o;                      // (H*d, N), or empty: no output projection
-  Tensor b_q, b_k, b_v;            // (H*d,), or empty
+  Tensor b_q, b_k, b_v;            // (H*d,), or empty; b_k, b_v (G*d,)
   Tensor b_o;                      // (N,), or empty
   std::vector<HeadWeights> heads;  // non-empty when the file gave per-head matrices
 

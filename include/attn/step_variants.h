@@ -13,8 +13,10 @@ enum class Activation { ReLU, GELU, GELUTanh, SwiGLU };
 // variance, gamma and beta) or RMSNorm (root mean square, gamma only).
 enum class Norm { LayerNorm, RMSNorm };
 
-// What is added to the embeddings to mark each position (steps/positional_encoding.h).
-enum class PositionalEncoding { Sinusoidal, Learned, None };
+// What marks each position (steps/positional_encoding.h): added to the embeddings
+// (sinusoidal, learned), nothing, or RoPE, which rotates the queries and keys of every
+// self-attention head instead.
+enum class PositionalEncoding { Sinusoidal, Learned, None, RoPE };
 
 }  // namespace attn
 

@@ -126,7 +126,8 @@ Tensor decoder_stack_backward(const Model& model, const StepId& memory, const Gr
 // scaled and the looked-up embeddings' gradients; adds into the table's (and the learned
 // positions') gradient.
 void embed_sequence_backward(const Model& model, const GradScope& at, const Tensor& dinput) {
-  if (model.config.positional_encoding != PositionalEncoding::None) {
+  if (model.config.positional_encoding != PositionalEncoding::None &&
+      model.config.positional_encoding != PositionalEncoding::RoPE) {
     // PE (S,N) was added to every sentence: its gradient sums the batch's
     const Tensor dpe = add_positions_backward(dinput);
     at.record(StepKind::PositionalEncoding, dpe, {at.kept_gradient(StepKind::Input)});

@@ -49,7 +49,8 @@ Traced decoder_stack(const Model& model, const Traced& memory, const std::option
   // Masks: causal (and target padding) for self-attention, source padding for cross-attention.
   const TraceScope stack = at.layer(Stack::Decoder);
   const std::size_t T = x.value.shape[1], S = memory.value.shape[1];
-  Tensor causal = attention_mask(T, T, true, target_padding ? &target_padding->value : nullptr);
+  Tensor causal =
+      attention_mask(T, T, true, target_padding ? &target_padding->value : nullptr, model.config.sliding_window);
   causal.axes[causal.rank() - 2] = "T";
   causal.axes[causal.rank() - 1] = "T";
   const Traced self_mask = stack.block(Block::MaskedSelfAttention).record(StepKind::Mask, std::move(causal));
@@ -97,7 +98,8 @@ Tensor run_model(const Model& model, Trace& trace) {
     encoder_mask = source.layer(Stack::Encoder)
                        .block(Block::SelfAttention)
                        .record(StepKind::Mask,
-                               attention_mask(S, S, config.causal, source_padding ? &source_padding->value : nullptr));
+                               attention_mask(S, S, config.causal, source_padding ? &source_padding->value : nullptr,
+                                              config.sliding_window));
   }
 
   // 3. the encoder stack

@@ -41,6 +41,14 @@ const char* step_part(StepKind kind) {
       return "k_heads";
     case StepKind::ValueHeads:
       return "v_heads";
+    case StepKind::RotatedQueries:
+      return "q_rope";
+    case StepKind::RotatedKeys:
+      return "k_rope";
+    case StepKind::RepeatedKeys:
+      return "k_repeat";
+    case StepKind::RepeatedValues:
+      return "v_repeat";
     case StepKind::TransposedKeys:
       return "k_t";
     case StepKind::Scores:

@@ -33,6 +33,7 @@ nlohmann::json model_summary(const Model& model) {
                       {"layer_norm_eps", c.layer_norm_eps},
                       {"positional_encoding", c.positional_encoding == PositionalEncoding::Learned ? "learned"
                                               : c.positional_encoding == PositionalEncoding::None  ? "none"
+                                              : c.positional_encoding == PositionalEncoding::RoPE  ? "rope"
                                                                                                    : "sinusoidal"},
                       {"scale_embeddings", c.scale_embeddings},
                       {"num_layers", model.encoder.size()},
@@ -43,6 +44,12 @@ nlohmann::json model_summary(const Model& model) {
                                                        : "linear"},
                       {"input", model.has_tokens() ? (model.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
                       {"batched", model.batched}};
+  // The modern variants' keys only when the model uses them, so that the dumps of the
+  // paper's models keep their keys.
+  if (c.norm != Norm::LayerNorm) m["norm"] = "rmsnorm";
+  if (c.positional_encoding == PositionalEncoding::RoPE) m["rope_theta"] = c.rope_theta;
+  if (c.kv_heads() != c.num_heads) m["num_kv_heads"] = c.kv_heads();
+  if (c.sliding_window) m["sliding_window"] = c.sliding_window;
   return m;
 }
 

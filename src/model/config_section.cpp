@@ -11,7 +11,7 @@ namespace {
 const std::vector<std::string> kModelKeys = {
     "d_model",          "num_heads", "d_head",     "d_ff",       "num_layers",     "num_decoder_layers",
     "causal",           "seed",      "activation", "norm_first", "layer_norm_eps", "positional_encoding",
-    "scale_embeddings", "max_len",   "norm"};
+    "scale_embeddings", "max_len",   "norm",       "rope_theta", "num_kv_heads",   "sliding_window"};
 
 // d_model, num_heads and d_head: the sizes every tensor's shape is checked against.
 void read_attention_sizes(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
@@ -64,13 +64,43 @@ void read_layer_choices(const JsonReader& reader, const Json& value, const std::
   }
   if (const Json* v = reader.member(value, "positional_encoding")) {
     const std::string kind =
-        reader.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none"});
+        reader.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none", "rope"});
     config.positional_encoding = kind == "learned" ? PositionalEncoding::Learned
                                  : kind == "none"  ? PositionalEncoding::None
+                                 : kind == "rope"  ? PositionalEncoding::RoPE
                                                    : PositionalEncoding::Sinusoidal;
   }
   if (const Json* v = reader.member(value, "scale_embeddings"))
     config.scale_embeddings = reader.boolean(*v, json_child(path, "scale_embeddings"));
+}
+
+// The modern attention variants: RoPE's base, grouped-query attention, a sliding window.
+void read_attention_variants(const JsonReader& reader, const Json& value, const std::string& path,
+                             ModelConfig& config) {
+  const bool rope = config.positional_encoding == PositionalEncoding::RoPE;
+  if (const Json* v = reader.member(value, "rope_theta")) {
+    if (!rope)
+      reader.fail(json_child(path, "rope_theta"),
+                  "only used with model.positional_encoding \"rope\"; remove it or set positional_encoding");
+    config.rope_theta = reader.finite_number(*v, json_child(path, "rope_theta"));
+    if (!(config.rope_theta > 0))
+      reader.fail(json_child(path, "rope_theta"), fmt::format("expected a number > 0, found {}", v->dump()));
+  }
+  if (rope && config.d_head % 2 != 0)
+    reader.fail(json_child(path, "positional_encoding"),
+                fmt::format("\"rope\" needs an even head size (it turns dimension i with i + d/2), found d_head = {}",
+                            config.d_head));
+  config.num_kv_heads = config.num_heads;
+  if (const Json* v = reader.member(value, "num_kv_heads")) {
+    config.num_kv_heads = reader.positive_integer(*v, json_child(path, "num_kv_heads"), kMaxDimension);
+    if (config.num_heads % config.num_kv_heads != 0)
+      reader.fail(json_child(path, "num_kv_heads"),
+                  fmt::format("expected a divisor of num_heads = {} (query head h reads key/value head h // "
+                              "(num_heads / num_kv_heads)), found {}",
+                              config.num_heads, config.num_kv_heads));
+  }
+  if (const Json* v = reader.member(value, "sliding_window"))
+    config.sliding_window = reader.positive_integer(*v, json_child(path, "sliding_window"), kMaxDimension);
 }
 
 }  // namespace
@@ -91,6 +121,7 @@ ModelConfig read_config(const JsonReader& reader, const Json& value, const std::
     config.causal = reader.boolean(*causal, json_child(path, "causal"));
   read_seed(reader, value, path, config);
   read_layer_choices(reader, value, path, config);
+  read_attention_variants(reader, value, path, config);
   if (config.positional_encoding == PositionalEncoding::Learned && config.max_len == 0)
     reader.fail(json_child(path, "max_len"), "missing: a learned position table needs max_len (its number of rows)");
   return config;

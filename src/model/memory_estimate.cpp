@@ -21,8 +21,11 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
   // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
   // masked, weights (4 of B*H*S*K); output.
+  // RoPE adds q_rope and k_rope, grouped-query attention k_repeat and v_repeat.
+  const long double variants = (config.positional_encoding == PositionalEncoding::RoPE ? 2 : 0) +
+                               (config.kv_heads() != config.num_heads ? 2 : 0);
   const auto attention = [&](long double q_len, long double k_len) {
-    return 7 * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
+    return (7 + variants) * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
   };
   const auto ffn = [&](long double len) { return B * len * (F + N); };
   const long double norms = 6 * B * std::max(S, T) * N;  // residuals, norms, the layer output

@@ -165,6 +165,12 @@ Model load(LoadContext& context, const Json& document) {
   // The weights the file declares must fit before any is drawn: a 300-byte file can ask
   // for d_model 2^24 or 2^24 layers.
   const LayerLists lists = read_layer_lists(context, document, model.config);
+  context.attempt([&] {
+    if (model.config.sliding_window && !model.config.causal && lists.decoder.size() == 0)
+      context.reader.fail("model.sliding_window",
+                          "expected a causal self-attention to limit (model.causal true, or a decoder): position i "
+                          "sees i-W+1 .. i");
+  });
   context.attempt([&] { check_weights_memory(context, document, model.config, lists); });
   if (context.run_refused) context.stop_if_errors();
   // The "randn" order (docs/model-file.md): embedding, positions, input, encoder layers,

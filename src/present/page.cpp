@@ -31,18 +31,22 @@ bool same_block(const StepId& a, const StepId& b) {
   return a.in_layer() == b.in_layer() && same_layer(a, b) && a.block == b.block;
 }
 
-// "══ Encoder layer 0 of 6 (post-norm: LayerNorm(x + f(x))) ══"
-std::string layer_header(const StepId& id, const Model& model) {
+// "══ Encoder layer 0 of 6 (post-norm: LayerNorm(x + f(x))) ══"; wider than `width`, the
+// norm's placement goes on a second line.
+std::string layer_header(const StepId& id, const Model& model, std::size_t width) {
   const bool encoder = id.stack == Stack::Encoder;
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
   const char* stack = !encoder ? "Decoder" : is_decoder_only(model) ? "Decoder-only (GPT-style)" : "Encoder";
   const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
-  return fmt::format("══ {}{} layer {} of {}{} ══", id.gradient ? "Backward: " : "", stack, layer,
-                     encoder ? model.encoder.size() : model.decoder.size(),
-                     !full                     ? std::string(" (an attention block alone)")
-                     : model.config.norm_first ? fmt::format(" (pre-norm: x + f({}(x)))", norm)
-                                               : fmt::format(" (post-norm: {}(x + f(x)))", norm));
+  const std::string kind = !full                     ? std::string(" (an attention block alone)")
+                           : model.config.norm_first ? fmt::format(" (pre-norm: x + f({}(x)))", norm)
+                                                     : fmt::format(" (post-norm: {}(x + f(x)))", norm);
+  const std::string title = fmt::format("══ {}{} layer {} of {}", id.gradient ? "Backward: " : "", stack, layer,
+                                        encoder ? model.encoder.size() : model.decoder.size());
+  const std::string one_line = title + kind + " ══";
+  if (display_width(one_line) <= width || display_width(title + " ══") > width) return one_line;
+  return title + " ══\n  " + kind.substr(1);
 }
 
 std::string heads_text(const ModelConfig& c) {
@@ -150,7 +154,7 @@ void Page::enter(const StepId& id) {
     leave_layer();
   } else if (!layer_ || !same_layer(*layer_, id)) {
     layer_ = id;
-    pending_layer_header_ = layer_header(id, model_);
+    pending_layer_header_ = layer_header(id, model_, width());
     pending_block_header_.clear();
   }
   if (block_ && same_block(*block_, id)) return;

@@ -32,6 +32,8 @@ const std::vector<StepKindDescription> kStepKinds = {
     {"k", "key projection K = X W_k"},
     {"v", "value projection V = X W_v"},
     {"split_heads", "(B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)"},
+    {"rope", "queries and keys rotated by position (RoPE)"},
+    {"repeat_kv", "G key/value heads repeated for H query heads"},
     {"transpose_k", "K transposed to (B,H,d,S)"},
     {"scores", "raw scores Q K^T"},
     {"scale", "scores / sqrt(d)"},

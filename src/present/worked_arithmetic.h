@@ -102,6 +102,15 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
                                   const std::vector<double>& beta, double eps, std::string_view row_name = "x",
                                   const WorkedOptions& options = {});
 
+// One RoPE pair turned by hand: dimension i (< d/2) and i + d/2 of one position p, the
+// angle p · theta^(-2i/d), its cos and sin, and the two rotated numbers.
+struct RopeNames {
+  std::string result;  // "Q_rope[0][0][2]" (the row; [i] and [i + d/2] are appended)
+  std::string input;   // "Q_heads[0][0][2]"
+};
+std::string worked_rope_pair(double first, double second, std::size_t position, std::size_t pair, std::size_t d_head,
+                             double theta, const RopeNames& names, const WorkedOptions& options = {});
+
 // One RMSNorm row (model.norm "rmsnorm"): the mean of the squares, its root, x̂, γ·x̂.
 std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
                                 std::string_view row_name = "x", const WorkedOptions& options = {});

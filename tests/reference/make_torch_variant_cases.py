@@ -57,6 +57,28 @@ CASES = [
          labels=[["cat", "sat", "on"], ["dog", "ran", "far"]]),
     dict(name="swiglu_pre_rmsnorm_x", N=6, H=2, F=9, layers=2, act="swiglu", norm="rmsnorm", norm_first=True,
          final_norm=True, X=(2, 3)),
+    dict(name="rope_post_causal_x", N=8, H=2, F=6, layers=2, rope=10000.0, causal=True, norm_first=False, X=(2, 5)),
+    dict(name="rope_theta_tokens_padded_tied", N=8, H=4, F=10, layers=1, rope=500.0, causal=True, norm_first=True,
+         biases=("b_q", "b_k"), final_norm=True, src=[["the", "cat", "sat", "on", "mat"], ["big", "dog"]],
+         output="tied", labels=[["cat", "sat", "on", "the", "mat"], ["dog", "ran"]]),
+    dict(name="rope_d_head_6_unbatched", N=4, H=2, d_head=6, F=5, layers=1, rope=10000.0, norm_first=True, X=(4,)),
+    dict(name="gqa_h4_g2_post_x", N=8, H=4, G=2, F=6, layers=2, norm_first=False, biases=("b_k", "b_v", "b_o"),
+         X=(2, 4)),
+    dict(name="mqa_h3_g1_causal_tokens", N=6, H=3, G=1, F=8, layers=1, norm_first=True, causal=True,
+         src=[["the", "big", "dog", "ran"], ["red", "cat"]], output="linear",
+         labels=[["big", "dog", "ran", "far"], ["cat", "sat"]]),
+    dict(name="window_2_causal_x", N=4, H=2, F=6, layers=2, causal=True, window=2, norm_first=True, X=(2, 5)),
+    dict(name="window_1_padded_tokens", N=4, H=2, F=5, layers=1, causal=True, window=1, norm_first=False,
+         src=[["<PAD>", "cat", "sat"], ["dog"]], output="tied", labels=[["cat", "sat", "on"], ["ran"]]),
+    # The Llama-style block: RMSNorm (pre-norm, final norm), RoPE, grouped-query attention,
+    # SwiGLU, a sliding window, a tied head; two layers.
+    dict(name="llama_block", N=8, H=4, G=2, F=12, layers=2, norm="rmsnorm", eps=1e-6, act="swiglu",
+         rope=10000.0, window=3, causal=True, norm_first=True, final_norm=True,
+         src=[["<BOS>", "the", "cat", "sat", "on", "the", "mat"], ["<BOS>", "the", "big", "dog", "ran"]],
+         output="tied", labels=[["the", "cat", "sat", "on", "the", "mat", "<PAD>"], ["the", "big", "dog", "ran", "far"]]),
+    dict(name="llama_block_mqa_unbatched_linear", N=8, H=2, G=1, F=10, layers=1, norm="rmsnorm", act="swiglu",
+         rope=500.0, window=2, causal=True, norm_first=True, final_norm=True,
+         src=["<BOS>", "the", "red", "cat", "ran"], output="linear", labels=["the", "red", "cat", "ran", "far"]),
 ]
 
 
