@@ -78,7 +78,8 @@ void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const char* order = view.rank() == 4 ? "(0, 2, 1, 3)" : "(1, 0, 2)";
   if (!c.page.detailed()) {
     // As the first split showed: the same numbers, one (S,d) matrix per head.
-    c.page.formula(fmt::format("{} = {} split into {} heads   (.reshape{}.transpose{})", name, upper, H,
+    c.page.formula(fmt::format("{} = {} split into {} {}   (.reshape{}.transpose{})", name, upper, H,
+                               grouped ? (H == 1 ? "key/value head" : "key/value heads") : "heads",
                                shape_with_axes(view), order));
     c.page.shapes(shape_with_axes(projection->tensor) + " -> " + shape_with_axes(t));
     return;
@@ -98,17 +99,23 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
   const std::size_t d = c.model.config.d_head;
   const double theta = c.model.config.rope_theta;
   c.page.begin_step("rope", fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"), "rope");
-  c.page.formula(
-      fmt::format("{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + d/2]·sin(p·θ_i),  {0}[p, i + d/2] = "
-                  "{1}[p, i + d/2]·cos(p·θ_i) + {1}[p, i]·sin(p·θ_i),  θ_i = {2:g}^(-2i/d), for each of "
-                  "the d/2 = {3} pairs (i, i + d/2) of every head and position p",
-                  name, from, theta, d / 2));
+  if (c.page.detailed())
+    c.page.formula(
+        fmt::format("{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + d/2]·sin(p·θ_i),  {0}[p, i + d/2] = "
+                    "{1}[p, i + d/2]·cos(p·θ_i) + {1}[p, i]·sin(p·θ_i),  θ_i = {2:g}^(-2i/d), for each of "
+                    "the d/2 = {3} pairs (i, i + d/2) of every head and position p",
+                    name, from, theta, d / 2));
+  else  // as the first rope step showed
+    c.page.formula(fmt::format("{} = {} turned by position", name, from));
   c.page.shapes(equation(e.operands, "->", e.tensor));
   c.page.tensor(name, e.tensor);
   // One pair turned by hand: the cell's batch item, head and position (position 1 unless
   // --cell names one: position 0 does not turn); the column's pair.
   const std::size_t S = e.tensor.shape[e.tensor.rank() - 2];
-  const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_column() % (d / 2);
+  const std::size_t heads = e.tensor.shape[e.tensor.rank() - 3];  // H, or G for grouped keys
+  const std::size_t query_head = c.cell_head();
+  const std::size_t h = heads < c.model.config.num_heads ? query_head / (c.model.config.num_heads / heads) : query_head;
+  const std::size_t b = c.cell_batch(), i = c.cell_column() % (d / 2);
   const std::size_t p = c.options.cell_given || S < 2 ? c.cell_row() : 1;
   if (!input || !c.page.detailed() || b >= batch_count(e.tensor) || h >= e.tensor.shape[e.tensor.rank() - 3]) return;
   const Tensor m = head_matrix(input->tensor, b, h);

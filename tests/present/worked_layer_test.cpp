@@ -24,3 +24,13 @@ TEST_CASE("SwiGLU's hidden element, worked: SiLU of the gate times the up projec
         "hidden[0][0] = SiLU(a[0][0]) · u[0][0] = a / (1 + e^-a) · u = (-1.2) / (1 + e^-(-1.2)) × 0.7 = -0.2778 × 0.7 "
         "= -0.1944\n");
 }
+
+TEST_CASE("one RoPE pair turned by hand: the angle, its cos and sin, the two new numbers", "[worked][rope]") {
+  // Position 2, pair (0, 2) of d = 4, theta 100: angle = 2 · 100^0 = 2, cos 2 = -0.41615,
+  // sin 2 = 0.90930; 0.5 cos 2 - 2 sin 2 = -2.02667, 2 cos 2 + 0.5 sin 2 = -0.37764.
+  CHECK(attn::worked_rope_pair(0.5, 2.0, 2, 0, 4, 100.0, {"Q_rope[2]", "Q[2]"}) ==
+        "position 2, pair (0, 2): angle = 2 × 100^(-0/4) = 2 × 1 = 2\n"
+        "cos = -0.4161, sin = 0.9093\n"
+        "Q_rope[2][0] = Q[2][0]·cos - Q[2][2]·sin = 0.5×(-0.4161) - 2×0.9093 = -2.0267\n"
+        "Q_rope[2][2] = Q[2][2]·cos + Q[2][0]·sin = 2×(-0.4161) + 0.5×0.9093 = -0.3776\n");
+}
