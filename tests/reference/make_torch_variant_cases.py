@@ -44,9 +44,9 @@ OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_varian
 VOCAB, PAD = T.VOCAB, T.PAD
 
 # Every case is an encoder stack (causal = a decoder-only model's stack) over X or tokens,
-# or an encoder-decoder ("decoder_layers"). Keys: N, H, G (num_kv_heads), F, layers, norm,
-# act, rope (theta), window, causal, norm_first, eps, final_norm, X (shape) or src (tokens),
-# tgt, labels (with an output head: "linear" or "tied"), biases.
+# or an encoder-decoder (tgt, dec_layers, dec_final_norm). Keys: N, H, G (num_kv_heads), F,
+# layers, norm, act, rope (theta), window, causal, norm_first, eps, final_norm, X (shape) or
+# src (tokens), tgt, labels (with an output head: output "linear" or "tied"), biases.
 CASES = [
     dict(name="rmsnorm_post_relu_x", N=6, H=2, F=8, layers=2, norm="rmsnorm", act="relu", norm_first=False,
          eps=1e-6, X=(2, 4)),
@@ -79,6 +79,17 @@ CASES = [
     dict(name="llama_block_mqa_unbatched_linear", N=8, H=2, G=1, F=10, layers=1, norm="rmsnorm", act="swiglu",
          rope=500.0, window=2, causal=True, norm_first=True, final_norm=True,
          src=["<BOS>", "the", "red", "cat", "ran"], output="linear", labels=["the", "red", "cat", "ran", "far"]),
+    # An encoder-decoder with every variant: RoPE in both self-attentions (not in
+    # cross-attention), grouped keys and values in all three blocks, the window in the
+    # decoder's masked self-attention only, padding on both sides.
+    dict(name="encdec_llama_variants_padded", N=8, H=4, G=2, F=10, layers=1, dec_layers=2, norm="rmsnorm",
+         act="swiglu", rope=10000.0, window=2, norm_first=True, final_norm=True, dec_final_norm=True,
+         src=[["the", "cat", "sat", "on", "the", "mat"], ["big", "dog", "ran"]],
+         tgt=[["<BOS>", "the", "cat", "sat"], ["<BOS>", "dog"]], output="linear",
+         labels=[["the", "cat", "sat", "on"], ["dog", "ran"]]),
+    dict(name="encdec_gelu_tanh_post_unbatched", N=6, H=2, F=8, layers=1, dec_layers=1, act="gelu_tanh",
+         norm_first=False, src=["the", "red", "cat"], tgt=["<BOS>", "the", "red", "cat"], output="tied",
+         labels=["the", "red", "cat", "ran"]),
 ]
 
 
@@ -272,7 +283,8 @@ def make_case(c):
         doc["input"] = {"X": nested(x if case.batched else x[0])}
     x = case.rec("input", x)
     S = x.shape[1]
-    mask = case.mask(S, c.get("causal"), c.get("window"), padding)
+    # a window limits causal self-attention only (an encoder-decoder's encoder is not windowed)
+    mask = case.mask(S, c.get("causal"), c.get("window") if c.get("causal") else None, padding)
     if mask is not None:
         case.rec("encoder.mask", mask, batch_axis=mask.dim() == 3)
 
@@ -294,6 +306,47 @@ def make_case(c):
         fn = case.norm_params("encoder_norm")
         doc["encoder_norm"] = attention_json(fn)
         x = case.rec("encoder.norm", case.norm(x, fn))
+
+    if "tgt" in c:  # the decoder over the target, attending to the encoder's output
+        memory, rope = x, "rope" in c
+        tgt_ids = T.token_ids(c["tgt"] if case.batched else [c["tgt"]])
+        doc["input"]["target_tokens"] = c["tgt"]
+        case.rec("target_tokens.ids", tgt_ids.to(torch.float64))
+        tgt_padding = tgt_ids == PAD
+        if bool(tgt_padding.any()):
+            case.rec("target_tokens.padding_mask", tgt_padding.to(torch.float64))
+        else:
+            tgt_padding = None
+        y = case.rec("target_embedding.lookup", E[tgt_ids])
+        y = case.rec("target_input", y)
+        Tn = y.shape[1]
+        self_mask = case.mask(Tn, True, c.get("window"), tgt_padding)
+        case.rec("decoder.self_mask", self_mask, batch_axis=self_mask.dim() == 3)
+        cross_mask = T.combined_mask(Tn, S, None, padding) if padding is not None else None
+        if cross_mask is not None:
+            case.rec("decoder.cross_mask", cross_mask)
+        dec = []
+        for j in range(c["dec_layers"]):
+            path = f"decoder.{j}"
+            p = {"self_attention": case.attention_params(path + ".self_attention"),
+                 "norm1": case.norm_params(path + ".norm1"),
+                 "cross_attention": case.attention_params(path + ".cross_attention"),
+                 "norm2": case.norm_params(path + ".norm2"), "ffn": case.ffn_params(path + ".ffn"),
+                 "norm3": case.norm_params(path + ".norm3")}
+            dec.append(p)
+            pre = path + "."
+            y1 = case.sublayer(pre, 1, y, p["norm1"], lambda h: case.attention(
+                pre + "self_attention.", h, h, p["self_attention"], self_mask, rope))
+            y2 = case.sublayer(pre, 2, y1, p["norm2"], lambda h: case.attention(
+                pre + "cross_attention.", h, memory, p["cross_attention"], cross_mask, False))
+            y3 = case.sublayer(pre, 3, y2, p["norm3"], lambda h: case.ffn(pre + "ffn.", h, p["ffn"]))
+            y = case.rec(pre + "output", y3)
+        doc["decoder"] = [{k: attention_json(v) for k, v in p.items()} for p in dec]
+        if c.get("dec_final_norm"):
+            fn = case.norm_params("decoder_norm")
+            doc["decoder_norm"] = attention_json(fn)
+            y = case.rec("decoder.norm", case.norm(y, fn))
+        x = y
 
     # the loss: cross-entropy of the labels through an output head, or sum(output * output_grad)
     if "labels" in c:
