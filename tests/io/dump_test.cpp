@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "error_message.h"
+#include "model/examples.h"
 #include "model/json_reader.h"
 
 using attn_test::input_error_of;
@@ -369,4 +371,39 @@ TEST_CASE("the dump holds every parameter under its model-file path", "[dump][pa
   dump.finish(trace);
   CHECK(npz.text.find("encoder.0.ffn.W_1.npy") != std::string::npos);
   CHECK(npz.text.find("decoder.0.norm2.gamma.npy") != std::string::npos);
+}
+
+TEST_CASE("a variant model's dump names its variants and their tensors", "[dump][variants]") {
+  const attn::Model model = attn::load_model_text(attn::find_example("llama_block").json, "llama_block");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model);
+  // The masks' -Infinity is Python's JSON, not nlohmann's: read as a large number here.
+  std::string text = out.str();
+  for (std::size_t at = text.find("-Infinity"); at != std::string::npos; at = text.find("-Infinity", at))
+    text.replace(at, 9, "-1e308");
+  const attn::Json doc = attn::Json::parse(text);
+  CHECK(doc["model"]["norm"] == "rmsnorm");
+  CHECK(doc["model"]["activation"] == "swiglu");
+  CHECK(doc["model"]["positional_encoding"] == "rope");
+  CHECK(doc["model"]["rope_theta"] == 10000.0);
+  CHECK(doc["model"]["num_kv_heads"] == 1);
+  CHECK(doc["model"]["sliding_window"] == 4);
+  std::vector<std::string> names;
+  for (const auto& t : doc["tensors"]) names.push_back(t["name"].get<std::string>());
+  for (const char* name : {"encoder.0.attention.q_rope", "encoder.0.attention.k_rope", "encoder.0.attention.k_repeat",
+                           "encoder.0.attention.v_repeat"})
+    CHECK(std::find(names.begin(), names.end(), name) != names.end());
+  for (const auto& t : doc["tensors"])
+    if (t["name"] == "encoder.0.attention.k_heads") CHECK(t["axes"] == attn::Json::array({"G", "S", "d"}));
+  // The paper's models keep their keys: none of the variants' appears.
+  const attn::Model plain = small_model(false);
+  attn::Trace plain_trace;
+  attn::run_model(plain, plain_trace);
+  std::ostringstream plain_out;
+  attn::write_trace_json(plain_out, plain_trace, plain);
+  const attn::Json plain_doc = attn::Json::parse(plain_out.str());
+  for (const char* key : {"norm", "rope_theta", "num_kv_heads", "sliding_window"})
+    CHECK_FALSE(plain_doc["model"].contains(key));
 }
