@@ -1,5 +1,6 @@
 #include "explain_command.h"
 
+#include <omp.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -88,6 +89,32 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   return walk;
 }
 
+// Checks what can be checked before anything is read, then loads the model the options
+// name (a file, standard input, an example or the built-in one) with the command line's
+// sentences in place.
+Model load_explained_model(const ExplainOptions& options) {
+  const bool model_from_stdin = options.model_file == "-";
+  if (model_from_stdin && options.pause)
+    throw InputError("--pause", "", "waits for Enter on standard input, which -c - reads the model file from");
+  if (!options.dump_path.empty())
+    check_dump_target(options.dump_path, {model_from_stdin ? std::string() : options.model_file});
+  LoadOptions load;
+  load.trace_kept = options.dump_path == "-";  // as run_explain's trace: otherwise about one layer is kept
+  if (options.max_memory_gib > 0)
+    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  Model model;
+  if (!options.example.empty()) {
+    const BundledExample& example = find_example(options.example);
+    model = load_model_text(example.json, std::string("example ") + example.name, load);
+  } else {
+    model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
+                                       : load_model_file(options.model_file, load);
+  }
+  if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
+  if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
+  return model;
+}
+
 }  // namespace
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
@@ -97,7 +124,7 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
       "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
   command
       .add_option("-c,--config", options.model_file,
-                  "Model file (JSON, see docs/model-file.md); default: built-in model")
+                  "Model file (JSON, see docs/model-file.md; - reads standard input); default: built-in model")
       ->check(non_empty("a file name"));
   command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
       ->excludes("--config")
@@ -114,9 +141,15 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   add_model_options(*explain, options);
   explain
       ->add_option("--dump", options.dump_path,
-                   "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
-                   "('-' for JSON on stdout); written whole or not at all")
+                   "Write every intermediate tensor to FILE: JSON when it ends in .json, NumPy's .npz when it ends "
+                   "in .npz, '-' for JSON on stdout; written whole or not at all")
       ->check(non_empty("a file name"));
+  explain
+      ->add_option("--json-nonfinite", options.json_non_finite,
+                   "How the JSON dump writes -inf, inf and NaN, which JSON has no number for: string (\"-Infinity\", "
+                   "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
+      ->check(CLI::IsMember({"string", "null", "literal"}))
+      ->capture_default_str();
   explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -131,7 +164,8 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
       ->capture_default_str();
   explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
   explain->add_flag("--timings", options.timings,
-                    "Print on stderr how long loading, the forward pass and the dump took");
+                    "Print on stderr how long loading, the forward pass and the dump took, and on how many threads "
+                    "(OMP_NUM_THREADS, else one per CPU)");
   explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
   explain->add_option("--cell", options.cell,
                       "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
@@ -163,21 +197,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
 
 int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
-  LoadOptions load;
-  load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
-  if (options.max_memory_gib > 0)
-    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
-  Model model;
-  if (!options.example.empty()) {
-    const BundledExample& example = find_example(options.example);
-    model = load_model_text(example.json, std::string("example ") + example.name, load);
-  } else {
-    model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
-                                       : load_model_file(options.model_file, load);
-  }
-  if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
-  if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
+  const Model model = load_explained_model(options);
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is
@@ -188,8 +208,10 @@ int run_explain(const ExplainOptions& options) {
   const bool dump_at_end = options.dump_path == "-";
   Trace trace(!model.batched);
   trace.keep_entries(!options.quiet || dump_at_end);
+  DumpOptions dump_options;
+  dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
   std::unique_ptr<TraceDump> dump;
-  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model);
+  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
   const WalkthroughOptions walkthrough = walkthrough_options(options);
   // Whether the step numbers of --steps exist is known only once the run is over: the
@@ -231,7 +253,7 @@ int run_explain(const ExplainOptions& options) {
     check_standard_output();
     timed(dump_seconds, [&] {
       if (dump_at_end) {
-        dump = std::make_unique<TraceDump>(options.dump_path, model);
+        dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
         for (const auto& e : trace.entries()) dump->add(e.record());
       }
       dump->finish(trace);
@@ -239,8 +261,9 @@ int run_explain(const ExplainOptions& options) {
   }
   progress.clear();
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s\n", load_seconds, forward_seconds,
-                             dump_seconds);
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{})\n", load_seconds,
+                             forward_seconds, dump_seconds, omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s");
   if (options.quiet) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";

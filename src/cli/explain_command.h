@@ -10,11 +10,12 @@
 namespace attn::cli {
 
 struct ExplainOptions {
-  std::string text;        // the sentence to run (models with a vocabulary)
-  std::string target;      // --target: the decoder's input sentence
-  std::string model_file;  // -c FILE; empty: the built-in default model
-  std::string example;     // --example NAME: a bundled example instead of a file
-  std::string dump_path;   // --dump FILE, "-" for stdout
+  std::string text;                        // the sentence to run (models with a vocabulary)
+  std::string target;                      // --target: the decoder's input sentence
+  std::string model_file;                  // -c FILE; empty: the built-in default model
+  std::string example;                     // --example NAME: a bundled example instead of a file
+  std::string dump_path;                   // --dump FILE, "-" for stdout
+  std::string json_non_finite = "string";  // --json-nonfinite: string | null | literal
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
   std::size_t threshold = 1000;

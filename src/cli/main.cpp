@@ -11,6 +11,7 @@
 #include <Eigen/Core>
 
 #include "attn/error.h"
+#include "attn/model_file.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "init_command.h"
@@ -41,10 +42,12 @@ void prepare_process(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: bigger blocks are still mmapped
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-  // Two threads, the machine kind's two cores, but not Eigen's own: attn splits large
-  // products in two column blocks itself (src/kernels/matmul.cpp), and Eigen's threaded product,
-  // which synchronizes inside every block, measured slower (docs/performance.md). With
-  // one thread here, a product that is not split (a single row, say) stays on one thread.
+  // OpenMP's threads (OMP_NUM_THREADS, else one per CPU attn may run on), but not Eigen's
+  // own: attn splits large products into column blocks itself (src/kernels/matmul.cpp),
+  // fixed by the sizes so that the thread count changes no bit, and Eigen's threaded
+  // product, which synchronizes inside every block and cuts its work by the thread count,
+  // measured slower (docs/performance.md). With one thread here, a product that is not
+  // split (a single row, say) stays on one thread.
   Eigen::setNbThreads(1);
 }
 
@@ -97,7 +100,7 @@ int main(int argc, char** argv) {
     const std::string source = !explain.example.empty()
                                    ? std::string("example ") + attn::find_example(explain.example).name
                                : explain.model_file.empty() ? attn::kDefaultModelSource
-                                                            : explain.model_file;
+                                                            : attn::model_file_name(explain.model_file);
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;
   } catch (const attn::EnvironmentError& e) {
