@@ -118,17 +118,20 @@ Model load_explained_model(const ExplainOptions& options) {
 }  // namespace
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
-  command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
-  command.add_option(
-      "-t,--target", options.target,
-      "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
+  command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)")
+      ->check(values_from(ValueList::FreeText));
+  command
+      .add_option("-t,--target", options.target,
+                  "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)")
+      ->check(values_from(ValueList::FreeText));
   command
       .add_option("-c,--config", options.model_file,
                   "Model file (JSON, see docs/model-file.md; - reads standard input); default: built-in model")
       ->check(non_empty("a file name"));
   command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
       ->excludes("--config")
-      ->check(non_empty("an example name ('attn examples' lists them)"));
+      ->check(non_empty("an example name ('attn examples' lists them)"))
+      ->check(values_from(ValueList::Examples));
   command
       .add_option("--max-memory", options.max_memory_gib,
                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
@@ -167,12 +170,17 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
                     "Print on stderr how long loading, the forward pass and the dump took, and on how many threads "
                     "(OMP_NUM_THREADS, else one per CPU)");
   explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
-  explain->add_option("--cell", options.cell,
-                      "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
-  explain->add_option("--steps", options.steps,
-                      "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
+  explain
+      ->add_option("--cell", options.cell,
+                   "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)")
+      ->check(values_from(ValueList::FreeText));
+  explain
+      ->add_option("--steps", options.steps,
+                   "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)")
+      ->check(values_from(ValueList::StepKinds));
   explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
-      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"));
+      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"))
+      ->check(values_from(ValueList::FreeText));
   explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")
       ->check(non_negative_integer());
   explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")

@@ -17,6 +17,7 @@
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
 #include "validate_command.h"
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
   attn::cli::setup_validate(app, validate);
   attn::cli::InitOptions init;
   attn::cli::setup_init(app, init);
+
+  // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
+  if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
 
   try {
     try {
