@@ -15,6 +15,8 @@
 #include <ctime>
 #include <vector>
 
+#include "thread_time.h"
+
 #include <zlib.h>
 
 namespace {
@@ -52,23 +54,7 @@ std::uint32_t slicing_by_8(const void* data, std::size_t size) {
   return ~crc;
 }
 
-// The processor time this thread spent: steadier than the wall clock on a shared machine.
-double thread_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-template <typename F>
-double best_seconds(int repeats, F&& work) {
-  double best = 1e30;
-  for (int r = 0; r < repeats; ++r) {
-    const double start = thread_seconds();
-    work();
-    best = std::min(best, thread_seconds() - start);
-  }
-  return best;
-}
+using bench::best_seconds;
 
 }  // namespace
 

@@ -19,6 +19,8 @@
 #include <random>
 #include <vector>
 
+#include "thread_time.h"
+
 namespace {
 
 // The hand-made engine attn used before std::mt19937: 32-bit words, refilled in three loops.
@@ -80,23 +82,7 @@ void randn(Engine& engine, std::vector<double>& out) {
 using Mt19937Words32 = std::mersenne_twister_engine<std::uint32_t, 32, 624, 397, 31, 0x9908b0df, 11, 0xffffffff, 7,
                                                     0x9d2c5680, 15, 0xefc60000, 18, 1812433253>;
 
-// The processor time this thread spent: steadier than the wall clock on a shared machine.
-double thread_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-template <typename F>
-double best_seconds(int repeats, F&& work) {
-  double best = 1e30;
-  for (int r = 0; r < repeats; ++r) {
-    const double start = thread_seconds();
-    work();
-    best = std::min(best, thread_seconds() - start);
-  }
-  return best;
-}
+using bench::best_seconds;
 
 struct Times {
   double words, randn;
