@@ -41,13 +41,22 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
 // The decoder's input sentence. InputError when the model has no decoder or no vocabulary.
 void replace_target_text(Model& model, const std::string& text, const std::string& origin);
 
+// The memory limit for the run as the model now stands, after a sentence from the command
+// line replaced its input (replace_source_text, replace_target_text): InputError at that
+// sentence when the run is estimated to need more than options' limit.
+void check_run_memory(const Model& model, const LoadOptions& options);
+
 // The sizes of a run that decide its memory.
 struct RunSize {
   std::size_t batch = 1, seq_len = 1, target_len = 0;
   std::size_t encoder_layers = 1, decoder_layers = 0;
   std::size_t vocab = 0;
-  bool trace_kept = true;  // false: one layer's activations at a time, not every layer's
+  std::size_t position_rows = 0;  // a learned position table's max_len
+  bool trace_kept = true;         // false: one layer's activations at a time, not every layer's
 };
+
+// The sizes of a run of the model as it stands: B, S (in tokens), T, the layers, V.
+RunSize run_size_of(const Model& model);
 
 // The memory a run is estimated to need, in bytes (weights plus the intermediates alive:
 // every layer's when the trace keeps them, else the largest layer's). Saturates at UINT64_MAX for absurd sizes.

@@ -8,7 +8,7 @@ namespace attn {
 // The feed-forward network's non-linearity (steps/feed_forward.h).
 enum class Activation { ReLU, GELU };
 
-// What is added to the embeddings to mark each position (steps/embedding.h).
+// What is added to the embeddings to mark each position (steps/positional_encoding.h).
 enum class PositionalEncoding { Sinusoidal, Learned, None };
 
 }  // namespace attn

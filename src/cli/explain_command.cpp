@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -89,6 +90,43 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   return walk;
 }
 
+// The --batch, --layer and --cell a run's walkthrough could never show: refused before
+// anything runs, naming the range the model has (they used to pick nothing, silently).
+void check_selection(const WalkthroughOptions& walk, const Model& model) {
+  const RunSize size = run_size_of(model);
+  const StepFilter& filter = walk.filter;
+  if (filter.batch && !model.batched)
+    throw InputError(
+        "--batch", "",
+        "this run's input is one sequence, not a batch: there is no batch item to pick (leave --batch out)");
+  if (filter.batch && *filter.batch >= size.batch)
+    throw InputError("--batch", "", fmt::format("expected an index below B={}, found {}", size.batch, *filter.batch));
+  if (filter.layer) {
+    const LayerSelection& l = *filter.layer;
+    const std::size_t layers = !l.stack                     ? std::max(size.encoder_layers, size.decoder_layers)
+                               : *l.stack == Stack::Encoder ? size.encoder_layers
+                                                            : size.decoder_layers;
+    const char* stack = !l.stack ? "the longer stack" : *l.stack == Stack::Encoder ? "the encoder" : "the decoder";
+    if (static_cast<std::size_t>(l.layer) >= layers)
+      throw InputError("--layer", "",
+                       layers == 0 ? fmt::format("this model has no layers in {}", stack)
+                                   : fmt::format("expected a layer below {} ({} has {} layer{}), found {}", layers,
+                                                 stack, layers, layers == 1 ? "" : "s", l.layer));
+  }
+  if (!walk.cell_given) return;
+  // Rows are positions; columns are positions (scores, weights) or features (Q's H*d,
+  // d_model, the feed-forward's d_ff).
+  const auto& c = model.config;
+  const std::size_t B = model.batched ? size.batch : 1, rows = std::max(size.seq_len, size.target_len);
+  const std::size_t columns = std::max({rows, c.d_model, c.num_heads * c.d_head, c.d_ff});
+  const auto& cell = walk.cell;
+  if (cell[0] >= B || cell[1] >= c.num_heads || cell[2] >= rows || cell[3] >= columns)
+    throw InputError("--cell", "",
+                     fmt::format("expected b,h,i,j with b < B={}, h < H={}, i < {} (positions) and j < {} (positions "
+                                 "or features), found {},{},{},{}",
+                                 B, c.num_heads, rows, columns, cell[0], cell[1], cell[2], cell[3]));
+}
+
 // Checks what can be checked before anything is read, then loads the model the options
 // name (a file, standard input, an example or the built-in one) with the command line's
 // sentences in place.
@@ -112,6 +150,8 @@ Model load_explained_model(const ExplainOptions& options) {
   }
   if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
   if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
+  // A sentence from the command line can make the run as large as any file can.
+  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
   return model;
 }
 
@@ -163,7 +203,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   explain
       ->add_option("--threshold", options.threshold,
                    "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
-      ->check(non_negative_integer())
+      ->transform(non_negative_integer())
       ->capture_default_str();
   explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
   explain->add_flag("--timings", options.timings,
@@ -182,9 +222,9 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
       ->check(non_empty("a layer: 1, encoder.1 or decoder.0"))
       ->check(values_from(ValueList::FreeText));
   explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")
-      ->check(non_negative_integer());
+      ->transform(non_negative_integer());
   explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
-      ->check(non_negative_integer());
+      ->transform(non_negative_integer());
   explain->add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
   explain
       ->add_option("--color", options.color,
@@ -222,6 +262,7 @@ int run_explain(const ExplainOptions& options) {
   if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
   const WalkthroughOptions walkthrough = walkthrough_options(options);
+  check_selection(walkthrough, model);
   // Whether the step numbers of --steps exist is known only once the run is over: the
   // walkthrough is held back until then, so that a wrong number prints the error alone.
   std::ostringstream held;

@@ -6,6 +6,7 @@
 
 #include "attn/error.h"
 #include "io/output_file.h"
+#include "model/load_context.h"
 #include "model/presets.h"
 #include "validators.h"
 
@@ -23,17 +24,18 @@ void setup_init(CLI::App& app, InitOptions& options) {
         return all;
       }()))
       ->capture_default_str();
-  init->add_option("--d-model", options.d_model, "d_model (N), replaces the preset's")->check(non_negative_integer());
+  init->add_option("--d-model", options.d_model, "d_model (N), replaces the preset's")
+      ->transform(non_negative_integer());
   init->add_option("--heads", options.heads, "Number of heads (H), a divisor of d_model")
-      ->check(non_negative_integer());
+      ->transform(non_negative_integer());
   init->add_option("--d-ff", options.d_ff, "Feed-forward width (F); 0 for attention-only layers")
-      ->check(non_negative_integer());
-  init->add_option("--layers", options.layers, "Number of encoder layers")->check(non_negative_integer());
-  init->add_option("--seq", options.seq, "Length of the random input sequence (S)")->check(non_negative_integer());
+      ->transform(non_negative_integer());
+  init->add_option("--layers", options.layers, "Number of encoder layers")->transform(non_negative_integer());
+  init->add_option("--seq", options.seq, "Length of the random input sequence (S)")->transform(non_negative_integer());
   init->add_option("--batch", options.batch, "Number of input sequences (B); 1 writes X as one sequence (S, d_model)")
-      ->check(non_negative_integer());
+      ->transform(non_negative_integer());
   init->add_option("--seed", options.seed, "Seed of every \"randn\", as np.random.seed")
-      ->check(non_negative_integer())
+      ->transform(non_negative_integer())
       ->capture_default_str();
   init->add_option("-o,--output", options.output, "Write the model file to FILE (default: stdout)")
       ->check(non_empty("a file name"));
@@ -53,6 +55,11 @@ int run_init(const InitOptions& options) {
   // An option given on the command line replaces the preset's value.
   const auto given = [&](const char* option, std::size_t value, std::size_t& target) {
     if (options.command && options.command->count(option) == 0) return;
+    // A size no model file may have would make a file nobody can load.
+    if (value > kMaxDimension)
+      throw InputError(
+          "attn init", option,
+          fmt::format("expected at most {} (the largest size a model file may give), found {}", kMaxDimension, value));
     target = value;
     command += fmt::format(" {} {}", option, value);
   };

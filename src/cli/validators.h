@@ -2,6 +2,7 @@
 #ifndef ATTN_CLI_VALIDATORS_H_
 #define ATTN_CLI_VALIDATORS_H_
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -11,14 +12,23 @@
 
 namespace attn::cli {
 
-// For options read into unsigned integers: CLI11 2.1 reads "-5" into one as 2^64 - 5, and
+// For options read into unsigned integers (given with ->transform, since it rewrites the
+// value): CLI11 2.1 reads "-5" into one as 2^64 - 5, and
 // its own NonNegativeNumber prints the range 0 to 1.8e308 in full. This says, on one line:
 //   --seq: expected a non-negative integer, found -5
 inline CLI::Validator non_negative_integer() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
         const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
-        return digits ? std::string() : "expected a non-negative integer, found " + value;
+        // Beyond 2^64 - 1 CLI11 would quietly keep the largest value instead.
+        const std::string largest = "18446744073709551615";
+        const std::string significant = value.substr(std::min(value.find_first_not_of('0'), value.size()));
+        const bool fits =
+            significant.size() < largest.size() || (significant.size() == largest.size() && significant <= largest);
+        if (!digits || !fits) return "expected a non-negative integer, found " + value;
+        // CLI11 would read a leading zero as octal (012 as 10): the number is decimal.
+        value = significant.empty() ? "0" : significant;
+        return std::string();
       },
       "UINT", "non-negative integer");
 }

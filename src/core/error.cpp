@@ -2,36 +2,9 @@
 
 #include <cstdio>
 
+#include "core/text.h"
+
 namespace attn {
-
-namespace {
-
-// The length of the well-formed UTF-8 sequence at text[i], or 0 when it is not one
-// (a stray continuation byte, a cut-off sequence, an overlong or surrogate form).
-std::size_t utf8_length(const std::string& text, std::size_t i, char32_t* code) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  std::size_t n = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xe ? 3 : (b0 >> 3) == 0x1e ? 4 : 0;
-  if (n == 0 || i + n > text.size()) return 0;
-  char32_t c = n == 1 ? b0 : n == 2 ? (b0 & 0x1f) : n == 3 ? (b0 & 0x0f) : (b0 & 0x07);
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xc0) != 0x80) return 0;
-    c = (c << 6) | (byte(i + k) & 0x3f);
-  }
-  static const char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (c < kSmallest[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
-  *code = c;
-  return n;
-}
-
-// Characters a terminal acts on instead of showing: C0 and C1 controls, DEL, and the
-// marks that reorder text (a right-to-left override can make a message say the opposite).
-bool is_hidden_control(char32_t c) {
-  return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
-         (c >= 0x2066 && c <= 0x2069);
-}
-
-}  // namespace
 
 std::string printable(const std::string& text) {
   std::string out;

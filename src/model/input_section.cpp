@@ -100,9 +100,13 @@ TokenInput read_tokens(const JsonReader& reader, const Json& value, const std::s
   return input;
 }
 
-void needs_vocab(const JsonReader& reader, const Model& model, const std::string& path, const char* key) {
-  if (model.vocab.empty())
-    reader.fail(json_child(path, key), "the model has no vocab, so it cannot read text or tokens; give X instead");
+void needs_vocab(const LoadContext& context, const Model& model, const std::string& path, const char* key) {
+  const JsonReader& reader = context.reader;
+  if (!model.vocab.empty()) return;
+  // A vocab the file gives but that could not be read was reported already (attn validate
+  // goes on after it): not a second error.
+  if (context.vocab_unreadable) throw AlreadyReported{};
+  reader.fail(json_child(path, key), "the model has no vocab, so it cannot read text or tokens; give X instead");
 }
 
 // The keys one input sequence is given under, and the name of its sequence axis.
@@ -139,10 +143,10 @@ Sequence read_sequence(LoadContext& context, const Json& value, const std::strin
   if (const Json* x = reader.member(value, keys.numbers)) {
     sequence.numbers = read_x(context, *x, json_child(path, keys.numbers), model, layers, keys.axis);
   } else if (const Json* text = reader.member(value, keys.text)) {
-    needs_vocab(reader, model, path, keys.text);
+    needs_vocab(context, model, path, keys.text);
     sequence.tokens = read_text(reader, *text, json_child(path, keys.text));
   } else if (const Json* tokens = reader.member(value, keys.tokens)) {
-    needs_vocab(reader, model, path, keys.tokens);
+    needs_vocab(context, model, path, keys.tokens);
     sequence.tokens = read_tokens(reader, *tokens, json_child(path, keys.tokens));
   }
   return sequence;

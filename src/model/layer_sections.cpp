@@ -34,19 +34,22 @@ Json randn_decoder_layer() {
 // `count_given`: the model section set the count (`count_field`), which a list must match.
 LayerList layer_list(const JsonReader& reader, const Json& value, const std::string& key, std::size_t count,
                      bool count_given, const Json& randn_layer, const char* count_field) {
-  LayerList list{key, value.is_array(), {}};
+  LayerList list{key, value.is_array(), {}, nullptr, 0};
   if (value.is_array()) {
     if (value.empty()) reader.fail(key, "expected at least one layer, found an empty array");
     if (count_given && value.size() != count)
       reader.fail(key, fmt::format("expected {} layers ({}), found {}", count, count_field, value.size()));
-    list.layers.assign(value.begin(), value.end());
+    for (const Json& layer : value) list.listed_layers.push_back(&layer);
+    list.count = value.size();
   } else if (value.is_string()) {
     if (value.get<std::string>() != "randn")
       reader.fail(
           key, fmt::format("expected a list of layers, one layer object or \"randn\", found {}", describe_json(value)));
-    list.layers.assign(count, randn_layer);
+    list.template_layer = std::make_shared<const Json>(randn_layer);
+    list.count = count;
   } else if (value.is_object()) {
-    list.layers.assign(count, value);
+    list.template_layer = std::shared_ptr<const Json>(&value, [](const Json*) {});  // the document owns it
+    list.count = count;
   } else {
     reader.fail(key, "expected a list of layers, one layer object or \"randn\", found " + describe_json(value));
   }

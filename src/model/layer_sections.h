@@ -4,6 +4,7 @@
 #define ATTN_MODEL_LAYER_SECTIONS_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,18 @@ namespace attn {
 // A stack's layers as the file gives them, one JSON object per layer, before any is read
 // (the memory estimate needs their number first).
 struct LayerList {
-  std::string key;           // "encoder" or "decoder"
-  bool listed = false;       // the file gave a list: each layer has its own path
-  std::vector<Json> layers;  // a repeated template is copied, each copy drawing its own "randn"
+  std::string key;      // "encoder" or "decoder"
+  bool listed = false;  // the file gave a list: each layer has its own path
+  // The layers of a list, pointing into the document; or `count` times one template (the
+  // file's layer object, or the layer "randn" stands for), never copied: a file that asks
+  // for 16 million layers costs nothing until the memory estimate has refused it. Each
+  // layer read from a template draws its own "randn".
+  std::vector<const Json*> listed_layers;
+  std::shared_ptr<const Json> template_layer;
+  std::size_t count = 0;
 
+  std::size_t size() const { return count; }
+  const Json& layer(std::size_t i) const { return listed ? *listed_layers[i] : *template_layer; }
   // "encoder[1]" for a listed layer, "encoder" for a repeated one.
   std::string path(std::size_t i) const { return listed ? json_index(key, i) : key; }
 };

@@ -44,6 +44,9 @@ class LoadContext {
   const LoadOptions options;
   NumpyRandom rng;  // reseeded with model.seed once the hyper-parameters are read
   std::vector<InputError> errors;
+  // The file gives a vocab that could not be read (reported already): what needs it is
+  // skipped without a second error.
+  bool vocab_unreadable = false;
   // A memory check refused the run: drawing "randn" for it could take forever.
   bool run_refused = false;
 };

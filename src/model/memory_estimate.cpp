@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/byte_size.h"
+#include "model/token_input.h"
 
 namespace attn {
 
@@ -34,8 +35,12 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
       size.trace_kept ? size.encoder_layers * encoder_activations + size.decoder_layers * decoder_activations
                       : std::max(size.encoder_layers ? encoder_activations : 0.0L,
                                  size.decoder_layers ? decoder_activations : 0.0L);
-  const long double io = V * N + 3 * B * (S + T) * N + 2 * B * T * V;
-  const long double bytes = 8.0L * (encoder_weights + decoder_weights + activations + io);
+  const long double io = V * N + static_cast<long double>(size.position_rows) * N + 3 * B * (S + T) * N + 2 * B * T * V;
+  // Each layer's weights are a dozen tensors, each with its shape and axis names on the
+  // heap: about 1.6 KiB per encoder layer and 3 KiB per decoder layer besides the numbers
+  // (measured: 100,000 attention-only layers of d_model 4 take 222 MB).
+  const long double layer_overhead = 4096.0L * (size.encoder_layers + size.decoder_layers);
+  const long double bytes = 8.0L * (encoder_weights + decoder_weights + activations + io) + layer_overhead;
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -59,9 +64,36 @@ void check_input_memory(LoadContext& context, std::size_t elements, const std::s
                                         byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
 }
 
+void check_run_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path) {
+  const std::uint64_t limit = memory_limit(context.options);
+  size.trace_kept = context.options.trace_kept;
+  const std::uint64_t need = estimate_run_bytes(config, size);
+  if (need <= limit) return;
+  context.run_refused = true;
+  context.reader.fail(
+      path, fmt::format("this run would need about {} (B={}, S={}, d_model={}, heads={}, layers={}), "
+                        "more than the limit of {}; use a smaller model or raise --max-memory",
+                        byte_size_text(static_cast<double>(need), ByteStyle::Memory), size.batch, size.seq_len,
+                        config.d_model, config.num_heads, size.encoder_layers + size.decoder_layers,
+                        byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+}
+
+void check_weights_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path) {
+  const std::uint64_t limit = memory_limit(context.options);
+  size.trace_kept = context.options.trace_kept;
+  const std::uint64_t need = estimate_run_bytes(config, size);
+  if (need <= limit) return;
+  context.run_refused = true;
+  context.reader.fail(path, fmt::format("the weights alone would need about {} (d_model={}, heads={}, d_ff={}, "
+                                        "layers={}, vocab={}), more than the limit of {}; use a smaller model or raise "
+                                        "--max-memory",
+                                        byte_size_text(static_cast<double>(need), ByteStyle::Memory), config.d_model,
+                                        config.num_heads, config.d_ff, size.encoder_layers + size.decoder_layers,
+                                        size.vocab, byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+}
+
 void check_run_memory(LoadContext& context, const Model& model, std::size_t batch, std::size_t seq_len,
                       std::size_t target_len, const LayerCounts& layers, const std::string& path) {
-  const std::uint64_t limit = memory_limit(context.options);
   RunSize size;
   size.batch = batch;
   size.seq_len = seq_len;
@@ -69,15 +101,8 @@ void check_run_memory(LoadContext& context, const Model& model, std::size_t batc
   size.encoder_layers = layers.encoder;
   size.decoder_layers = layers.decoder;
   size.vocab = model.vocab.size();
-  size.trace_kept = context.options.trace_kept;
-  const std::uint64_t need = estimate_run_bytes(model.config, size);
-  if (need <= limit) return;
-  context.run_refused = true;
-  context.reader.fail(path, fmt::format("this run would need about {} (B={}, S={}, d_model={}, heads={}, layers={}), "
-                                        "more than the limit of {}; use a smaller model or raise --max-memory",
-                                        byte_size_text(static_cast<double>(need), ByteStyle::Memory), batch, seq_len,
-                                        model.config.d_model, model.config.num_heads, layers.encoder + layers.decoder,
-                                        byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+  size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
+  check_run_size(context, model.config, size, path);
 }
 
 void check_memory_for_input(LoadContext& context, const Model& model, const LayerCounts& layers) {
@@ -95,6 +120,46 @@ void check_memory_for_input(LoadContext& context, const Model& model, const Laye
   for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
   for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
   check_run_memory(context, model, B, S, T, layers, "input");
+}
+
+}  // namespace attn
+
+namespace attn {
+
+RunSize run_size_of(const Model& model) {
+  // The sentences' lengths in tokens, as the run will see them.
+  const auto longest = [](const TokenInput& input) {
+    std::size_t n = 1;
+    for (const auto& tokens : token_lists(input)) n = std::max(n, tokens.size());
+    return n;
+  };
+  RunSize size;
+  size.batch = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
+                                  : model.input.shape[0];
+  size.seq_len = model.has_tokens() ? longest(model.source_tokens) : model.input.shape[1];
+  size.target_len = !model.target_tokens.empty()       ? longest(model.target_tokens)
+                    : !model.target_input.data.empty() ? model.target_input.shape[1]
+                                                       : 0;
+  size.encoder_layers = model.encoder.size();
+  size.decoder_layers = model.decoder.size();
+  size.vocab = model.vocab.size();
+  size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
+  return size;
+}
+
+void check_run_memory(const Model& model, const LoadOptions& options) {
+  RunSize size = run_size_of(model);
+  size.trace_kept = options.trace_kept;
+  const std::uint64_t limit = memory_limit(options);
+  const std::uint64_t need = estimate_run_bytes(model.config, size);
+  if (need <= limit) return;
+  const std::string& path = model.has_tokens() ? model.source_tokens.json_path : std::string("input");
+  throw InputError(model.source, path,
+                   fmt::format("this run would need about {} (B={}, S={}, d_model={}, heads={}, layers={}), more "
+                               "than the limit of {}; use a shorter text or raise --max-memory",
+                               byte_size_text(static_cast<double>(need), ByteStyle::Memory), size.batch, size.seq_len,
+                               model.config.d_model, model.config.num_heads, size.encoder_layers + size.decoder_layers,
+                               byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
 }
 
 }  // namespace attn

@@ -25,6 +25,13 @@ std::uint64_t memory_limit(const LoadOptions& options);
 // InputError at `path` when an input X of `elements` float64 numbers alone is over the limit.
 void check_input_memory(LoadContext& context, std::size_t elements, const std::string& path);
 
+// InputError at `path` when a run of `size` is estimated to need more than the limit.
+void check_run_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path);
+
+// InputError at `path` when the weights of `size` (with one token of input) are over the
+// limit: checked from the declared sizes before anything is drawn.
+void check_weights_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path);
+
 // InputError at `path` when a run of these sizes is estimated to need more than the limit.
 // Uses the model's hyper-parameters and vocabulary, which are read before the input.
 void check_run_memory(LoadContext& context, const Model& model, std::size_t batch, std::size_t seq_len,

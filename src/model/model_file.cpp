@@ -38,7 +38,7 @@ ModelConfig read_hyper_parameters(LoadContext& context, const Json& document) {
 }
 
 struct LayerLists {
-  LayerList encoder{"encoder", false, {}}, decoder{"decoder", false, {}};
+  LayerList encoder{"encoder", false, {}, nullptr, 0}, decoder{"decoder", false, {}, nullptr, 0};
 };
 
 // The layer lists are resolved before the input so that the memory estimate knows them.
@@ -57,10 +57,24 @@ LayerLists read_layer_lists(LoadContext& context, const Json& document, const Mo
   return lists;
 }
 
+// Refuses a model whose weights alone, with one token of input, are over the memory limit:
+// counted from the sizes the file declares, before the embedding or any layer is drawn.
+void check_weights_memory(LoadContext& context, const Json& document, const ModelConfig& config,
+                          const LayerLists& lists) {
+  const Json* vocab = context.reader.member(document, "vocab");
+  RunSize size;
+  size.vocab = vocab && vocab->is_array() ? vocab->size() : 0;
+  size.position_rows = config.positional_encoding == PositionalEncoding::Learned ? config.max_len : 0;
+  size.encoder_layers = lists.encoder.size();
+  size.decoder_layers = lists.decoder.size();
+  size.target_len = size.decoder_layers ? 1 : 0;
+  check_weights_size(context, config, size, "model");
+}
+
 // Reads the input and refuses a run over the memory limit. Returns whether the input was
 // read; without it the weights are still checked, if they alone fit in memory.
 bool read_input_within_memory(LoadContext& context, const Json& document, const LayerLists& lists, Model& model) {
-  const LayerCounts layers{lists.encoder.layers.size(), lists.decoder.layers.size()};
+  const LayerCounts layers{lists.encoder.size(), lists.decoder.size()};
   bool input_read = false;
   context.attempt([&] {
     // While X is read the run counts at least one encoder layer: a bad encoder list is
@@ -84,9 +98,8 @@ bool narrow_output(const AttentionWeights& attention, const ModelConfig& config)
 // The encoder's layers, each layer's output the next one's input, and its final norm.
 void read_encoder(LoadContext& context, const Json& document, const LayerList& list, Model& model) {
   const ModelConfig& config = model.config;
-  for (std::size_t i = 0; i < list.layers.size(); ++i)
-    context.attempt(
-        [&] { model.encoder.push_back(read_encoder_layer(context, list.layers[i], list.path(i), config)); });
+  for (std::size_t i = 0; i < list.size(); ++i)
+    context.attempt([&] { model.encoder.push_back(read_encoder_layer(context, list.layer(i), list.path(i), config)); });
   context.attempt([&] {
     for (std::size_t i = 0; i + 1 < model.encoder.size(); ++i)
       if (narrow_output(model.encoder[i].attention, config))
@@ -103,12 +116,12 @@ void read_encoder(LoadContext& context, const Json& document, const LayerList& l
 }
 
 void read_decoder(LoadContext& context, const Json& document, const LayerList& list, Model& model) {
-  for (std::size_t i = 0; i < list.layers.size(); ++i)
+  for (std::size_t i = 0; i < list.size(); ++i)
     context.attempt(
-        [&] { model.decoder.push_back(read_decoder_layer(context, list.layers[i], list.path(i), model.config)); });
+        [&] { model.decoder.push_back(read_decoder_layer(context, list.layer(i), list.path(i), model.config)); });
   context.attempt([&] {
     if (const Json* norm = context.reader.member(document, "decoder_norm")) {
-      if (list.layers.empty()) context.reader.fail("decoder_norm", "expected a decoder alongside decoder_norm");
+      if (list.size() == 0) context.reader.fail("decoder_norm", "expected a decoder alongside decoder_norm");
       model.decoder_norm = read_norm(context, norm, "decoder_norm", model.config);
     }
   });
@@ -148,17 +161,26 @@ Model load(LoadContext& context, const Json& document) {
   model.config = read_hyper_parameters(context, document);
   context.rng = NumpyRandom(model.config.seed);
 
+  // The weights the file declares must fit before any is drawn: a 300-byte file can ask
+  // for d_model 2^24 or 2^24 layers.
+  const LayerLists lists = read_layer_lists(context, document, model.config);
+  context.attempt([&] { check_weights_memory(context, document, model.config, lists); });
+  if (context.run_refused) context.stop_if_errors();
   // The "randn" order (docs/model-file.md): embedding, positions, input, encoder layers,
   // encoder_norm, decoder layers, decoder_norm, output.
-  context.attempt([&] { read_vocabulary(context, document, model); });
+  context.attempt([&] {
+    context.vocab_unreadable = true;  // until read
+    read_vocabulary(context, document, model);
+    context.vocab_unreadable = false;
+  });
+  if (!context.reader.member(document, "vocab")) context.vocab_unreadable = false;
   context.attempt([&] { read_positions(context, document, model); });
-  const LayerLists lists = read_layer_lists(context, document, model.config);
   const bool input_read = read_input_within_memory(context, document, lists, model);
   // Drawing "randn" for a run that was refused could take forever: stop here.
   if (context.run_refused) context.stop_if_errors();
   read_encoder(context, document, lists.encoder, model);
   read_decoder(context, document, lists.decoder, model);
-  read_encoder_consumers(context, document, !lists.decoder.layers.empty(), input_read, model);
+  read_encoder_consumers(context, document, lists.decoder.size() != 0, input_read, model);
   context.stop_if_errors();
   return model;
 }

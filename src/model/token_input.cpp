@@ -8,6 +8,7 @@
 
 #include "attn/error.h"
 #include "attn/model_file.h"
+#include "core/text.h"
 #include "model/json_reader.h"
 #include "steps/tokenizer.h"
 
@@ -43,7 +44,28 @@ void check_lookup(const Model& model, const TokenInput& input, const std::vector
 
 }  // namespace
 
+namespace {
+
+// Text reaches the terminal and the dumps: it must be UTF-8 (JSON cannot hold anything
+// else) with no control characters (an escape sequence in a sentence would recolour the
+// learner's terminal). Checked before tokenizing: the tokenizer splits bytes.
+void check_printable(const Model& model, const TokenInput& input) {
+  for (std::size_t b = 0; b < input.texts.size(); ++b)
+    if (const auto problem = unprintable_part(input.texts[b], /*whitespace_allowed=*/true))
+      throw InputError(model.source, input.batched ? json_index(input.json_path, b) : input.json_path,
+                       "expected printable UTF-8 text, found " + *problem);
+  for (std::size_t b = 0; b < input.tokens.size(); ++b)
+    for (std::size_t s = 0; s < input.tokens[b].size(); ++s)
+      if (const auto problem = unprintable_part(input.tokens[b][s], /*whitespace_allowed=*/false)) {
+        const std::string row = input.batched ? json_index(input.json_path, b) : input.json_path;
+        throw InputError(model.source, json_index(row, s), "expected a printable UTF-8 token, found " + *problem);
+      }
+}
+
+}  // namespace
+
 void check_token_input(const Model& model, const TokenInput& input) {
+  check_printable(model, input);
   const std::vector<std::vector<std::string>> lists = token_lists(input);
   for (std::size_t b = 0; b < lists.size(); ++b) {
     const std::string path = input.batched ? json_index(input.json_path, b) : input.json_path;

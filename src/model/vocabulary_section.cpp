@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
 #include "model/tensor_values.h"
 
 namespace attn {
@@ -25,6 +26,9 @@ std::vector<std::string> read_tokens(LoadContext& context, const Json& vocab) {
     const std::string path = json_index("vocab", i);
     std::string token = reader.string(vocab[i], path);
     if (token.empty()) reader.fail(path, "expected a non-empty token, found \"\"");
+    // Tokens are printed: no control characters (JSON escapes such as \u001b decode to them).
+    if (const auto problem = unprintable_part(token, /*whitespace_allowed=*/false))
+      reader.fail(path, "expected a printable token, found " + *problem);
     const auto [earlier, is_new] = first_index.emplace(token, i);
     if (!is_new) {
       const std::string message = fmt::format("duplicate token \"{}\" (already vocab[{}])", token, earlier->second);

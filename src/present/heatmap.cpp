@@ -70,8 +70,12 @@ std::string legend_line(HeatmapStyle style) {
 
 std::string render_heatmap(const Tensor& weights, const std::vector<std::string>& row_labels_in,
                            const std::vector<std::string>& column_labels_in, const HeatmapOptions& options) {
-  const auto [rows, columns, row_labels, column_labels] =
-      labeled_matrix(weights, row_labels_in, column_labels_in, "heatmap");
+  // Named, not a structured binding: the lambdas below capture these (clang refuses
+  // to capture a binding in C++17).
+  const LabeledMatrix labeled = labeled_matrix(weights, row_labels_in, column_labels_in, "heatmap");
+  const std::size_t rows = labeled.rows, columns = labeled.columns;
+  const std::vector<std::string>& row_labels = labeled.row_labels;
+  const std::vector<std::string>& column_labels = labeled.column_labels;
   const auto value = [&](std::size_t i, std::size_t j) { return weights.data[i * columns + j]; };
 
   std::size_t row_label_width = 0;

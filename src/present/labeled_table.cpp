@@ -34,8 +34,12 @@ std::string repeat(std::string_view piece, std::size_t times) {
 
 std::string render_labeled_table(const Tensor& matrix, const std::vector<std::string>& row_labels_in,
                                  const std::vector<std::string>& column_labels_in, const LabeledTableOptions& options) {
-  const auto [rows, columns, row_labels, column_labels] =
-      labeled_matrix(matrix, row_labels_in, column_labels_in, "labeled table");
+  // Named, not a structured binding: the lambdas below capture these (clang refuses
+  // to capture a binding in C++17).
+  const LabeledMatrix labeled = labeled_matrix(matrix, row_labels_in, column_labels_in, "labeled table");
+  const std::size_t rows = labeled.rows, columns = labeled.columns;
+  const std::vector<std::string>& row_labels = labeled.row_labels;
+  const std::vector<std::string>& column_labels = labeled.column_labels;
   if (options.extra && options.extra->values.size() != rows)
     throw InternalError(fmt::format("labeled table: extra column \"{}\" has {} values for {} rows",
                                     options.extra->title, options.extra->values.size(), rows));

@@ -162,6 +162,29 @@ case $case_name in
     expect_status 2
     expect_stderr "attn: files: expected a file name, found an empty string (run 'attn --help' for usage)"
     ;;
+  unprintable_text)
+    # Text that is not UTF-8, or holds control characters or reordering marks, never reaches
+    # the terminal or a dump: refused, naming where.
+    for text in $'\xff' $'I love \xc3' $'I \x1b[31mlove' $'I love \xe2\x80\xaeIA'; do
+      "$ATTN" explain "$text" >out 2>err
+      status=$?
+      expect_status 2
+      one_line_stderr
+      grep -q '^<default model>: text (command line): expected printable UTF-8 text, found ' err || fail "$(cat -v err)"
+      [ ! -s out ] || fail "stdout: $(head -c 100 out | cat -v)"
+    done
+    "$ATTN" explain --target $'J\x07' "I love AI" >out 2>err
+    status=$?
+    expect_status 2
+    expect_stderr "<default model>: --target (command line): expected printable UTF-8 text, found the control character U+0007 at byte 1"
+    # A vocabulary token written with a JSON escape is a control character too.
+    printf '%s' '{"model": {"d_model": 2, "num_heads": 1}, "vocab": ["a", "b\u001b[2J"], "embedding": "randn",
+      "input": {"tokens": ["a"]}, "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity"}}]}' >m.json
+    "$ATTN" validate m.json >out 2>err
+    status=$?
+    expect_status 2
+    expect_stderr "m.json: vocab[1]: expected a printable token, found the control character U+001B at byte 1"
+    ;;
   *)
     fail "no such case"
     ;;

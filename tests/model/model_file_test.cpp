@@ -120,32 +120,39 @@ TEST_CASE("malformed JSON reports line and column", "[loader][errors]") {
 }
 
 TEST_CASE("huge models are refused before anything is allocated", "[loader][errors]") {
+  // X of 1.6e7 x 1000 float64: 1.28e11 bytes = 119.2 GiB, refused before a number is drawn.
   const std::string e =
-      error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [100000, 1000000]}},
+      error_of(R"({"model": {"d_model": 1000, "num_heads": 1}, "input": {"X": {"randn": [16000000, 1000]}},
       "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
-  CHECK(e.rfind("model.json: input.X: this input alone would need 745.1 GiB, more than the limit of ", 0) == 0);
-  // A small input but huge weights: the estimate for the whole run is refused, with the sizes.
+  CHECK(e.rfind("model.json: input.X: this input alone would need 119.2 GiB, more than the limit of ", 0) == 0);
+  // A small input but huge weights: refused from the declared sizes, before the weights
+  // are drawn or the input read. W_q, W_k, W_v, W_o of 1e6 x 1e6: 8 x 4e12 bytes = 29802.3
+  // GiB, and a little more for one token's activations.
   const std::string w =
       error_of(R"({"model": {"d_model": 1000000, "num_heads": 1}, "input": {"X": {"randn": [2, 1000000]}},
       "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})");
-  CHECK(w.rfind("model.json: input.X: this run would need about ", 0) == 0);
-  CHECK(w.find("(B=1, S=2, d_model=1000000, heads=1, layers=1), more than the limit of ") != std::string::npos);
+  CHECK(w.rfind("model.json: model: the weights alone would need about 2980", 0) == 0);
+  CHECK(w.find(" GiB (d_model=1000000, heads=1, d_ff=0, layers=1, vocab=0), more than the limit of ") !=
+        std::string::npos);
 }
 
 TEST_CASE("a small memory limit is written in MiB or KiB, not as 0.0 GiB", "[loader][errors]") {
-  // X alone: 1000 x 512 float64 = 4,096,000 bytes = 3.90625 MiB, over a 1 MiB limit.
+  // X alone: 8000 x 64 float64 = 4,096,000 bytes = 3.90625 MiB, over a 1 MiB limit (the
+  // weights, 4 x 64 x 64 float64 = 128 KiB, fit).
   attn::LoadOptions options;
   options.max_memory_bytes = 1 << 20;
   std::string error;
   try {
-    attn::load_model_text(R"({"model": {"d_model": 512, "num_heads": 8}, "input": {"X": {"randn": [1000, 512]}},
+    attn::load_model_text(R"({"model": {"d_model": 64, "num_heads": 8}, "input": {"X": {"randn": [8000, 64]}},
         "encoder": "randn"})",
                           "model.json", options);
   } catch (const InputError& e) {
     error = e.what();
   }
   CHECK(error == "model.json: input.X: this input alone would need 3.9 MiB, more than the limit of 1.0 MiB");
-  options.max_memory_bytes = 2 << 10;  // 2 KiB (the file itself parses into about 1.6 KiB), and a run of some KiB
+  // 8 KiB: the file parses into about 1.6 KiB and its weights with one token need 5.9 KiB
+  // (1,952 bytes of numbers and 4 KiB for the layer's tensors); the run of 10 tokens, 17.8 KiB.
+  options.max_memory_bytes = 8 << 10;
   error.clear();
   try {
     attn::load_model_text(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8}, "input": {"X": {"randn": [10, 4]}},
@@ -155,7 +162,7 @@ TEST_CASE("a small memory limit is written in MiB or KiB, not as 0.0 GiB", "[loa
     error = e.what();
   }
   CHECK(error.rfind("model.json: input.X: this run would need about ", 0) == 0);
-  CHECK(error.find(" KiB (B=1, S=10, d_model=4, heads=2, layers=1), more than the limit of 2.0 KiB;") !=
+  CHECK(error.find(" KiB (B=1, S=10, d_model=4, heads=2, layers=1), more than the limit of 8.0 KiB;") !=
         std::string::npos);
 }
 
