@@ -23,9 +23,10 @@ void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std
 // How many column blocks matmul_fast cuts a product into: 1 below the sizes above, else
 // one per kProductPieceColumns columns, at least 2 and at most kMaxProductPieces. Set by
 // the sizes alone, never by the number of threads, so that one thread or sixteen give the
-// same bits. Every block packs all of a again (about as long as 15 multiply-adds a
-// number), so narrower blocks would cost more than they spread: 256 columns keep that
-// near 6%.
+// same bits. Every block packs all of a again, a cost that grows with the number of
+// blocks while the multiplying does not: blocks of 256 columns keep it small (two blocks
+// for a 512-wide projection, as before there was any thread count to follow, eight for
+// the feed-forward's 2048).
 constexpr std::size_t kProductPieceColumns = 256;
 constexpr std::size_t kMaxProductPieces = 16;
 std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P);
