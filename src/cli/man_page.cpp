@@ -29,16 +29,16 @@ std::string bold_name(const std::string& name) {
   return out + "\\fR";
 }
 
-// A description of several lines (a list indented under its first line) keeps its breaks.
+// A description of several lines (a list indented under its first line, as init's
+// --preset) keeps its lines and their indentation, unfilled, as --help shows them.
 void write_paragraph(const std::string& text, std::ostream& out) {
-  std::istringstream lines(text);
-  std::string line;
-  bool first = true;
-  while (std::getline(lines, line)) {
-    if (!first) out << ".br\n";
-    out << roff(line) << "\n";
-    first = false;
-  }
+  const std::size_t newline = text.find('\n');
+  out << roff(text.substr(0, newline)) << "\n";
+  if (newline == std::string::npos) return;
+  out << ".nf\n";
+  std::istringstream rest(text.substr(newline + 1));
+  for (std::string line; std::getline(rest, line);) out << roff(line) << "\n";
+  out << ".fi\n";
 }
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator) {
