@@ -7,9 +7,11 @@
     w.axes                                         # ('H', 'S', 'S')
     w.labels["S"]                                  # ['I', 'love', 'AI']: the tokens of the S axis
     trace.model["d_model"], trace.tokens, trace.warnings
+    trace.parameters["encoder.0.ffn.W_1"]         # the model's weights, as Tensors too
 
 A Dump is a dict from the tensors' names to Tensors, in the order attn computed them, with
-the dump's model summary, tokens and warnings as attributes. The arrays have the .npz's
+the dump's model summary, tokens, warnings and parameters (the model's weights, a dict by
+their model-file paths) as attributes. The arrays have the .npz's
 types either way: int64 token ids, bool padding masks, float64 for everything else. A
 JSON dump may spell -inf, inf and NaN as strings ("-Infinity", attn's default), as
 Python's literals (--json-nonfinite literal) or as null (--json-nonfinite null: every
@@ -61,8 +63,9 @@ class Tensor:
 class Dump(dict):
     """The tensors of a dump by name, in the order computed, and what the dump says besides."""
 
-    def __init__(self, meta, tensors):
+    def __init__(self, meta, tensors, parameters):
         super().__init__((t.name, t) for t in tensors)
+        self.parameters = {p.name: p for p in parameters}
         self.format = meta["format"]
         self.version = meta["version"]
         self.model = meta["model"]
@@ -103,7 +106,11 @@ def load_json(path):
         Tensor(t["name"], json_values(t["data"], t["shape"], dtype_of(t["name"])), t["axes"], labels)
         for t in document["tensors"]
     ]
-    return Dump(document, tensors)
+    parameters = [
+        Tensor(p["name"], json_values(p["data"], p["shape"], np.float64), p["axes"], {})
+        for p in document.get("parameters", [])
+    ]
+    return Dump(document, tensors, parameters)
 
 
 def load_npz(path):
@@ -112,14 +119,18 @@ def load_npz(path):
             raise ValueError(f"{path}: no {META_ENTRY} in the archive: not an .npz that attn wrote")
         meta = json.loads(archive[META_ENTRY])
         labels = axis_labels(meta["tokens"])
-        tensors = []
-        for t in meta["tensors"]:
-            data = archive[t["name"]]
-            if list(data.shape) != t["shape"] or data.dtype != np.dtype(t["dtype"]):
-                raise ValueError(f"{path}: {t['name']} is {data.dtype} {data.shape}, its metadata says "
-                                 f"{t['dtype']} {tuple(t['shape'])}")
-            tensors.append(Tensor(t["name"], data, t["axes"], labels))
-    return Dump(meta, tensors)
+        def read(entries, labels):
+            arrays = []
+            for t in entries:
+                data = archive[t["name"]]
+                if list(data.shape) != t["shape"] or data.dtype != np.dtype(t["dtype"]):
+                    raise ValueError(f"{path}: {t['name']} is {data.dtype} {data.shape}, its metadata says "
+                                     f"{t['dtype']} {tuple(t['shape'])}")
+                arrays.append(Tensor(t["name"], data, t["axes"], labels))
+            return arrays
+        tensors = read(meta["tensors"], labels)
+        parameters = read(meta.get("parameters", []), {})
+    return Dump(meta, tensors, parameters)
 
 
 def load(path):
@@ -132,7 +143,7 @@ def main(argv):
         print("usage: python3 attn_dump.py DUMP (a .json or .npz that attn explain --dump wrote)", file=sys.stderr)
         return 2
     dump = load(argv[1])
-    print(f"{argv[1]}: {len(dump)} tensors; model: {json.dumps(dump.model, sort_keys=True)}")
+    print(f"{argv[1]}: {len(dump)} tensors, {len(dump.parameters)} parameters; model: {json.dumps(dump.model, sort_keys=True)}")
     for tensor in dump.values():
         sizes = ",".join(f"{a}={n}" for a, n in zip(tensor.axes, tensor.shape))
         print(f"  {tensor.name:<44} {str(tensor.dtype):<8} ({sizes})")

@@ -2,7 +2,8 @@
 //
 // JSON (docs/dump-format.md), for a name ending in ".json" or "-" (standard output):
 //   {"format": "attn-trace", "version": 1, "model": {...}, "tensors": [{"name", "shape",
-//    "axes", "data"}, ...], "tokens": {...}, "warnings": [...]}
+//    "axes", "data"}, ...], "parameters": [the same, for each of model_parameters()],
+//    "tokens": {...}, "warnings": [...]}
 // Tensors in the order computed, data nested like the shape, every double as Python's
 // repr writes it (shortest round-trip). JSON has no infinity or NaN: DumpOptions say how
 // they are written (by default as the strings "-Infinity", "Infinity", "NaN", which every
@@ -11,8 +12,10 @@
 //
 // NumPy .npz, for a name ending in ".npz": one array per tensor, named after it
 // (np.load(path)["encoder.0.attention.weights"]): float64, but the token ids int64 and the
-// padding masks bool; then "__meta__.json", the JSON dump without the numbers (the model,
-// each tensor's shape, axes and dtype, the tokens, the warnings). See npz_writer.h.
+// padding masks bool; then one per parameter, under its model-file path
+// ("encoder.0.ffn.W_1"); then "__meta__.json", the JSON dump without the numbers (the model,
+// each tensor's and parameter's shape, axes and dtype, the tokens, the warnings). See
+// npz_writer.h.
 //
 // Either way the file is written whole or not at all (output_file.h).
 #ifndef ATTN_DUMP_H_
@@ -99,6 +102,7 @@ class TraceDump {
   ByteOutput* out_ = nullptr;
   std::unique_ptr<Json> json_;
   std::unique_ptr<Npz> npz_;
+  const Model* model_;
 };
 
 // The whole JSON dump of a kept trace.

@@ -90,6 +90,12 @@ struct TokenInput {
   std::vector<std::vector<std::string>> tokens;  // given as tokens, one list per batch item
   bool batched = false;                          // the file gave a list of sentences
   std::string json_path;                         // where it came from ("input.text"), for messages
+  // No target was given: the decoder starts from <BOS> alone (attn explain then appends
+  // the model's own greedy predictions, as generating does).
+  bool from_bos = false;
+  // What the learner should know about this input (a <BOS> put in front, say): shown under
+  // its tokens step and recorded with the trace's warnings.
+  std::vector<std::string> notes;
 
   bool empty() const { return texts.empty() && tokens.empty(); }
 };
@@ -111,6 +117,14 @@ struct Model {
   bool target_input_batched = false;  // target_X was (B, T, N) in the file
   TokenInput target_tokens;
 
+  // What attn grad differentiates (docs/model-file.md): with an output head, the label of
+  // every output position, (B,T) token ids, <PAD> where nothing is learned (after a
+  // sentence's end too); without one, output_grad, dL/d(the final output), shaped like it
+  // with the B axis. Empty when the file gives none; a sentence on the command line drops
+  // them (they belong to the file's input).
+  Tensor labels;
+  Tensor output_grad;
+
   std::vector<EncoderLayerWeights> encoder;
   NormWeights encoder_norm;  // optional final LayerNorm of the stack (nn.Transformer has one)
   std::vector<DecoderLayerWeights> decoder;
@@ -121,8 +135,17 @@ struct Model {
   bool has_decoder() const { return !decoder.empty(); }
 };
 
-// Every learned number: weights, biases, norms, the embedding and position tables (an
-// output head tied to the embedding adds none). Defined in src/model/parameter_count.cpp.
+// Every learned tensor (weights, biases, norms, the embedding and position tables; an
+// output head tied to the embedding adds none), named by its path in the model file with
+// list indices as numbers: "embedding", "encoder.0.attention.W_q", "encoder.0.ffn.W_1",
+// "encoder.0.norm1.gamma", "decoder.0.cross_attention.W_o", "output.W". Per-head matrices
+// appear as the fused ones they make up. Defined in src/model/parameter_count.cpp.
+struct NamedParameter {
+  std::string name;
+  const Tensor* tensor;
+};
+std::vector<NamedParameter> model_parameters(const Model& model);
+// How many learned numbers: the sizes of model_parameters() added up.
 std::size_t parameter_count(const Model& model);
 
 }  // namespace attn

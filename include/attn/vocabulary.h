@@ -15,6 +15,8 @@ class Vocabulary {
  public:
   static constexpr const char* kPad = "<PAD>";
   static constexpr const char* kUnknown = "<UNK>";
+  static constexpr const char* kBegin = "<BOS>";
+  static constexpr const char* kEnd = "<EOS>";
 
   Vocabulary() = default;
   // Tokens must be distinct: the loader reports duplicates with their JSON path, so a
@@ -30,6 +32,13 @@ class Vocabulary {
   std::optional<std::size_t> find(const std::string& token) const;
   std::optional<std::size_t> pad_id() const { return exact(kPad); }
   std::optional<std::size_t> unknown_id() const { return exact(kUnknown); }
+  // The ids of the tokens a model never writes as its next token: <PAD>, <UNK>, <BOS>.
+  std::vector<std::size_t> never_written_ids() const {
+    std::vector<std::size_t> ids;
+    for (const char* token : {kPad, kUnknown, kBegin})
+      if (const auto id = exact(token)) ids.push_back(*id);
+    return ids;
+  }
 
  private:
   std::optional<std::size_t> exact(const std::string& token) const;

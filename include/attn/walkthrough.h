@@ -72,14 +72,19 @@ struct StepKindDescription {
 const std::vector<StepKindDescription>& step_kinds();
 
 struct WalkthroughOptions {
-  ArrayFormatOptions array;  // precision, summarization, line width
-  bool show_weights = true;  // print W_q, W_k, W_v, W_o beside the projections
-  bool explanations = true;  // the short "why" under each title (--brief hides them)
+  ArrayFormatOptions array;  // precision, summarization, line width (every line fits in it)
+  bool show_weights = true;  // print every parameter (W_q ... W_out, gamma, beta) with its step
+  bool explanations = true;  // the short "why" under a step, once per run (--brief hides them)
   bool worked = true;        // one element of each kind of operation worked out in full
-  bool stats = true;         // a stats line above every tensor
+  bool stats = true;         // a stats line above a tensor printed with "..." (every tensor with `full`)
   bool views = true;         // labeled tables and heatmaps of small attention matrices
   bool list_only = false;    // titles, formulas and shapes only (attn steps)
-  bool color = false;        // ANSI colours (titles, formulas, heatmap cells)
+  // --full: every step in full, as the first of its kind is shown (its why, worked element,
+  // intermediate forms and stats line), and vocabulary-sized tensors whole.
+  bool full = false;
+  std::size_t top_k = 5;  // a vocabulary-sized row is shown as its k largest entries
+  bool map = true;        // the map of the run (its stages and their steps) at the top, unless steps are picked
+  bool color = false;     // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;
   // Heatmap cells: coloured backgrounds when colour is on, Unicode shading otherwise, or
   // plain ASCII characters when asked (terminals without Unicode).
@@ -87,22 +92,27 @@ struct WalkthroughOptions {
   std::array<std::size_t, 4> cell = {0, 0, 0, 0};  // --cell b,h,i,j: the element worked out
   bool cell_given = false;
   StepFilter filter;
-  // Called before every shown step but the first, with its number; false stops the
-  // walkthrough (--pause, q).
-  std::function<bool(int)> before_step;
 };
 
-// The walkthrough of a finished run, every entry of `trace`. InputError for a --batch or
-// --head index the run does not have, before anything is printed.
-void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options);
+// Where a shown step starts in the text a walkthrough wrote (--pause pages by them).
+struct StepPlace {
+  int step;
+  std::size_t offset;
+};
 
-// The walkthrough printed while the model runs, so that a paper-sized run holds about one
+// The walkthrough of a finished run, every entry of `trace`: the map of the run, then its
+// steps. InputError for a --batch or --head index the run does not have, or a --steps number
+// beyond its last step, before anything is printed.
+void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options,
+                       std::vector<StepPlace>* places = nullptr);
+
+// The walkthrough made while the model runs, so that a paper-sized run holds about one
 // layer's tensors rather than all of them: give it every entry as the trace stores it
-// (Trace::set_entry_observer), then call finish(). An entry is printed when the next one
-// arrives, once the notes the forward pass attaches to it are in place. With `forget`, it
-// drops the earlier layers' tensors from the trace as each new layer starts (leave it off
-// when the whole trace is wanted afterwards, for a dump). Prints what print_walkthrough
-// prints, step for step.
+// (Trace::set_entry_observer), then call finish(), which writes the map of the run and the
+// steps. An entry is printed when the next one arrives, once the notes the forward pass
+// attaches to it are in place. With `forget`, it drops the earlier layers' tensors from the
+// trace as each new layer starts (leave it off when the whole trace is wanted afterwards,
+// for a dump). Writes what print_walkthrough writes, step for step.
 class StreamingWalkthrough {
  public:
   StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model, const WalkthroughOptions& options,
@@ -112,9 +122,12 @@ class StreamingWalkthrough {
   StreamingWalkthrough& operator=(const StreamingWalkthrough&) = delete;
 
   void add(const TraceEntry& entry);
-  // Prints the last entry; InputError("--steps") when the filter named a step number
-  // beyond the run's last step.
-  void finish();
+  // Prints the last entry and writes everything; first InputError("--steps") when the filter
+  // named a step number beyond the run's last step, unless the run stopped short
+  // (`complete` false: a numeric error), when what was made is written as it is.
+  void finish(bool complete = true);
+  // Where each shown step starts in what finish() wrote.
+  const std::vector<StepPlace>& step_places() const;
 
  private:
   void print_pending();

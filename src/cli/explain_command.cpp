@@ -21,6 +21,7 @@
 #include "attn/walkthrough.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "pager.h"
 #include "present/progress.h"
 #include "present/terminal.h"
 #include "standard_streams.h"
@@ -57,13 +58,7 @@ std::array<std::size_t, 4> parse_cell(const std::string& text) {
   return cell;
 }
 
-// Waits for Enter between steps; q quits. Prompts on stderr so a piped stdout stays clean.
-bool wait_for_enter(int step) {
-  std::cerr << fmt::format("[step {}: Enter for the next step, q to quit] ", step) << std::flush;
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return true;  // no more input: run to the end
-  return answer != "q" && answer != "Q";
-}
+}  // namespace
 
 WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   WalkthroughOptions walk;
@@ -72,6 +67,8 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   walk.array.line_width = options.line_width ? options.line_width : terminal_width(STDOUT_FILENO);
   walk.explanations = !options.brief;
   walk.list_only = options.list_only;
+  walk.full = options.full;
+  walk.top_k = options.top_k;
   if (!options.cell.empty()) {
     walk.cell = parse_cell(options.cell);
     walk.cell_given = true;
@@ -83,7 +80,6 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   const ColorMode mode = parse_color_mode(options.color).value_or(ColorMode::Auto);
   walk.color = use_color(mode, options.dump_path == "-" ? STDERR_FILENO : STDOUT_FILENO);
   walk.color_depth = detect_color_depth();
-  if (options.pause) walk.before_step = wait_for_enter;
   if (options.heatmap == "color") walk.heatmap_style = HeatmapStyle::Color;
   if (options.heatmap == "shade") walk.heatmap_style = HeatmapStyle::Shade;
   if (options.heatmap == "ascii") walk.heatmap_style = HeatmapStyle::Ascii;
@@ -130,14 +126,12 @@ void check_selection(const WalkthroughOptions& walk, const Model& model) {
 // Checks what can be checked before anything is read, then loads the model the options
 // name (a file, standard input, an example or the built-in one) with the command line's
 // sentences in place.
-Model load_explained_model(const ExplainOptions& options) {
+Model load_run_model(const ExplainOptions& options, LoadOptions& load) {
   const bool model_from_stdin = options.model_file == "-";
   if (model_from_stdin && options.pause)
     throw InputError("--pause", "", "waits for Enter on standard input, which -c - reads the model file from");
   if (!options.dump_path.empty())
     check_dump_target(options.dump_path, {model_from_stdin ? std::string() : options.model_file});
-  LoadOptions load;
-  load.trace_kept = options.dump_path == "-";  // as run_explain's trace: otherwise about one layer is kept
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   Model model;
@@ -150,12 +144,13 @@ Model load_explained_model(const ExplainOptions& options) {
   }
   if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
   if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
-  // A sentence from the command line can make the run as large as any file can.
-  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
   return model;
 }
 
-}  // namespace
+std::string model_source_name(const ExplainOptions& options) {
+  if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
+  return options.model_file.empty() ? kDefaultModelSource : model_file_name(options.model_file);
+}
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
   command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)")
@@ -178,65 +173,76 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
       ->check(memory_limit_gib());
 }
 
+void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
+  explain
+      .add_option("--dump", options.dump_path,
+                  "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
+                  "('-' for JSON on stdout); written whole or not at all")
+      ->check(non_empty("a file name"));
+  explain
+      .add_option("--json-nonfinite", options.json_non_finite,
+                  "How the JSON dump writes -inf, inf and NaN, which JSON has no number for: string (\"-Infinity\", "
+                  "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
+      ->check(CLI::IsMember({"string", "null", "literal"}))
+      ->capture_default_str();
+  explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
+      ->check(CLI::Range(0, 17))
+      ->capture_default_str();
+  explain
+      .add_option("--linewidth", options.line_width,
+                  "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
+      ->check(CLI::Range(20, 100000));
+  explain
+      .add_option("--threshold", options.threshold,
+                  "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
+      ->transform(non_negative_integer())
+      ->capture_default_str();
+  explain.add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
+  explain.add_flag("--timings", options.timings,
+                   "Print on stderr how long loading, the forward pass and the dump took, and on how many threads "
+                   "(OMP_NUM_THREADS, else one per CPU)");
+  explain.add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
+  explain
+      .add_option("--cell", options.cell,
+                  "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)")
+      ->check(values_from(ValueList::FreeText));
+  explain
+      .add_option("--steps", options.steps,
+                  "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)")
+      ->check(values_from(ValueList::StepKinds));
+  explain.add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
+      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"))
+      ->check(values_from(ValueList::FreeText));
+  explain.add_option("--head", options.head, "Show only this head of tensors with a head axis")
+      ->transform(non_negative_integer());
+  explain.add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
+      ->transform(non_negative_integer());
+  explain.add_flag("--pause", options.pause,
+                   "Show one step at a time: Enter the next, b the one before, a step number that step, q quits");
+  explain.add_flag("--full", options.full,
+                   "Show every step in full (each explanation, worked element and view), vocabulary-sized tensors "
+                   "whole");
+  explain.add_option("--top", options.top_k, "Show vocabulary-sized rows as their K largest entries")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  explain
+      .add_option("--color", options.color,
+                  "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  explain
+      .add_option("--heatmap", options.heatmap,
+                  "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
+                  "ascii (plain characters)")
+      ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
+      ->capture_default_str();
+}
+
 void setup_explain(CLI::App& app, ExplainOptions& options) {
   CLI::App* explain = app.add_subcommand(
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
   add_model_options(*explain, options);
-  explain
-      ->add_option("--dump", options.dump_path,
-                   "Write every intermediate tensor to FILE: JSON when it ends in .json, NumPy's .npz when it ends "
-                   "in .npz, '-' for JSON on stdout; written whole or not at all")
-      ->check(non_empty("a file name"));
-  explain
-      ->add_option("--json-nonfinite", options.json_non_finite,
-                   "How the JSON dump writes -inf, inf and NaN, which JSON has no number for: string (\"-Infinity\", "
-                   "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
-      ->check(CLI::IsMember({"string", "null", "literal"}))
-      ->capture_default_str();
-  explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
-      ->check(CLI::Range(0, 17))
-      ->capture_default_str();
-  explain
-      ->add_option("--linewidth", options.line_width,
-                   "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
-      ->check(CLI::Range(20, 100000));
-  explain
-      ->add_option("--threshold", options.threshold,
-                   "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
-      ->transform(non_negative_integer())
-      ->capture_default_str();
-  explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
-  explain->add_flag("--timings", options.timings,
-                    "Print on stderr how long loading, the forward pass and the dump took, and on how many threads "
-                    "(OMP_NUM_THREADS, else one per CPU)");
-  explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
-  explain
-      ->add_option("--cell", options.cell,
-                   "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)")
-      ->check(values_from(ValueList::FreeText));
-  explain
-      ->add_option("--steps", options.steps,
-                   "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)")
-      ->check(values_from(ValueList::StepKinds));
-  explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
-      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"))
-      ->check(values_from(ValueList::FreeText));
-  explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")
-      ->transform(non_negative_integer());
-  explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
-      ->transform(non_negative_integer());
-  explain->add_flag("--pause", options.pause, "Wait for Enter between steps (q then Enter quits): for teaching live");
-  explain
-      ->add_option("--color", options.color,
-                   "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
-  explain
-      ->add_option("--heatmap", options.heatmap,
-                   "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
-                   "ascii (plain characters)")
-      ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
-      ->capture_default_str();
+  add_walkthrough_options(*explain, options);
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -245,7 +251,13 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
 
 int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  const Model model = load_explained_model(options);
+  LoadOptions load;
+  load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
+  Model model = load_run_model(options, load);
+  // No target: the decoder reads what the model itself writes, as when it generates.
+  if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
+  // A sentence from the command line can make the run as large as any file can.
+  if (!options.text.empty() || !options.target.empty() || model.target_tokens.from_bos) check_run_memory(model, load);
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is
@@ -263,11 +275,10 @@ int run_explain(const ExplainOptions& options) {
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
   const WalkthroughOptions walkthrough = walkthrough_options(options);
   check_selection(walkthrough, model);
-  // Whether the step numbers of --steps exist is known only once the run is over: the
-  // walkthrough is held back until then, so that a wrong number prints the error alone.
-  std::ostringstream held;
-  const bool hold = !walkthrough.filter.ranges.empty() && !options.pause;
-  std::ostream& out = hold ? held : terminal;
+  // The walkthrough is written once the run is over, its map first (and a wrong --steps
+  // number is an error alone); --pause pages through it.
+  std::ostringstream paged;
+  std::ostream& out = options.pause ? paged : terminal;
   std::unique_ptr<StreamingWalkthrough> printer;
   if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
   // The progress line shares the terminal with nothing else: not while the walkthrough
@@ -289,12 +300,12 @@ int run_explain(const ExplainOptions& options) {
     run_model(model, trace);
   } catch (const NumericError&) {
     // Show every step up to the one that overflowed; the error then names it.
-    if (printer) printer->finish();
-    terminal << held.str();
+    if (printer) printer->finish(false);
+    terminal << paged.str();
     throw;
   }
   if (printer) timed(print_seconds, [&] { printer->finish(); });
-  terminal << held.str();
+  if (printer && options.pause) page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
   if (!options.dump_path.empty()) {

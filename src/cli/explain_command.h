@@ -7,6 +7,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attn/model.h"
+#include "attn/model_file.h"
+#include "attn/walkthrough.h"
+
+#include "attn/model.h"
+#include "attn/model_file.h"
+#include "attn/walkthrough.h"
+
 namespace attn::cli {
 
 struct ExplainOptions {
@@ -29,17 +37,32 @@ struct ExplainOptions {
   std::string layer;             // --layer 1 | encoder.1 | decoder.0
   int head = -1;                 // --head h
   int batch = -1;                // --batch b
-  bool pause = false;            // wait for Enter between steps
+  bool pause = false;            // one step at a time: Enter, b, a step number, q
+  bool full = false;             // every step in full, vocabulary-sized tensors whole
+  std::size_t top_k = 5;         // --top K: vocabulary-sized rows as their K largest
   std::string color = "auto";    // auto | always | never
   std::string heatmap = "auto";  // auto | color | shade | ascii
   bool list_only = false;        // attn steps: titles, formulas and shapes only
+  std::string labels;            // attn grad --labels: the loss's labels, replacing the file's
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);
 // The options explain and steps share: which model and which input.
 void add_model_options(CLI::App& command, ExplainOptions& options);
+// The options explain and grad share: the dump, printing and the teaching controls.
+void add_walkthrough_options(CLI::App& command, ExplainOptions& options);
 // Returns the process exit code; throws attn::InputError for bad input.
 int run_explain(const ExplainOptions& options);
+
+// What explain and grad share: the model the options name (a file, standard input, an
+// example or the built-in one), with the command line's sentences; the walkthrough's options; the name of
+// the model in messages ("example seed000_batched_mha", the file name).
+Model load_run_model(const ExplainOptions& options, LoadOptions& load);
+WalkthroughOptions walkthrough_options(const ExplainOptions& options);
+// The --batch, --layer and --cell a run's walkthrough could never show: InputError before
+// anything runs, naming the range the model has.
+void check_selection(const WalkthroughOptions& walk, const Model& model);
+std::string model_source_name(const ExplainOptions& options);
 
 }  // namespace attn::cli
 

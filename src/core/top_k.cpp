@@ -17,4 +17,16 @@ std::vector<TokenProbability> top_tokens(const double* probabilities, std::size_
   return all;
 }
 
+std::vector<TokenProbability> top_tokens(const double* probabilities, std::size_t vocab_size, std::size_t k,
+                                         const std::vector<std::size_t>& excluded) {
+  std::vector<TokenProbability> top = top_tokens(probabilities, vocab_size, k + excluded.size());
+  top.erase(std::remove_if(top.begin(), top.end(),
+                           [&](const TokenProbability& t) {
+                             return std::find(excluded.begin(), excluded.end(), t.id) != excluded.end();
+                           }),
+            top.end());
+  if (top.size() > k) top.resize(k);
+  return top;
+}
+
 }  // namespace attn

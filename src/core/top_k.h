@@ -15,6 +15,9 @@ struct TokenProbability {
 
 // The k most probable ids of one row of V probabilities, most probable first (ties: lower id first).
 std::vector<TokenProbability> top_tokens(const double* probabilities, std::size_t vocab_size, std::size_t k);
+// The same, leaving out the ids in `excluded` (tokens a model never writes: <PAD>, <UNK>, <BOS>).
+std::vector<TokenProbability> top_tokens(const double* probabilities, std::size_t vocab_size, std::size_t k,
+                                         const std::vector<std::size_t>& excluded);
 
 }  // namespace attn
 

@@ -29,9 +29,13 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
         at.trace().warn(id_tensor.id, fmt::format("\"{}\" is not in the vocabulary: it becomes <UNK> (id {})",
                                                   ids.tokens[b][s], *model.vocab.unknown_id()));
 
-  // 2. padding mask (B,S): 1 where <PAD> was added
+  for (const auto& note : input.notes) at.trace().warn(id_tensor.id, note);
+
+  // 2. padding mask (B,S): 1 at every <PAD>, added to even out the lengths or written in the input
   bool padded = false;
-  for (std::size_t len : ids.lengths) padded = padded || len != ids.ids.shape[1];
+  const auto pad = model.vocab.pad_id();
+  for (std::size_t i = 0; pad && i < ids.ids.size(); ++i)
+    padded = padded || ids.ids.data[i] == static_cast<double>(*pad);
   if (padded) *padding = at.record(StepKind::PaddingMask, padding_mask(ids.ids, *model.vocab.pad_id()));
 
   // 3. embedding lookup: (B,S) ids into (V,N) -> (B,S,N), optionally * sqrt(N)

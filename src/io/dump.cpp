@@ -108,21 +108,27 @@ class TraceDump::Json {
                            model_summary(model).dump()));
   }
 
-  void add(const TraceRecord& r) {
-    out_.write(fmt::format("{}{{\"name\": {}, \"shape\": {}, \"axes\": {}, \"data\": ", first_ ? "\n" : ",\n",
-                           nlohmann::json(r.name).dump(), nlohmann::json(r.shape).dump(),
-                           nlohmann::json(r.axes).dump()));
-    first_ = false;
-    write_data(r.shape, r.data);
-    out_.write("}");
-  }
+  void add(const TraceRecord& r) { add_entry(r.name, r.shape, r.axes, r.data); }
 
-  void finish(const Trace& trace) {
+  // The model's parameters, after the tensors: every number of the run can be checked.
+  void finish(const Trace& trace, const Model& model) {
+    out_.write("\n], \"parameters\": [");
+    first_ = true;
+    for (const auto& p : model_parameters(model))
+      add_entry(p.name, p.tensor->shape, p.tensor->axes, p.tensor->data.data());
     out_.write(fmt::format("\n], \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
                            warning_summary(trace).dump()));
   }
 
  private:
+  void add_entry(const std::string& name, const Shape& shape, const AxisNames& axes, const double* data) {
+    out_.write(fmt::format("{}{{\"name\": {}, \"shape\": {}, \"axes\": {}, \"data\": ", first_ ? "\n" : ",\n",
+                           nlohmann::json(name).dump(), nlohmann::json(shape).dump(), nlohmann::json(axes).dump()));
+    first_ = false;
+    write_data(shape, data);
+    out_.write("}");
+  }
+
   void write_data(const Shape& shape, const double* data) {
     const std::size_t n = element_count(shape);
     if (n == 0 && !shape.empty()) {
@@ -183,8 +189,15 @@ class TraceDump::Npz {
     tensors_.push_back({{"name", r.name}, {"shape", r.shape}, {"axes", r.axes}, {"dtype", numpy_type_name(type)}});
   }
 
-  void finish(const Trace& trace) {
-    writer_.add_file("__meta__.json", npz_metadata(model_, trace, tensors_));
+  // The model's parameters, after the tensors, as in the JSON dump.
+  void finish(const Trace& trace, const Model& model) {
+    nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
+    for (const auto& p : model_parameters(model)) {
+      writer_.add(p.name, p.tensor->shape, p.tensor->data.data());
+      parameters.push_back(
+          {{"name", p.name}, {"shape", p.tensor->shape}, {"axes", p.tensor->axes}, {"dtype", "float64"}});
+    }
+    writer_.add_file("__meta__.json", npz_metadata(model_, trace, tensors_, parameters));
     writer_.finish();
   }
 
@@ -194,14 +207,15 @@ class TraceDump::Npz {
   nlohmann::ordered_json tensors_ = nlohmann::ordered_json::array();
 };
 
-TraceDump::TraceDump(const std::string& path, const Model& model, const DumpOptions& options) {
+TraceDump::TraceDump(const std::string& path, const Model& model, const DumpOptions& options) : model_(&model) {
   const DumpFormat format = dump_format(path);  // before the temporary file exists
   file_ = std::make_unique<OutputFile>(path);
   out_ = file_.get();
   open(format, model, options);
 }
 
-TraceDump::TraceDump(ByteOutput& out, DumpFormat format, const Model& model, const DumpOptions& options) : out_(&out) {
+TraceDump::TraceDump(ByteOutput& out, DumpFormat format, const Model& model, const DumpOptions& options)
+    : out_(&out), model_(&model) {
   open(format, model, options);
 }
 
@@ -220,8 +234,8 @@ void TraceDump::add(const TraceRecord& record) {
 }
 
 void TraceDump::finish(const Trace& trace) {
-  if (json_) json_->finish(trace);
-  if (npz_) npz_->finish(trace);
+  if (json_) json_->finish(trace, *model_);
+  if (npz_) npz_->finish(trace, *model_);
   if (file_) file_->commit();
 }
 

@@ -52,11 +52,12 @@ const char* numpy_type_name(NpyType type) {
   return type == NpyType::Int64 ? "int64" : type == NpyType::Bool ? "bool" : "float64";
 }
 
-std::string npz_metadata(const nlohmann::json& model, const Trace& trace, const nlohmann::ordered_json& tensors) {
+std::string npz_metadata(const nlohmann::json& model, const Trace& trace, const nlohmann::ordered_json& tensors,
+                         const nlohmann::ordered_json& parameters) {
   // The JSON dump's key order: written by hand, since nlohmann's objects sort their keys.
   return "{\"format\": \"attn-trace\", \"version\": 1, \"model\": " + model.dump() +
-         ", \"tensors\": " + tensors.dump() + ", \"tokens\": " + token_summary(trace).dump() +
-         ", \"warnings\": " + warning_summary(trace).dump() + "}\n";
+         ", \"tensors\": " + tensors.dump() + ", \"parameters\": " + parameters.dump() +
+         ", \"tokens\": " + token_summary(trace).dump() + ", \"warnings\": " + warning_summary(trace).dump() + "}\n";
 }
 
 }  // namespace attn

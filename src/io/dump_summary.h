@@ -28,9 +28,10 @@ NpyType npz_type(StepKind kind);
 const char* numpy_type_name(NpyType type);
 
 // The .npz dump's "__meta__.json": the JSON dump's keys with, instead of "data", each
-// tensor's "dtype". `model` is model_summary()'s; `tensors` holds {"name", "shape",
-// "axes", "dtype"} in dump order.
-std::string npz_metadata(const nlohmann::json& model, const Trace& trace, const nlohmann::ordered_json& tensors);
+// tensor's "dtype". `model` is model_summary()'s; `tensors` and `parameters`
+// hold {"name", "shape", "axes", "dtype"} in dump order.
+std::string npz_metadata(const nlohmann::json& model, const Trace& trace, const nlohmann::ordered_json& tensors,
+                         const nlohmann::ordered_json& parameters);
 
 }  // namespace attn
 

@@ -37,6 +37,19 @@ std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P);
 void batched_matmul_fast(const double* a, const double* b, double* c, std::size_t batches, std::size_t M, std::size_t K,
                          std::size_t P);
 
+// The backward pass's products, c = op(a) @ op(b) with op(a) (M,K) and op(b) (K,P), where
+// an operand marked transposed is stored as its transpose: a as (K,M), b as (P,K), both
+// row-major. So dW = Xᵀ·dY and dX = dY·Wᵀ read X and W where they are, without a copy.
+// Split as matmul_fast splits (two blocks of the result's columns from a million
+// multiply-adds), and batched as batched_matmul_fast (one item per thread).
+struct Transposes {
+  bool a = false, b = false;
+};
+void matmul_transposed_fast(const double* a, const double* b, Transposes t, double* c, std::size_t M, std::size_t K,
+                            std::size_t P);
+void batched_matmul_transposed_fast(const double* a, const double* b, Transposes t, double* c, std::size_t batches,
+                                    std::size_t M, std::size_t K, std::size_t P);
+
 }  // namespace attn
 
 #endif  // ATTN_KERNELS_MATMUL_H_

@@ -42,6 +42,16 @@ void check_lookup(const Model& model, const TokenInput& input, const std::vector
   }
 }
 
+TokenInput token_input(std::vector<std::string> texts, std::vector<std::vector<std::string>> tokens, bool batched,
+                       std::string json_path) {
+  TokenInput input;
+  input.texts = std::move(texts);
+  input.tokens = std::move(tokens);
+  input.batched = batched;
+  input.json_path = std::move(json_path);
+  return input;
+}
+
 }  // namespace
 
 namespace {
@@ -84,10 +94,9 @@ bool start_from_bos(Model& model) {
                             ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
                             : model.input.shape[0];
   model.target_input = Tensor();
-  model.target_tokens = TokenInput{{},
-                                   std::vector<std::vector<std::string>>(B, {"<BOS>"}),
-                                   model.batched,
-                                   "input (no target given: the decoder starts from <BOS>)"};
+  model.target_tokens = token_input({}, std::vector<std::vector<std::string>>(B, {"<BOS>"}), model.batched,
+                                    "input (no target given: the decoder starts from <BOS>)");
+  model.target_tokens.from_bos = true;
   return true;
 }
 
@@ -96,7 +105,9 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
     throw InputError(model.source, "vocab",
                      "this model has no vocabulary, so it cannot read text; give the input as input.X");
   model.input = Tensor();
-  model.source_tokens = TokenInput{{text}, {}, false, origin};
+  model.labels = Tensor();
+  model.output_grad = Tensor();
+  model.source_tokens = token_input({text}, {}, false, origin);
   model.batched = false;
   check_token_input(model, model.source_tokens);
   if (model.has_decoder()) {
@@ -116,7 +127,19 @@ void replace_target_text(Model& model, const std::string& text, const std::strin
     throw InputError(model.source, "input",
                      "the model's input is a batch; a single target sentence needs a single source sentence");
   model.target_input = Tensor();
-  model.target_tokens = TokenInput{{text}, {}, false, origin};
+  model.labels = Tensor();
+  model.output_grad = Tensor();
+  model.target_tokens = token_input({text}, {}, false, origin);
+  // Checked as the user wrote it, so that a byte offset points into their text.
+  check_printable(model, model.target_tokens);
+  // A decoder's input starts with <BOS>: the token it was trained to start from, whose
+  // prediction is the first word. A target without it is read one position off.
+  const auto tokens = split_tokens(text);
+  if (model.vocab.find("<BOS>") && (tokens.empty() || tokens[0] != "<BOS>")) {
+    model.target_tokens.texts[0] = "<BOS> " + text;
+    model.target_tokens.notes.push_back(
+        "the target did not start with <BOS>, the token a decoder starts from: attn put one in front");
+  }
   check_token_input(model, model.target_tokens);
 }
 

@@ -1,6 +1,7 @@
 #include "present/attention_views.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -17,30 +18,39 @@ Sequence key_sequence(const StepId& id) {
   return id.block == Block::MaskedSelfAttention ? Sequence::Target : Sequence::Source;
 }
 
-void print_heatmaps(const Tensor& weights, const StepId& id, PrintContext& c) {
-  if (!c.options.views || !c.page.full_text()) return;
+const char* projection_letter(StepKind kind) {
+  if (kind == StepKind::Query || kind == StepKind::QueryHeads) return "q";
+  if (kind == StepKind::Key || kind == StepKind::KeyHeads) return "k";
+  return "v";
+}
+
+void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const StepId& id, PrintContext& c) {
+  if (!c.options.views || !c.page.views_shown()) return;
   const std::size_t S = weights.shape[weights.rank() - 2], T = weights.shape.back();
-  if (S > 16 || T > 16) {
-    c.page.line(fmt::format("(heatmap left out: {}x{} is larger than 16x16)", S, T));
+  if (S > 32) {
+    c.page.note(fmt::format("heatmap left out: {} queries are more than 32", S));
     return;
   }
-  HeatmapOptions h;
-  h.style = c.options.heatmap_style.value_or(c.options.color ? HeatmapStyle::Color : HeatmapStyle::Shade);
-  h.depth = c.options.color_depth;
   const std::size_t B = batch_count(weights), H = c.model.config.num_heads;
   for (std::size_t b = 0; b < B; ++b) {
     if (c.options.filter.batch && b != *c.options.filter.batch) continue;
-    std::vector<Tensor> heads;
-    std::vector<std::string> titles;
+    HeatmapView view;
     for (std::size_t head = 0; head < H; ++head) {
       if (c.options.filter.head && head != *c.options.filter.head) continue;
-      heads.push_back(head_matrix(weights, b, head));
-      titles.push_back(fmt::format("head {}", head));
+      view.heads.push_back(head_matrix(weights, b, head));
+      Tensor masked;
+      if (masked_scores) {
+        masked = head_matrix(*masked_scores, b, head);
+        for (double& v : masked.data) v = std::isinf(v) && v < 0 ? 1.0 : 0.0;
+      }
+      view.masked.push_back(masked);
+      view.titles.push_back(fmt::format("head {}", head));
     }
-    c.page.line(fmt::format("heatmap{}: rows are queries, columns keys; the arrow marks each row's strongest key",
-                            B > 1 ? fmt::format(" of batch item {}", b) : std::string()));
-    c.page.indented(
-        render_heatmaps_side_by_side(heads, titles, c.labels(id.sequence, b, S), c.labels(key_sequence(id), b, T), h));
+    view.row_labels = c.labels(id.sequence, b, S, false);
+    view.column_labels = c.labels(key_sequence(id), b, T, false);
+    view.caption = fmt::format("heatmap{}: rows are queries, columns keys",
+                               B > 1 ? fmt::format(" of batch item {}", b) : std::string());
+    c.page.heatmap(view);
   }
 }
 
@@ -50,12 +60,14 @@ void print_labeled_scores(const Tensor& scaled, const StepId& id, PrintContext& 
   if (S > 12 || T > 12) return;
   const std::size_t b = std::min(c.cell_batch(), batch_count(scaled) - 1);
   const std::size_t h = std::min(c.cell_head(), c.model.config.num_heads - 1);
-  LabeledTableOptions table;
-  table.precision = c.options.array.precision;
-  c.page.line(fmt::format("head {}{}, every query against every key:", h,
-                          batch_count(scaled) > 1 ? fmt::format(" of batch item {}", b) : ""));
-  c.page.indented(render_labeled_table(head_matrix(scaled, b, h), token_labels("Q", c.labels(id.sequence, b, S)),
-                                       token_labels("K", c.labels(key_sequence(id), b, T)), table));
+  const auto prefixed = [](const char* prefix, std::vector<std::string> labels) {
+    for (auto& label : labels) label = std::string(prefix) + ":" + label;
+    return labels;
+  };
+  c.page.table(fmt::format("head {}{}, every query against every key:", h,
+                           batch_count(scaled) > 1 ? fmt::format(" of batch item {}", b) : ""),
+               head_matrix(scaled, b, h), prefixed("Q", c.labels(id.sequence, b, S)),
+               prefixed("K", c.labels(key_sequence(id), b, T)));
 }
 
 namespace {
@@ -92,7 +104,7 @@ const Tensor& matrix_of(const HeadWeights& head, char which) {
 void print_heads_side_by_side(const char* which, const AttentionWeights& w, PrintContext& c) {
   if (!c.page.full_text()) return;
   const Tensor& fused = which[0] == 'q' ? w.W_q : which[0] == 'k' ? w.W_k : w.W_v;
-  c.page.line(fmt::format("the file gives one W_{} per head; side by side they are the fused W_{} {}:", which, which,
+  c.page.line(fmt::format("the file gives one W_{} per head; side by side, the fused W_{} {}:", which, which,
                           shape_with_axes(fused)));
   std::vector<std::vector<std::string>> columns;
   for (std::size_t h = 0; h < w.heads.size(); ++h) {

@@ -10,8 +10,12 @@ namespace attn {
 // The sequence whose tokens label the keys of an attention block's entries.
 Sequence key_sequence(const StepId& id);
 
-// One (S,T) heatmap per head of each batch item, side by side, with token labels.
-void print_heatmaps(const Tensor& weights, const StepId& id, PrintContext& c);
+// "q", "k" or "v": the projection an entry is, or the one it is split from.
+const char* projection_letter(StepKind kind);
+
+// One (S,T) heatmap per head of each batch item, with token labels; the cells the mask hid
+// (-inf in `masked_scores`, when given) drawn as masked.
+void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const StepId& id, PrintContext& c);
 // The scaled scores of one head as a boxed table, Q:"I" x K:"love", as seed 004 draws them.
 void print_labeled_scores(const Tensor& scaled, const StepId& id, PrintContext& c);
 // The per-head matrices the model file gives (seed 002), side by side, and which columns

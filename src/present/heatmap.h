@@ -2,15 +2,17 @@
 // column labelled with their tokens, and the strongest key of each row named at the end of
 // the row. Three looks:
 //
-//   Shade  Unicode blocks by value:  " " [0,0.2)  ░ [0.2,0.4)  ▒ [0.4,0.6)  ▓ [0.6,0.8)  █ [0.8,1]
-//   Ascii  ten characters " .:-=+*#%@", one per tenth of [0,1], for terminals without Unicode
-//   Color  a background colour per cell (256-colour or truecolour escape sequences) with the
-//          value printed inside it
+//   Shade  Unicode blocks by fifths of the scale:  " " ░ ▒ ▓ █
+//   Ascii  ten characters " .:-=+*#%@", one per tenth, for terminals without Unicode
+//   Color  a background colour per cell with the value printed inside it (16 colours: five
+//          ordered from dark to bright; 256 colours and truecolour: viridis)
 //
-// Values are expected in [0,1] (softmax weights) and are clamped to it for the shading and the
-// colour; a NaN cell shows "?". The layout is the same in every look: each column is as wide as
-// the wider of its label and its printed value, so the looks line up with each other and with a
-// labeled table of the same weights. The output is deterministic and ends with a newline.
+// The scale: each weight against its row's largest (Row, the default: a query's preferences
+// show even when all its weights are small) or against the largest of the map (Map); the
+// legend says which. A masked cell (the mask hid that key) shows "·" (Ascii: "x"), distinct
+// from a weight that is merely small; a NaN cell shows "?". A column of shades is as wide as
+// its label (two at least), a column of coloured cells as the wider of its label and the
+// values printed in it. The output is deterministic and ends with a newline.
 #ifndef ATTN_PRESENT_HEATMAP_H_
 #define ATTN_PRESENT_HEATMAP_H_
 
@@ -23,11 +25,25 @@
 
 namespace attn {
 
+enum class HeatmapScale { Row, Map };
+
 struct HeatmapOptions {
   HeatmapStyle style = HeatmapStyle::Shade;
   ColorDepth depth = ColorDepth::Color256;  // for HeatmapStyle::Color
-  int decimals = 2;                         // digits after the point of the values ("0.29")
-  bool legend = true;                       // a last line explaining the characters (Shade, Ascii)
+  HeatmapScale scale = HeatmapScale::Row;
+  int decimals = 2;               // digits after the point of the values ("0.29")
+  bool legend = true;             // the lines explaining the shades or colours, the mask and the arrow
+  bool numbered_columns = false;  // columns headed 0, 1, ... and narrow: for many keys
+};
+
+// One heatmap: a (rows, columns) matrix of weights, rows = queries, columns = keys, and
+// optionally which cells were masked (same shape, non-zero = masked). Labels default to the
+// indices "0", "1", ... when empty; otherwise their counts must match the matrix
+// (InternalError if not, or if the matrix is not 2-D).
+struct HeatmapBlock {
+  std::string title;  // "head 0", or empty
+  Tensor weights;
+  Tensor masked;  // empty: nothing masked
 };
 
 // The ramp of glyphs, lowest first: " ░▒▓█" or " .:-=+*#%@" (one glyph per element).
@@ -40,19 +56,22 @@ std::string heatmap_glyph(double value, HeatmapStyle style);
 // colours, linearly interpolated), so that stronger attention is brighter.
 Rgb heatmap_color(double value);
 
-// weights: a (rows, columns) matrix, rows = queries, columns = keys. Labels default to the
-// indices "0", "1", ... when empty; otherwise their counts must match the matrix
-// (InternalError if not, or if the matrix is not 2-D).
-std::string render_heatmap(const Tensor& weights, const std::vector<std::string>& row_labels,
-                           const std::vector<std::string>& column_labels, const HeatmapOptions& options = {});
+// The background and text escape sequences of a cell of value in [0,1] at `depth`: with 16
+// colours one of five basic colours ordered by brightness (blue, bright blue, cyan, yellow,
+// bright yellow, one per fifth), else heatmap_color's.
+std::string heatmap_cell_colors(double value, ColorDepth depth);
 
-// Several heads' heatmaps next to each other (one block per head, `gap` spaces between),
-// each block titled with titles[h]. All blocks use the same labels and options; the legend,
-// when on, is printed once under them.
-std::string render_heatmaps_side_by_side(const std::vector<Tensor>& weights, const std::vector<std::string>& titles,
-                                         const std::vector<std::string>& row_labels,
-                                         const std::vector<std::string>& column_labels,
-                                         const HeatmapOptions& options = {}, std::size_t gap = 4);
+// One block, without a title.
+std::string render_heatmap(const Tensor& weights, const std::vector<std::string>& row_labels,
+                           const std::vector<std::string>& column_labels, const HeatmapOptions& options = {},
+                           const Tensor& masked = Tensor());
+
+// Several heads' heatmaps, each under its title: side by side (`gap` spaces apart) when that
+// fits in `width` columns, else one under the other; with numbered columns when even one
+// does not fit; "" when nothing fits. The legend, when on, is printed once under them.
+std::string render_heatmaps(const std::vector<HeatmapBlock>& blocks, const std::vector<std::string>& row_labels,
+                            const std::vector<std::string>& column_labels, const HeatmapOptions& options,
+                            std::size_t width, std::size_t gap = 4);
 
 }  // namespace attn
 

@@ -1,13 +1,23 @@
 // The walkthrough's output: numbered steps with their headers, and everything printed
 // inside a step. Every line goes through a Page, so the learner's filters (--steps,
-// --layer, --batch, --head, --brief) and modes (attn steps' list, colour) apply to all
-// printers alike.
+// --layer, --batch, --head, --brief), modes (attn steps' list, colour, --full) and the line
+// width apply to all printers alike. The calls say what is shown (a tensor, a heatmap of
+// weights, a labelled table, a top-k table), not how, so that another Page could draw the
+// same steps in another medium.
+//
+// A run teaches each thing once: the "why" of a kind of step is printed the first time the
+// kind is shown and pointed back to afterwards, and a step is *detailed* (worked element,
+// views, intermediate forms) the first time its kind is shown; later steps of the same kind
+// are compact. --full shows every step in full.
 #ifndef ATTN_PRESENT_PAGE_H_
 #define ATTN_PRESENT_PAGE_H_
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "attn/model.h"
 #include "attn/trace.h"
@@ -15,8 +25,26 @@
 
 namespace attn {
 
-// Thrown to stop the walkthrough when the learner quits a paused session.
-struct StopWalkthrough {};
+// A causal encoder with an output head and no decoder: a decoder-only (GPT-style) model,
+// which the walkthrough names so, whatever its trace names say.
+bool is_decoder_only(const Model& model);
+
+// One head's attention weights as a heatmap: which cells were masked, and the labels.
+struct HeatmapView {
+  std::vector<Tensor> heads;   // one (S,T) matrix per head shown
+  std::vector<Tensor> masked;  // per head, 1 where the key was masked (-inf), or empty
+  std::vector<std::string> titles;
+  std::vector<std::string> row_labels, column_labels;
+  std::string caption;  // the line above the heatmap
+};
+
+// The k largest entries of each row of a vocabulary-sized tensor.
+struct TopKView {
+  std::string caption;
+  std::vector<std::string> row_labels;                            // "after \"I\" (0)"
+  std::vector<std::vector<std::pair<std::string, double>>> rows;  // (token, value), largest first
+  int decimals = 4;
+};
 
 class Page {
  public:
@@ -24,10 +52,18 @@ class Page {
       : out_(out), model_(model), options_(options) {}
 
   // Starts step number step()+1, of the kind --steps and `attn steps` call `shown_kind`,
-  // titled `title`, explained by explanation_for(why); returns whether it is shown.
-  bool begin_step(const char* shown_kind, const std::string& title, const std::string& why);
+  // titled `title`, explained by explanation_for(why); returns whether it is shown. The
+  // step is detailed when it is the first shown step of `detail_key` (default: its kind).
+  bool begin_step(const char* shown_kind, const std::string& title, const std::string& why,
+                  const std::string& detail_key = "");
   int step() const { return step_; }
   bool shown() const { return shown_; }
+  // Whether the current step is shown in full (the first of its kind, or --full).
+  bool detailed() const { return shown_ && detailed_; }
+  // The shown step where `detail_key` was first detailed, 0 if none yet.
+  int first_detailed(const std::string& detail_key) const;
+  // Called with each shown step's number before anything of it is written.
+  void set_step_listener(std::function<void(int)> listener) { step_listener_ = std::move(listener); }
 
   // Headers when the walkthrough enters a new layer or a new block of one, printed with the
   // next step that is shown.
@@ -36,39 +72,76 @@ class Page {
   // steps were all filtered out must not stick to them.
   void leave_layer();
 
-  // The lines of a step.
+  // The lines of a step, wrapped to the line width.
   void formula(const std::string& text);
   void shapes(const std::string& text);
   void line(const std::string& text);
   void note(const std::string& text);
   // Multi-line text (worked arithmetic, tables, heatmaps), indented.
   void indented(const std::string& text);
-  void worked(const std::string& text);
-  // A tensor as NumPy prints it, with its stats line, sliced by --batch and --head.
-  void tensor(const std::string& label, const Tensor& full, bool integers = false, bool stats = true);
-  // A weight, when weights are shown.
+  // One element worked out by hand: printed in detailed steps only, under `heading`.
+  void worked(const std::string& text, const char* heading = "worked, one element:");
+  // A tensor as NumPy prints it, sliced by --batch and --head; its stats line when it is
+  // summarized ("...") or with --full.
+  void tensor(const std::string& label, const Tensor& full, bool integers = false);
+  // A tensor a compact step shows too: a milestone (the decoder's input, a layer's output).
+  void key_tensor(const std::string& label, const Tensor& t);
+  // A parameter of the model, printed with the step that uses it.
   void weight(const std::string& label, const Tensor& w);
+  // Small vectors (gamma and beta) on one line when they fit, each on its own otherwise.
+  void weights(const std::vector<std::pair<std::string, const Tensor*>>& vectors);
   // Raw lines (the side-by-side head matrices), when the step is shown in full.
   void raw(const std::string& text);
-  bool full_text() const { return shown_ && !options_.list_only; }
+  // The explanation of `why` (explanation_for), when the step is shown in full and
+  // explanations are on: under a banner (attn grad's backward pass).
+  void explain(const std::string& why);
+  // Attention weights drawn as heatmaps, side by side when they fit the line, else stacked.
+  void heatmap(const HeatmapView& view);
+  // A matrix as a boxed table with row and column labels (left out when too wide).
+  void table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& row_labels,
+             const std::vector<std::string>& column_labels);
+  // The largest entries of vocabulary-sized rows.
+  void top_k(const TopKView& view);
+  // Whether the step's lines, tensors and worked elements are written: shown, in full (not
+  // compact), not attn steps' list.
+  bool full_text() const { return shown_ && !options_.list_only && !compact_; }
+  // Whether its views (heatmaps) and notes are: shown, even compact.
+  bool views_shown() const { return shown_ && !options_.list_only; }
+  // Writes a formula still waiting for its shapes (at the end of the walkthrough).
+  void flush_formula();
+  std::size_t width() const { return options_.array.line_width; }
 
  private:
   std::string paint(const std::string& text, const char* code) const;
   std::string margin() const;
   void explanation(const std::string& why);
+  int explained_at(const std::string& why) const;
+  void flush_compact();
+  void write_wrapped(const std::string& indent, const std::string& text, const char* color = nullptr);
 
   std::ostream& out_;
   const Model& model_;
   const WalkthroughOptions& options_;
   int step_ = 0;
-  int printed_steps_ = 0;
   bool shown_ = false;
+  bool detailed_ = false;
+  std::function<void(int)> step_listener_;
+  std::map<std::string, int> explained_;       // why -> the step that printed it
+  std::map<std::string, int> detailed_steps_;  // detail key -> the first step shown in full
   // Where the walkthrough is: the layer and the block of the last entry entered.
   std::optional<StepId> layer_;
   std::optional<StepId> block_;
   std::string pending_layer_header_;
   std::string pending_block_header_;
   std::string pending_block_why_;  // the explanation printed under the block header
+  std::string pending_formula_;    // a formula waiting for its shapes
+  // A compact step: its formula and result shape, written as one line, and the step that
+  // showed its kind in full.
+  bool compact_ = false;
+  int compact_as_ = 0;
+  int compact_written_ = 0;
+  bool compact_intro_ = false;
+  std::string compact_formula_, compact_shape_;
 };
 
 }  // namespace attn

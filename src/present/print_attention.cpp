@@ -12,38 +12,26 @@ namespace attn {
 
 namespace {
 
-// "q", "k" or "v": the projection an entry is, or the one it is split from.
-const char* projection_letter(StepKind kind) {
-  if (kind == StepKind::Query || kind == StepKind::QueryHeads) return "q";
-  if (kind == StepKind::Key || kind == StepKind::KeyHeads) return "k";
-  return "v";
-}
-
-// The rows a projection multiplies: X (the encoder's input), Y (the decoder's), M (the
-// encoder's output, which cross-attention's keys and values read), or x.
-std::string projection_input(const TraceEntry& e) {
-  if (e.id.block == Block::CrossAttention && e.id.kind != StepKind::Query) return "M";
-  const auto& input = e.operands.empty() ? std::nullopt : e.operands[0].entry;
-  if (input && input->kind == StepKind::Input) return input->sequence == Sequence::Target ? "Y" : "X";
-  return "x";
-}
-
-// The worked element of Q: one dot product of a row of the input and a column of W_q.
-void work_query_cell(const TraceEntry& e, const Tensor& W, const Tensor* bias, const std::string& source,
-                     PrintContext& c) {
+// The worked element of a projection, result = input · W (+ b): one dot product of a row
+// of the input (operand 0) and a column of W, named with the full index (batch item first).
+void work_projection_cell(const TraceEntry& e, const Tensor& W, const Tensor* bias, const std::string& weight,
+                          const std::string& bias_name, PrintContext& c) {
+  if (!c.page.detailed()) return;
   const TraceEntry* input = c.operand_entry(e, 0);
   if (!input) return;
-  const Tensor x = batch_item(input->tensor, std::min(c.cell_batch(), batch_count(input->tensor) - 1));
+  const std::size_t b = std::min(c.cell_batch(), batch_count(input->tensor) - 1);
+  const Tensor x = batch_item(input->tensor, b);
   if (c.cell_row() < x.shape[0] && c.cell_column() < W.shape[1])
-    c.page.worked(worked_projection_cell(x, W, bias ? *bias : Tensor(), c.cell_row(), c.cell_column(), "Q", source,
-                                         "W_q", "b_q", c.worked_options()));
+    c.page.worked(worked_projection_cell(
+        x, W, bias ? *bias : Tensor(), c.cell_row(), c.cell_column(), display_name(e.id) + c.item(e.tensor, b),
+        display_name(input->id) + c.item(input->tensor, b), weight, bias_name, c.worked_options()));
 }
 
 }  // namespace
 
 void print_projection(const TraceEntry& e, PrintContext& c) {
   const std::string letter = projection_letter(e.id.kind);
-  const std::string upper = letter == "q" ? "Q" : letter == "k" ? "K" : "V";
+  const std::string upper = display_name(e.id);
   const AttentionWeights* w = c.attention_weights(e.id);
   const Tensor* bias = w ? (letter == "q" ? &w->b_q : letter == "k" ? &w->b_k : &w->b_v) : nullptr;
   if (bias && bias->data.empty()) bias = nullptr;
@@ -53,18 +41,16 @@ void print_projection(const TraceEntry& e, PrintContext& c) {
                                      : "Value") +
                         std::string(" projection"),
                     "projection_" + letter);
-  const std::string source = projection_input(e);
-  c.page.formula(fmt::format("{} = {} · W_{}{}{}", upper, source, letter, bias ? " + b_" + letter : "",
-                             source == "M"   ? "   (M: the encoder's output, the 'memory')"
-                             : source == "x" ? "   (x = " + (e.operands.empty() ? "" : e.operands[0].name) + ")"
-                                             : ""));
+  const bool memory = e.id.block == Block::CrossAttention && e.id.kind != StepKind::Query;
+  c.page.formula(fmt::format("{} = {} · W_{}{}{}", upper, c.operand_name(e, 0), letter, bias ? " + b_" + letter : "",
+                             memory ? "   (the encoder's output: the 'memory')" : ""));
   c.page.shapes(equation(e.operands, "@", e.tensor));
   if (w) {
     const Tensor& W = letter == "q" ? w->W_q : letter == "k" ? w->W_k : w->W_v;
-    if (!w->heads.empty()) print_heads_side_by_side(letter.c_str(), *w, c);
+    if (!w->heads.empty() && c.page.detailed()) print_heads_side_by_side(letter.c_str(), *w, c);
     c.page.weight("W_" + letter, W);
     if (bias) c.page.weight("b_" + letter, *bias);
-    if (letter == "q") work_query_cell(e, W, bias, source, c);
+    work_projection_cell(e, W, bias, "W_" + letter, "b_" + letter, c);
   }
   c.page.tensor(upper, e.tensor);
 }
@@ -72,39 +58,49 @@ void print_projection(const TraceEntry& e, PrintContext& c) {
 void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const std::size_t H = c.model.config.num_heads, d = c.model.config.d_head;
-  const std::string letter = projection_letter(e.id.kind);
-  const std::string upper = letter == "q" ? "Q" : letter == "k" ? "K" : "V";
-  const StepKind projection_kind = letter == "q" ? StepKind::Query : letter == "k" ? StepKind::Key : StepKind::Value;
+  const std::string upper = display_name(c.operand_entry(e, 0) ? c.operand_entry(e, 0)->id : e.id);
+  const std::string name = display_name(e.id);
   c.page.begin_step("split_heads",
                     H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
                            : fmt::format("Split {} into {} heads", upper, H),
-                    H > 1 && letter == "q" ? "multiple_heads" : "split_heads");
-  if (const TraceEntry* projection = c.sibling(e.id, projection_kind)) {
-    const Tensor view = view_split(projection->tensor, H);
-    c.page.formula(fmt::format("1. reshape: {} -> {}   (head h owns columns h*d .. h*d+{})",
-                               shape_with_axes(projection->tensor), shape_with_axes(view), d - 1));
-    c.page.tensor(upper, view);
-    c.page.formula(fmt::format("2. transpose{}: {} -> {}   (heads first: one ({},d) matrix per head)",
-                               view.rank() == 4 ? "(0, 2, 1, 3)" : "(1, 0, 2)", shape_with_axes(view),
-                               shape_with_axes(t), t.axes[t.rank() - 2]));
+                    H > 1 && e.id.kind == StepKind::QueryHeads ? "multiple_heads" : "split_heads");
+  const TraceEntry* projection = c.operand_entry(e, 0);
+  if (!projection) {
+    c.page.tensor(name, t);
+    return;
   }
-  c.page.tensor(upper, t);
+  const Tensor view = view_split(projection->tensor, H);
+  const char* order = view.rank() == 4 ? "(0, 2, 1, 3)" : "(1, 0, 2)";
+  if (!c.page.detailed()) {
+    // As the first split showed: the same numbers, one (S,d) matrix per head.
+    c.page.formula(fmt::format("{} = {} split into {} heads   (.reshape{}.transpose{})", name, upper, H,
+                               shape_with_axes(view), order));
+    c.page.shapes(shape_with_axes(projection->tensor) + " -> " + shape_with_axes(t));
+    return;
+  }
+  c.page.formula(fmt::format("1. reshape: {} -> {}   (head h: {} columns from h*{})",
+                             shape_with_axes(projection->tensor), shape_with_axes(view), d, d));
+  c.page.tensor(upper + ".reshape", view);
+  c.page.formula(
+      fmt::format("2. transpose{}: {} -> {}   (heads first)", order, shape_with_axes(view), shape_with_axes(t)));
+  c.page.tensor(name, t);
 }
 
 void print_transposed_keys(const TraceEntry& e, PrintContext& c) {
-  print_step_text(e, c,
-                  {"transpose_k", "Transpose K", "transpose_k",
-                   "Kᵀ = K.transpose(-2, -1): swap the last two axes so that Q · Kᵀ sums over d", "->", "K_T"});
+  c.page.begin_step("transpose_k", "Transpose K", "transpose_k");
+  c.page.formula("K_T = K_heads.transpose(-2, -1)   (Q_heads · K_T then sums over d)");
+  c.page.shapes(equation(e.operands, "->", e.tensor));
+  if (c.page.detailed()) c.page.tensor(display_name(e.id), e.tensor);
 }
 
 void print_scores(const TraceEntry& e, PrintContext& c) {
-  print_step_text(
-      e, c, {"scores", "Raw scores", "scores", "scores = Q · Kᵀ   (scores[i][j] = query i · key j)", "@", "scores"});
+  print_step_text(e, c,
+                  {"scores", "Raw scores", "scores", "scores = Q_heads · K_T   (scores[i][j] = query i · key j)", "@"});
   const auto qk = c.cell_head_matrices(e, StepKind::QueryHeads, StepKind::KeyHeads);
   const std::size_t i = c.cell_row(), j = c.cell_column();
+  const std::string index = head_index(e.tensor, c.cell_batch(), c.cell_head());
   if (qk && i < qk->first.shape[0] && j < qk->second.shape[0])
-    c.page.worked(worked_score_cell(qk->first, qk->second, i, j,
-                                    "scores" + head_index(e.tensor, c.cell_batch(), c.cell_head()), "Q", "K",
+    c.page.worked(worked_score_cell(qk->first, qk->second, i, j, "scores" + index, "Q_heads" + index, "K_heads" + index,
                                     c.worked_options()));
 }
 
@@ -113,10 +109,10 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   const std::size_t d = c.model.config.d_head;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
   c.page.begin_step("scale", "Scale", "scale");
-  c.page.formula(
-      fmt::format("scaled = scores / √d = scores / √{} = scores / {}", d, plain_number(std::sqrt(double(d)))));
+  c.page.formula(fmt::format("scaled = scores / √{}   (√d = {})", d, plain_number(std::sqrt(double(d)))));
   c.page.shapes(shape_with_axes(t) + " / scalar -> " + shape_with_axes(t));
-  c.page.tensor("scaled", t);
+  // Compact: the scores divided by a number; the scores before and the weights after show.
+  if (c.page.detailed()) c.page.tensor(display_name(e.id), t);
   const TraceEntry* scores = c.sibling(e.id, StepKind::Scores);
   if (scores && b < batch_count(t) && h < c.model.config.num_heads) {
     const Tensor m = head_matrix(scores->tensor, b, h);
@@ -125,16 +121,15 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
                                    fmt::format("scores{}[{}][{}]", head_index(t, b, h), i, j),
                                    fmt::format("scaled{}[{}][{}]", head_index(t, b, h), i, j), c.worked_options()));
   }
-  print_labeled_scores(t, e.id, c);
+  if (c.options.full) print_labeled_scores(t, e.id, c);
 }
 
 void print_masked_scores(const TraceEntry& e, PrintContext& c) {
   const bool causal =
       e.id.block == Block::MaskedSelfAttention || (e.id.stack == Stack::Encoder && c.model.config.causal);
-  print_step_text(
-      e, c,
-      {"masked_scores", "Mask", causal ? "causal_mask" : "padding_mask",
-       "masked = scaled + mask   (-inf where a key must not be seen; softmax turns it into 0)", "+", "masked"});
+  print_step_text(e, c,
+                  {"masked_scores", "Mask", causal ? "causal_mask" : "padding_mask",
+                   "masked = scaled + mask   (softmax turns -inf into 0)", "+"});
 }
 
 void print_attention_weights(const TraceEntry& e, PrintContext& c) {
@@ -142,12 +137,15 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row();
   const TraceEntry* masked = c.sibling(e.id, StepKind::MaskedScores);
   c.page.begin_step("softmax", "Softmax", "softmax");
-  c.page.formula(fmt::format("weights = softmax({}, axis=-1) = exp(x - max) / sum(exp(x - max)), row by row",
-                             masked ? "masked" : "scaled"));
+  c.page.formula(fmt::format("weights = softmax({}, axis=-1)   (row by row)", masked ? "masked" : "scaled"));
   c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
-  c.page.tensor("weights", t);
-  c.page.line("each row sums to 1:");
-  c.page.tensor("row sums", row_sums(t), false, false);
+  c.page.tensor(display_name(e.id), t);
+  if (c.page.detailed()) {
+    double off = 0;
+    const Tensor sums = row_sums(t);
+    for (double s : sums.data) off = std::max(off, std::abs(s - 1));
+    c.page.line(fmt::format("every row sums to 1 (row sums: {} of them, at most {:.1e} from 1)", sums.size(), off));
+  }
   const TraceEntry* input = masked ? masked : c.sibling(e.id, StepKind::ScaledScores);
   if (input && b < batch_count(t) && h < c.model.config.num_heads) {
     const Tensor m = head_matrix(input->tensor, b, h);
@@ -156,21 +154,22 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
                                        fmt::format("{}{}[{}]", masked ? "masked" : "scaled", head_index(t, b, h), i),
                                        fmt::format("weights{}[{}]", head_index(t, b, h), i), c.worked_options()));
   }
-  print_heatmaps(t, e.id, c);
+  print_heatmaps(t, masked ? &masked->tensor : nullptr, e.id, c);
 }
 
 void print_context(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row();
-  print_step_text(e, c,
-                  {"context", "Context", "context", "context = weights · V   (each row: a weighted sum of value rows)",
-                   "@", "context"});
+  print_step_text(
+      e, c,
+      {"context", "Context", "context", "context = weights · V_heads   (each row: a weighted sum of value rows)", "@"});
   const auto wv = c.cell_head_matrices(e, StepKind::AttentionWeights, StepKind::ValueHeads);
   if (!wv || i >= wv->first.shape[0]) return;
   const Tensor &wm = wv->first, &vm = wv->second;
   ContextNames names;
   names.result = fmt::format("context{}[{}]", head_index(t, b, h), i);
-  if (c.trace.tokens(key_sequence(e.id))) names.keys = c.labels(key_sequence(e.id), b, vm.shape[0]);
+  names.values = "V_heads" + head_index(t, b, h);
+  names.keys = c.labels(key_sequence(e.id), b, vm.shape[0]);
   c.page.worked(worked_context_row(row_of(wm, i), vm, names, c.worked_options()));
 }
 
@@ -182,13 +181,19 @@ void print_merged_heads(const TraceEntry& e, PrintContext& c) {
     const bool batched = ctx.rank() == 4;
     const Tensor back =
         transposed(ctx, batched ? std::vector<std::size_t>{0, 2, 1, 3} : std::vector<std::size_t>{1, 0, 2});
-    c.page.formula(fmt::format("1. transpose{}: {} -> {}   (positions first again)",
-                               batched ? "(0, 2, 1, 3)" : "(1, 0, 2)", shape_with_axes(ctx), shape_with_axes(back)));
-    c.page.tensor("context", back);
-    c.page.formula(fmt::format("2. reshape: {} -> {}   (concat: the heads' vectors side by side)",
-                               shape_with_axes(back), shape_with_axes(t)));
+    const char* order = batched ? "(0, 2, 1, 3)" : "(1, 0, 2)";
+    if (c.page.detailed()) {
+      c.page.formula(fmt::format("1. transpose{}: {} -> {}   (positions first)", order, shape_with_axes(ctx),
+                                 shape_with_axes(back)));
+      c.page.tensor("context.transpose", back);
+      c.page.formula(
+          fmt::format("2. reshape: {} -> {}   (the heads side by side)", shape_with_axes(back), shape_with_axes(t)));
+    } else {
+      c.page.formula(fmt::format("concat = context, its heads merged   (.transpose{}.reshape)", order));
+      c.page.shapes(shape_with_axes(ctx) + " -> " + shape_with_axes(t));
+    }
   }
-  c.page.tensor("concat", t);
+  c.page.tensor(display_name(e.id), t);
   const AttentionWeights* w = c.attention_weights(e.id);
   if (w && !w->has_output_projection()) {
     c.page.begin_step("output_projection", "Output projection (skipped)", "output_projection");
@@ -200,13 +205,14 @@ void print_output_projection(const TraceEntry& e, PrintContext& c) {
   const AttentionWeights* w = c.attention_weights(e.id);
   const bool bias = w && !w->b_o.data.empty();
   c.page.begin_step("output_projection", "Output projection", "output_projection");
-  c.page.formula(std::string("output = concat · W_o") + (bias ? " + b_o" : ""));
+  c.page.formula(fmt::format("{} = concat · W_o{}", display_name(e.id), bias ? " + b_o" : ""));
   c.page.shapes(equation(e.operands, "@", e.tensor));
   if (w) {
     c.page.weight("W_o", w->W_o);
     if (bias) c.page.weight("b_o", w->b_o);
+    work_projection_cell(e, w->W_o, bias ? &w->b_o : nullptr, "W_o", "b_o", c);
   }
-  c.page.tensor("output", e.tensor);
+  c.page.tensor(display_name(e.id), e.tensor);
 }
 
 }  // namespace attn

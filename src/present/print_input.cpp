@@ -6,21 +6,30 @@
 
 #include "present/array_format.h"
 #include "present/step_printers.h"
+#include "present/tensor_views.h"
+#include "present/terminal.h"
 
 namespace attn {
 
 namespace {
 bool is_target(const TraceEntry& e) { return e.id.sequence == Sequence::Target; }
+
+// The batch items --batch leaves shown.
+bool shown_item(const PrintContext& c, std::size_t b) {
+  return !c.options.filter.batch || *c.options.filter.batch == b;
+}
 }  // namespace
 
 void print_token_ids(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   c.page.leave_layer();
-  c.page.begin_step("tokens", is_target(e) ? "Target tokens and ids (the decoder's input)" : "Tokens and ids",
-                    "tokenize");
-  c.page.formula("split on whitespace, punctuation on its own; each token's id is its row in the vocabulary");
+  c.page.begin_step("tokens", is_target(e) ? "Target tokens and ids" : "Tokens and ids", "tokenize",
+                    is_target(e) ? "target_tokens" : "tokens");
+  c.page.formula("ids = each token's row in the vocabulary");
+  c.page.shapes(shape_with_axes(t));
   if (const auto* tokens = c.trace.tokens(e.id.sequence)) {
     for (std::size_t b = 0; b < tokens->size(); ++b) {
+      if (!shown_item(c, b)) continue;
       std::string row = c.trace.drops_batch_axis() ? "" : fmt::format("[{}] ", b);
       for (std::size_t s = 0; s < (*tokens)[b].size(); ++s)
         row += fmt::format("{}\"{}\"→{}", s ? "  " : "", (*tokens)[b][s],
@@ -28,47 +37,61 @@ void print_token_ids(const TraceEntry& e, PrintContext& c) {
       c.page.line(row);
     }
   }
-  c.page.shapes(shape_with_axes(t));
-  c.page.tensor("ids", t, true);
+  if (is_target(e) && c.model.target_tokens.from_bos)
+    c.page.line(
+        "(no target was given: the decoder reads <BOS>, then the model's own greedy predictions, one at a "
+        "time, as when it writes text)");
+  c.page.tensor(display_name(e.id), t, true);
 }
 
 void print_padding_mask(const TraceEntry& e, PrintContext& c) {
   c.page.begin_step("padding_mask", is_target(e) ? "Target padding mask" : "Padding mask", "padding_mask");
-  c.page.formula("1 where a sentence was padded with <PAD> to the batch's longest; those keys get -inf below");
+  c.page.formula(
+      "padding = 1 at every <PAD>   (added to even out the lengths of a batch, or written in the "
+      "input; those keys get -inf below)");
   c.page.shapes(shape_with_axes(e.tensor));
-  c.page.tensor("padding", e.tensor, true);
+  c.page.tensor(display_name(e.id), e.tensor, true);
 }
 
 void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   c.page.begin_step("embedding", is_target(e) ? "Target embedding lookup" : "Embedding lookup", "embedding");
-  c.page.formula(
-      "x = E[ids]: row ids[s] of the embedding table E, the same as one_hot(ids) @ E without the multiplications");
+  c.page.formula("emb = E[ids]   (row ids[s] of E; one_hot(ids) @ E without multiplying)");
   if (e.operands.size() == 2)
     c.page.shapes(fmt::format("{} ids into E {} -> {}", shape_with_axes(e.operands[0].shape, e.operands[0].axes),
                               shape_with_axes(e.operands[1].shape, e.operands[1].axes), shape_with_axes(t)));
-  if (const auto* tokens = c.trace.tokens(e.id.sequence)) {
-    // The rows of the first sentence, each with the token it is the embedding of.
-    const std::size_t N = c.model.config.d_model;
-    const std::size_t shown = std::min<std::size_t>((*tokens)[0].size(), 8);
-    for (std::size_t s = 0; s < shown; ++s) {
-      const auto id = c.model.vocab.find((*tokens)[0][s]);
+  if (c.page.detailed()) c.page.weight("E", c.model.embedding);
+  const auto* tokens = c.trace.tokens(e.id.sequence);
+  const std::size_t N = c.model.config.d_model, B = batch_count(t), S = t.shape[t.rank() - 2];
+  if (!tokens || B * S > 16) {
+    c.page.tensor(display_name(e.id), t);
+    return;
+  }
+  // Each row with the token it is the embedding of, for every sentence of the batch.
+  for (std::size_t b = 0; b < B; ++b) {
+    if (!shown_item(c, b)) continue;
+    for (std::size_t s = 0; s < S; ++s) {
+      const std::string& token = (*tokens)[b][s];
+      const auto id = c.model.vocab.find(token);
       Tensor row({N}, {"N"});
-      std::copy(t.data.begin() + static_cast<std::ptrdiff_t>(s * N),
-                t.data.begin() + static_cast<std::ptrdiff_t>((s + 1) * N), row.data.begin());
-      c.page.line(fmt::format("E[{}] (\"{}\") = {}", id ? std::to_string(*id) : "<UNK>", (*tokens)[0][s],
-                              format_array(row, c.options.array)));
+      std::copy(t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s) * N),
+                t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s + 1) * N), row.data.begin());
+      const std::string label =
+          fmt::format("emb{}[{}] = E[{}] (\"{}\") = ", c.item(t, b), s, id ? std::to_string(*id) : "<UNK>", token);
+      ArrayFormatOptions array = c.options.array;
+      array.line_width = array.line_width > 2 ? array.line_width - 2 : 1;  // Page::line indents by 2
+      c.page.line(label + format_array(row, array, display_width(label)));
     }
   }
-  c.page.tensor("x", t);
 }
 
 void print_scaled_embedding(const TraceEntry& e, PrintContext& c) {
   const std::size_t N = c.model.config.d_model;
   c.page.begin_step("scale_embedding", "Scale the embeddings", "embedding");
-  c.page.formula(fmt::format("x = x · √d_model = x · √{} = x · {}", N, plain_number(std::sqrt(double(N)))));
+  c.page.formula(
+      fmt::format("emb_scaled = emb · √d_model = emb · √{} = emb · {}", N, plain_number(std::sqrt(double(N)))));
   c.page.shapes(shape_with_axes(e.tensor) + " · scalar -> " + shape_with_axes(e.tensor));
-  c.page.tensor("x", e.tensor);
+  c.page.tensor(display_name(e.id), e.tensor);
 }
 
 void print_positional_encoding(const TraceEntry& e, PrintContext& c) {
@@ -76,13 +99,16 @@ void print_positional_encoding(const TraceEntry& e, PrintContext& c) {
   const bool sinusoidal = c.model.config.positional_encoding == PositionalEncoding::Sinusoidal;
   if (!sinusoidal) {
     c.page.begin_step("positions", "Learned positions", "positional_encoding");
-    c.page.formula("PE = P[0:S]: the first S rows of the learned position table");
+    c.page.formula("PE = P[0:S]   (the first S rows of the learned position table P)");
+    if (c.page.detailed()) c.page.weight("P", c.model.positions);
   } else {
     c.page.begin_step("positions", "Sinusoidal positional encoding", "positional_encoding");
-    c.page.formula("PE(pos, 2i) = sin(pos / 10000^(2i/d_model)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))");
+    c.page.formula(
+        "PE = sines and cosines of the position   (PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), "
+        "PE(pos, 2i+1) = cos of the same)");
   }
-  c.page.shapes(shape_with_axes(t) + ", the same rows for every sentence in the batch");
-  c.page.tensor("PE", t);
+  c.page.shapes(shape_with_axes(t));
+  c.page.tensor(display_name(e.id), t);
   if (!sinusoidal || t.rank() != 2) return;
   // Default: PE(1, 2), the element seed 004 works out; --cell i,j picks (pos, dim).
   const std::size_t pos = c.options.cell_given ? c.options.cell[2] : std::min<std::size_t>(1, t.shape[0] - 1);
@@ -98,18 +124,20 @@ void print_input(const TraceEntry& e, PrintContext& c) {
   const bool from_tokens = c.trace.find(lookup) != nullptr;
   c.page.leave_layer();
   c.page.begin_step("input", target ? "Decoder input" : "Input X", "input");
+  const bool scaled = c.model.config.scale_embeddings;
   if (from_tokens && c.model.config.positional_encoding != PositionalEncoding::None)
-    c.page.formula(target ? "Y = E[target ids] + PE: the decoder's input"
-                          : "X = E[ids] + PE: each token's embedding plus its position");
+    c.page.formula(fmt::format("{} = {} + PE   (each token's embedding plus its position)", display_name(e.id),
+                               scaled ? "emb_scaled" : "emb"));
   else if (from_tokens)
-    c.page.formula("X = E[ids] (no positional encoding)");
+    c.page.formula(
+        fmt::format("{} = {}   (no positional encoding)", display_name(e.id), scaled ? "emb_scaled" : "emb"));
   else
-    c.page.formula("X: one row of d_model numbers per position, as given");
+    c.page.formula(display_name(e.id) + " as given   (one row of d_model numbers per position)");
   c.page.shapes(shape_with_axes(e.tensor));
-  c.page.tensor(target ? "Y" : "X", e.tensor);
+  c.page.key_tensor(display_name(e.id), e.tensor);
 }
 
-// The additive masks: shown in boolean form (which keys are hidden) and as added to the
+// The additive masks: shown in boolean form (which keys are blocked) and as added to the
 // scores.
 void print_mask(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
@@ -125,15 +153,17 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
     c.page.begin_step("mask", "Decoder self-attention mask (causal)", why);
   else
     c.page.begin_step("mask", c.model.config.causal ? "Causal mask" : "Padding mask for self-attention", why);
-  if (causal) c.page.formula("position i may attend to positions j <= i: nothing from the future");
+  if (causal) c.page.formula("query i sees the keys j <= i   (nothing from the future)");
   if (t.rank() == 3 || cross) c.page.formula("padded keys (<PAD>) are hidden from every query");
-  Tensor hidden = t;
-  for (double& v : hidden.data) v = std::isinf(v) ? 1.0 : 0.0;
   c.page.shapes(shape_with_axes(t));
-  c.page.line("1 = hidden:");
-  c.page.tensor("hidden", hidden, true);
-  c.page.line("added to the scores (0 keeps a score, -inf removes it):");
-  c.page.tensor("mask", t);
+  if (c.page.detailed()) {
+    Tensor blocked = t;
+    for (double& v : blocked.data) v = std::isinf(v) ? 1.0 : 0.0;
+    c.page.line("blocked = 1 where a query may not see a key:");
+    c.page.tensor("blocked", blocked, true);
+    c.page.line("mask = -inf where blocked, else 0 (added to the scores):");
+  }
+  c.page.tensor(display_name(e.id), t);
 }
 
 }  // namespace attn

@@ -1,46 +1,132 @@
-// The output head: logits over the vocabulary and the next-token probabilities.
+// The output head: logits over the vocabulary and the next-token probabilities. A row of
+// either has one number per vocabulary entry (thousands, in a real model): the walkthrough
+// shows the largest few of each row as a labelled table, the whole tensor with --full.
 #include <fmt/format.h>
 
 #include "core/top_k.h"
+#include "present/page.h"
 #include "present/step_printers.h"
+#include "present/tensor_views.h"
 
 namespace attn {
+
+namespace {
+
+// The rows of a (B?,T,V) tensor that --batch leaves, each labelled by the token it comes
+// after: position i predicts the token at i+1.
+struct VocabularyRows {
+  std::vector<std::size_t> rows;  // indices into the flattened (B*T, V) rows
+  std::vector<std::string> labels;
+};
+
+VocabularyRows vocabulary_rows(const Tensor& t, PrintContext& c, Sequence sequence) {
+  VocabularyRows out;
+  const std::size_t len = t.rank() >= 2 ? t.shape[t.rank() - 2] : 1;
+  const std::size_t B = batch_count(t);
+  for (std::size_t b = 0; b < B; ++b) {
+    if (c.options.filter.batch && b != *c.options.filter.batch) continue;
+    const auto labels = c.labels(sequence, b, len);
+    for (std::size_t pos = 0; pos < len; ++pos) {
+      out.rows.push_back(b * len + pos);
+      out.labels.push_back(fmt::format("{}{} after {}:", c.item(t, b), pos, labels[pos]));
+    }
+  }
+  return out;
+}
+
+Sequence output_sequence(const PrintContext& c) {
+  return c.trace.tokens(Sequence::Target) ? Sequence::Target : Sequence::Source;
+}
+
+// The largest k of each row, leaving out `excluded` ids.
+TopKView top_view(const Tensor& t, PrintContext& c, const std::vector<std::size_t>& excluded, int decimals) {
+  const std::size_t V = t.shape.back();
+  const VocabularyRows rows = vocabulary_rows(t, c, output_sequence(c));
+  TopKView view;
+  view.row_labels = rows.labels;
+  view.decimals = decimals;
+  for (std::size_t r : rows.rows) {
+    std::vector<std::pair<std::string, double>> row;
+    for (const auto& tp : top_tokens(t.data.data() + r * V, V, c.options.top_k, excluded))
+      row.emplace_back("\"" + c.model.vocab.token(tp.id) + "\"", tp.probability);
+    view.rows.push_back(std::move(row));
+  }
+  return view;
+}
+
+// logits[i]["token"] = x[i] · E[id] (tied) or x[i] · W_out[:,id] + b_out[id], for the most
+// probable token of the first row.
+void work_logit(const TraceEntry& e, PrintContext& c) {
+  const TraceEntry* input = c.operand_entry(e, 0);
+  if (!input || !c.page.detailed()) return;
+  const std::size_t V = e.tensor.shape.back(), N = c.model.config.d_model;
+  const std::size_t b = std::min(c.cell_batch(), batch_count(e.tensor) - 1), i = c.cell_row();
+  const Tensor x = batch_item(input->tensor, b);
+  if (i >= x.shape[0]) return;
+  const std::size_t row = b * x.shape[0] + i;
+  const auto top = top_tokens(e.tensor.data.data() + row * V, V, 1, c.model.vocab.never_written_ids());
+  if (top.empty()) return;
+  const std::size_t id = top[0].id;
+  std::vector<double> column(N);
+  for (std::size_t k = 0; k < N; ++k)
+    column[k] = c.model.output.tied ? c.model.embedding.data[id * N + k] : c.model.output.W.data[k * V + id];
+  DotProductNames names;
+  const std::string index = fmt::format("{}[{}]", c.item(e.tensor, b), i);
+  names.result = fmt::format("logits{}[\"{}\"]", index, c.model.vocab.token(id));
+  names.left = display_name(input->id) + index;
+  names.right = c.model.output.tied ? fmt::format("E[{}]", id) : fmt::format("W_out[:,{}]", id);
+  names.bias = fmt::format("b_out[{}]", id);
+  std::optional<double> bias;
+  if (!c.model.output.tied && !c.model.output.b.data.empty()) bias = c.model.output.b.data[id];
+  c.page.worked(worked_dot_product(names, row_of(x, i), column, bias, c.worked_options()));
+}
+
+}  // namespace
 
 void print_logits(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
   c.page.begin_step("logits", "Output logits", "output_softmax");
   c.page.formula(c.model.output.tied
-                     ? "logits = x · Eᵀ: one score per vocabulary token (the embedding table, transposed)"
-                     : "logits = x · W_out + b_out: one score per vocabulary token");
+                     ? fmt::format("logits = {} · Eᵀ   (E: the embedding table{}, tied)", c.operand_name(e, 0),
+                                   c.page.first_detailed("embedding")
+                                       ? fmt::format(" of step {}", c.page.first_detailed("embedding"))
+                                       : "")
+                     : fmt::format("logits = {} · W_out{}   (one score per vocabulary token)", c.operand_name(e, 0),
+                                   c.model.output.b.data.empty() ? "" : " + b_out"));
   c.page.shapes(equation(e.operands, "@", e.tensor));
-  c.page.tensor("logits", e.tensor);
+  if (!c.model.output.tied) {
+    c.page.weight("W_out", c.model.output.W);
+    c.page.weight("b_out", c.model.output.b);
+  }
+  work_logit(e, c);
+  if (c.options.full) {
+    c.page.tensor(display_name(e.id), e.tensor);
+    TopKView view = top_view(e.tensor, c, {}, c.options.array.precision);
+    view.caption = fmt::format("the {} largest logits of each row:", c.options.top_k);
+    c.page.top_k(view);
+  } else {
+    c.page.line(
+        fmt::format("({} per row; the largest lead the next step's table; --full prints all)", e.tensor.shape.back()));
+  }
 }
 
 void print_probabilities(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   c.page.begin_step("probabilities", "Softmax over the vocabulary", "output_softmax");
-  c.page.formula("p = softmax(logits): the probability of each token being the next one; each row sums to 1");
+  c.page.formula("p = softmax(logits)   (each row: the next token's probabilities)");
   c.page.shapes(shape_with_axes(t));
-  c.page.tensor("p", t);
-  const std::size_t V = t.shape.back();
-  const std::size_t rows = t.size() / V;
-  const std::size_t len = t.rank() >= 2 ? t.shape[t.rank() - 2] : 1;
-  const auto* tokens = c.trace.tokens(c.trace.tokens(Sequence::Target) ? Sequence::Target : Sequence::Source);
+  if (c.options.full) c.page.tensor(display_name(e.id), t);
+  const std::vector<std::size_t> never = c.model.vocab.never_written_ids();
+  TopKView view = top_view(t, c, never, c.options.array.precision);
+  std::string left_out;
+  for (std::size_t id : never) left_out += (left_out.empty() ? "" : ", ") + c.model.vocab.token(id);
+  view.caption = fmt::format("top {} next tokens{}:", c.options.top_k,
+                             left_out.empty() ? "" : " (" + left_out + " are never written, so left out)");
+  c.page.top_k(view);
   std::string greedy;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t b = r / len, pos = r % len;
-    if (c.options.filter.batch && b != *c.options.filter.batch) continue;
-    const auto top = top_tokens(t.data.data() + r * V, V, 5);
-    const std::string after = tokens && b < tokens->size() && pos < (*tokens)[b].size() ? (*tokens)[b][pos] : "";
-    std::string row;
-    for (const auto& tp : top)
-      row += fmt::format("{}\"{}\" {}", row.empty() ? "" : ",  ", c.model.vocab.token(tp.id),
-                         plain_number(tp.probability, 4));
-    c.page.line(fmt::format("{}after \"{}\" (position {}): top 5: {}", rows > len ? fmt::format("[{}] ", b) : "", after,
-                            pos, row));
-    greedy += (greedy.empty() ? "" : " ") + c.model.vocab.token(top[0].id);
-  }
-  c.page.line("greedy pick (the most probable token at each position): " + greedy);
+  for (const auto& row : view.rows)
+    if (!row.empty()) greedy += (greedy.empty() ? "" : " ") + row[0].first.substr(1, row[0].first.size() - 2);
+  c.page.line("greedy pick (the most probable at each position): " + greedy);
 }
 
 }  // namespace attn

@@ -1,8 +1,11 @@
 #include "present/terminal.h"
 
+#include <locale.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <wchar.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdlib>
@@ -170,6 +173,24 @@ std::string color_sequence(Rgb color, ColorDepth depth, int layer) {
 std::string background_sequence(Rgb color, ColorDepth depth) { return color_sequence(color, depth, 48); }
 std::string foreground_sequence(Rgb color, ColorDepth depth) { return color_sequence(color, depth, 38); }
 
+namespace {
+
+// Columns of one code point on a terminal, as wcwidth(3) counts them in a UTF-8 locale:
+// 2 for East Asian wide and full-width characters (CJK), 0 for combining marks (the hat of
+// x̂), 1 for the rest. The C library answers for the C.UTF-8 locale, whatever the process's
+// own locale is.
+std::size_t code_point_width(char32_t code) {
+  if (code < 0x300) return 1;
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  if (!utf8) return code <= 0x36F ? 0 : 1;
+  const locale_t previous = uselocale(utf8);
+  const int width = wcwidth(static_cast<wchar_t>(code));
+  uselocale(previous);
+  return width < 0 ? 1 : static_cast<std::size_t>(width);
+}
+
+}  // namespace
+
 std::size_t display_width(std::string_view text) {
   std::size_t width = 0;
   for (std::size_t i = 0; i < text.size();) {
@@ -193,9 +214,7 @@ std::size_t display_width(std::string_view text) {
     for (std::size_t k = 1; k < length && i + k < text.size(); ++k)
       code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     i += length;
-    // Combining diacritical marks (the hat of x̂) sit on the previous character.
-    if (code >= 0x300 && code <= 0x36F) continue;
-    ++width;
+    width += code_point_width(code);
   }
   return width;
 }
@@ -208,6 +227,66 @@ std::string pad_left(std::string_view text, std::size_t width) {
 std::string pad_right(std::string_view text, std::size_t width) {
   const std::size_t w = display_width(text);
   return std::string(text) + std::string(w < width ? width - w : 0, ' ');
+}
+
+}  // namespace attn
+
+namespace attn {
+
+std::vector<std::string> wrap_line(std::string_view line, std::size_t width, std::size_t hang) {
+  std::vector<std::string> lines;
+  const std::size_t indent_end = std::min(line.find_first_not_of(' '), line.size());
+  std::string prefix;  // "" for the first line, then the hanging indent
+  std::size_t start = 0;
+  while (start < line.size()) {
+    const std::size_t room = width > prefix.size() ? width - prefix.size() : 1;
+    const std::string_view rest = line.substr(start);
+    if (display_width(rest) <= room) {
+      lines.push_back(prefix + std::string(rest));
+      break;
+    }
+    // The last space at which the piece still fits, past the leading indent; else the first.
+    std::size_t cut = std::string_view::npos;
+    for (std::size_t p = rest.find(' ', start < indent_end ? indent_end - start : 0); p != std::string_view::npos;
+         p = rest.find(' ', p + 1)) {
+      if (display_width(rest.substr(0, p)) > room) {
+        if (cut == std::string_view::npos) cut = p;
+        break;
+      }
+      cut = p;
+    }
+    if (cut == std::string_view::npos) {
+      lines.push_back(prefix + std::string(rest));
+      break;
+    }
+    std::string piece(rest.substr(0, cut));
+    while (!piece.empty() && piece.back() == ' ') piece.pop_back();
+    lines.push_back(prefix + piece);
+    start += cut;
+    while (start < line.size() && line[start] == ' ') ++start;
+    prefix.assign(hang, ' ');
+  }
+  return lines;
+}
+
+std::size_t hanging_indent(std::string_view line, std::size_t width) {
+  const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
+  const std::size_t equals = line.find(" = ", lead);
+  if (equals != std::string_view::npos) {
+    const std::size_t column = display_width(line.substr(0, equals + 3));
+    if (column <= width / 2) return column;
+  }
+  return lead + 4;
+}
+
+std::string wrapped(std::string_view line, std::size_t width) {
+  std::string out;
+  bool first = true;
+  for (const auto& piece : wrap_line(line, width, hanging_indent(line, width))) {
+    out += (first ? "" : "\n") + piece;
+    first = false;
+  }
+  return out;
 }
 
 }  // namespace attn

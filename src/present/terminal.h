@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attn/walkthrough.h"
 
@@ -74,10 +75,21 @@ std::string background_sequence(Rgb color, ColorDepth depth);
 std::string foreground_sequence(Rgb color, ColorDepth depth);
 constexpr const char* kResetSequence = "\x1b[0m";
 
-// Columns a string occupies on a terminal: one per UTF-8 code point, none for combining
-// marks (U+0300..U+036F, the hat of "x̂") and for ANSI escape sequences (ESC [ ... final
-// byte). East Asian wide characters are not special-cased.
+// Columns a string occupies on a terminal, as wcwidth(3) counts them: two for East Asian
+// wide characters (CJK), none for combining marks (the hat of "x̂") and for ANSI escape
+// sequences (ESC [ ... final byte), one for the rest.
 std::size_t display_width(std::string_view text);
+
+// `line` cut at spaces into lines of at most `width` display columns; continuation lines
+// start with `hang` spaces. A word wider than the room stays whole on a line of its own.
+// Spaces inside the line are kept, except where it is cut.
+std::vector<std::string> wrap_line(std::string_view line, std::size_t width, std::size_t hang);
+// The indent under which a cut line goes on: past its leading spaces and, when it reads
+// "name = ..." with the "= " in the first half of `width`, past the "= " (so that worked
+// arithmetic continues under its first term); else four spaces past the leading spaces.
+std::size_t hanging_indent(std::string_view line, std::size_t width);
+// wrap_line(line, width, hanging_indent(line, width)), joined by newlines.
+std::string wrapped(std::string_view line, std::size_t width);
 
 // `text` padded with spaces to `width` display columns (never cut), on the left or right.
 std::string pad_left(std::string_view text, std::size_t width);

@@ -13,6 +13,7 @@
 #include "present/page.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
+#include "present/terminal.h"
 
 namespace attn {
 
@@ -47,35 +48,136 @@ const std::vector<StepKindDescription> kStepKinds = {
     {"probabilities", "softmax over the vocabulary, top 5, greedy pick"},
 };
 
-// Prints entries in trace order. After the learner quits (--pause, q) nothing more prints.
+// The stage of the run an entry belongs to, for the map: the source's input steps, each
+// layer, a stack's final norm, the target's input steps, the output head.
+std::string stage_key(const StepId& id) {
+  // attn grad: the loss, then the backward pass's stages (the same, walked in reverse)
+  if (id.kind == StepKind::Loss) return "loss";
+  if (id.kind == StepKind::Weight) return "backward.weights";
+  if (id.gradient) {
+    StepId forward = id;
+    forward.gradient = false;
+    return "backward." + stage_key(forward);
+  }
+  if (id.in_layer()) return layer_name(id);
+  if (id.kind == StepKind::FinalNorm) return trace_name(id);
+  if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities) return "output";
+  if (id.kind == StepKind::Mask) return id.stack == Stack::Decoder ? "target" : "source";
+  return id.sequence == Sequence::Target ? "target" : "source";
+}
+
+// What a stage does, in a few words.
+std::string stage_text(const StepId& id, const Trace& trace, const Model& model) {
+  const auto sentence = [&](Sequence sequence) {
+    const auto* tokens = trace.tokens(sequence);
+    if (!tokens || tokens->empty()) return std::string();
+    std::string text;
+    for (const auto& token : (*tokens)[0]) text += (text.empty() ? "" : " ") + token;
+    return " \"" + text + "\"" + (tokens->size() > 1 ? fmt::format(" and {} more", tokens->size() - 1) : "");
+  };
+  const std::string key = stage_key(id);
+  if (key == "loss") return "the loss";
+  if (key == "backward.weights") return "backward: the gradient of every weight";
+  if (key == "backward.source")
+    return trace.tokens(Sequence::Source) ? "backward: X -> positions, embeddings" : "backward: the input X";
+  if (key == "backward.target") return "backward: Y -> positions, embeddings";
+  if (id.gradient) {
+    StepId forward = id;
+    forward.gradient = false;
+    return "backward: " + stage_text(forward, trace, model);
+  }
+  if (key == "source")
+    return trace.tokens(Sequence::Source) ? "source" + sentence(Sequence::Source) + " -> tokens, embeddings -> X"
+                                          : "the input X, as given";
+  if (key == "target") return "target" + sentence(Sequence::Target) + " -> tokens, embeddings -> Y; masks";
+  if (key == "output") return "output head: logits, next-token probabilities";
+  if (id.kind == StepKind::FinalNorm)
+    return id.stack == Stack::Decoder ? "final LayerNorm of the decoder stack"
+           : is_decoder_only(model)   ? "final LayerNorm of the decoder-only stack"
+                                      : "final LayerNorm of the encoder stack";
+  if (id.stack == Stack::Decoder)
+    return fmt::format("decoder layer {}: masked self-, cross-attention, feed-forward", id.layer);
+  if (!model.encoder[static_cast<std::size_t>(id.layer)].full)
+    return fmt::format("{} layer {}: {}self-attention alone", model.config.causal ? "masked" : "encoder", id.layer,
+                       model.config.causal ? "masked " : "");
+  return fmt::format("{} layer {}: {}self-attention, feed-forward", is_decoder_only(model) ? "decoder-only" : "encoder",
+                     id.layer, model.config.causal ? "masked " : "");
+}
+
+struct Stage {
+  std::string key, text;
+  int first = 0, last = 0;
+};
+
+// Prints entries in trace order into its page; finish() writes the map of the run, then the
+// steps.
 class Walkthrough {
  public:
-  Walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options)
-      : out_(out), page_(out, model, options), context_{trace, model, options, page_} {}
+  Walkthrough(const Trace& trace, const Model& model, const WalkthroughOptions& options)
+      : trace_(trace),
+        model_(model),
+        options_(options),
+        page_(body_, model, options),
+        context_{trace, model, options, page_} {
+    page_.set_step_listener([this](int step) { places_.push_back({step, static_cast<std::size_t>(body_.tellp())}); });
+  }
 
   // The number of the last step printed or passed over so far.
   int last_step() const { return page_.step(); }
-  bool stopped() const { return stopped_; }
+  const std::vector<StepPlace>& places() const { return places_; }
 
   void print(const TraceEntry& entry) {
-    if (stopped_) return;
-    try {
-      const StepPrinterInfo& printer = printer_of(entry.id.kind);
-      if (printer.in_layer) page_.enter(entry.id);
-      printer.print(entry, context_);
-      for (const auto& w : context_.trace.warnings())
-        if (w.id == entry.id) page_.note(w.message);
-    } catch (const StopWalkthrough&) {
-      stopped_ = true;
-      out_ << "\n(stopped at step " << page_.step() << ")\n";
-    }
+    const StepPrinterInfo& printer = entry.id.gradient ? backward_printer_of(entry.id.kind) : printer_of(entry.id.kind);
+    const int before = page_.step();
+    if (printer.in_layer) page_.enter(entry.id);
+    printer.print(entry, context_);
+    for (const auto& w : context_.trace.warnings())
+      if (w.id == entry.id) page_.note(w.message);
+    if (page_.step() == before) return;
+    const std::string key = stage_key(entry.id);
+    if (stages_.empty() || stages_.back().key != key)
+      stages_.push_back({key, stage_text(entry.id, trace_, model_), before + 1, page_.step()});
+    stages_.back().last = page_.step();
+  }
+
+  // The map and the steps, to `out`; the places become offsets into what is written.
+  void write(std::ostream& out) {
+    page_.flush_formula();
+    // The map of the whole run, unless the learner picked steps already.
+    const StepFilter& f = options_.filter;
+    const bool picked = !f.ranges.empty() || !f.kinds.empty() || f.layer;
+    const std::string map = options_.map && !options_.list_only && !picked ? map_text() : "";
+    for (auto& place : places_) place.offset += map.size();
+    out << map << body_.str();
   }
 
  private:
-  std::ostream& out_;
+  std::string map_text() const {
+    if (stages_.empty()) return "";
+    std::vector<std::string> ranges;
+    std::size_t widest = 0;
+    for (const auto& stage : stages_) {
+      ranges.push_back(stage.first == stage.last ? std::to_string(stage.first)
+                                                 : fmt::format("{}-{}", stage.first, stage.last));
+      widest = std::max(widest, ranges.back().size());
+    }
+    std::string out =
+        wrapped("The steps of this run, by stage (--steps A-B shows some of them):", options_.array.line_width) + "\n";
+    for (std::size_t i = 0; i < stages_.size(); ++i) {
+      const std::string line = fmt::format("  {:<{}}  {}", ranges[i], widest, stages_[i].text);
+      out += wrapped(line, options_.array.line_width) + "\n";
+    }
+    return out;
+  }
+
+  const Trace& trace_;
+  const Model& model_;
+  const WalkthroughOptions& options_;
+  std::ostringstream body_;
   Page page_;
   PrintContext context_;
-  bool stopped_ = false;
+  std::vector<Stage> stages_;
+  std::vector<StepPlace> places_;
 };
 
 // An index given to --batch or --head that the entry's B or H axis does not have: an
@@ -107,6 +209,17 @@ const std::vector<StepKindDescription>& step_kinds() { return kStepKinds; }
 
 namespace {
 
+// The kinds only attn grad's walkthrough has, which --steps accepts beside step_kinds()
+// (whose list `attn steps --kinds` prints: the forward's).
+const std::vector<StepKindDescription> kGradientKinds = {
+    {"loss", "the loss: cross-entropy of the labels, or sum(output * output_grad)"},
+    {"weight_gradients", "the gradient of every weight"},
+};
+
+}  // namespace
+
+namespace {
+
 // A step number of --steps: digits only, at least 1, at most kMaxStepNumber (far beyond
 // any run, and no overflow: "4294967297" must not wrap around to step 1).
 constexpr int kMaxStepNumber = 1000000;
@@ -129,6 +242,7 @@ StepFilter parse_step_selection(const std::string& text) {
   StepFilter filter;
   std::vector<std::string> names;
   for (const auto& k : kStepKinds) names.emplace_back(k.name);
+  for (const auto& k : kGradientKinds) names.emplace_back(k.name);
   std::istringstream parts(text);
   for (std::string part; std::getline(parts, part, ',');) {
     part = trimmed(part);
@@ -173,16 +287,20 @@ void parse_layer_option(const std::string& text, StepFilter& filter) {
                                  printable(text)));
 }
 
-void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options) {
+void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options,
+                       std::vector<StepPlace>* places) {
   for (const auto& e : trace.entries()) check_slice_options(e, options);
-  Walkthrough walkthrough(out, trace, model, options);
+  Walkthrough walkthrough(trace, model, options);
   for (const auto& entry : trace.entries()) walkthrough.print(entry);
-  if (!walkthrough.stopped()) check_step_numbers(options.filter, walkthrough.last_step());
+  check_step_numbers(options.filter, walkthrough.last_step());
+  walkthrough.write(out);
+  if (places) *places = walkthrough.places();
 }
 
 struct StreamingWalkthrough::State {
   State(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options)
-      : walkthrough(out, trace, model, options) {}
+      : out(out), walkthrough(trace, model, options) {}
+  std::ostream& out;
   Walkthrough walkthrough;
   std::optional<StepId> pending;  // the entry printed when the next one arrives
   std::optional<StepId> layer;    // the layer of the newest entry
@@ -236,10 +354,13 @@ void StreamingWalkthrough::add(const TraceEntry& entry) {
   state_->pending = id;
 }
 
-void StreamingWalkthrough::finish() {
+void StreamingWalkthrough::finish(bool complete) {
   print_pending();
-  if (!state_->walkthrough.stopped()) check_step_numbers(options_.filter, state_->walkthrough.last_step());
+  if (complete) check_step_numbers(options_.filter, state_->walkthrough.last_step());
+  state_->walkthrough.write(state_->out);
 }
+
+const std::vector<StepPlace>& StreamingWalkthrough::step_places() const { return state_->walkthrough.places(); }
 
 void StreamingWalkthrough::print_pending() {
   if (!state_->pending) return;

@@ -10,6 +10,7 @@
 
 #include "attn/error.h"
 #include "present/terminal.h"
+#include "present/worked_text.h"
 
 namespace attn {
 
@@ -39,6 +40,10 @@ int fraction_digits(double value, int precision) {
 }
 
 std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : (value < 0 ? "-inf" : "inf"); }
+
+}  // namespace
+
+namespace worked_text {
 
 // A marker for the elided middle of a long list.
 constexpr std::size_t kEllipsis = std::numeric_limits<std::size_t>::max();
@@ -101,13 +106,20 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
 // A factor in a product: negative numbers in brackets, "1.34×(-0.5)".
 std::string factor(const std::string& text) { return !text.empty() && text[0] == '-' ? "(" + text + ")" : text; }
 
+}  // namespace worked_text
+
+using namespace worked_text;
+
+namespace {
+
 std::string elision_note(std::size_t n, std::size_t max_terms) {
   return n > max_terms && max_terms >= 2 ? fmt::format("   ({} terms, {} not shown)", n, n - max_terms) : "";
 }
 
-// Lines "label = text" with the labels padded to one width, indented by two spaces.
-// Steps of a calculation joined by " = ", a step that reads the same as the one before
-// left out: a one-term sum is "sum = 1", not "sum = 1 = 1".
+}  // namespace
+
+namespace worked_text {
+
 std::string chain(const std::vector<std::string>& steps) {
   std::string out;
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -121,6 +133,10 @@ std::string chain(const std::vector<std::string>& steps) {
 std::string labelled(const std::string& label, std::size_t width, const std::string& text) {
   return "  " + pad_right(label, width) + " = " + text + "\n";
 }
+
+}  // namespace worked_text
+
+namespace {
 
 std::vector<double> row_of(const Tensor& t, std::size_t row) {
   const std::size_t columns = t.dim(1);
@@ -154,6 +170,13 @@ std::vector<std::string> format_number_group(const std::vector<double>& values, 
 }
 
 std::string format_worked_number(double value, int precision) { return format_number_group({value}, precision)[0]; }
+
+std::vector<std::string> format_fixed_group(const std::vector<double>& values, int precision) {
+  std::vector<std::string> out;
+  for (double v : values)
+    out.push_back(std::isfinite(v) ? fixed_chars(v == 0 ? 0.0 : v, precision) : non_finite_text(v));
+  return out;
+}
 
 std::string worked_dot_product(const DotProductNames& names, const std::vector<double>& left,
                                const std::vector<double>& right, std::optional<double> bias,
@@ -268,8 +291,10 @@ std::string worked_softmax_row(const std::vector<double>& row, std::string_view 
   std::string max_text;
   for (std::size_t i = 0; i < row.size(); ++i)
     if (row[i] == max) max_text = x[i];
-  const auto d = format_number_group(shifted, p), e = format_number_group(exps, p);
-  const std::string s = format_worked_number(sum, p);
+  // Powers, their sum and the weights keep `precision` digits in every row, as the weights
+  // do (maxprec would print e = [1, 0.5] as [1.0, 0.5] and another row's with four digits).
+  const auto d = format_number_group(shifted, p), e = format_fixed_group(exps, p);
+  const std::string s = format_fixed_group({sum}, p)[0];
   std::vector<std::string> differences, powers, quotients;
   for (std::size_t i = 0; i < row.size(); ++i) {
     differences.push_back(x[i] + " - " + factor(max_text));
@@ -283,9 +308,7 @@ std::string worked_softmax_row(const std::vector<double>& row, std::string_view 
   out += labelled("x - max", width, bracketed(differences, m) + " = " + bracketed(d, m));
   out += labelled("e^(x - max)", width, bracketed(powers, m) + " = " + bracketed(e, m));
   out += labelled("sum", width, chain({sum_text(e, m), s}));
-  out += labelled(result, width, bracketed(quotients, m) + " = " + bracketed(format_number_group(weights, p), m));
-  out += "  Why subtract the max: e^(x - max) / Σ e^(x - max) = e^x / Σ e^x, as e^-max cancels, but the\n";
-  out += "  largest power is now e^0 = 1, so no e^x can overflow however large the scores grow.\n";
+  out += labelled(result, width, bracketed(quotients, m) + " = " + bracketed(format_fixed_group(weights, p), m));
   return out;
 }
 
@@ -302,8 +325,7 @@ std::string worked_context_row(const std::vector<double>& weights, const Tensor&
   const auto w = format_number_group(weights, p);
   const auto v = format_number_group(to_vector(values.data), p);
   const auto value_name = [&](std::size_t j) {
-    return names.keys.empty() ? fmt::format("{}[{}]", names.values, j)
-                              : fmt::format("{}[\"{}\"]", names.values, names.keys[j]);
+    return fmt::format("{}[{}]", names.values, names.keys.empty() ? std::to_string(j) : names.keys[j]);
   };
   const auto value_row = [&](std::size_t j) {
     return bracketed(std::vector<std::string>(v.begin() + static_cast<std::ptrdiff_t>(j * dims),
@@ -387,7 +409,7 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
   out += labelled("x - mean", width, bracketed(cs, m));
   out += labelled("(x - mean)²", width, bracketed(qs, m));
   out += labelled("variance", width,
-                  fmt::format("({}) / {} = {} / {} = {}   (divided by N: the biased variance)", sum_text(qs, m), count,
+                  fmt::format("({}) / {} = {} / {} = {}   (÷ N: biased)", sum_text(qs, m), count,
                               format_worked_number(square_total, p), count, variance_text));
   out += labelled("√(variance + eps)", width, fmt::format("√({} + {:g}) = {}", variance_text, eps, denominator_text));
   out += labelled("x̂", width, fmt::format("(x - mean) / {} = {}", denominator_text, bracketed(ns, m)));
@@ -427,9 +449,8 @@ std::string worked_positional_encoding(std::size_t position, std::size_t dimensi
   const std::string angle_text = format_worked_number(angle, p);
   const std::string name = fmt::format("PE({}, {})", position, dimension);
 
-  std::string out =
-      fmt::format("{}: dimension {} is {}, so {}, with i = {} (dimensions {} and {} share one angle)\n", name,
-                  dimension, even ? "even" : "odd", even ? "sin" : "cos", pair, 2 * pair, 2 * pair + 1);
+  std::string out = fmt::format("{}: dimension {} is {}, so {}; i = {} ({} and {} share an angle)\n", name, dimension,
+                                even ? "even" : "odd", even ? "sin" : "cos", pair, 2 * pair, 2 * pair + 1);
   const std::size_t width = std::max(display_width("divisor"), display_width(name));
   out += labelled("divisor", width,
                   fmt::format("10000^(2i/d_model) = 10000^(2×{}/{}) = 10000^{} = {}", pair, d_model,

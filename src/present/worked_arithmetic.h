@@ -36,6 +36,9 @@ struct WorkedOptions {
 // their own worked lines. Non-finite values print as "nan", "inf", "-inf".
 std::vector<std::string> format_number_group(const std::vector<double>& values, int precision);
 std::string format_worked_number(double value, int precision);  // a group of one
+// Every value with exactly `precision` digits after the point: softmax's powers, sums and
+// weights, so that they print alike in every row.
+std::vector<std::string> format_fixed_group(const std::vector<double>& values, int precision);
 
 // Names in a worked dot product: `result` = `left` · `right`.
 struct DotProductNames {
@@ -84,7 +87,7 @@ std::string worked_softmax_row(const std::vector<double>& row, std::string_view 
 struct ContextNames {
   std::string result = "context[0]";
   std::string values = "V";
-  std::vector<std::string> keys;  // a token per value row: V["love"]; empty: V[1]
+  std::vector<std::string> keys;  // a label per value row, as printed: "\"love\"" gives V["love"]; empty: V[1]
 };
 
 // context = Σ_j weights[j] × V[j], weights (T), values (T,d): the weighted sum of value
@@ -97,6 +100,20 @@ std::string worked_context_row(const std::vector<double>& weights, const Tensor&
 std::string worked_layer_norm_row(const std::vector<double>& x, const std::vector<double>& gamma,
                                   const std::vector<double>& beta, double eps, std::string_view row_name = "x",
                                   const WorkedOptions& options = {});
+
+// z (the sum before the activation) through ReLU or GELU:
+//   hidden[0][0] = ReLU(z[0][0]) = max(0, -0.41) = 0
+//   hidden[0][0] = GELU(z[0][0]) = z · Φ(z) = 0.5 × (1 + erf(0.5 / √2)) × 0.5 = ...
+std::string worked_activation(double z, bool relu, std::string_view result_name, std::string_view input_name,
+                              const WorkedOptions& options = {});
+
+// An element-wise sum of two rows: the residual connection.
+//   residual1[0] = X[0] + attn_out[0]
+//                = [0.1, 1.2] + [-2.36, -6.88]
+//                = [-2.26, -5.68]
+std::string worked_sum_row(const std::vector<double>& left, const std::vector<double>& right,
+                           std::string_view result_name, std::string_view left_name, std::string_view right_name,
+                           const WorkedOptions& options = {});
 
 // One sinusoidal positional-encoding element, the pair index i = dimension / 2:
 //   PE(pos, 2i) = sin(pos / 10000^(2i/d_model)),  PE(pos, 2i+1) = cos(the same angle)

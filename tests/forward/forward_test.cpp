@@ -69,6 +69,16 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   CHECK_THAT(context.at({0, 1, 5, 1}), WithinAbs(4.73762408, 5e-9));
   CHECK_THAT(context.at({1, 0, 2, 0}), WithinAbs(-4.76704565, 5e-9));
   CHECK_THAT(context.at({1, 1, 5, 1}), WithinAbs(-1.46183568, 5e-9));
+  // The context is weights · V (its code), not "Scores ⋅ V" (its summary table): scores · V would make
+  // context[0][0][0][0] = 43.8916 (NumPy on attn's dump).
+  const attn::Tensor& v_heads = find_entry(trace, "encoder.0.attention.v_heads")->tensor;
+  double weighted = 0, by_scores = 0;
+  for (std::size_t j = 0; j < 6; ++j) {
+    weighted += weights.at({0, 0, 0, j}) * v_heads.at({0, 0, j, 0});
+    by_scores += scores.at({0, 0, 0, j}) * v_heads.at({0, 0, j, 0});
+  }
+  CHECK_THAT(weighted, WithinAbs(context.at({0, 0, 0, 0}), 1e-12));
+  CHECK(rounded(by_scores, 4) == 43.8916);
 
   // Concatenated output, batch 0 word 0: [ 2.14402292  0.39960117 -2.01801767 -1.62729909]
   const attn::Tensor& concat = find_entry(trace, "encoder.0.attention.concat")->tensor;

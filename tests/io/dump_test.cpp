@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -419,4 +420,48 @@ TEST_CASE("a dump abandoned mid-run (an error) leaves no file behind", "[dump][e
     // no finish(): the run failed
   }
   CHECK_FALSE(std::ifstream(path).good());
+}
+
+TEST_CASE("the dump holds every parameter under its model-file path", "[dump][parameters]") {
+  // Seed 004's W_q, the built-in model's numbers: encoder.0.attention.W_q row 0 is [0.1, 0.2, 0.3, 0.4].
+  const attn::Model model =
+      attn::load_model_file(std::string(ATTN_SOURCE_DIR) + "/data/examples/seed004_i_love_ai.json");
+  attn::Trace trace;
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model);
+  // The decoder's masked scores hold -Infinity, which Python reads and nlohmann does not.
+  std::string text = out.str();
+  for (std::size_t at; (at = text.find("-Infinity")) != std::string::npos;) text.replace(at, 9, "null");
+  const attn::Json doc = attn::Json::parse(text);
+  // The tensors are unchanged: the parameters come after them, in a list of their own.
+  REQUIRE(doc["tensors"].size() == trace.entries().size());
+  std::map<std::string, attn::Json> parameters;
+  for (const auto& p : doc["parameters"]) parameters[p["name"].get<std::string>()] = p;
+  CHECK(parameters["encoder.0.attention.W_q"]["data"][0] == attn::Json::array({0.1, 0.2, 0.3, 0.4}));
+  CHECK(parameters["encoder.0.attention.W_q"]["axes"] == attn::Json::array({"N", "H*d"}));
+  CHECK(parameters["encoder.0.ffn.W_1"]["shape"] == attn::Json::array({4, 8}));
+  CHECK(parameters["encoder.0.norm1.gamma"]["data"] == attn::Json::array({1.0, 1.0, 1.0, 1.0}));
+  CHECK(parameters["decoder.0.cross_attention.W_o"]["shape"] == attn::Json::array({4, 4}));
+  CHECK(parameters["decoder.0.norm3.beta"]["shape"] == attn::Json::array({4}));
+  CHECK(parameters["embedding"]["data"][3] == attn::Json::array({0.5, 0.1, 0.8, 0.2}));  // "love"
+  // The count validate prints is the dump's numbers added up.
+  std::size_t numbers = 0;
+  for (const auto& [name, p] : parameters) {
+    std::size_t n = 1;
+    for (const auto& d : p["shape"]) n *= d.get<std::size_t>();
+    numbers += n;
+  }
+  CHECK(numbers == attn::parameter_count(model));
+  // In a .npz, one array each after the trace's.
+  attn::StringOutput npz;
+  attn::TraceDump dump(npz, attn::DumpFormat::Npz, model);
+  for (const auto& e : trace.entries()) dump.add(e.record());
+  dump.finish(trace);
+  CHECK(npz.text.find("encoder.0.ffn.W_1.npy") != std::string::npos);
+  CHECK(npz.text.find("decoder.0.norm2.gamma.npy") != std::string::npos);
+  // and listed in __meta__.json after the tensors, with their axes and type
+  CHECK(npz.text.find(R"("parameters": [{"name":"embedding","shape":[)") != std::string::npos);
+  CHECK(npz.text.find(R"({"name":"encoder.0.attention.W_q","shape":[4,4],"axes":["N","H*d"],"dtype":"float64"})") !=
+        std::string::npos);
 }

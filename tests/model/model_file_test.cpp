@@ -320,21 +320,31 @@ TEST_CASE("a vocabulary of 100,000 tokens loads, and its last token's duplicate 
     return R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": [)" + vocab + extra_token +
            R"(], "embedding": "zeros", "input": {"text": "w0 w99999"}, "encoder": "randn"})";
   };
-  // Processor time, not the wall clock: on a machine busy with other builds, under the
-  // sanitizers, the wall clock measured 2.3 to 3.5 s for this load.
-  const auto thread_seconds = [] {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-  };
-  const double start = thread_seconds();
+  // (No timing here: speed belongs to benchmarks. Measured once: 12.9 s before, 0.16 s after.)
   const attn::Model m = attn::load_model_text(model_text(""), "model.json");
-  const double seconds = thread_seconds() - start;
   CHECK(m.vocab.size() == kTokens);
   CHECK(m.vocab.find("w99999") == kTokens - 1);
   CHECK(m.embedding.shape == attn::Shape{kTokens, 2});
   CHECK(error_of(model_text(R"(, "w77777")")) ==
         "model.json: vocab[100000]: duplicate token \"w77777\" (already vocab[77777])");
-  // A generous bound (it takes about 0.1 s): only the quadratic check was anywhere near it.
-  CHECK(seconds < 2.0);
+}
+
+TEST_CASE("validate lists at most 100 problems, then says it stopped", "[loader][errors]") {
+  // 150 duplicate tokens: each is a problem of its own.
+  std::string vocab = R"("a")";
+  for (int i = 0; i < 150; ++i) vocab += R"(, "a")";
+  attn::LoadOptions options;
+  options.collect_all_errors = true;
+  std::vector<std::string> messages;
+  try {
+    attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": [)" + vocab +
+                              R"(], "embedding": "randn", "input": {"text": "a"}, "encoder": "randn"})",
+                          "model.json", options);
+  } catch (const attn::InputErrors& e) {
+    for (const auto& error : e.errors()) messages.push_back(error.what());
+  }
+  REQUIRE(messages.size() == 101);
+  CHECK(messages[0] == "model.json: vocab[1]: duplicate token \"a\" (already vocab[0])");
+  CHECK(messages[99] == "model.json: vocab[100]: duplicate token \"a\" (already vocab[0])");
+  CHECK(messages[100] == "model.json: more problems, not listed: validate stops after 100");
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "attn/error.h"
+#include "present/terminal.h"
 
 // Expected tables worked out by hand from the layout in labeled_table.h: row labels padded
 // to the widest, " │ ", columns as wide as max(label, number) separated by two spaces, " │",
@@ -90,6 +91,24 @@ TEST_CASE("precision is shared by every cell", "[table]") {
         "  ┌──────────────────┐\n"
         "x │ 1.9   1.6   2.44 │\n"
         "  └──────────────────┘\n");
+}
+
+TEST_CASE("CJK labels line up: columns are measured in display columns", "[table]") {
+  attn::Tensor m({2, 2}, {"S", "S"});
+  m.data = {1, 2, 3, 4};
+  const std::string text = attn::render_labeled_table(m, {"Q:\"我\"", "Q:\"ab\""}, {"K:\"我\"", "K:\"ab\""});
+  // Every line of the box is as wide as the others, on screen.
+  std::size_t start = 0, width = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    if (line.find("│") != std::string::npos || line.find("┌") != std::string::npos) {
+      if (width == 0) width = attn::display_width(line);
+      CHECK(attn::display_width(line) == width);
+    }
+    start = end + 1;
+  }
+  CHECK(width > 0);
 }
 
 TEST_CASE("bad shapes, labels and extra columns are rejected", "[table]") {

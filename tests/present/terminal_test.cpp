@@ -123,3 +123,22 @@ TEST_CASE("display width counts code points and skips escape sequences", "[termi
   CHECK(attn::pad_right("Q:\"I\"", 7) == "Q:\"I\"  ");
   CHECK(attn::pad_left("toolong", 3) == "toolong");
 }
+
+TEST_CASE("display width is wcwidth's: CJK characters take two columns", "[terminal]") {
+  // "我爱" is two wide characters (4 columns): counted as 2 before, so CJK labels misaligned tables.
+  CHECK(attn::display_width("我爱") == 4);
+  CHECK(attn::display_width("Q:\"我\"") == 6);
+  CHECK(attn::display_width("ｘ") == 2);  // full-width Latin
+  CHECK(attn::pad_left("我", 4) == "  我");
+}
+
+TEST_CASE("prose is wrapped to the line width, continuing under the first term", "[terminal]") {
+  // Cut at the last space that fits 20 columns; "= " is at column 4, so the rest hangs there.
+  CHECK(attn::wrapped("x = aaaa bbbb cccc dddd eeee", 20) == "x = aaaa bbbb cccc\n    dddd eeee");
+  // No "=" in the first half: four columns past the leading spaces.
+  CHECK(attn::wrapped("  one two three four five six", 16) == "  one two three\n      four five\n      six");
+  // A word wider than the line stays whole; a line that fits is left alone.
+  CHECK(attn::wrapped("abcdefghijkl xy", 5) == "abcdefghijkl\n    xy");
+  CHECK(attn::wrapped("short", 75) == "short");
+  for (const auto& line : attn::wrap_line("我爱 我爱 我爱", 10, 0)) CHECK(attn::display_width(line) <= 10);
+}

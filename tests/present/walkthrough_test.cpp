@@ -12,6 +12,7 @@
 #include "attn/model_file.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "present/terminal.h"
 
 namespace {
 std::string walkthrough_of(const std::string& path) {
@@ -54,18 +55,18 @@ TEST_CASE("seed 000 walkthrough: steps, formulas, shape equations and values", "
   CHECK(contains(text, "(B=2,H=2,S=6,d=2) @ (B=2,H=2,d=2,S=6) -> (B=2,H=2,S=6,S=6)"));
   CHECK(contains(text, "(B=2,S=6,N=4) @ (N=4,H*d=4) -> (B=2,S=6,H*d=4)"));
   CHECK(contains(text, "1. reshape: (B=2,S=6,H*d=4) -> (B=2,S=6,H=2,d=2)"));
-  CHECK(contains(text, "scaled = scores / √d = scores / √2 = scores / 1.4142"));
+  CHECK(contains(text, "scaled = scores / √2   (√d = 1.4142)"));
   // Q_total's first row as NumPy prints it with precision 4
   CHECK(contains(text, "Q = [[[-1.5806  0.1079 -2.348   1.6944]"));
-  // row sums of the softmax are shown and are 1
-  CHECK(contains(text, "row sums = [[[1. 1. 1. 1. 1. 1.]"));
+  // row sums of the softmax are checked: 24 rows (B=2,H=2,S=6), each 1 up to rounding
+  CHECK(contains(text, "every row sums to 1 (row sums: 24 of them, at most "));
   CHECK(contains(text, "this block has no W_o: its output is the concatenation (B=2,S=6,H*d=4)"));
 }
 
 TEST_CASE("seed 002 walkthrough shows the heads side by side as slices of the fused matrix", "[walkthrough][seed002]") {
   const std::string text = walkthrough_of("/data/examples/seed002_identity_heads.json");
   INFO(text);
-  CHECK(contains(text, "the file gives one W_q per head; side by side they are the fused W_q (N=4,H*d=4):"));
+  CHECK(contains(text, "the file gives one W_q per head; side by side, the fused W_q (N=4,H*d=4):"));
   CHECK(contains(text, "W_q^(0)     W_q^(1)"));
   CHECK(contains(text, "W_q[:, 2:4] == W_q^(1)"));
   // unbatched input prints unbatched shapes
@@ -91,20 +92,20 @@ TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walk
   // PE(1, 2) worked out as seed 004 does it
   CHECK(contains(text, "divisor  = 10000^(2i/d_model) = 10000^(2×1/4) = 10000^0.5 = 100"));
   CHECK(contains(text, "angle    = pos / divisor = 1 / 100 = 0.01"));
-  // the teaching views: a stats line, an explanation, a labeled table and a heatmap
-  CHECK(contains(text, "  X (S=3,N=4) n=12 x∈[0.1, 1.809] μ="));
-  CHECK(contains(text, "  │ Each score is the dot product of one query with one key"));
-  CHECK(contains(text, "    Q:\"I\"    │"));
-  CHECK(contains(text, "the arrow marks each row's strongest key"));
-  CHECK(contains(text, "══ Encoder layer 0 of 1 (post-norm, as the paper: LayerNorm(x + f(x))) ══"));
+  // the teaching views: a stats line above a summarized tensor (E), an explanation, a heatmap
+  CHECK(contains(text, "  E (V=335,N=4) n=1340 x∈[-1.84, 2.2] μ="));
+  CHECK(contains(text, "  │ Each score is a query's dot product with a key"));
+  CHECK(contains(text, "heatmap: rows are queries, columns keys"));
+  CHECK(contains(text, "══ Encoder layer 0 of 1 (post-norm: LayerNorm(x + f(x))) ══"));
   CHECK(contains(text, "Norm (LayerNorm of the residual sum)"));
   CHECK(contains(text, "Feed-forward, first layer"));
   CHECK(contains(text, "\"J'\"→"));
   CHECK(contains(text, "Decoder self-attention mask (causal)"));
-  CHECK(contains(text, "── Cross-attention: queries from the decoder, keys and values from the encoder's output"));
-  CHECK(contains(text, "K = M · W_k   (M: the encoder's output, the 'memory')"));
+  CHECK(contains(text, "── Cross-attention to the encoder's output, H=2 heads of d=2 ──"));
+  // the decoder's steps repeat the encoder's kinds: one line each
+  CHECK(contains(text, "K = encoder.0.output · W_k -> (S=3,H*d=4)   (as step 6)"));
   CHECK(contains(text, "Softmax over the vocabulary"));
-  CHECK(contains(text, "greedy pick (the most probable token at each position): "));
+  CHECK(contains(text, "greedy pick (the most probable at each position): "));
 }
 
 namespace {
@@ -205,4 +206,60 @@ TEST_CASE("a streamed walkthrough refuses a --head the model does not have befor
     CHECK(std::string(e.what()) == "--head: expected an index below H=2, found 2");
   }
   CHECK(out.str().empty());
+}
+
+namespace {
+// Lines of `text` and the widest of them on screen.
+std::pair<std::size_t, std::size_t> lines_and_width(const std::string& text) {
+  std::size_t lines = 0, widest = 0, start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    widest = std::max(widest, attn::display_width(text.substr(start, end - start)));
+    ++lines;
+    start = end + 1;
+  }
+  return {lines, widest};
+}
+}  // namespace
+
+TEST_CASE("the default lesson: at most 500 lines of at most 75 columns", "[walkthrough][default]") {
+  // What `attn explain "I love AI"` prints at 75 columns: the built-in model, the decoder fed its
+  // own greedy picks. It was 1,172 lines (67 steps; --brief 938), 304 of them wider than 75.
+  attn::Model model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
+  attn::replace_source_text(model, "I love AI", "text");
+  CHECK(attn::extend_target_greedily(model, attn::generated_length(model)) == 2);
+  attn::WalkthroughOptions options;
+  options.array.line_width = 75;
+  const std::string text = kept_walkthrough_of(model, options);
+  INFO(text);
+  const auto [lines, widest] = lines_and_width(text);
+  CHECK(lines <= 500);
+  CHECK(widest <= 75);
+  // Nothing a learner needs is lost: every step, the causal mask over 3 target tokens, each kind
+  // worked once, the top tokens.
+  CHECK(contains(text, "── Step 67: Softmax over the vocabulary"));
+  CHECK(contains(text, "mask = [[  0. -inf -inf]"));
+  for (const char* worked :
+       {"Q[0][0] = X[0] · W_q[:,0]", "K[0][0] = X[0] · W_k[:,0]", "V[0][0] = X[0] · W_v[:,0]",
+        "attn_out[0][0] = concat[0] · W_o[:,0]", "residual1[0] = X[0] + attn_out[0]",
+        "z[0][0] = add_norm1[0] · W_1[:,0] + b_1[0]", "hidden[0][0] = ReLU(z[0][0])",
+        "ffn[0][0] = hidden[0] · W_2[:,0] + b_2[0]", "logits[0][\"", "W_1 = [[", "gamma = [1. 1. 1. 1.]"})
+    CHECK(contains(text, worked));
+  CHECK(contains(text, "top 5 next tokens"));
+  // Each why once: the second attention block points back to the first.
+  CHECK(contains(text, "── Step 6: Key projection ─"));
+  CHECK(contains(text, "(as step 6)"));
+}
+
+TEST_CASE("every bundled example fits in 75 columns, and in 60", "[walkthrough][width]") {
+  for (std::size_t width : {75, 60}) {
+    attn::WalkthroughOptions options;
+    options.array.line_width = width;
+    for (const auto& example : attn::bundled_examples()) {
+      INFO(example.name << " at " << width);
+      const attn::Model model = attn::load_model_text(example.json, example.name);
+      const std::string text = kept_walkthrough_of(model, options);
+      CHECK(lines_and_width(text).second <= width);
+    }
+  }
 }

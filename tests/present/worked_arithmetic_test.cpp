@@ -136,9 +136,7 @@ TEST_CASE("seed 004's softmax of [1.90, 1.61, 2.45] is [0.29, 0.21, 0.50]", "[wo
         "  x - max     = [1.90 - 2.45, 1.61 - 2.45, 2.45 - 2.45] = [-0.55, -0.84, 0.00]\n"
         "  e^(x - max) = [e^-0.55, e^-0.84, e^0.00] = [0.5769, 0.4317, 1.0000]\n"
         "  sum         = 0.5769 + 0.4317 + 1.0000 = 2.0087\n"
-        "  weights[0]  = [0.5769 / 2.0087, 0.4317 / 2.0087, 1.0000 / 2.0087] = [0.2872, 0.2149, 0.4978]\n"
-        "  Why subtract the max: e^(x - max) / Σ e^(x - max) = e^x / Σ e^x, as e^-max cancels, but the\n"
-        "  largest power is now e^0 = 1, so no e^x can overflow however large the scores grow.\n");
+        "  weights[0]  = [0.5769 / 2.0087, 0.4317 / 2.0087, 1.0000 / 2.0087] = [0.2872, 0.2149, 0.4978]\n");
 
   // PyTorch's softmax to 8 digits: [0.28723115, 0.2149246, 0.49784425].
   attn::WorkedOptions eight;
@@ -167,7 +165,7 @@ TEST_CASE("a masked key gets weight 0 and a fully masked row is explained", "[wo
 TEST_CASE("seed 004's Output[\"I\"] as a weighted sum of value rows", "[worked]") {
   attn::ContextNames names;
   names.result = "context[0]";
-  names.keys = {"I", "love", "AI"};
+  names.keys = {"\"I\"", "\"love\"", "\"AI\""};
   // NumPy: [0.29, 0.21, 0.50] @ V = [1.0877, 0.9814, 1.1553, 0.9003]. The seed prints
   // [1.09, 0.99, 1.16, 0.90]: its dimension 1 adds the rounded products 0.26 + 0.15 + 0.58;
   // the exact sum 0.2552 + 0.1512 + 0.5750 = 0.9814 rounds to 0.98.
@@ -190,8 +188,8 @@ TEST_CASE("seed 004's Output[\"I\"] as a weighted sum of value rows", "[worked]"
 TEST_CASE("one key (the decoder's first position): no step that repeats the one before", "[worked]") {
   // softmax([0.8865]) = [e^0 / e^0] = [1]; context = 1 x V[0]
   const std::string softmax = attn::worked_softmax_row({0.8865}, "masked[0][0]", "weights[0][0]");
-  CHECK(softmax.find("  sum           = 1\n") != std::string::npos);
-  CHECK(softmax.find("= 1 = 1") == std::string::npos);
+  CHECK(softmax.find("  sum           = 1.0000\n") != std::string::npos);
+  CHECK(softmax.find("= 1.0000 = 1.0000") == std::string::npos);
   attn::Tensor v({1, 2}, {"T", "d"});
   v.data = {1.2862, -0.7593};
   const std::string context = attn::worked_context_row({1.0}, v);
@@ -210,7 +208,7 @@ TEST_CASE("a LayerNorm row agrees with PyTorch", "[worked]") {
         "  x - mean          = [0.3425, -0.3575, -0.1875, 0.2025]\n"
         "  (x - mean)²       = [0.1173, 0.1278, 0.0352, 0.0410]\n"
         "  variance          = (0.1173 + 0.1278 + 0.0352 + 0.0410) / 4 = 0.3213 / 4 = 0.0803"
-        "   (divided by N: the biased variance)\n"
+        "   (÷ N: biased)\n"
         "  √(variance + eps) = √(0.0803 + 1e-05) = 0.2834\n"
         "  x̂                 = (x - mean) / 0.2834 = [1.2084, -1.2614, -0.6616, 0.7145]\n"
         "  γ·x̂ + β           = x̂   (γ = 1, β = 0)\n");
@@ -230,12 +228,12 @@ TEST_CASE("seed 004's PE(1) worked element by element", "[worked]") {
   attn::WorkedOptions three;
   three.precision = 3;
   CHECK(attn::worked_positional_encoding(1, 2, 4, three) ==
-        "PE(1, 2): dimension 2 is even, so sin, with i = 1 (dimensions 2 and 3 share one angle)\n"
+        "PE(1, 2): dimension 2 is even, so sin; i = 1 (2 and 3 share an angle)\n"
         "  divisor  = 10000^(2i/d_model) = 10000^(2×1/4) = 10000^0.5 = 100\n"
         "  angle    = pos / divisor = 1 / 100 = 0.01\n"
         "  PE(1, 2) = sin(0.01) = 0.01\n");
   CHECK(attn::worked_positional_encoding(1, 1, 4, three) ==
-        "PE(1, 1): dimension 1 is odd, so cos, with i = 0 (dimensions 0 and 1 share one angle)\n"
+        "PE(1, 1): dimension 1 is odd, so cos; i = 0 (0 and 1 share an angle)\n"
         "  divisor  = 10000^(2i/d_model) = 10000^(2×0/4) = 10000^0 = 1\n"
         "  angle    = pos / divisor = 1 / 1 = 1\n"
         "  PE(1, 1) = cos(1) = 0.54\n");
@@ -292,4 +290,13 @@ TEST_CASE("the worked numbers are the model's numbers", "[worked]") {
   CHECK(attn::worked_layer_norm_row(attn::to_vector(kX.data), attn::to_vector(gamma.data), attn::to_vector(beta.data),
                                     1e-5, "x", eight)
             .find(expected) != std::string::npos);
+}
+
+TEST_CASE("softmax's powers, sum and weights keep the same digits in every row", "[worked]") {
+  // e^(x - max) of [0, ln 0.5] is [1, 0.5]: NumPy's maxprec printed them [1.0, 0.5] here and with four
+  // digits in a row like [0.2260, 0.7971, 1]; every row now shows `precision` digits.
+  const std::string text = attn::worked_softmax_row({0.0, std::log(0.5)}, "scaled[0]", "weights[0]");
+  CHECK(text.find("= [1.0000, 0.5000]\n") != std::string::npos);
+  CHECK(text.find("  sum         = 1.0000 + 0.5000 = 1.5000\n") != std::string::npos);
+  CHECK(text.find("= [0.6667, 0.3333]\n") != std::string::npos);
 }

@@ -34,6 +34,10 @@ TEST_CASE("love + PE(1) = [1.34, 0.64, 0.81, 1.20] (seed 004)", "[positional_enc
   // step 3 prints [1.34, 0.64, 0.81, 1.20] as the row of "I": that is love's row, a slip.
   CHECK(with_pe.at({0, 0, 1}) == 1.2);
   CHECK(with_pe.at({0, 0, 3}) == 1.4);
+  // "AI" at position 2 is [1.81, 0.28, 0.22, 1.10]; the document's third row, labelled "AI",
+  // is [0.70, 1.70, 0.70, 1.87], another slip.
+  const double ai[] = {1.81, 0.28, 0.22, 1.10};
+  for (std::size_t i = 0; i < 4; ++i) CHECK(std::round(with_pe.at({0, 2, i}) * 100) / 100 == ai[i]);
 }
 
 TEST_CASE("learned positions are the table's first rows, added to every sentence", "[positional_encoding]") {
@@ -46,4 +50,16 @@ TEST_CASE("learned positions are the table's first rows, added to every sentence
   attn::Tensor x({2, 2, 2}, {"B", "S", "N"});
   x.data = {10, 10, 10, 10, 20, 20, 20, 20};
   CHECK(attn::add_positions(x, pe).data == std::vector<double>{11, 12, 13, 14, 21, 22, 23, 24});
+}
+
+TEST_CASE("positions' backward: the batch's gradients summed, into the first S rows of a table",
+          "[positional_encoding][backward]") {
+  attn::Tensor dy({2, 2, 1}, {"B", "S", "N"});
+  dy.data = {1, 2, 10, 20};
+  const attn::Tensor dpe = attn::add_positions_backward(dy);
+  CHECK(dpe.shape == attn::Shape{2, 1});
+  CHECK(dpe.data == std::vector<double>{11, 22});
+  attn::Tensor table({3, 1}, {"S", "N"});
+  attn::learned_positions_backward(dpe, table);
+  CHECK(table.data == std::vector<double>{11, 22, 0});
 }

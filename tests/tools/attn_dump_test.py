@@ -51,6 +51,11 @@ class AttnDumpTest(unittest.TestCase):
             self.assertEqual((x.axes, x.shape, x.dtype, x.labels), (y.axes, y.shape, y.dtype, y.labels), name)
             expected = np.where(np.isfinite(x.data), x.data, np.nan) if nan_for_nonfinite else x.data
             self.assertTrue(np.array_equal(expected, y.data, equal_nan=True), name)
+        self.assertEqual(list(a.parameters), list(b.parameters))
+        for name in a.parameters:
+            x, y = a.parameters[name], b.parameters[name]
+            self.assertEqual((x.axes, x.shape, x.dtype), (y.axes, y.shape, y.dtype), name)
+            self.assertTrue(np.array_equal(x.data, y.data), name)
 
     def test_json_and_npz_load_the_same(self):
         for args in (self.batch, self.translation):
@@ -83,6 +88,11 @@ class AttnDumpTest(unittest.TestCase):
         self.assertEqual(cross.labels["T"], ["<BOS>", "J'", "aime", "l'", "IA"])
         self.assertEqual(cross.labels["S"], ["I", "love", "AI"])
         self.assertEqual(trace["target_tokens.ids"].dtype, np.int64)
+        # The weights come too: the input times W_q is the dumped q (a post-norm layer).
+        W_q = trace.parameters["encoder.0.attention.W_q"]
+        self.assertEqual((W_q.dtype, W_q.shape), (np.float64, (trace.model["d_model"],) * 2))
+        np.testing.assert_allclose(trace["input"].data @ W_q.data, trace["encoder.0.attention.q"].data,
+                                   rtol=1e-12, atol=1e-12)
 
     def test_only_the_literal_form_is_refused_by_a_strict_parser(self):
         strict_json(dump("strict.json", *self.batch))
