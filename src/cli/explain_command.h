@@ -18,11 +18,12 @@
 namespace attn::cli {
 
 struct ExplainOptions {
-  std::string text;        // the sentence to run (models with a vocabulary)
-  std::string target;      // --target: the decoder's input sentence
-  std::string model_file;  // -c FILE; empty: the built-in default model
-  std::string example;     // --example NAME: a bundled example instead of a file
-  std::string dump_path;   // --dump FILE, "-" for stdout
+  std::string text;                        // the sentence to run (models with a vocabulary)
+  std::string target;                      // --target: the decoder's input sentence
+  std::string model_file;                  // -c FILE; empty: the built-in default model
+  std::string example;                     // --example NAME: a bundled example instead of a file
+  std::string dump_path;                   // --dump FILE, "-" for stdout
+  std::string json_non_finite = "string";  // --json-nonfinite: string | null | literal
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
   std::size_t threshold = 1000;
@@ -50,24 +51,13 @@ void setup_explain(CLI::App& app, ExplainOptions& options);
 void add_model_options(CLI::App& command, ExplainOptions& options);
 // The options explain and grad share: the dump, printing and the teaching controls.
 void add_walkthrough_options(CLI::App& command, ExplainOptions& options);
-// The options explain and grad share: the dump, printing and the teaching controls.
-void add_walkthrough_options(CLI::App& command, ExplainOptions& options);
 // Returns the process exit code; throws attn::InputError for bad input.
 int run_explain(const ExplainOptions& options);
 
-// What explain and grad share: the model the options name (a file, an example or the
-// built-in one), with the command line's sentences; the walkthrough's options; the check
-// of --batch, --layer and --cell against the model; the name of the model in messages
-// ("example seed000_batched_mha", the file name).
-Model load_run_model(const ExplainOptions& options, LoadOptions load);
-WalkthroughOptions walkthrough_options(const ExplainOptions& options);
-void check_selection(const WalkthroughOptions& walk, const Model& model);
-std::string model_source_name(const ExplainOptions& options);
-
-// What explain and grad share: the model the options name (a file, an example or the
-// built-in one), with the command line's sentences; the walkthrough's options; the name of
+// What explain and grad share: the model the options name (a file, standard input, an
+// example or the built-in one), with the command line's sentences; the walkthrough's options; the name of
 // the model in messages ("example seed000_batched_mha", the file name).
-Model load_run_model(const ExplainOptions& options, LoadOptions load);
+Model load_run_model(const ExplainOptions& options, LoadOptions& load);
 WalkthroughOptions walkthrough_options(const ExplainOptions& options);
 // The --batch, --layer and --cell a run's walkthrough could never show: InputError before
 // anything runs, naming the range the model has.
