@@ -271,7 +271,8 @@ std::optional<StepKind> step_kind_of_suffix(const std::string& suffix) {
   static const StepKind kAccepted[] = {
       StepKind::TokenIds,         StepKind::EmbeddingLookup, StepKind::PositionalEncoding, StepKind::QueryHeads,
       StepKind::KeyHeads,         StepKind::ValueHeads,      StepKind::TransposedKeys,     StepKind::ScaledScores,
-      StepKind::AttentionWeights, StepKind::MergedHeads,     StepKind::FfnHidden,          StepKind::AddNorm};
+      StepKind::AttentionWeights, StepKind::MergedHeads,     StepKind::FfnHidden,          StepKind::AddNorm,
+      StepKind::RotatedQueries,   StepKind::RotatedKeys,     StepKind::RepeatedKeys,       StepKind::RepeatedValues};
   for (StepKind kind : kAccepted)
     if (suffix == step_part(kind)) return kind;
   for (StepKind kind : {StepKind::Logits, StepKind::Probabilities})
