@@ -14,6 +14,14 @@
 
 namespace attn {
 
+// Which stacks a model has (model.architecture, docs/model-file.md). A file that does not
+// say is an encoder-decoder when it has a "decoder", else an encoder.
+enum class Architecture {
+  EncoderDecoder,  // the paper's: the encoder reads the source, the decoder the target
+  Encoder,         // an encoder stack alone (BERT-style; causal with an output head, GPT-like)
+  DecoderOnly,     // GPT-style: decoder layers (causal self-attention, no cross-attention) over the input
+};
+
 struct ModelConfig {
   std::size_t d_model = 0;    // N
   std::size_t num_heads = 0;  // H
@@ -29,6 +37,8 @@ struct ModelConfig {
   std::size_t max_len = 0;             // rows of a learned position table
   std::size_t num_layers = 0;          // encoder layers when "encoder" is one template or "randn"
   std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
+  Architecture architecture = Architecture::Encoder;  // as the file says or implies
+  bool architecture_given = false;                    // the file said (model.architecture)
 };
 
 // One head's own projections, as seed 002 writes them: each (N, d).
@@ -69,6 +79,8 @@ struct EncoderLayerWeights {
   FeedForwardWeights ffn;
 };
 
+// A decoder layer. In a decoder-only model it has no cross-attention (and no norm3): causal
+// self-attention (norm1), then the feed-forward network (norm2).
 struct DecoderLayerWeights {
   AttentionWeights self_attention;   // masked: position t sees targets 0..t
   AttentionWeights cross_attention;  // queries from the decoder, keys and values from the encoder
@@ -132,7 +144,13 @@ struct Model {
   OutputWeights output;
 
   bool has_tokens() const { return !source_tokens.empty(); }
+  // Whether the model has decoder layers (an encoder-decoder's or a decoder-only model's).
   bool has_decoder() const { return !decoder.empty(); }
+  // A decoder-only (GPT-style) model: its decoder layers read the input (the source
+  // sequence: "tokens.ids", "input"); there is no encoder and no target.
+  bool decoder_only() const { return config.architecture == Architecture::DecoderOnly; }
+  // Whether a decoder reads a target sequence beside the source (an encoder-decoder).
+  bool has_target() const { return has_decoder() && !decoder_only(); }
 };
 
 // Every learned tensor (weights, biases, norms, the embedding and position tables; an

@@ -15,7 +15,8 @@
 namespace attn {
 
 Sequence key_sequence(const StepId& id) {
-  return id.block == Block::MaskedSelfAttention ? Sequence::Target : Sequence::Source;
+  // self-attention's keys are its queries' sequence; cross-attention's the source
+  return id.block == Block::CrossAttention ? Sequence::Source : id.sequence;
 }
 
 const char* projection_letter(StepKind kind) {

@@ -16,7 +16,7 @@
 namespace attn {
 
 bool is_decoder_only(const Model& model) {
-  return model.decoder.empty() && model.output.present && model.config.causal;
+  return model.decoder_only() || (model.decoder.empty() && model.output.present && model.config.causal);
 }
 
 namespace {
@@ -36,7 +36,7 @@ std::string layer_header(const StepId& id, const Model& model) {
   const bool encoder = id.stack == Stack::Encoder;
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
-  const char* stack = !encoder ? "Decoder" : is_decoder_only(model) ? "Decoder-only (GPT-style)" : "Encoder";
+  const char* stack = is_decoder_only(model) ? "Decoder-only (GPT-style)" : encoder ? "Encoder" : "Decoder";
   return fmt::format("══ {}{} layer {} of {}{} ══", id.gradient ? "Backward: " : "", stack, layer,
                      encoder ? model.encoder.size() : model.decoder.size(),
                      !full                     ? " (an attention block alone)"
@@ -118,7 +118,10 @@ bool Page::begin_step(const char* shown_kind, const std::string& title, const st
   detailed_steps_.emplace(key, step_);
   if (step_listener_) step_listener_(step_);
   const char* gap = options_.list_only ? "" : "\n";
-  if (!pending_layer_header_.empty()) out_ << "\n" << paint(pending_layer_header_, "1;35") << "\n";
+  if (!pending_layer_header_.empty()) {
+    out_ << "\n";
+    write_wrapped("", pending_layer_header_, "1;35");
+  }
   if (!pending_block_header_.empty()) {
     out_ << gap;
     write_wrapped("", pending_block_header_, "35");
@@ -159,9 +162,10 @@ void Page::enter(const StepId& id) {
   pending_block_why_.clear();
   if (!id.in_layer()) return;
   const char* backward = id.gradient ? ", backward" : "";
-  if (id.block == Block::SelfAttention) {
+  if (id.block == Block::SelfAttention || (id.block == Block::MaskedSelfAttention && model_.decoder_only())) {
+    const bool causal = c.causal || model_.decoder_only();
     pending_block_header_ = fmt::format("── {}{}, {} (d_model N={}) ──",
-                                        c.causal ? "Masked (causal) self-attention" : "Multi-head self-attention",
+                                        causal ? "Masked (causal) self-attention" : "Multi-head self-attention",
                                         backward, heads_text(c), c.d_model);
     if (is_decoder_only(model_)) pending_block_why_ = "decoder_self_attention";
   } else if (id.block == Block::MaskedSelfAttention) {

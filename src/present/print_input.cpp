@@ -149,8 +149,10 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
   if (cross)
     c.page.begin_step("mask", "Cross-attention mask (source padding)", why);
-  else if (self)
+  else if (self && !c.model.decoder_only())
     c.page.begin_step("mask", "Decoder self-attention mask (causal)", why);
+  else if (self)
+    c.page.begin_step("mask", "Causal mask", why);
   else
     c.page.begin_step("mask", c.model.config.causal ? "Causal mask" : "Padding mask for self-attention", why);
   if (causal) c.page.formula("query i sees the keys j <= i   (nothing from the future)");

@@ -62,7 +62,8 @@ std::string stage_key(const StepId& id) {
   if (id.in_layer()) return layer_name(id);
   if (id.kind == StepKind::FinalNorm) return trace_name(id);
   if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities) return "output";
-  if (id.kind == StepKind::Mask) return id.stack == Stack::Decoder ? "target" : "source";
+  if (id.kind == StepKind::Mask)
+    return id.stack == Stack::Decoder && id.sequence == Sequence::Target ? "target" : "source";
   return id.sequence == Sequence::Target ? "target" : "source";
 }
 
@@ -92,9 +93,10 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
   if (key == "target") return "target" + sentence(Sequence::Target) + " -> tokens, embeddings -> Y; masks";
   if (key == "output") return "output head: logits, next-token probabilities";
   if (id.kind == StepKind::FinalNorm)
-    return id.stack == Stack::Decoder ? "final LayerNorm of the decoder stack"
-           : is_decoder_only(model)   ? "final LayerNorm of the decoder-only stack"
-                                      : "final LayerNorm of the encoder stack";
+    return is_decoder_only(model)       ? "final LayerNorm of the decoder-only stack"
+           : id.stack == Stack::Decoder ? "final LayerNorm of the decoder stack"
+                                        : "final LayerNorm of the encoder stack";
+  if (model.decoder_only()) return fmt::format("decoder-only layer {}: masked self-attention, feed-forward", id.layer);
   if (id.stack == Stack::Decoder)
     return fmt::format("decoder layer {}: masked self-, cross-attention, feed-forward", id.layer);
   if (!model.encoder[static_cast<std::size_t>(id.layer)].full)
