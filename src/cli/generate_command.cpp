@@ -113,6 +113,8 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
       ->capture_default_str();
   generate->add_option("--seed", options.seed, "Seed of the sampling stream, np.random.RandomState(S)")
       ->capture_default_str();
+  generate->add_flag("--no-cache", options.no_cache,
+                     "Run the whole prefix again for every token instead of using the KV cache (for timing)");
   generate->add_option("--stop", options.stop, "Stop after generating this token")->capture_default_str();
   generate
       ->add_option("--dump", run.dump_path,
@@ -144,7 +146,7 @@ int run_generate(const GenerateOptions& options) {
   LoadOptions load;
   Model model = load_run_model(run, load);
   std::vector<std::string> tokens = start_tokens(model);
-  KvCacheDecoder decoder(model);  // no output head: refused here
+  auto decoder = std::make_unique<KvCacheDecoder>(model);  // no output head: refused here
   std::optional<std::size_t> stop = model.vocab.find(options.stop);
   if (!stop && options.stop != "<EOS>")
     throw InputError("--stop", "",
@@ -165,7 +167,7 @@ int run_generate(const GenerateOptions& options) {
   Trace prompt(!model.batched);
   prompt.keep_entries(print);
   prompt.set_sink([&](const TraceRecord& r) {
-    decoder.observe(r);
+    decoder->observe(r);
     if (dump) dump_record(*dump, 0, r);
   });
   if (print) {
@@ -181,17 +183,17 @@ int run_generate(const GenerateOptions& options) {
     prompt.set_entry_observer([&](const TraceEntry& e) { walkthrough.add(e); });
     run_model(model, prompt);
     walkthrough.finish();
-    print_cache_after_prompt(out, decoder, model, walk);
+    print_cache_after_prompt(out, *decoder, model, walk);
   } else {
     run_model(model, prompt);
   }
-  if (dump) dump_caches(*dump, 0, decoder);
+  if (dump) dump_caches(*dump, 0, *decoder);
 
   std::vector<std::string> generated;
   std::size_t draws = 0;
   std::uint64_t saved = 0;
   for (std::size_t n = 1;; ++n) {
-    const std::vector<double>& logits = decoder.logits();
+    const std::vector<double>& logits = decoder->logits();
     const SamplingResult choice = choose_next_token(logits.data(), logits.size(), sampling, never, &rng);
     if (print) print_choice(out, choice, sampling, model, tokens, n, draws, options.seed, walk);
     if (choice.draw) ++draws;
@@ -200,17 +202,33 @@ int run_generate(const GenerateOptions& options) {
     generated.push_back(token);
     tokens.push_back(token);
     if (n == options.max_new_tokens) break;
-    if (model.config.positional_encoding == PositionalEncoding::Learned && decoder.length() >= model.config.max_len) {
+    if (model.config.positional_encoding == PositionalEncoding::Learned && decoder->length() >= model.config.max_len) {
       if (print) out << fmt::format("\nnote: the position table has {} rows: no room for more\n", model.config.max_len);
       break;
     }
     Trace step(true);
     step.keep_entries(print);
     if (dump) step.set_sink([&](const TraceRecord& r) { dump_record(*dump, n, r); });
-    decoder.step(choice.id, step);
-    saved += decoder.last_cost().without_cache - decoder.last_cost().with_cache;
-    if (dump) dump_caches(*dump, n, decoder);
-    if (print) print_generation_step(out, step, decoder, model, tokens, n + 1, walk);
+    if (options.no_cache) {  // the whole prefix again, as attn explain would run it
+      auto full = std::make_unique<KvCacheDecoder>(model);
+      Trace again(true);
+      again.keep_entries(false);
+      again.set_sink([&](const TraceRecord& r) { full->observe(r); });
+      if (model.decoder_only()) {
+        model.source_tokens.texts.clear();
+        model.source_tokens.tokens = {tokens};
+      } else {
+        model.target_tokens.texts.clear();
+        model.target_tokens.tokens = {tokens};
+      }
+      run_model(model, again);
+      decoder = std::move(full);
+      continue;
+    }
+    decoder->step(choice.id, step);
+    saved += decoder->last_cost().without_cache - decoder->last_cost().with_cache;
+    if (dump) dump_caches(*dump, n, *decoder);
+    if (print) print_generation_step(out, step, *decoder, model, tokens, n + 1, walk);
   }
 
   std::string text;

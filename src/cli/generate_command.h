@@ -20,6 +20,7 @@ struct GenerateOptions {
   double top_p = 1;
   std::uint32_t seed = 0;
   std::string stop = "<EOS>";
+  bool no_cache = false;  // --no-cache: a full pass over the prefix for every token (bench/generate)
 };
 
 void setup_generate(CLI::App& app, GenerateOptions& options);
