@@ -18,6 +18,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "html_option.h"
 #include "model/default_model.h"
 #include "model/examples.h"
 #include "pager.h"
@@ -149,6 +150,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
                    "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
                    "('-' for JSON on stdout); written whole or not at all")
       ->check(non_empty("a file name"));
+  add_html_option(*explain, options.html_path);
   explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -200,13 +202,15 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   });
 }
 
-int run_explain(const ExplainOptions& options) {
-  const auto started = std::chrono::steady_clock::now();
-  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
+LoadOptions load_options(const ExplainOptions& options) {
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  return load;
+}
+
+Model load_run_model(const ExplainOptions& options, const LoadOptions& load) {
   Model model;
   if (!options.example.empty()) {
     const BundledExample& example = find_example(options.example);
@@ -217,6 +221,14 @@ int run_explain(const ExplainOptions& options) {
   }
   if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
   if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
+  return model;
+}
+
+int run_explain(const ExplainOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
+  const LoadOptions load = load_options(options);
+  Model model = load_run_model(options, load);
   // No target: the decoder reads what the model itself writes, as when it generates.
   if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
   // A sentence from the command line can make the run as large as any file can.
@@ -230,7 +242,7 @@ int run_explain(const ExplainOptions& options) {
   const bool dump_streams = !options.dump_path.empty() && options.dump_path != "-";
   const bool dump_at_end = options.dump_path == "-";
   Trace trace(!model.batched);
-  trace.keep_entries(!options.quiet || dump_at_end);
+  trace.keep_entries(!options.quiet || dump_at_end || !options.html_path.empty());
   std::unique_ptr<TraceDump> dump;
   if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model);
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
@@ -240,8 +252,8 @@ int run_explain(const ExplainOptions& options) {
   // number is an error alone); --pause pages through it.
   std::ostringstream paged;
   std::ostream& out = options.pause ? paged : terminal;
-  std::unique_ptr<StreamingWalkthrough> printer;
-  if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
+  const auto lesson = open_html_lesson(options, "attn explain", model, walkthrough);
+  const auto printer = start_walkthrough(out, trace, model, walkthrough, options.quiet, !dump_at_end, lesson.get());
   // The progress line shares the terminal with nothing else: not while the walkthrough
   // prints to it.
   const bool show_progress =
@@ -266,12 +278,15 @@ int run_explain(const ExplainOptions& options) {
     throw;
   }
   if (printer) timed(print_seconds, [&] { printer->finish(); });
-  if (printer && options.pause) page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
+  if (printer && options.pause && !options.quiet)
+    page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
+  // A walkthrough that could not be written fails the run before the dump or the lesson is
+  // committed.
+  if (!options.dump_path.empty() || lesson) check_standard_output();
+  if (lesson) lesson->commit();
   if (!options.dump_path.empty()) {
-    // A walkthrough that could not be written fails the run before the dump is committed.
-    check_standard_output();
     timed(dump_seconds, [&] {
       if (dump_at_end) {
         dump = std::make_unique<TraceDump>(options.dump_path, model);

@@ -7,6 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attn/model.h"
+#include "attn/model_file.h"
+
 namespace attn::cli {
 
 struct ExplainOptions {
@@ -15,6 +18,7 @@ struct ExplainOptions {
   std::string model_file;  // -c FILE; empty: the built-in default model
   std::string example;     // --example NAME: a bundled example instead of a file
   std::string dump_path;   // --dump FILE, "-" for stdout
+  std::string html_path;   // --html FILE: the walkthrough as a web page
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
   std::size_t threshold = 1000;
@@ -39,6 +43,11 @@ struct ExplainOptions {
 void setup_explain(CLI::App& app, ExplainOptions& options);
 // The options explain and steps share: which model and which input.
 void add_model_options(CLI::App& command, ExplainOptions& options);
+// How the model is loaded: the memory limit, and whether the whole trace is kept.
+LoadOptions load_options(const ExplainOptions& options);
+// The model the options name (a file, an example or the built-in one), with the command
+// line's sentences.
+Model load_run_model(const ExplainOptions& options, const LoadOptions& load);
 // Returns the process exit code; throws attn::InputError for bad input.
 int run_explain(const ExplainOptions& options);
 

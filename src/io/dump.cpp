@@ -270,30 +270,36 @@ std::string parent_folder(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-  throw InputError(path, "", "cannot write the dump: " + why);
+[[noreturn]] void cannot_write(const std::string& path, const std::string& what, const std::string& why) {
+  throw InputError(path, "", "cannot write " + what + ": " + why);
 }
 
 }  // namespace
 
-void check_dump_target(const std::string& dump_path, const std::vector<std::string>& input_paths) {
-  if (dump_path == "-") return;
+void check_output_target(const std::string& path, const std::vector<std::string>& input_paths, const std::string& what,
+                         const std::string& example_name) {
+  if (path == "-") return;
   struct stat target {};
-  if (::stat(dump_path.c_str(), &target) == 0) {
+  if (::stat(path.c_str(), &target) == 0) {
     if (S_ISDIR(target.st_mode))
-      cannot_write(dump_path, "it is a directory; give a file name, such as " +
-                                  (dump_path.back() == '/' ? dump_path : dump_path + "/") + "trace.json");
+      cannot_write(
+          path, what,
+          "it is a directory; give a file name, such as " + (path.back() == '/' ? path : path + "/") + example_name);
     for (const auto& input : input_paths) {
       struct stat in {};
       if (!input.empty() && ::stat(input.c_str(), &in) == 0 && in.st_dev == target.st_dev && in.st_ino == target.st_ino)
-        cannot_write(dump_path, "it is the input model file " + input + "; choose another name for the dump");
+        cannot_write(path, what, "it is the input model file " + input + "; choose another name for " + what);
     }
     return;
   }
-  const std::string folder = parent_folder(dump_path);
+  const std::string folder = parent_folder(path);
   struct stat parent {};
-  if (::stat(folder.c_str(), &parent) != 0) cannot_write(dump_path, "the folder " + folder + " does not exist");
-  if (!S_ISDIR(parent.st_mode)) cannot_write(dump_path, folder + " is not a folder");
+  if (::stat(folder.c_str(), &parent) != 0) cannot_write(path, what, "the folder " + folder + " does not exist");
+  if (!S_ISDIR(parent.st_mode)) cannot_write(path, what, folder + " is not a folder");
+}
+
+void check_dump_target(const std::string& dump_path, const std::vector<std::string>& input_paths) {
+  check_output_target(dump_path, input_paths, "the dump", "trace.json");
 }
 
 void write_trace_file(const std::string& path, const Trace& trace, const Model& model) {

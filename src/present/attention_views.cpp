@@ -39,6 +39,7 @@ void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const St
     view.column_labels = c.labels(key_sequence(id), b, T, false);
     view.caption = fmt::format("heatmap{}: rows are queries, columns keys",
                                B > 1 ? fmt::format(" of batch item {}", b) : std::string());
+    if (B > 1) view.batch_item = b;
     c.page.heatmap(view);
   }
 }

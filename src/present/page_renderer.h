@@ -7,6 +7,8 @@
 #ifndef ATTN_PRESENT_PAGE_RENDERER_H_
 #define ATTN_PRESENT_PAGE_RENDERER_H_
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +23,8 @@ struct HeatmapView {
   std::vector<Tensor> masked;  // per head, 1 where the key was masked (-inf), or empty
   std::vector<std::string> titles;
   std::vector<std::string> row_labels, column_labels;
-  std::string caption;  // the line above the heatmap
+  std::string caption;                    // the line above the heatmap
+  std::optional<std::size_t> batch_item;  // which one, when the batch has several
 };
 
 // The k largest entries of each row of a vocabulary-sized tensor.
