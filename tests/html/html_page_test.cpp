@@ -174,3 +174,32 @@ TEST_CASE("the lesson shows what the learner picked, and a batch's items each", 
   CHECK(count(batch, "<svg class=\"heatmap\"") == 4);  // B=2 items, H=2 heads
   CHECK(batch.find("Multi-head self-attention, batch item 1 <a href=\"#step-11\">step 11</a>") != std::string::npos);
 }
+
+TEST_CASE("what a printer writes reaches the page escaped, in its place", "[html]") {
+  const attn::Model model = default_run();
+  attn::StringOutput out;
+  attn::WalkthroughOptions options;
+  attn::HtmlPage page(out, model, options, {"attn explain", "<x> & \"y\""});
+  page.start_step(1);
+  page.layer_header("══ Encoder layer 0 of 1 (post-norm: LayerNorm(x + f(x))) ══");
+  page.block_header("── Multi-head self-attention, H=2 heads of d=2 (d_model N=4) ──");
+  page.list_entry(1, "q", "Query <projection>");
+  page.note("\"zyzzyva\" is not in the vocabulary");
+  page.raw("══ Backward pass ══\n");
+  page.start_step(2);
+  page.compact_step(2, "K = X · W_k", "(S=3,H*d=4)", 1);
+  page.finish({});
+  const std::string& html = out.text;
+  CHECK(html.find("<title>attn: &lt;x&gt; &amp; &quot;y&quot;</title>") != std::string::npos);
+  CHECK(html.find("<h2 class=\"layer\">Encoder layer 0 of 1 (post-norm: LayerNorm(x + f(x)))</h2>\n"
+                  "<h3 class=\"block\">Multi-head self-attention, H=2 heads of d=2 (d_model N=4)</h3>\n"
+                  "<section class=\"step\" id=\"step-1\" data-kind=\"q\">\n"
+                  "<h4 class=\"step-title\">Step 1: Query &lt;projection&gt;</h4>\n"
+                  "<p class=\"note\">note: &quot;zyzzyva&quot; is not in the vocabulary</p>\n"
+                  "<pre class=\"raw\">══ Backward pass ══</pre>\n</section>\n") != std::string::npos);
+  CHECK(
+      html.find("<p class=\"formula\"><code>K = X · W_k</code> → (S=3,H*d=4) (as <a href=\"#step-1\">step 1</a>)</p>\n"
+                "</section>\n</main>") != std::string::npos);
+  CHECK(html.find("<nav") == std::string::npos);                         // no map given
+  CHECK(html.find("<section class=\"overview\"") == std::string::npos);  // no heatmaps
+}
