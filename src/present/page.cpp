@@ -220,7 +220,10 @@ void Page::labeled_vector(const std::string& label, const Tensor& row) {
 void Page::tensor(const std::string& label, const Tensor& full, bool integers) {
   flush_formula();
   if (!full_text()) return;
-  const Tensor t = selected_slice(full, options_.filter);
+  // A copy only when --batch or --head slices it.
+  const bool slicing = options_.filter.batch || options_.filter.head;
+  const Tensor slice_of_full = slicing ? selected_slice(full, options_.filter) : Tensor();
+  const Tensor& t = slicing ? slice_of_full : full;
   const bool sliced = t.rank() != full.rank();
   const bool summarized = t.size() > options_.array.threshold;
   std::string slice;
