@@ -117,6 +117,14 @@ struct Model {
   bool target_input_batched = false;  // target_X was (B, T, N) in the file
   TokenInput target_tokens;
 
+  // What attn grad differentiates (docs/model-file.md): with an output head, the label of
+  // every output position, (B,T) token ids, <PAD> where nothing is learned (after a
+  // sentence's end too); without one, output_grad, dL/d(the final output), shaped like it
+  // with the B axis. Empty when the file gives none; a sentence on the command line drops
+  // them (they belong to the file's input).
+  Tensor labels;
+  Tensor output_grad;
+
   std::vector<EncoderLayerWeights> encoder;
   NormWeights encoder_norm;  // optional final LayerNorm of the stack (nn.Transformer has one)
   std::vector<DecoderLayerWeights> decoder;

@@ -20,9 +20,15 @@ struct LoadOptions {
   // has succeeded) or streams them to the walkthrough and a dump file, so that only about
   // one layer's tensors are alive at a time.
   bool trace_kept = true;
+  // The run is attn grad's: the forward trace is kept whole and the backward pass adds a
+  // gradient for every tensor and every weight (counted in the memory estimate).
+  bool backward = false;
 };
 
+// The path "-" reads the model from standard input, named "<stdin>" in errors.
 Model load_model_file(const std::string& path, const LoadOptions& options = {});
+// How errors name the model file at `path`: the path itself, or "<stdin>" for "-".
+std::string model_file_name(const std::string& path);
 // `source` names the document in error messages ("model.json", "<default model>").
 Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options = {});
 
@@ -37,6 +43,16 @@ void check_token_input(const Model& model, const TokenInput& input);
 void replace_source_text(Model& model, const std::string& text, const std::string& origin);
 // The decoder's input sentence. InputError when the model has no decoder or no vocabulary.
 void replace_target_text(Model& model, const std::string& text, const std::string& origin);
+// Both drop the file's input.labels and input.output_grad, which belong to its input.
+
+// The labels given on the command line (attn grad --labels): a sentence tokenized as the
+// output positions' sequence (the target with a decoder), one token per position.
+// InputError (at `origin`) without an output head, for a batch, or for the wrong count.
+void replace_labels(Model& model, const std::string& text, const std::string& origin);
+
+// InputError naming input.labels (a model with an output head) or input.output_grad (one
+// without) when the model defines no loss for attn grad to differentiate.
+void check_loss_defined(const Model& model);
 
 // The memory limit for the run as the model now stands, after a sentence from the command
 // line replaced its input (replace_source_text, replace_target_text): InputError at that
@@ -50,6 +66,7 @@ struct RunSize {
   std::size_t vocab = 0;
   std::size_t position_rows = 0;  // a learned position table's max_len
   bool trace_kept = true;         // false: one layer's activations at a time, not every layer's
+  bool backward = false;          // attn grad: every layer's activations, their gradients, the weights' gradients
 };
 
 // The sizes of a run of the model as it stands: B, S (in tokens), T, the layers, V.

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/parameters.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -64,15 +65,17 @@ enum class StepKind : std::uint8_t {
   // The output head: output.logits, output.probabilities.
   Logits,
   Probabilities,
+  // attn grad: the loss (shape []), and a weight's gradient (grad.<path in the model file>).
+  Loss,
+  Weight,
 };
-constexpr std::size_t kStepKindCount = static_cast<std::size_t>(StepKind::Probabilities) + 1;
+constexpr std::size_t kStepKindCount = static_cast<std::size_t>(StepKind::Weight) + 1;
 
 // Which token sequence an entry belongs to: the source (the encoder's input) or the
 // target (the decoder's).
+// (Stack and Block, the stack and the part of a layer an entry belongs to, are
+// attn/parameters.h's: weights sit in the same places.)
 enum class Sequence : std::uint8_t { Source, Target };
-enum class Stack : std::uint8_t { None, Encoder, Decoder };
-// The part of a layer an entry belongs to.
-enum class Block : std::uint8_t { None, SelfAttention, MaskedSelfAttention, CrossAttention, FeedForward };
 
 // What a recorded tensor is and where it sits.
 struct StepId {
@@ -82,17 +85,32 @@ struct StepId {
   int layer = -1;  // the layer's index in its stack; -1 outside the layers
   Block block = Block::None;
   int number = 0;  // residualN and normN: which sub-layer of the layer (1, 2, 3)
+  // attn grad: the entry is dL/d(the entry this id names without the flag), "grad.<name>".
+  bool gradient = false;
+  // For kind Weight: which weight of the place, and its head (per-head matrices; else -1).
+  WeightKind weight = WeightKind::Embedding;
+  int head = -1;
 
   bool in_layer() const { return layer >= 0; }
   bool operator==(const StepId& o) const {
     return kind == o.kind && sequence == o.sequence && stack == o.stack && layer == o.layer && block == o.block &&
-           number == o.number;
+           number == o.number && gradient == o.gradient && weight == o.weight && head == o.head;
   }
   bool operator!=(const StepId& o) const { return !(*this == o); }
 };
 
-// The documented trace name of an entry ("encoder.0.attention.scores").
+// The id of an entry's gradient (the same id, flagged).
+StepId gradient_of(StepId id);
+// The id of a weight's gradient, and the weight a Weight entry is the gradient of.
+StepId weight_gradient_id(const ParameterId& weight);
+ParameterId parameter_of(const StepId& id);
+
+// The documented trace name of an entry ("encoder.0.attention.scores"), with "grad." in
+// front for a gradient ("grad.encoder.0.attention.scores", "grad.encoder.0.attention.W_q").
 std::string trace_name(const StepId& id);
+// A weight's path in the model file, dotted: "encoder.0.attention.heads.1.W_q",
+// "decoder.0.norm3.beta", "encoder_norm.gamma", "embedding", "output.W".
+std::string parameter_name(const ParameterId& weight);
 // "encoder.3" for an entry of that layer, "" outside the layers.
 std::string layer_name(const StepId& id);
 
@@ -158,6 +176,11 @@ class Trace {
   // tensors: the sink is the only one to see them.
   void keep_entries(bool keep) { keep_entries_ = keep; }
   bool keeps_entries() const { return keep_entries_; }
+  // Whether the kept entries include gradients (attn grad's; the default). Off, the
+  // backward pass still reads every forward entry, while its gradients go to the sink only:
+  // a run that neither prints nor keeps a dump in memory writes each once, and reuses its
+  // memory.
+  void keep_gradients(bool keep) { keep_gradients_ = keep; }
 
   // Called with every kept entry right after it is stored (after the sink): the
   // walkthrough prints while the model runs.
@@ -173,6 +196,9 @@ class Trace {
   // InputsChecked, which skips a pass over memory as large as the tensor.
   enum class Check { Values, InputsChecked };
   void record(const StepId& id, const Tensor& tensor, std::vector<Operand> operands = {}, Check check = Check::Values);
+  // The same for a tensor the caller no longer needs: a kept entry takes its numbers
+  // without a copy (the backward's weight gradients, 150 MB at the base preset's size).
+  void record(const StepId& id, Tensor&& tensor, std::vector<Operand> operands = {}, Check check = Check::Values);
 
   void warn(const StepId& id, const std::string& message) { warnings_.push_back({id, trace_name(id), message}); }
 
@@ -194,8 +220,14 @@ class Trace {
   static Operand weight(const std::string& name, const Shape& shape, const AxisNames& axes);
 
  private:
+  // Checks and passes a record to the sink; returns whether the entry is to be kept.
+  bool record_shared(const StepId& id, const Tensor& tensor, const std::vector<Operand>& operands, Check check);
+  // Stores an entry whose numbers are set, with the shape `computed` has, as recorded.
+  void keep(TraceEntry entry, const Tensor& computed);
+
   bool drop_batch_axis_;
   bool keep_entries_ = true;
+  bool keep_gradients_ = true;
   Sink sink_;
   EntryObserver entry_observer_;
   std::vector<TraceEntry> entries_;

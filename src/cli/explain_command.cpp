@@ -1,5 +1,6 @@
 #include "explain_command.h"
 
+#include <omp.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -57,6 +58,8 @@ std::array<std::size_t, 4> parse_cell(const std::string& text) {
   for (int k = 0; k < 4; ++k) cell[k] = static_cast<std::size_t>(v[k]);
   return cell;
 }
+
+}  // namespace
 
 WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
   WalkthroughOptions walk;
@@ -121,96 +124,17 @@ void check_selection(const WalkthroughOptions& walk, const Model& model) {
                                  B, c.num_heads, rows, columns, cell[0], cell[1], cell[2], cell[3]));
 }
 
-}  // namespace
-
-void add_model_options(CLI::App& command, ExplainOptions& options) {
-  command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
-  command.add_option(
-      "-t,--target", options.target,
-      "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
-  command
-      .add_option("-c,--config", options.model_file,
-                  "Model file (JSON, see docs/model-file.md); default: built-in model")
-      ->check(non_empty("a file name"));
-  command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
-      ->excludes("--config")
-      ->check(non_empty("an example name ('attn examples' lists them)"));
-  command
-      .add_option("--max-memory", options.max_memory_gib,
-                  "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(memory_limit_gib());
-}
-
-void setup_explain(CLI::App& app, ExplainOptions& options) {
-  CLI::App* explain = app.add_subcommand(
-      "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
-  add_model_options(*explain, options);
-  explain
-      ->add_option("--dump", options.dump_path,
-                   "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
-                   "('-' for JSON on stdout); written whole or not at all")
-      ->check(non_empty("a file name"));
-  add_html_option(*explain, options.html_path);
-  explain->add_option("--precision", options.precision, "Digits after the point when printing tensors")
-      ->check(CLI::Range(0, 17))
-      ->capture_default_str();
-  explain
-      ->add_option("--linewidth", options.line_width,
-                   "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
-      ->check(CLI::Range(20, 100000));
-  explain
-      ->add_option("--threshold", options.threshold,
-                   "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
-      ->transform(non_negative_integer())
-      ->capture_default_str();
-  explain->add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
-  explain->add_flag("--timings", options.timings,
-                    "Print on stderr how long loading, the forward pass and the dump took");
-  explain->add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
-  explain->add_option("--cell", options.cell,
-                      "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
-  explain->add_option("--steps", options.steps,
-                      "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
-  explain->add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
-      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"));
-  explain->add_option("--head", options.head, "Show only this head of tensors with a head axis")
-      ->transform(non_negative_integer());
-  explain->add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
-      ->transform(non_negative_integer());
-  explain->add_flag("--pause", options.pause,
-                    "Show one step at a time: Enter the next, b the one before, a step number that step, q quits");
-  explain->add_flag("--full", options.full,
-                    "Show every step in full (each explanation, worked element and view), vocabulary-sized tensors "
-                    "whole");
-  explain->add_option("--top", options.top_k, "Show vocabulary-sized rows as their K largest entries")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  explain
-      ->add_option("--color", options.color,
-                   "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
-  explain
-      ->add_option("--heatmap", options.heatmap,
-                   "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
-                   "ascii (plain characters)")
-      ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
-      ->capture_default_str();
-  explain->callback([&options]() {
-    const int code = run_explain(options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
-}
-
-LoadOptions load_options(const ExplainOptions& options) {
-  LoadOptions load;
-  load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
+// Checks what can be checked before anything is read, then loads the model the options
+// name (a file, standard input, an example or the built-in one) with the command line's
+// sentences in place.
+Model load_run_model(const ExplainOptions& options, LoadOptions& load) {
+  const bool model_from_stdin = options.model_file == "-";
+  if (model_from_stdin && options.pause)
+    throw InputError("--pause", "", "waits for Enter on standard input, which -c - reads the model file from");
+  if (!options.dump_path.empty())
+    check_dump_target(options.dump_path, {model_from_stdin ? std::string() : options.model_file});
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
-  return load;
-}
-
-Model load_run_model(const ExplainOptions& options, const LoadOptions& load) {
   Model model;
   if (!options.example.empty()) {
     const BundledExample& example = find_example(options.example);
@@ -224,10 +148,113 @@ Model load_run_model(const ExplainOptions& options, const LoadOptions& load) {
   return model;
 }
 
+std::string model_source_name(const ExplainOptions& options) {
+  if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
+  return options.model_file.empty() ? kDefaultModelSource : model_file_name(options.model_file);
+}
+
+void add_model_options(CLI::App& command, ExplainOptions& options) {
+  command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)")
+      ->check(values_from(ValueList::FreeText));
+  command
+      .add_option("-t,--target", options.target,
+                  "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)")
+      ->check(values_from(ValueList::FreeText));
+  command
+      .add_option("-c,--config", options.model_file,
+                  "Model file (JSON, see docs/model-file.md; - reads standard input); default: built-in model")
+      ->check(non_empty("a file name"));
+  command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
+      ->excludes("--config")
+      ->check(non_empty("an example name ('attn examples' lists them)"))
+      ->check(values_from(ValueList::Examples));
+  command
+      .add_option("--max-memory", options.max_memory_gib,
+                  "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
+      ->check(memory_limit_gib());
+}
+
+void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool with_html) {
+  explain
+      .add_option("--dump", options.dump_path,
+                  "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
+                  "('-' for JSON on stdout); written whole or not at all")
+      ->check(non_empty("a file name"));
+  explain
+      .add_option("--json-nonfinite", options.json_non_finite,
+                  "How the JSON dump writes -inf, inf and NaN, which JSON has no number for: string (\"-Infinity\", "
+                  "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
+      ->check(CLI::IsMember({"string", "null", "literal"}))
+      ->capture_default_str();
+  if (with_html) add_html_option(explain, options.html_path);
+  explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
+      ->check(CLI::Range(0, 17))
+      ->capture_default_str();
+  explain
+      .add_option("--linewidth", options.line_width,
+                  "Wrap printed arrays at this many columns (default: terminal width, 75 when piped)")
+      ->check(CLI::Range(20, 100000));
+  explain
+      .add_option("--threshold", options.threshold,
+                  "Summarize tensors with more elements than this with '...' (NumPy's threshold)")
+      ->transform(non_negative_integer())
+      ->capture_default_str();
+  explain.add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
+  explain.add_flag("--timings", options.timings,
+                   "Print on stderr how long loading, the forward pass and the dump took, and on how many threads "
+                   "(OMP_NUM_THREADS, else one per CPU)");
+  explain.add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
+  explain
+      .add_option("--cell", options.cell,
+                  "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)")
+      ->check(values_from(ValueList::FreeText));
+  explain
+      .add_option("--steps", options.steps,
+                  "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)")
+      ->check(values_from(ValueList::StepKinds));
+  explain.add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
+      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"))
+      ->check(values_from(ValueList::FreeText));
+  explain.add_option("--head", options.head, "Show only this head of tensors with a head axis")
+      ->transform(non_negative_integer());
+  explain.add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
+      ->transform(non_negative_integer());
+  explain.add_flag("--pause", options.pause,
+                   "Show one step at a time: Enter the next, b the one before, a step number that step, q quits");
+  explain.add_flag("--full", options.full,
+                   "Show every step in full (each explanation, worked element and view), vocabulary-sized tensors "
+                   "whole");
+  explain.add_option("--top", options.top_k, "Show vocabulary-sized rows as their K largest entries")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  explain
+      .add_option("--color", options.color,
+                  "Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  explain
+      .add_option("--heatmap", options.heatmap,
+                  "Attention heatmaps: auto (colour cells when colour is on, else Unicode shading), color, shade, "
+                  "ascii (plain characters)")
+      ->check(CLI::IsMember({"auto", "color", "shade", "ascii"}))
+      ->capture_default_str();
+}
+
+void setup_explain(CLI::App& app, ExplainOptions& options) {
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
+  add_model_options(*explain, options);
+  add_walkthrough_options(*explain, options, /*with_html=*/true);
+  explain->callback([&options]() {
+    const int code = run_explain(options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
 int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
-  const LoadOptions load = load_options(options);
+  LoadOptions load;
+  load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
   Model model = load_run_model(options, load);
   // No target: the decoder reads what the model itself writes, as when it generates.
   if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
@@ -243,8 +270,10 @@ int run_explain(const ExplainOptions& options) {
   const bool dump_at_end = options.dump_path == "-";
   Trace trace(!model.batched);
   trace.keep_entries(!options.quiet || dump_at_end || !options.html_path.empty());
+  DumpOptions dump_options;
+  dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
   std::unique_ptr<TraceDump> dump;
-  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model);
+  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
   const WalkthroughOptions walkthrough = walkthrough_options(options);
   check_selection(walkthrough, model);
@@ -289,7 +318,7 @@ int run_explain(const ExplainOptions& options) {
   if (!options.dump_path.empty()) {
     timed(dump_seconds, [&] {
       if (dump_at_end) {
-        dump = std::make_unique<TraceDump>(options.dump_path, model);
+        dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
         for (const auto& e : trace.entries()) dump->add(e.record());
       }
       dump->finish(trace);
@@ -297,8 +326,9 @@ int run_explain(const ExplainOptions& options) {
   }
   progress.clear();
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s\n", load_seconds, forward_seconds,
-                             dump_seconds);
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{})\n", load_seconds,
+                             forward_seconds, dump_seconds, omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s");
   if (options.quiet) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";

@@ -25,19 +25,35 @@ Operand Trace::weight(const std::string& name, const Shape& shape, const AxisNam
 }
 
 void Trace::record(const StepId& id, const Tensor& tensor, std::vector<Operand> operands, Check check) {
+  if (!record_shared(id, tensor, operands, check)) return;
+  TraceEntry entry{id, trace_name(id), Tensor(), std::move(operands)};
+  entry.tensor.data = tensor.data;
+  keep(std::move(entry), tensor);
+}
+
+void Trace::record(const StepId& id, Tensor&& tensor, std::vector<Operand> operands, Check check) {
+  if (!record_shared(id, tensor, operands, check)) return;
+  TraceEntry entry{id, trace_name(id), Tensor(), std::move(operands)};
+  entry.tensor.data = std::move(tensor.data);
+  keep(std::move(entry), tensor);
+}
+
+bool Trace::record_shared(const StepId& id, const Tensor& tensor, const std::vector<Operand>& operands, Check check) {
   // The shape as recorded; the data is the same either way (dropping a size-1 axis).
-  Operand recorded = operand(id, tensor);
+  const Operand recorded = operand(id, tensor);
   // NumericError: inf or NaN, named with its index as recorded. Checked even when nothing
   // keeps the tensor: a run must not succeed quietly on numbers that overflowed.
   if (check == Check::Values)
     check_finite(recorded.name, recorded.shape, tensor.data.data(), may_hold_masked_infinity(id.kind));
-  if (!sink_ && !keep_entries_) return;
   if (sink_) sink_(TraceRecord{id, recorded.name, recorded.shape, recorded.axes, tensor.data.data(), operands});
-  if (!keep_entries_) return;
-  TraceEntry entry{id, std::move(recorded.name), Tensor(), std::move(operands)};
+  return keep_entries_ && (keep_gradients_ || !id.gradient);
+}
+
+void Trace::keep(TraceEntry entry, const Tensor& computed) {
+  // The shape and axes as recorded: without the B axis in unbatched runs.
+  Operand recorded = operand(entry.id, computed);
   entry.tensor.shape = std::move(recorded.shape);
   entry.tensor.axes = std::move(recorded.axes);
-  entry.tensor.data = tensor.data;
   entries_.push_back(std::move(entry));
   if (entry_observer_) entry_observer_(entries_.back());
 }

@@ -72,6 +72,10 @@ const char* step_part(StepKind kind) {
       return "logits";
     case StepKind::Probabilities:
       return "probabilities";
+    case StepKind::Loss:
+      return "loss";
+    case StepKind::Weight:
+      return "weight";
   }
   throw InternalError("trace_name: unknown step kind");
 }
@@ -111,13 +115,107 @@ std::string sequence_step_name(const StepId& id) {
   }
 }
 
+// The last part of a weight's path: "W_q", "gamma", "W" (output.W).
+const char* weight_part(WeightKind kind) {
+  switch (kind) {
+    case WeightKind::Embedding:
+      return "embedding";
+    case WeightKind::Positions:
+      return "positions";
+    case WeightKind::W_q:
+      return "W_q";
+    case WeightKind::W_k:
+      return "W_k";
+    case WeightKind::W_v:
+      return "W_v";
+    case WeightKind::W_o:
+      return "W_o";
+    case WeightKind::b_q:
+      return "b_q";
+    case WeightKind::b_k:
+      return "b_k";
+    case WeightKind::b_v:
+      return "b_v";
+    case WeightKind::b_o:
+      return "b_o";
+    case WeightKind::W_1:
+      return "W_1";
+    case WeightKind::b_1:
+      return "b_1";
+    case WeightKind::W_2:
+      return "W_2";
+    case WeightKind::b_2:
+      return "b_2";
+    case WeightKind::Gamma:
+      return "gamma";
+    case WeightKind::Beta:
+      return "beta";
+    case WeightKind::OutputW:
+      return "W";
+    case WeightKind::OutputB:
+      return "b";
+  }
+  throw InternalError("parameter_name: unknown weight kind");
+}
+
+// The forward name of an entry (without "grad.").
+std::string forward_name(const StepId& id);
+
 }  // namespace
+
+std::string parameter_name(const ParameterId& w) {
+  switch (w.kind) {
+    case WeightKind::Embedding:
+    case WeightKind::Positions:
+      return weight_part(w.kind);
+    case WeightKind::OutputW:
+    case WeightKind::OutputB:
+      return fmt::format("output.{}", weight_part(w.kind));
+    default:
+      break;
+  }
+  if (w.layer < 0) return fmt::format("{}_norm.{}", stack_part(w.stack), weight_part(w.kind));
+  const std::string layer = fmt::format("{}.{}", stack_part(w.stack), w.layer);
+  if (w.block == Block::None) return fmt::format("{}.norm{}.{}", layer, w.number, weight_part(w.kind));
+  const std::string block = block_part(w.block);  // "attention.", "ffn."
+  if (w.head >= 0) return fmt::format("{}.{}heads.{}.{}", layer, block, w.head, weight_part(w.kind));
+  return fmt::format("{}.{}{}", layer, block, weight_part(w.kind));
+}
+
+StepId gradient_of(StepId id) {
+  id.gradient = true;
+  return id;
+}
+
+StepId weight_gradient_id(const ParameterId& w) {
+  StepId id;
+  id.kind = StepKind::Weight;
+  id.stack = w.stack;
+  id.layer = w.layer;
+  id.block = w.block;
+  id.number = w.number;
+  id.gradient = true;
+  id.weight = w.kind;
+  id.head = w.head;
+  return id;
+}
+
+ParameterId parameter_of(const StepId& id) {
+  return ParameterId{id.weight, id.stack, id.layer, id.block, id.number, id.head};
+}
 
 std::string layer_name(const StepId& id) {
   return id.in_layer() ? fmt::format("{}.{}", stack_part(id.stack), id.layer) : std::string();
 }
 
 std::string trace_name(const StepId& id) {
+  if (id.kind == StepKind::Weight) return "grad." + parameter_name(parameter_of(id));
+  return id.gradient ? "grad." + forward_name(id) : forward_name(id);
+}
+
+namespace {
+
+std::string forward_name(const StepId& id) {
   if (id.in_layer()) {
     const bool numbered = id.kind == StepKind::Residual || id.kind == StepKind::AddNorm || id.kind == StepKind::PreNorm;
     return fmt::format("{}.{}{}{}", layer_name(id), block_part(id.block), step_part(id.kind),
@@ -132,10 +230,14 @@ std::string trace_name(const StepId& id) {
     case StepKind::Logits:
     case StepKind::Probabilities:
       return fmt::format("output.{}", step_part(id.kind));
+    case StepKind::Loss:
+      return "loss";
     default:
       return sequence_step_name(id);
   }
 }
+
+}  // namespace
 
 std::optional<LayerSelection> parse_layer_selection(const std::string& text) {
   LayerSelection selection;

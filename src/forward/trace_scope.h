@@ -20,21 +20,23 @@ struct Traced {
   StepId id;
 };
 
-class TraceScope {
+// Where a scope's steps sit (sequence, stack, layer, block): the part the forward's
+// TraceScope and the backward's GradScope (backward/grad_scope.h) share. Scope is the
+// derived class, which layer() and block() return.
+template <typename Scope>
+class ScopePlace {
  public:
-  TraceScope(Trace& trace, Sequence sequence) : trace_(&trace) { place_.sequence = sequence; }
-
   // The scope of layer `index` of `stack`, or of the stack itself (masks, final norm) when
   // index is -1.
-  TraceScope layer(Stack stack, int index = -1) const {
-    TraceScope s = *this;
-    s.place_.stack = stack;
-    s.place_.layer = index;
+  Scope layer(Stack stack, int index = -1) const {
+    Scope s = static_cast<const Scope&>(*this);
+    place_of(s).stack = stack;
+    place_of(s).layer = index;
     return s;
   }
-  TraceScope block(Block block) const {
-    TraceScope s = *this;
-    s.place_.block = block;
+  Scope block(Block block) const {
+    Scope s = static_cast<const Scope&>(*this);
+    place_of(s).block = block;
     return s;
   }
 
@@ -44,6 +46,18 @@ class TraceScope {
     id.number = number;
     return id;
   }
+
+ protected:
+  explicit ScopePlace(Sequence sequence) { place_.sequence = sequence; }
+  StepId place_;
+
+ private:
+  static StepId& place_of(ScopePlace& s) { return s.place_; }
+};
+
+class TraceScope : public ScopePlace<TraceScope> {
+ public:
+  TraceScope(Trace& trace, Sequence sequence) : ScopePlace(sequence), trace_(&trace) {}
 
   // Records `value` as step `kind` of this scope, made from `operands`.
   Traced record(StepKind kind, Tensor value, std::vector<Operand> operands = {},
@@ -62,7 +76,6 @@ class TraceScope {
 
  private:
   Trace* trace_;
-  StepId place_;
 };
 
 }  // namespace attn

@@ -1,18 +1,26 @@
 #include "kernels/matmul.h"
 
+#include <algorithm>
+
 #include "kernels/matrix_kernel.h"
 #include "kernels/parallel.h"
 
 namespace attn {
 
+std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P) {
+  if (P < 16 || M * K * P < kParallelMinElements) return 1;
+  return std::min(kMaxProductPieces, std::max<std::size_t>(2, P / kProductPieceColumns));
+}
+
 void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P) {
-  if (P < 16 || M * K * P < kParallelMinElements) {
+  const std::size_t pieces = product_pieces(M, K, P);
+  if (pieces == 1) {
     large_matrix_product(a, K, b, P, c, P, M, K, P);
     return;
   }
-#pragma omp parallel for num_threads(2) schedule(static, 1)
-  for (std::size_t part = 0; part < 2; ++part) {
-    const std::size_t first = P * part / 2, count = P * (part + 1) / 2 - first;
+#pragma omp parallel for schedule(static, 1)
+  for (std::size_t piece = 0; piece < pieces; ++piece) {
+    const std::size_t first = P * piece / pieces, count = P * (piece + 1) / pieces - first;
     large_matrix_product(a, K, b + first, P, c + first, P, M, K, count);
   }
 }
@@ -22,6 +30,39 @@ void batched_matmul_fast(const double* a, const double* b, double* c, std::size_
 #pragma omp parallel for schedule(static) if (batches > 1 && M * K * P * batches >= kParallelMinElements)
   for (std::size_t i = 0; i < batches; ++i)
     large_matrix_product(a + i * M * K, K, b + i * K * P, P, c + i * M * P, P, M, K, P);
+}
+
+namespace {
+
+// Columns [first, first + count) of c = op(a) @ op(b): a is read whole, b from its column
+// `first` (row `first` of the stored transpose).
+void transposed_block(const double* a, const double* b, Transposes t, double* c, std::size_t M, std::size_t K,
+                      std::size_t P, std::size_t first, std::size_t count) {
+  const MatrixOperand A{a, t.a ? M : K, t.a};
+  const MatrixOperand B{t.b ? b + first * K : b + first, t.b ? K : P, t.b};
+  large_matrix_product(A, B, c + first, P, M, K, count);
+}
+
+}  // namespace
+
+void matmul_transposed_fast(const double* a, const double* b, Transposes t, double* c, std::size_t M, std::size_t K,
+                            std::size_t P) {
+  if (P < 16 || M * K * P < kParallelMinElements) {
+    transposed_block(a, b, t, c, M, K, P, 0, P);
+    return;
+  }
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+  for (std::size_t part = 0; part < 2; ++part) {
+    const std::size_t first = P * part / 2, count = P * (part + 1) / 2 - first;
+    transposed_block(a, b, t, c, M, K, P, first, count);
+  }
+}
+
+void batched_matmul_transposed_fast(const double* a, const double* b, Transposes t, double* c, std::size_t batches,
+                                    std::size_t M, std::size_t K, std::size_t P) {
+#pragma omp parallel for schedule(static) if (batches > 1 && M * K * P * batches >= kParallelMinElements)
+  for (std::size_t i = 0; i < batches; ++i)
+    transposed_block(a + i * M * K, b + i * K * P, t, c + i * M * P, M, K, P, 0, P);
 }
 
 }  // namespace attn

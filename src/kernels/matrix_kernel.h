@@ -19,6 +19,19 @@ namespace attn {
 void large_matrix_product(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
                           std::size_t ldc, std::size_t M, std::size_t K, std::size_t P);
 
+// The same with either operand read transposed, for the backward pass (dW = Xᵀ·dY,
+// dX = dY·Wᵀ) without a copy: op(a) is (M,K) and op(b) is (K,P), where a is stored
+// row-major as (K,M) when a_transposed (rows lda apart) and b as (P,K) when b_transposed.
+// Eigen packs a transposed operand as it packs any other, so the result, too, depends on
+// the sizes and the CPU only.
+struct MatrixOperand {
+  const double* data;
+  std::size_t stride;  // elements between the rows of the matrix as stored
+  bool transposed;
+};
+void large_matrix_product(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
+                          std::size_t K, std::size_t P);
+
 }  // namespace attn
 
 #endif  // ATTN_KERNELS_MATRIX_KERNEL_H_

@@ -53,9 +53,7 @@ void read_projections(LoadContext& context, const Json& value, const std::string
       if (reader.member(value, key))
         reader.fail(json_child(path, key), "expected either \"heads\" or fused W_q/W_k/W_v, found both");
     w.heads = read_heads(context, *heads, json_child(path, "heads"), config);
-    w.W_q = fuse_heads(w.heads, &HeadWeights::W_q, N, d);
-    w.W_k = fuse_heads(w.heads, &HeadWeights::W_k, N, d);
-    w.W_v = fuse_heads(w.heads, &HeadWeights::W_v, N, d);
+    fuse_attention_heads(w, config);
     return;
   }
   const TensorRequest fused{{N, config.num_heads * d}, {"N", "H*d"}, "d_model x H*d_head"};
@@ -64,6 +62,13 @@ void read_projections(LoadContext& context, const Json& value, const std::string
 }
 
 }  // namespace
+
+void fuse_attention_heads(AttentionWeights& w, const ModelConfig& config) {
+  const std::size_t N = config.d_model, d = config.d_head;
+  w.W_q = fuse_heads(w.heads, &HeadWeights::W_q, N, d);
+  w.W_k = fuse_heads(w.heads, &HeadWeights::W_k, N, d);
+  w.W_v = fuse_heads(w.heads, &HeadWeights::W_v, N, d);
+}
 
 AttentionWeights read_attention(LoadContext& context, const Json& value, const std::string& path,
                                 const ModelConfig& config) {

@@ -16,6 +16,9 @@ namespace attn {
 AttentionWeights read_attention(LoadContext& context, const Json& value, const std::string& path,
                                 const ModelConfig& config);
 
+// Sets the fused W_q, W_k, W_v (N, H*d) from the per-head matrices in w.heads.
+void fuse_attention_heads(AttentionWeights& w, const ModelConfig& config);
+
 }  // namespace attn
 
 #endif  // ATTN_MODEL_ATTENTION_SECTION_H_

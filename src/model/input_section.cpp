@@ -12,7 +12,8 @@ namespace attn {
 
 namespace {
 
-const std::vector<std::string> kInputKeys = {"X", "text", "tokens", "target_X", "target_text", "target_tokens"};
+const std::vector<std::string> kInputKeys = {"X",           "text",          "tokens", "target_X",
+                                             "target_text", "target_tokens", "labels", "output_grad"};
 
 // An input given as numbers. `batched`: the file wrote (B, S, N), not (S, N).
 struct NumbersInput {

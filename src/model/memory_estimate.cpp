@@ -31,16 +31,22 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   const long double encoder_weights = size.encoder_layers * (attention_weights + ffn_weights);
   const long double decoder_weights = size.decoder_layers * (2 * attention_weights + ffn_weights);
   // Streamed, a layer's intermediates are freed when the next layer starts.
-  const long double activations =
-      size.trace_kept ? size.encoder_layers * encoder_activations + size.decoder_layers * decoder_activations
-                      : std::max(size.encoder_layers ? encoder_activations : 0.0L,
-                                 size.decoder_layers ? decoder_activations : 0.0L);
+  // Streamed, a layer's intermediates are freed when the next layer starts.
+  const long double every_layer = size.encoder_layers * encoder_activations + size.decoder_layers * decoder_activations;
+  const long double activations = size.trace_kept || size.backward
+                                      ? every_layer
+                                      : std::max(size.encoder_layers ? encoder_activations : 0.0L,
+                                                 size.decoder_layers ? decoder_activations : 0.0L);
   const long double io = V * N + static_cast<long double>(size.position_rows) * N + 3 * B * (S + T) * N + 2 * B * T * V;
   // Each layer's weights are a dozen tensors, each with its shape and axis names on the
   // heap: about 1.6 KiB per encoder layer and 3 KiB per decoder layer besides the numbers
   // (measured: 100,000 attention-only layers of d_model 4 take 222 MB).
   const long double layer_overhead = 4096.0L * (size.encoder_layers + size.decoder_layers);
-  const long double bytes = 8.0L * (encoder_weights + decoder_weights + activations + io) + layer_overhead;
+  // attn grad keeps the forward trace and adds a gradient of the same size for every
+  // tensor (kept for the walkthrough and the dump) and for every weight.
+  const long double weights = encoder_weights + decoder_weights;
+  const long double gradients = size.backward ? every_layer + weights + io : 0.0L;
+  const long double bytes = 8.0L * (weights + activations + io + gradients) + layer_overhead * (size.backward ? 2 : 1);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -67,6 +73,7 @@ void check_input_memory(LoadContext& context, std::size_t elements, const std::s
 void check_run_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path) {
   const std::uint64_t limit = memory_limit(context.options);
   size.trace_kept = context.options.trace_kept;
+  size.backward = context.options.backward;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -81,6 +88,7 @@ void check_run_size(LoadContext& context, const ModelConfig& config, RunSize siz
 void check_weights_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path) {
   const std::uint64_t limit = memory_limit(context.options);
   size.trace_kept = context.options.trace_kept;
+  size.backward = context.options.backward;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -150,6 +158,7 @@ RunSize run_size_of(const Model& model) {
 void check_run_memory(const Model& model, const LoadOptions& options) {
   RunSize size = run_size_of(model);
   size.trace_kept = options.trace_kept;
+  size.backward = options.backward;
   const std::uint64_t limit = memory_limit(options);
   const std::uint64_t need = estimate_run_bytes(model.config, size);
   if (need <= limit) return;

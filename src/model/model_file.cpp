@@ -12,6 +12,7 @@
 #include "model/json_reader.h"
 #include "model/layer_sections.h"
 #include "model/load_context.h"
+#include "model/loss_section.h"
 #include "model/memory_estimate.h"
 #include "model/token_input.h"
 #include "model/vocabulary_section.h"
@@ -32,7 +33,7 @@ ModelConfig read_hyper_parameters(LoadContext& context, const Json& document) {
   if (config.d_model != 0 && config.num_heads != 0 && config.d_head != 0) return config;
   for (const char* key : {"input", "encoder"})
     if (!reader.member(document, key))
-      context.errors.emplace_back(reader.file(), key, "missing (this field is required)");
+      context.record(InputError(reader.file(), key, "missing (this field is required)"));
   context.stop_if_errors();
   reader.fail("model", "expected d_model and num_heads");
 }
@@ -181,6 +182,10 @@ Model load(LoadContext& context, const Json& document) {
   read_encoder(context, document, lists.encoder, model);
   read_decoder(context, document, lists.decoder, model);
   read_encoder_consumers(context, document, lists.decoder.size() != 0, input_read, model);
+  // Last: labels are checked against the output head and the target, and output_grad's
+  // "randn" is drawn after every weight.
+  if (input_read && context.errors.empty())
+    context.attempt([&] { read_loss_section(context, document.at("input"), "input", model); });
   context.stop_if_errors();
   return model;
 }
@@ -191,11 +196,20 @@ Model load_model_text(const std::string& text, const std::string& source, const 
   // The parsed document's memory counts too: refused before the parser allocates it.
   const Json document = parse_json(text, source, kMaxJsonDepth, memory_limit(options));
   LoadContext context(source, options);
-  return load(context, document);
+  try {
+    return load(context, document);
+  } catch (const TooManyErrors&) {
+    context.errors.emplace_back(source, "",
+                                fmt::format("more problems, not listed: validate stops after {}", kMaxReportedErrors));
+    context.stop_if_errors();
+    throw;  // not reached: there are errors
+  }
 }
 
+std::string model_file_name(const std::string& path) { return path == "-" ? kStandardInputName : path; }
+
 Model load_model_file(const std::string& path, const LoadOptions& options) {
-  return load_model_text(read_text_file(path), path, options);
+  return load_model_text(read_text_file(path), model_file_name(path), options);
 }
 
 }  // namespace attn

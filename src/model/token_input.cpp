@@ -105,6 +105,8 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
     throw InputError(model.source, "vocab",
                      "this model has no vocabulary, so it cannot read text; give the input as input.X");
   model.input = Tensor();
+  model.labels = Tensor();
+  model.output_grad = Tensor();
   model.source_tokens = token_input({text}, {}, false, origin);
   model.batched = false;
   check_token_input(model, model.source_tokens);
@@ -125,6 +127,8 @@ void replace_target_text(Model& model, const std::string& text, const std::strin
     throw InputError(model.source, "input",
                      "the model's input is a batch; a single target sentence needs a single source sentence");
   model.target_input = Tensor();
+  model.labels = Tensor();
+  model.output_grad = Tensor();
   model.target_tokens = token_input({text}, {}, false, origin);
   // Checked as the user wrote it, so that a byte offset points into their text.
   check_printable(model, model.target_tokens);

@@ -13,6 +13,12 @@ Sequence key_sequence(const StepId& id) {
   return id.block == Block::MaskedSelfAttention ? Sequence::Target : Sequence::Source;
 }
 
+const char* projection_letter(StepKind kind) {
+  if (kind == StepKind::Query || kind == StepKind::QueryHeads) return "q";
+  if (kind == StepKind::Key || kind == StepKind::KeyHeads) return "k";
+  return "v";
+}
+
 void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const StepId& id, PrintContext& c) {
   if (!c.options.views || !c.page.views_shown()) return;
   const std::size_t S = weights.shape[weights.rank() - 2], T = weights.shape.back();

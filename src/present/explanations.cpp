@@ -101,6 +101,13 @@ constexpr Explanation kExplanations[] = {
      "A last linear layer gives every position one score (a logit) per vocabulary entry;\n"
      "softmax turns them into the probabilities of the next token. Greedy decoding takes the\n"
      "most probable one."},
+    {"loss",
+     "Learning needs one number that says how wrong the output is: the loss L, here the mean\n"
+     "of -log p(label), 0 when every right token gets probability 1. Training moves every\n"
+     "weight a small step against dL/dW; the backward pass computes them all at once."},
+    {"backward",
+     "Going backward, each step gets dL/d(its result) and hands on dL/d(its input) by the\n"
+     "chain rule, plus dL/d(its weights). A tensor used twice gets the sum of both gradients."},
 };
 
 }  // namespace

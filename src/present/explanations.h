@@ -18,7 +18,8 @@ constexpr std::size_t kExplanationWidth = 88;
 //   projection_v, split_heads, multiple_heads, transpose_k, scores, scale, causal_mask,
 //   padding_mask, softmax, context, merge_heads, output_projection, residual, layer_norm,
 //   feed_forward, encoder_stack, decoder_stack, decoder_only_stack, decoder_self_attention,
-//   cross_attention, output_softmax
+//   cross_attention, output_softmax, loss and backward (attn grad: the loss step, and the
+//   banner before the backward pass)
 const char* explanation_for(std::string_view step_kind);
 
 // Every kind that has a text, in the order a walkthrough meets them.

@@ -16,7 +16,11 @@ bool is_decoder_only(const Model& model) {
 
 namespace {
 
-bool same_layer(const StepId& a, const StepId& b) { return a.stack == b.stack && a.layer == b.layer; }
+// The backward pass walks the same layers again, in reverse: a layer's gradients are a new
+// section of the walkthrough, with their own header.
+bool same_layer(const StepId& a, const StepId& b) {
+  return a.stack == b.stack && a.layer == b.layer && a.gradient == b.gradient;
+}
 
 bool same_block(const StepId& a, const StepId& b) {
   return a.in_layer() == b.in_layer() && same_layer(a, b) && a.block == b.block;
@@ -28,7 +32,8 @@ std::string layer_header(const StepId& id, const Model& model) {
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
   const char* stack = !encoder ? "Decoder" : is_decoder_only(model) ? "Decoder-only (GPT-style)" : "Encoder";
-  return fmt::format("══ {} layer {} of {}{} ══", stack, layer, encoder ? model.encoder.size() : model.decoder.size(),
+  return fmt::format("══ {}{} layer {} of {}{} ══", id.gradient ? "Backward: " : "", stack, layer,
+                     encoder ? model.encoder.size() : model.decoder.size(),
                      !full                     ? " (an attention block alone)"
                      : model.config.norm_first ? " (pre-norm: x + f(LayerNorm(x)))"
                                                : " (post-norm: LayerNorm(x + f(x)))");
@@ -117,16 +122,18 @@ void Page::enter(const StepId& id) {
   pending_block_header_.clear();
   pending_block_why_.clear();
   if (!id.in_layer()) return;
+  const char* backward = id.gradient ? ", backward" : "";
   if (id.block == Block::SelfAttention) {
-    pending_block_header_ = fmt::format("── {}, {} (d_model N={}) ──",
+    pending_block_header_ = fmt::format("── {}{}, {} (d_model N={}) ──",
                                         c.causal ? "Masked (causal) self-attention" : "Multi-head self-attention",
-                                        heads_text(c), c.d_model);
+                                        backward, heads_text(c), c.d_model);
     if (is_decoder_only(model_)) pending_block_why_ = "decoder_self_attention";
   } else if (id.block == Block::MaskedSelfAttention) {
-    pending_block_header_ = fmt::format("── Masked multi-head self-attention over the target, {} ──", heads_text(c));
+    pending_block_header_ =
+        fmt::format("── Masked multi-head self-attention over the target{}, {} ──", backward, heads_text(c));
     pending_block_why_ = "decoder_self_attention";
   } else if (id.block == Block::CrossAttention) {
-    pending_block_header_ = fmt::format("── Cross-attention to the encoder's output, {} ──", heads_text(c));
+    pending_block_header_ = fmt::format("── Cross-attention to the encoder's output{}, {} ──", backward, heads_text(c));
     pending_block_why_ = "cross_attention";
   }
 }
@@ -196,10 +203,10 @@ void Page::indented(const std::string& text) {
   if (full_text()) renderer_.indented(text);
 }
 
-void Page::worked(const std::string& text) {
+void Page::worked(const std::string& text, const char* heading) {
   flush_formula();
   if (!options_.worked || !detailed() || !full_text()) return;
-  renderer_.worked("worked, one element:", text);
+  renderer_.worked(heading, text);
 }
 
 void Page::raw(const std::string& text) {
@@ -215,6 +222,11 @@ void Page::side_by_side(const NamedTensors& matrices) {
 void Page::labeled_vector(const std::string& label, const Tensor& row) {
   flush_formula();
   if (full_text()) renderer_.labeled_vector(label, row);
+}
+
+void Page::explain(const std::string& why) {
+  flush_formula();
+  if (full_text() && options_.explanations) explanation(why);
 }
 
 void Page::tensor(const std::string& label, const Tensor& full, bool integers) {

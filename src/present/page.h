@@ -59,8 +59,8 @@ class Page {
   void note(const std::string& text);
   // Multi-line text (worked arithmetic, tables, heatmaps), indented.
   void indented(const std::string& text);
-  // One element worked out by hand: printed in detailed steps only.
-  void worked(const std::string& text);
+  // One element worked out by hand: printed in detailed steps only, under `heading`.
+  void worked(const std::string& text, const char* heading = "worked, one element:");
   // A tensor as NumPy prints it, sliced by --batch and --head; its stats line when it is
   // summarized ("...") or with --full.
   void tensor(const std::string& label, const Tensor& full, bool integers = false);
@@ -76,6 +76,9 @@ class Page {
   void side_by_side(const NamedTensors& matrices);
   // A vector after the label saying what it is ("emb[0] = E[2] (\"I\")").
   void labeled_vector(const std::string& label, const Tensor& row);
+  // The explanation of `why` (explanation_for), when the step is shown in full and
+  // explanations are on: under a banner (attn grad's backward pass).
+  void explain(const std::string& why);
   // Attention weights drawn as heatmaps, side by side when they fit the line, else stacked.
   void heatmap(const HeatmapView& view);
   // A matrix as a boxed table with row and column labels (left out when too wide).

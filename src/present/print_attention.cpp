@@ -12,13 +12,6 @@ namespace attn {
 
 namespace {
 
-// "q", "k" or "v": the projection an entry is, or the one it is split from.
-const char* projection_letter(StepKind kind) {
-  if (kind == StepKind::Query || kind == StepKind::QueryHeads) return "q";
-  if (kind == StepKind::Key || kind == StepKind::KeyHeads) return "k";
-  return "v";
-}
-
 // The worked element of a projection, result = input · W (+ b): one dot product of a row
 // of the input (operand 0) and a column of W, named with the full index (batch item first).
 void work_projection_cell(const TraceEntry& e, const Tensor& W, const Tensor* bias, const std::string& weight,

@@ -76,6 +76,14 @@ const TraceEntry* PrintContext::sibling(const StepId& id, StepKind kind) const {
   return trace.find(other);
 }
 
+const TraceEntry* PrintContext::forward_sibling(const StepId& id, StepKind kind) const {
+  StepId other = id;
+  other.kind = kind;
+  other.gradient = false;
+  if (kind != id.kind) other.number = 0;
+  return trace.find(other);
+}
+
 const TraceEntry* PrintContext::operand_entry(const TraceEntry& e, std::size_t i) const {
   return i < e.operands.size() && e.operands[i].entry ? trace.find(*e.operands[i].entry) : nullptr;
 }
@@ -127,6 +135,31 @@ void print_step_text(const TraceEntry& e, PrintContext& c, const StepText& text)
   c.page.tensor(display_name(e.id), e.tensor);
 }
 
+void print_backward_text(const TraceEntry& e, PrintContext& c, const BackwardText& text) {
+  // Shown in full the first time each kind comes backward, as the forward's first one is.
+  c.page.begin_step(text.shown_kind, text.title + ", backward", "", "backward." + text.title);
+  for (const auto& f : text.formulas) c.page.formula(f);
+  // dL/d(the step's result) -> dL/d(each of its operands): the forward's operands, reversed
+  std::string shapes = shape_with_axes(e.tensor);
+  const TraceEntry* forward = c.forward_sibling(e.id, e.id.kind);
+  for (std::size_t i = 0; forward && i < forward->operands.size(); ++i)
+    shapes += (i ? ", " : " -> ") + shape_with_axes(forward->operands[i].shape, forward->operands[i].axes);
+  c.page.shapes(shapes);
+  c.page.tensor(text.label, e.tensor);
+}
+
+void print_weight_gradients(const TraceEntry& e, PrintContext& c, WeightKind kind, int norm_number) {
+  ParameterId id{kind, e.id.stack, e.id.layer, norm_number ? Block::None : e.id.block, norm_number, -1};
+  for (int head = -1; head < static_cast<int>(c.model.config.num_heads); ++head) {
+    id.head = head;
+    const TraceEntry* g = c.trace.find(weight_gradient_id(id));
+    if (!g) continue;
+    std::string name = g->operands.empty() ? parameter_name(id) : g->operands[0].name;
+    name = name.substr(name.rfind('.') + 1);
+    c.page.tensor(head < 0 ? "dL/d" + name : fmt::format("dL/d{}^({})", name, head), g->tensor);
+  }
+}
+
 std::string plain_number(double value, int precision) {
   std::string s = format_number(value, precision);
   if (!s.empty() && s.back() == '.') s.pop_back();
@@ -173,10 +206,57 @@ const StepPrinterInfo& printer_of(StepKind kind) {
       {StepKind::FinalNorm, {"norm", print_norm, true}},
       {StepKind::Logits, {"logits", print_logits, false}},
       {StepKind::Probabilities, {"probabilities", print_probabilities, false}},
+      {StepKind::Loss, {"loss", print_loss, false}},
+      {StepKind::Weight, {"weight_gradients", print_not_a_gradient, false}},
   }};
   const auto& [listed, info] = kPrinters.at(static_cast<std::size_t>(kind));
   if (listed != kind) throw InternalError("printer_of: the printer table is out of StepKind's order");
   return info;
+}
+
+const StepPrinterInfo& backward_printer_of(StepKind kind) {
+  // In StepKind's order, as printer_of; steps without a gradient (ids, masks) never come.
+  static const std::array<std::pair<StepKind, StepPrinterInfo>, kStepKindCount> kPrinters = {{
+      {StepKind::TokenIds, {"tokens", print_not_a_gradient, false}},
+      {StepKind::PaddingMask, {"padding_mask", print_not_a_gradient, false}},
+      {StepKind::EmbeddingLookup, {"embedding", print_embedding_backward, false}},
+      {StepKind::ScaledEmbedding, {"scale_embedding", print_embedding_backward, false}},
+      {StepKind::PositionalEncoding, {"positions", print_positions_backward, false}},
+      {StepKind::Input, {"input", print_input_backward, false}},
+      {StepKind::Mask, {"mask", print_not_a_gradient, false}},
+      {StepKind::Query, {"q", print_projection_backward, true}},
+      {StepKind::Key, {"k", print_projection_backward, true}},
+      {StepKind::Value, {"v", print_projection_backward, true}},
+      {StepKind::QueryHeads, {"split_heads", print_split_heads_backward, true}},
+      {StepKind::KeyHeads, {"split_heads", print_split_heads_backward, true}},
+      {StepKind::ValueHeads, {"split_heads", print_split_heads_backward, true}},
+      {StepKind::TransposedKeys, {"transpose_k", print_transposed_keys_backward, true}},
+      {StepKind::Scores, {"scores", print_scores_backward, true}},
+      {StepKind::ScaledScores, {"scale", print_scaled_scores_backward, true}},
+      {StepKind::MaskedScores, {"masked_scores", print_masked_scores_backward, true}},
+      {StepKind::AttentionWeights, {"softmax", print_attention_weights_backward, true}},
+      {StepKind::Context, {"context", print_context_backward, true}},
+      {StepKind::MergedHeads, {"merge_heads", print_merged_heads_backward, true}},
+      {StepKind::OutputProjection, {"output_projection", print_output_projection_backward, true}},
+      {StepKind::Residual, {"residual", print_residual_backward, true}},
+      {StepKind::AddNorm, {"norm", print_norm_backward, true}},
+      {StepKind::PreNorm, {"norm", print_norm_backward, true}},
+      {StepKind::FfnHidden, {"ffn", print_ffn_hidden_backward, true}},
+      {StepKind::FfnOutput, {"ffn", print_ffn_output_backward, true}},
+      {StepKind::LayerOutput, {"layer_output", print_layer_output_backward, true}},
+      {StepKind::FinalNorm, {"norm", print_norm_backward, true}},
+      {StepKind::Logits, {"logits", print_logits_backward, false}},
+      {StepKind::Probabilities, {"probabilities", print_probabilities_backward, false}},
+      {StepKind::Loss, {"loss", print_not_a_gradient, false}},
+      {StepKind::Weight, {"weight_gradients", print_weight_gradient, false}},
+  }};
+  const auto& [listed, info] = kPrinters.at(static_cast<std::size_t>(kind));
+  if (listed != kind) throw InternalError("backward_printer_of: the printer table is out of StepKind's order");
+  return info;
+}
+
+void print_not_a_gradient(const TraceEntry& e, PrintContext&) {
+  throw InternalError("the walkthrough has no printer for " + e.name);
 }
 
 }  // namespace attn

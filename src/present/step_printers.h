@@ -43,6 +43,9 @@ struct PrintContext {
   // The kept entry of the same block as `id` made by step `kind` (the scores beside the
   // weights, say), or nullptr.
   const TraceEntry* sibling(const StepId& id, StepKind kind) const;
+  // The same, of the forward pass: from a gradient entry, the tensor it is the gradient of
+  // (kind == id.kind) or a forward tensor of the same block.
+  const TraceEntry* forward_sibling(const StepId& id, StepKind kind) const;
   // The kept entry that is operand i of `e`, or nullptr (a weight, or forgotten).
   const TraceEntry* operand_entry(const TraceEntry& e, std::size_t i) const;
   // Matrices (S,d) of head cell_head() of batch item cell_batch() of two earlier entries
@@ -69,6 +72,9 @@ struct StepPrinterInfo {
   bool in_layer;  // whether it belongs to the layers' headers (Page::enter)
 };
 const StepPrinterInfo& printer_of(StepKind kind);
+// The printer of a gradient entry (attn grad), by the kind of the forward entry it is the
+// gradient of: the backward of the step that made that entry.
+const StepPrinterInfo& backward_printer_of(StepKind kind);
 
 // The printers, by the part of the model they show (print_input.cpp, print_attention.cpp,
 // print_layer.cpp, print_output.cpp).
@@ -96,6 +102,33 @@ void print_ffn_output(const TraceEntry& e, PrintContext& c);
 void print_layer_output(const TraceEntry& e, PrintContext& c);
 void print_logits(const TraceEntry& e, PrintContext& c);
 void print_probabilities(const TraceEntry& e, PrintContext& c);
+void print_loss(const TraceEntry& e, PrintContext& c);
+
+// The backward's printers (print_backward_output.cpp, print_backward_attention.cpp,
+// print_backward_layer.cpp, print_backward_input.cpp): each shows dL/d(its entry's forward
+// tensor) and how the step that made it passes the gradient on to its inputs and weights.
+void print_weight_gradient(const TraceEntry& e, PrintContext& c);
+void print_probabilities_backward(const TraceEntry& e, PrintContext& c);
+void print_logits_backward(const TraceEntry& e, PrintContext& c);
+void print_projection_backward(const TraceEntry& e, PrintContext& c);
+void print_split_heads_backward(const TraceEntry& e, PrintContext& c);
+void print_transposed_keys_backward(const TraceEntry& e, PrintContext& c);
+void print_scores_backward(const TraceEntry& e, PrintContext& c);
+void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c);
+void print_masked_scores_backward(const TraceEntry& e, PrintContext& c);
+void print_attention_weights_backward(const TraceEntry& e, PrintContext& c);
+void print_context_backward(const TraceEntry& e, PrintContext& c);
+void print_merged_heads_backward(const TraceEntry& e, PrintContext& c);
+void print_output_projection_backward(const TraceEntry& e, PrintContext& c);
+void print_residual_backward(const TraceEntry& e, PrintContext& c);
+void print_norm_backward(const TraceEntry& e, PrintContext& c);
+void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c);
+void print_ffn_output_backward(const TraceEntry& e, PrintContext& c);
+void print_layer_output_backward(const TraceEntry& e, PrintContext& c);
+void print_input_backward(const TraceEntry& e, PrintContext& c);
+void print_embedding_backward(const TraceEntry& e, PrintContext& c);
+void print_positions_backward(const TraceEntry& e, PrintContext& c);
+void print_not_a_gradient(const TraceEntry& e, PrintContext& c);
 
 // Shared by the printers.
 // The four lines most steps open with: title (with its explanation), formula, shape
@@ -108,6 +141,19 @@ struct StepText {
   const char* op;  // between the operands' shapes: "@", "+", "->"
 };
 void print_step_text(const TraceEntry& e, PrintContext& c, const StepText& text);
+// The same for a gradient entry, dL/d(a forward tensor): the backward of the step that made
+// that tensor. "<title>, backward", the formulas that take dL/d(its result) to dL/d(its
+// inputs and weights), the shapes "dL/d(result) -> dL/d(each operand)", dL/d<name>.
+struct BackwardText {
+  const char* shown_kind;
+  std::string title;  // the forward step's: "Softmax"
+  std::vector<std::string> formulas;
+  std::string label;  // "dL/dweights"
+};
+void print_backward_text(const TraceEntry& e, PrintContext& c, const BackwardText& text);
+// The gradients of the weights of `kind` at e's place (each head's, for per-head weights),
+// as tensors labelled dL/dW_q, dL/dW_q^(1), ...
+void print_weight_gradients(const TraceEntry& e, PrintContext& c, WeightKind kind, int norm_number = 0);
 // A number in running text: NumPy's digits without its trailing point ("2", not "2.").
 std::string plain_number(double value, int precision = 4);
 // "(B=2,S=6,N=4) @ (N=4,H*d=4) -> (B=2,S=6,H*d=4)"

@@ -52,6 +52,14 @@ const std::vector<StepKindDescription> kStepKinds = {
 // The stage of the run an entry belongs to, for the map: the source's input steps, each
 // layer, a stack's final norm, the target's input steps, the output head.
 std::string stage_key(const StepId& id) {
+  // attn grad: the loss, then the backward pass's stages (the same, walked in reverse)
+  if (id.kind == StepKind::Loss) return "loss";
+  if (id.kind == StepKind::Weight) return "backward.weights";
+  if (id.gradient) {
+    StepId forward = id;
+    forward.gradient = false;
+    return "backward." + stage_key(forward);
+  }
   if (id.in_layer()) return layer_name(id);
   if (id.kind == StepKind::FinalNorm) return trace_name(id);
   if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities) return "output";
@@ -69,6 +77,16 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
     return " \"" + text + "\"" + (tokens->size() > 1 ? fmt::format(" and {} more", tokens->size() - 1) : "");
   };
   const std::string key = stage_key(id);
+  if (key == "loss") return "the loss";
+  if (key == "backward.weights") return "backward: the gradient of every weight";
+  if (key == "backward.source")
+    return trace.tokens(Sequence::Source) ? "backward: X -> positions, embeddings" : "backward: the input X";
+  if (key == "backward.target") return "backward: Y -> positions, embeddings";
+  if (id.gradient) {
+    StepId forward = id;
+    forward.gradient = false;
+    return "backward: " + stage_text(forward, trace, model);
+  }
   if (key == "source")
     return trace.tokens(Sequence::Source) ? "source" + sentence(Sequence::Source) + " -> tokens, embeddings -> X"
                                           : "the input X, as given";
@@ -103,7 +121,7 @@ class Walkthrough {
   int last_step() const { return page_.step(); }
 
   void print(const TraceEntry& entry) {
-    const StepPrinterInfo& printer = printer_of(entry.id.kind);
+    const StepPrinterInfo& printer = entry.id.gradient ? backward_printer_of(entry.id.kind) : printer_of(entry.id.kind);
     const int before = page_.step();
     if (printer.in_layer) page_.enter(entry.id);
     printer.print(entry, context_);
@@ -166,6 +184,17 @@ const std::vector<StepKindDescription>& step_kinds() { return kStepKinds; }
 
 namespace {
 
+// The kinds only attn grad's walkthrough has, which --steps accepts beside step_kinds()
+// (whose list `attn steps --kinds` prints: the forward's).
+const std::vector<StepKindDescription> kGradientKinds = {
+    {"loss", "the loss: cross-entropy of the labels, or sum(output * output_grad)"},
+    {"weight_gradients", "the gradient of every weight"},
+};
+
+}  // namespace
+
+namespace {
+
 // A step number of --steps: digits only, at least 1, at most kMaxStepNumber (far beyond
 // any run, and no overflow: "4294967297" must not wrap around to step 1).
 constexpr int kMaxStepNumber = 1000000;
@@ -188,6 +217,7 @@ StepFilter parse_step_selection(const std::string& text) {
   StepFilter filter;
   std::vector<std::string> names;
   for (const auto& k : kStepKinds) names.emplace_back(k.name);
+  for (const auto& k : kGradientKinds) names.emplace_back(k.name);
   std::istringstream parts(text);
   for (std::string part; std::getline(parts, part, ',');) {
     part = trimmed(part);

@@ -10,6 +10,7 @@
 
 #include "attn/error.h"
 #include "present/terminal.h"
+#include "present/worked_text.h"
 
 namespace attn {
 
@@ -39,6 +40,10 @@ int fraction_digits(double value, int precision) {
 }
 
 std::string non_finite_text(double value) { return std::isnan(value) ? "nan" : (value < 0 ? "-inf" : "inf"); }
+
+}  // namespace
+
+namespace worked_text {
 
 // A marker for the elided middle of a long list.
 constexpr std::size_t kEllipsis = std::numeric_limits<std::size_t>::max();
@@ -101,13 +106,20 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
 // A factor in a product: negative numbers in brackets, "1.34×(-0.5)".
 std::string factor(const std::string& text) { return !text.empty() && text[0] == '-' ? "(" + text + ")" : text; }
 
+}  // namespace worked_text
+
+using namespace worked_text;
+
+namespace {
+
 std::string elision_note(std::size_t n, std::size_t max_terms) {
   return n > max_terms && max_terms >= 2 ? fmt::format("   ({} terms, {} not shown)", n, n - max_terms) : "";
 }
 
-// Lines "label = text" with the labels padded to one width, indented by two spaces.
-// Steps of a calculation joined by " = ", a step that reads the same as the one before
-// left out: a one-term sum is "sum = 1", not "sum = 1 = 1".
+}  // namespace
+
+namespace worked_text {
+
 std::string chain(const std::vector<std::string>& steps) {
   std::string out;
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -121,6 +133,10 @@ std::string chain(const std::vector<std::string>& steps) {
 std::string labelled(const std::string& label, std::size_t width, const std::string& text) {
   return "  " + pad_right(label, width) + " = " + text + "\n";
 }
+
+}  // namespace worked_text
+
+namespace {
 
 std::vector<double> row_of(const Tensor& t, std::size_t row) {
   const std::size_t columns = t.dim(1);

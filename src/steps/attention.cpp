@@ -17,14 +17,16 @@ namespace attn {
 namespace {
 
 // a is (...,M,K), b is (...,K,P) with the same leading axes -> a @ b is (...,M,P): one
-// (M,K) @ (K,P) product per head and batch item.
-Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
+// (M,K) @ (K,P) product per head and batch item. For the backward pass an operand may be
+// stored transposed (t.a: a is (...,K,M); t.b: b is (...,P,K)), never both.
+Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes, Transposes t = {}) {
   // a is (...,M,K), b is (...,K,P) -> (...,M,P)
   const std::size_t rank = a.rank();
   require(rank >= 2 && b.rank() == rank, "batched_matmul: ranks differ");
   for (std::size_t i = 0; i + 2 < rank; ++i) require(a.shape[i] == b.shape[i], "batched_matmul: batch axes differ");
-  const std::size_t M = a.shape[rank - 2], K = a.shape[rank - 1], P = b.shape[rank - 1];
-  require(b.shape[rank - 2] == K, fmt::format("batched_matmul: inner sizes differ ({} vs {})", K, b.shape[rank - 2]));
+  const std::size_t M = a.shape[rank - (t.a ? 1 : 2)], K = a.shape[rank - (t.a ? 2 : 1)];
+  const std::size_t P = b.shape[rank - (t.b ? 2 : 1)], b_inner = b.shape[rank - (t.b ? 1 : 2)];
+  require(b_inner == K, fmt::format("batched_matmul: inner sizes differ ({} vs {})", K, b_inner));
   Shape out_shape(a.shape.begin(), a.shape.end() - 2);
   out_shape.push_back(M);
   out_shape.push_back(P);
@@ -33,8 +35,15 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes) {
   const double* A = a.data.data();
   const double* Bm = b.data.data();
   double* C = out.data.data();
+  const bool transposed = t.a || t.b;
   if (M * K * P < kExactMaxElements) {
-    for (std::size_t i = 0; i < batches; ++i) matmul(A + i * M * K, Bm + i * K * P, C + i * M * P, M, K, P);
+    for (std::size_t i = 0; i < batches; ++i)
+      if (transposed)
+        matmul_transposed(A + i * M * K, Bm + i * K * P, t.a ? Transposed::A : Transposed::B, C + i * M * P, M, K, P);
+      else
+        matmul(A + i * M * K, Bm + i * K * P, C + i * M * P, M, K, P);
+  } else if (transposed) {
+    batched_matmul_transposed_fast(A, Bm, t, C, batches, M, K, P);
   } else {
     batched_matmul_fast(A, Bm, C, batches, M, K, P);
   }
@@ -75,16 +84,38 @@ Tensor split_heads(const Tensor& x, std::size_t num_heads) {
   return transposed(split_heads_reshape(x, num_heads), {0, 2, 1, 3});
 }
 
+Tensor split_heads_backward(const Tensor& dheads) {
+  // dheads is (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+  return merge_heads(dheads);
+}
+
 Tensor transpose_keys(const Tensor& k) {
   // k is (B,H,T,d) -> (B,H,d,T)
   require(k.rank() == 4, "transpose_keys: k must be (B,H,T,d)");
   return transposed(k, {0, 1, 3, 2});
 }
 
+Tensor transpose_keys_backward(const Tensor& dk_t) {
+  // dk_t is (B,H,d,T) -> (B,H,T,d)
+  require(dk_t.rank() == 4, "transpose_keys_backward: dk_t must be (B,H,d,T)");
+  return transposed(dk_t, {0, 1, 3, 2});
+}
+
 Tensor attention_scores(const Tensor& q, const Tensor& k_t) {
   // q is (B,H,S,d), k_t is (B,H,d,T) -> (B,H,S,T)
   require(q.rank() == 4 && k_t.rank() == 4, "attention_scores: q and k_t must be rank 4");
   return batched_matmul(q, k_t, {q.axes[0], q.axes[1], q.axes[2], k_t.axes[3]});
+}
+
+ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, const Tensor& dscores) {
+  // q is (B,H,S,d), k_t is (B,H,d,T), dscores is (B,H,S,T) -> dq (B,H,S,d), dk_t (B,H,d,T)
+  require(q.rank() == 4 && k_t.rank() == 4 && dscores.rank() == 4, "attention_scores_backward: rank 4 tensors");
+  ProductGradients g;
+  // dq = dscores @ k_tᵀ: (B,H,S,T) @ (B,H,T,d)
+  g.da = batched_matmul(dscores, k_t, q.axes, Transposes{false, true});
+  // dk_t = qᵀ @ dscores: (B,H,d,S) @ (B,H,S,T)
+  g.db = batched_matmul(q, dscores, k_t.axes, Transposes{true, false});
+  return g;
 }
 
 Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
@@ -98,6 +129,11 @@ Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
     for (std::size_t i = begin; i < end; ++i) o[i] = in[i] / scale;
   });
   return out;
+}
+
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head) {
+  // dscaled is (B,H,S,T) -> (B,H,S,T): scaled = scores / √d, so dscores = dscaled / √d
+  return scale_scores(dscaled, d_head);
 }
 
 Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
@@ -115,6 +151,23 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
     const double* m = mask.data.data() + (per_batch ? (bh / H) * block : 0);
     double* o = out.data.data() + bh * block;
     for (std::size_t i = 0; i < block; ++i) o[i] = in[i] + m[i];
+  }
+  return out;
+}
+
+Tensor apply_mask_backward(const Tensor& dmasked, const Tensor& mask) {
+  // dmasked is (B,H,S,T), mask is (S,T) or (B,S,T) -> (B,H,S,T)
+  require(dmasked.rank() == 4 &&
+              mask.size() * (mask.rank() == 2 ? dmasked.shape[0] : 1) * dmasked.shape[1] == dmasked.size(),
+          "apply_mask_backward: mask must be (S,T) or (B,S,T)");
+  const std::size_t H = dmasked.shape[1], block = dmasked.shape[2] * dmasked.shape[3];
+  const bool per_batch = mask.rank() == 3;
+  Tensor out = Tensor::uninitialized(dmasked.shape, dmasked.axes);  // every element is written below
+  for (std::size_t bh = 0; bh < dmasked.size() / block; ++bh) {
+    const double* d = dmasked.data.data() + bh * block;
+    const double* m = mask.data.data() + (per_batch ? (bh / H) * block : 0);
+    double* o = out.data.data() + bh * block;
+    for (std::size_t i = 0; i < block; ++i) o[i] = std::isinf(m[i]) ? 0.0 : d[i];
   }
   return out;
 }
@@ -137,10 +190,42 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   return out;
 }
 
+Tensor softmax_rows_backward(const Tensor& weights, const Tensor& dweights) {
+  // weights and dweights are (...,T) -> (...,T)
+  require(weights.shape == dweights.shape && weights.rank() >= 1, "softmax_rows_backward: shapes differ");
+  Tensor out = Tensor::uninitialized(weights.shape, weights.axes);  // every element is written below
+  const std::size_t T = weights.shape.back();
+  const std::size_t rows = T == 0 ? 0 : weights.size() / T;
+  const double* w = weights.data.data();
+  const double* dw = dweights.data.data();
+  double* o = out.data.data();
+  // Each row on its own (a row's result never depends on the thread that computes it).
+  for_each_range(rows * T, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = (begin + T - 1) / T; r < (end + T - 1) / T; ++r) {
+      // dot = Σ_j dweights[j] · weights[j], summed in order of j
+      double dot = 0.0;
+      for (std::size_t j = 0; j < T; ++j) dot += dw[r * T + j] * w[r * T + j];
+      for (std::size_t j = 0; j < T; ++j) o[r * T + j] = w[r * T + j] * (dw[r * T + j] - dot);
+    }
+  });
+  return out;
+}
+
 Tensor attention_context(const Tensor& weights, const Tensor& v) {
   // weights is (B,H,S,T), v is (B,H,T,d) -> (B,H,S,d)
   require(weights.rank() == 4 && v.rank() == 4, "attention_context: weights and v must be rank 4");
   return batched_matmul(weights, v, {weights.axes[0], weights.axes[1], weights.axes[2], v.axes[3]});
+}
+
+ProductGradients attention_context_backward(const Tensor& weights, const Tensor& v, const Tensor& dcontext) {
+  // weights is (B,H,S,T), v is (B,H,T,d), dcontext is (B,H,S,d) -> dweights (B,H,S,T), dv (B,H,T,d)
+  require(weights.rank() == 4 && v.rank() == 4 && dcontext.rank() == 4, "attention_context_backward: rank 4 tensors");
+  ProductGradients g;
+  // dweights = dcontext @ vᵀ: (B,H,S,d) @ (B,H,d,T)
+  g.da = batched_matmul(dcontext, v, weights.axes, Transposes{false, true});
+  // dv = weightsᵀ @ dcontext: (B,H,T,S) @ (B,H,S,d)
+  g.db = batched_matmul(weights, dcontext, v.axes, Transposes{true, false});
+  return g;
 }
 
 Tensor merge_heads_transpose(const Tensor& context) {
@@ -153,6 +238,11 @@ Tensor merge_heads(const Tensor& context) {
   // context is (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
   Tensor t = merge_heads_transpose(context);
   return reshaped(t, {t.shape[0], t.shape[1], t.shape[2] * t.shape[3]}, {t.axes[0], t.axes[1], "H*d"});
+}
+
+Tensor merge_heads_backward(const Tensor& dconcat, std::size_t num_heads) {
+  // dconcat is (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)
+  return split_heads(dconcat, num_heads);
 }
 
 }  // namespace attn

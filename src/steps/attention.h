@@ -20,35 +20,62 @@ Tensor split_heads_reshape(const Tensor& x, std::size_t num_heads);
 
 // x is (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d): heads first, so each head is one (S,d) matrix.
 Tensor split_heads(const Tensor& x, std::size_t num_heads);
+// dheads is (B,H,S,d) -> dx (B,S,H*d): the gradient moves back where its number came from,
+// which is merge_heads.
+Tensor split_heads_backward(const Tensor& dheads);
 
 // k is (B,H,T,d) -> k_t is (B,H,d,T): the last two axes swapped.
 Tensor transpose_keys(const Tensor& k);
+// dk_t is (B,H,d,T) -> dk (B,H,T,d): transposed back.
+Tensor transpose_keys_backward(const Tensor& dk_t);
 
 // q is (B,H,S,d), k_t is (B,H,d,T) -> q @ k_t is (B,H,S,T): scores[b,h,i,j] = q_i . k_j.
 Tensor attention_scores(const Tensor& q, const Tensor& k_t);
+// The gradients of a product c = a @ b: da = dc @ bᵀ, db = aᵀ @ dc.
+struct ProductGradients {
+  Tensor da, db;
+};
+// q is (B,H,S,d), k_t is (B,H,d,T), dscores is (B,H,S,T) -> dq = dscores @ k_tᵀ (B,H,S,d),
+// dk_t = qᵀ @ dscores (B,H,d,T).
+ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, const Tensor& dscores);
 
 // scores is (B,H,S,T) -> scores / sqrt(d_head), same shape.
 Tensor scale_scores(const Tensor& scores, std::size_t d_head);
+// dscaled is (B,H,S,T) -> dscores = dscaled / sqrt(d_head), same shape.
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head);
 
 // scores is (B,H,S,T), mask is (S,T) or (B,S,T), additive (0 or -inf) -> scores + mask,
 // the mask broadcast over heads (and batch when it is (S,T)).
 Tensor apply_mask(const Tensor& scores, const Tensor& mask);
+// dmasked is (B,H,S,T), mask as above -> dscores: the gradient passes through where the
+// mask is 0 and is exactly 0 where it is -inf (a hidden key's score changes nothing).
+Tensor apply_mask_backward(const Tensor& dmasked, const Tensor& mask);
 
 // scores is (...,T) -> (...,T): each row's softmax, exp(x - max) / sum, the maximum
 // subtracted first so exp never overflows. A row whose entries are all -inf (every key
 // masked) gets all-zero weights; the number of such rows is written to
 // *fully_masked_rows when given.
 Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows = nullptr);
+// weights and dweights are (...,T) -> dscores (...,T), row by row:
+//   dscores = weights ⊙ (dweights - Σ_j dweights[j] weights[j])
+// (the Jacobian of softmax, diag(w) - w wᵀ, applied to dweights). A fully masked row, all
+// zero weights, gets zero gradients.
+Tensor softmax_rows_backward(const Tensor& weights, const Tensor& dweights);
 
 // weights is (B,H,S,T), v is (B,H,T,d) -> weights @ v is (B,H,S,d): each row a weighted
 // sum of value rows.
 Tensor attention_context(const Tensor& weights, const Tensor& v);
+// weights is (B,H,S,T), v is (B,H,T,d), dcontext is (B,H,S,d) -> dweights = dcontext @ vᵀ
+// (B,H,S,T), dv = weightsᵀ @ dcontext (B,H,T,d).
+ProductGradients attention_context_backward(const Tensor& weights, const Tensor& v, const Tensor& dcontext);
 
 // context is (B,H,S,d) -> (B,S,H,d): positions first again, heads side by side for each position.
 Tensor merge_heads_transpose(const Tensor& context);
 
 // context is (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d): the heads' outputs concatenated.
 Tensor merge_heads(const Tensor& context);
+// dconcat is (B,S,H*d) -> dcontext (B,H,S,d): split_heads.
+Tensor merge_heads_backward(const Tensor& dconcat, std::size_t num_heads);
 
 }  // namespace attn
 

@@ -22,12 +22,30 @@ Tensor embedding_lookup(const Tensor& ids, const Tensor& table) {
   return out;
 }
 
+void embedding_lookup_backward(const Tensor& ids, const Tensor& dx, Tensor& dtable) {
+  // ids is (B,S), dx is (B,S,N), dtable is (V,N)
+  require(ids.rank() == 2 && dx.rank() == 3 && dtable.rank() == 2 && dx.shape[2] == dtable.shape[1] &&
+              ids.size() * dtable.shape[1] == dx.size(),
+          "embedding_lookup_backward: ids (B,S), dx (B,S,N), dtable (V,N)");
+  const std::size_t N = dtable.shape[1];
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto id = static_cast<std::size_t>(ids.data[i]);
+    require(id < dtable.shape[0], "embedding_lookup_backward: id out of range");
+    for (std::size_t n = 0; n < N; ++n) dtable.data[id * N + n] += dx.data[i * N + n];
+  }
+}
+
 Tensor scale_embedding(const Tensor& x) {
   // x is (B,S,N) -> (B,S,N)
   Tensor out = x;
   const double scale = std::sqrt(static_cast<double>(x.shape.back()));
   for (double& v : out.data) v *= scale;
   return out;
+}
+
+Tensor scale_embedding_backward(const Tensor& dscaled) {
+  // dscaled is (B,S,N) -> (B,S,N): the same factor sqrt(N)
+  return scale_embedding(dscaled);
 }
 
 }  // namespace attn

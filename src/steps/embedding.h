@@ -10,9 +10,15 @@ namespace attn {
 // ids is (B,S), table is (V,N) -> table[ids] is (B,S,N): row ids[b][s] of the table.
 // (Equivalent to one_hot(ids) @ table, without the multiplications.)
 Tensor embedding_lookup(const Tensor& ids, const Tensor& table);
+// ids is (B,S), dx is (B,S,N), dtable is (V,N) -> dtable[ids[b][s]] += dx[b][s] for every
+// position in order: a scatter-add, since a token that occurs twice gets both positions'
+// gradients (and a tied output head adds its own share to the same table).
+void embedding_lookup_backward(const Tensor& ids, const Tensor& dx, Tensor& dtable);
 
 // x is (B,S,N) -> x * sqrt(N), as the paper scales embeddings before adding positions.
 Tensor scale_embedding(const Tensor& x);
+// dscaled is (B,S,N) -> dx = dscaled * sqrt(N).
+Tensor scale_embedding_backward(const Tensor& dscaled);
 
 }  // namespace attn
 

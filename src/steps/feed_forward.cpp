@@ -13,6 +13,13 @@ double activate(double x, Activation activation) {
   return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
 }
 
+double activate_derivative(double x, Activation activation) {
+  // x -> act'(x)
+  if (activation == Activation::ReLU) return x > 0 ? 1.0 : 0.0;
+  const double pi = 3.14159265358979323846;
+  return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) + x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * pi);
+}
+
 Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1, Activation activation) {
   // x is (B,S,N), W_1 is (N,F), b_1 is (F,) -> (B,S,F)
   Tensor hidden = linear_projection(x, W_1, b_1, "F");
@@ -33,6 +40,32 @@ Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1
 Tensor feed_forward_output(const Tensor& hidden, const Tensor& W_2, const Tensor& b_2) {
   // hidden is (B,S,F), W_2 is (F,N), b_2 is (N,) -> (B,S,N)
   return linear_projection(hidden, W_2, b_2, "N");
+}
+
+ProjectionGradients feed_forward_hidden_backward(const Tensor& x, const Tensor& W_1, const Tensor& b_1,
+                                                 Activation activation, const Tensor& hidden, const Tensor& dhidden) {
+  // x is (B,S,N), W_1 is (N,F), hidden and dhidden are (B,S,F) -> dx (B,S,N), dW_1 (N,F), db_1 (F,)
+  // dpre = dhidden ⊙ act'(pre), element by element
+  Tensor dpre = Tensor::uninitialized(dhidden.shape, dhidden.axes);  // every element is written below
+  double* d = dpre.data.data();
+  const double* dh = dhidden.data.data();
+  if (activation == Activation::ReLU) {
+    const double* h = hidden.data.data();  // hidden = max(0, pre): pre > 0 exactly where hidden > 0
+    for (std::size_t i = 0; i < dpre.size(); ++i) d[i] = h[i] > 0 ? dh[i] : 0.0;
+  } else {
+    const Tensor pre = linear_projection(x, W_1, b_1, "F");  // the same numbers as the forward's
+    const double* a = pre.data.data();
+    for_each_range(dpre.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) d[i] = dh[i] * activate_derivative(a[i], activation);
+    });
+  }
+  return linear_projection_backward(x, W_1, !b_1.data.empty(), dpre);
+}
+
+ProjectionGradients feed_forward_output_backward(const Tensor& hidden, const Tensor& W_2, bool has_b_2,
+                                                 const Tensor& doutput) {
+  // hidden is (B,S,F), W_2 is (F,N), doutput is (B,S,N) -> dhidden (B,S,F), dW_2 (F,N), db_2 (N,)
+  return linear_projection_backward(hidden, W_2, has_b_2, doutput);
 }
 
 }  // namespace attn

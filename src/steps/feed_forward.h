@@ -5,17 +5,30 @@
 
 #include "attn/step_variants.h"
 #include "attn/tensor.h"
+#include "steps/projection.h"
 
 namespace attn {
 
 // x -> ReLU max(0, x), or GELU x * Phi(x) with the exact erf form (PyTorch's default "gelu").
 double activate(double x, Activation activation);
+// x -> act'(x): ReLU's is 1 above 0 and 0 at or below it (0 at exactly 0, as PyTorch);
+// GELU's is Phi(x) + x phi(x) = 0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi).
+double activate_derivative(double x, Activation activation);
 
 // x is (B,S,N), W_1 is (N,F), b_1 is (F,) -> act(x @ W_1 + b_1) is (B,S,F).
 Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1, Activation activation);
+// x is (B,S,N), W_1 is (N,F), b_1 is (F,) or empty, hidden (B,S,F) is the forward's result,
+// dhidden is (B,S,F) -> dx (B,S,N), dW_1 (N,F), db_1 (F,): the activation's derivative at
+// the pre-activation a = x @ W_1 + b_1 times dhidden, then the projection's backward. ReLU
+// reads it from hidden (a > 0 exactly where hidden > 0); GELU computes a again.
+ProjectionGradients feed_forward_hidden_backward(const Tensor& x, const Tensor& W_1, const Tensor& b_1,
+                                                 Activation activation, const Tensor& hidden, const Tensor& dhidden);
 
 // hidden is (B,S,F), W_2 is (F,N), b_2 is (N,) -> hidden @ W_2 + b_2 is (B,S,N).
 Tensor feed_forward_output(const Tensor& hidden, const Tensor& W_2, const Tensor& b_2);
+// hidden is (B,S,F), W_2 is (F,N), doutput is (B,S,N) -> dhidden (B,S,F), dW_2 (F,N), db_2 (N,).
+ProjectionGradients feed_forward_output_backward(const Tensor& hidden, const Tensor& W_2, bool has_b_2,
+                                                 const Tensor& doutput);
 
 }  // namespace attn
 

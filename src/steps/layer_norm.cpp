@@ -1,6 +1,7 @@
 #include "steps/layer_norm.h"
 
 #include <cmath>
+#include <vector>
 
 #include "core/require.h"
 
@@ -27,6 +28,37 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
     for (std::size_t j = 0; j < N; ++j) y[j] = (row[j] - mean) * inv_std * g[j] + b[j];
   }
   return out;
+}
+
+LayerNormGradients layer_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy) {
+  // x is (B,S,N), gamma is (N,), dy is (B,S,N) -> dx (B,S,N), dgamma (N,), dbeta (N,)
+  const std::size_t N = x.shape.back();
+  require(gamma.size() == N && dy.shape == x.shape, "layer_norm_backward: x and dy (B,S,N), gamma (N,)");
+  LayerNormGradients g{Tensor::uninitialized(x.shape, x.axes), Tensor({N}, {"N"}), Tensor({N}, {"N"})};
+  const std::size_t rows = N == 0 ? 0 : x.size() / N;
+  std::vector<double> x_hat(N), g_dy(N);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* row = x.data.data() + r * N;
+    const double* d = dy.data.data() + r * N;
+    double* dx = g.dx.data.data() + r * N;
+    // The forward's mean and σ, to the last bit (layer_norm above).
+    const double mean = pairwise_sum(row, N) / static_cast<double>(N);
+    for (std::size_t j = 0; j < N; ++j) x_hat[j] = (row[j] - mean) * (row[j] - mean);
+    const double var = pairwise_sum(x_hat.data(), N) / static_cast<double>(N);
+    const double inv_std = 1.0 / std::sqrt(var + eps);
+    double sum_g = 0.0, sum_g_x_hat = 0.0;
+    for (std::size_t j = 0; j < N; ++j) {
+      x_hat[j] = (row[j] - mean) * inv_std;
+      g_dy[j] = d[j] * gamma.data[j];
+      sum_g += g_dy[j];
+      sum_g_x_hat += g_dy[j] * x_hat[j];
+      g.dgamma.data[j] += d[j] * x_hat[j];
+      g.dbeta.data[j] += d[j];
+    }
+    const double mean_g = sum_g / static_cast<double>(N), mean_g_x_hat = sum_g_x_hat / static_cast<double>(N);
+    for (std::size_t j = 0; j < N; ++j) dx[j] = (g_dy[j] - mean_g - x_hat[j] * mean_g_x_hat) * inv_std;
+  }
+  return g;
 }
 
 }  // namespace attn

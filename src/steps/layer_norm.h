@@ -12,6 +12,18 @@ namespace attn {
 // variance (divide by N, not N-1) and eps inside the square root.
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps);
 
+// The gradients of y = layer_norm(x, gamma, beta, eps), given dy.
+struct LayerNormGradients {
+  Tensor dx;      // (B,S,N)
+  Tensor dgamma;  // (N,) = Σ over positions of dy ⊙ x̂
+  Tensor dbeta;   // (N,) = Σ over positions of dy
+};
+// x and dy are (B,S,N), gamma is (N,) -> the gradients. Per row, with x̂ = (x - mean) / σ,
+// σ = sqrt(var + eps) as the forward computes them and g = dy ⊙ gamma:
+//   dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ
+// (the mean and the variance depend on every element of the row, hence the two means).
+LayerNormGradients layer_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy);
+
 }  // namespace attn
 
 #endif  // ATTN_STEPS_LAYER_NORM_H_

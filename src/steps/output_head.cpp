@@ -1,6 +1,6 @@
 #include "steps/output_head.h"
 
-#include "steps/projection.h"
+#include "core/require.h"
 
 namespace attn {
 
@@ -9,9 +9,31 @@ Tensor vocabulary_logits(const Tensor& x, const Tensor& W, const Tensor& b) {
   return linear_projection(x, W, b, "V");
 }
 
+ProjectionGradients vocabulary_logits_backward(const Tensor& x, const Tensor& W, bool has_b, const Tensor& dlogits) {
+  // x is (B,T,N), W is (N,V), dlogits is (B,T,V) -> dx (B,T,N), dW (N,V), db (V,)
+  return linear_projection_backward(x, W, has_b, dlogits);
+}
+
 Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding) {
   // x is (B,T,N), embedding is (V,N) -> embedding^T is (N,V) -> x @ embedding^T is (B,T,V)
   return linear_projection(x, transposed(embedding, {1, 0}), Tensor(), "V");
+}
+
+Tensor tied_vocabulary_logits_backward(const Tensor& x, const Tensor& embedding, const Tensor& dlogits,
+                                       Tensor& dembedding) {
+  // x is (B,T,N), embedding is (V,N), dlogits is (B,T,V) -> dx (B,T,N); dembedding (V,N) += dlogitsᵀ @ x
+  require(x.rank() == 3 && embedding.rank() == 2 && dlogits.rank() == 3 && dembedding.shape == embedding.shape,
+          "tied_vocabulary_logits_backward: x (B,T,N), embedding (V,N), dlogits (B,T,V)");
+  const std::size_t rows = x.shape[0] * x.shape[1], N = x.shape[2], V = embedding.shape[0];
+  require(embedding.shape[1] == N && dlogits.shape[2] == V && dlogits.size() == rows * V,
+          "tied_vocabulary_logits_backward: shapes differ");
+  // dx = dlogits @ E: (B*T,V) @ (V,N)
+  Tensor dx = linear_projection(dlogits, embedding, Tensor(), x.axes[2]);
+  // dE += dlogitsᵀ @ x: (V,B*T) @ (B*T,N)
+  Tensor share = Tensor::uninitialized(embedding.shape, embedding.axes);  // every element is written below
+  matmul_transposed(dlogits.data.data(), x.data.data(), Transposed::A, share.data.data(), V, rows, N);
+  for (std::size_t i = 0; i < share.size(); ++i) dembedding.data[i] += share.data[i];
+  return dx;
 }
 
 }  // namespace attn

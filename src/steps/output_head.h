@@ -4,14 +4,22 @@
 #define ATTN_STEPS_OUTPUT_HEAD_H_
 
 #include "attn/tensor.h"
+#include "steps/projection.h"
 
 namespace attn {
 
 // x is (B,T,N), W is (N,V), b is (V,) or empty -> logits x @ W + b is (B,T,V).
 Tensor vocabulary_logits(const Tensor& x, const Tensor& W, const Tensor& b);
+// x is (B,T,N), W is (N,V), dlogits is (B,T,V) -> dx (B,T,N), dW (N,V), db (V,) when has_b.
+ProjectionGradients vocabulary_logits_backward(const Tensor& x, const Tensor& W, bool has_b, const Tensor& dlogits);
 
 // Tied to the embedding: x is (B,T,N), embedding is (V,N) -> x @ embedding^T is (B,T,V).
 Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding);
+// x is (B,T,N), embedding is (V,N), dlogits is (B,T,V) -> dx = dlogits @ embedding (B,T,N);
+// adds the head's share of the embedding's gradient, dlogitsᵀ @ x (V,N), to dembedding
+// (the lookups add theirs: one table, used twice).
+Tensor tied_vocabulary_logits_backward(const Tensor& x, const Tensor& embedding, const Tensor& dlogits,
+                                       Tensor& dembedding);
 
 }  // namespace attn
 

@@ -29,6 +29,14 @@ Tensor learned_positions(const Tensor& table, std::size_t seq_len) {
   return out;
 }
 
+void learned_positions_backward(const Tensor& dpositions, Tensor& dtable) {
+  // dpositions is (S,N), dtable is (max_len,N)
+  require(dpositions.rank() == 2 && dtable.rank() == 2 && dpositions.shape[0] <= dtable.shape[0] &&
+              dpositions.shape[1] == dtable.shape[1],
+          "learned_positions_backward: dpositions (S,N), dtable (max_len,N)");
+  for (std::size_t i = 0; i < dpositions.size(); ++i) dtable.data[i] += dpositions.data[i];
+}
+
 Tensor add_positions(const Tensor& x, const Tensor& positions) {
   // x is (B,S,N), positions is (S,N) -> (B,S,N)
   require(
@@ -38,6 +46,16 @@ Tensor add_positions(const Tensor& x, const Tensor& positions) {
   const std::size_t block = positions.size();
   for (std::size_t b = 0; b < x.shape[0]; ++b)
     for (std::size_t i = 0; i < block; ++i) out.data[b * block + i] += positions.data[i];
+  return out;
+}
+
+Tensor add_positions_backward(const Tensor& dy) {
+  // dy is (B,S,N) -> (S,N), summed over the batch in order of b
+  require(dy.rank() == 3, "add_positions_backward: dy must be (B,S,N)");
+  Tensor out({dy.shape[1], dy.shape[2]}, {dy.axes[1], dy.axes[2]});
+  const std::size_t block = out.size();
+  for (std::size_t b = 0; b < dy.shape[0]; ++b)
+    for (std::size_t i = 0; i < block; ++i) out.data[i] += dy.data[b * block + i];
   return out;
 }
 

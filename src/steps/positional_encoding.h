@@ -16,9 +16,15 @@ Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model);
 
 // table is (max_len,N) -> its first seq_len rows (S,N).
 Tensor learned_positions(const Tensor& table, std::size_t seq_len);
+// dpositions is (S,N), dtable is (max_len,N) -> dtable[0:S] += dpositions; the rows past S
+// were not used and get nothing.
+void learned_positions_backward(const Tensor& dpositions, Tensor& dtable);
 
 // x is (B,S,N), positions is (S,N) -> x + positions, the same rows added to every batch item.
 Tensor add_positions(const Tensor& x, const Tensor& positions);
+// dy is (B,S,N) -> dpositions (S,N) = Σ_b dy[b]: every sentence's gradient, since each used
+// the same rows. (dx = dy: an addition passes the gradient on unchanged.)
+Tensor add_positions_backward(const Tensor& dy);
 
 }  // namespace attn
 

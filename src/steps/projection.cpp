@@ -16,6 +16,24 @@ void matmul(const double* a, const double* b, double* out, std::size_t M, std::s
     }
 }
 
+void matmul_transposed(const double* a, const double* b, Transposed which, double* out, std::size_t M, std::size_t K,
+                       std::size_t P) {
+  // Transposed::A: a is (K,M), b is (K,P); Transposed::B: a is (M,K), b is (P,K) -> out is (M,P)
+  if (M * K * P >= kExactMaxElements) {
+    matmul_transposed_fast(a, b, Transposes{which == Transposed::A, which == Transposed::B}, out, M, K, P);
+    return;
+  }
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < P; ++j) {
+      double sum = 0.0;
+      if (which == Transposed::A)
+        for (std::size_t k = 0; k < K; ++k) sum += a[k * M + i] * b[k * P + j];
+      else
+        for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b[j * K + k];
+      out[i * P + j] = sum;
+    }
+}
+
 Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, const std::string& out_axis) {
   // x is (B,S,N), W is (N,M), b is (M,) or empty -> out is (B,S,M)
   require(x.rank() == 3 && W.rank() == 2, "linear_projection: x must be (B,S,N) and W (N,M)");
@@ -37,6 +55,31 @@ Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, cons
       for (std::size_t m = 0; m < M; ++m) o[r * M + m] += bias[m];
   }
   return out;
+}
+
+ProjectionGradients linear_projection_backward(const Tensor& x, const Tensor& W, bool has_bias, const Tensor& dy) {
+  // x is (B,S,N), W is (N,M), dy is (B,S,M) -> dx (B,S,N), dW (N,M), db (M,)
+  require(x.rank() == 3 && W.rank() == 2 && dy.rank() == 3,
+          "linear_projection_backward: x (B,S,N), W (N,M), dy (B,S,M)");
+  const std::size_t rows = x.shape[0] * x.shape[1], N = x.shape[2], M = W.shape[1];
+  require(W.shape[0] == N && dy.shape[0] * dy.shape[1] == rows && dy.shape[2] == M,
+          "linear_projection_backward: shapes differ");
+  ProjectionGradients g;
+  // dx = dy @ Wᵀ: (B*S,M) @ (M,N)
+  g.dx = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
+  matmul_transposed(dy.data.data(), W.data.data(), Transposed::B, g.dx.data.data(), rows, M, N);
+  // dW = xᵀ @ dy: (N,B*S) @ (B*S,M), every position's contribution summed
+  g.dW = Tensor::uninitialized(W.shape, W.axes);
+  matmul_transposed(x.data.data(), dy.data.data(), Transposed::A, g.dW.data.data(), N, rows, M);
+  // db = the sum of dy over every position, in order of position
+  if (has_bias) {
+    g.db = Tensor({M}, {W.axes.size() == 2 ? W.axes[1] : ""});
+    double* db = g.db.data.data();
+    const double* d = dy.data.data();
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t m = 0; m < M; ++m) db[m] += d[r * M + m];
+  }
+  return g;
 }
 
 }  // namespace attn

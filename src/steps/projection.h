@@ -21,9 +21,29 @@ namespace attn {
 // kernels/matmul.h.
 void matmul(const double* a, const double* b, double* out, std::size_t M, std::size_t K, std::size_t P);
 
+// Which operand of a product is read transposed, where it is stored.
+enum class Transposed { A, B };
+
+// The backward pass's products, out (M,P):
+//   Transposed::A: a is stored (K,M), b is (K,P) -> out = aᵀ @ b   (dW = xᵀ · dy)
+//   Transposed::B: a is (M,K), b is stored (P,K) -> out = a @ bᵀ   (dx = dy · Wᵀ)
+// out[i,j] summed in order of k, one rounding per multiply and per add, as matmul; the
+// products above kExactMaxElements multiply-adds go to kernels/matmul.h.
+void matmul_transposed(const double* a, const double* b, Transposed which, double* out, std::size_t M, std::size_t K,
+                       std::size_t P);
+
 // x is (B,S,N), W is (N,M), b is (M,) or empty -> x @ W + b is (B,S,M).
 // The new last axis is called out_axis ("H*d" for projections into heads, "N" for W_o).
 Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, const std::string& out_axis);
+
+// The gradients of y = x @ W + b, given dy = dL/dy.
+struct ProjectionGradients {
+  Tensor dx;  // (B,S,N) = dy @ Wᵀ
+  Tensor dW;  // (N,M)   = Σ over positions of xᵀ dy: (B*S,N)ᵀ @ (B*S,M)
+  Tensor db;  // (M,)    = Σ over positions of dy; empty when the projection has no bias
+};
+// x is (B,S,N), W is (N,M), dy is (B,S,M) -> dx (B,S,N), dW (N,M), db (M,) when has_bias.
+ProjectionGradients linear_projection_backward(const Tensor& x, const Tensor& W, bool has_bias, const Tensor& dy);
 
 }  // namespace attn
 

@@ -13,20 +13,21 @@ file(MAKE_DIRECTORY ${WORK_DIR})
 file(WRITE ${WORK_DIR}/model.json [=[{
   "model": {"d_model": 64, "num_heads": 4, "d_ff": 128, "num_layers": 2, "causal": true, "activation": "gelu",
             "seed": 3},
-  "input": {"X": {"randn": [300, 64]}},
+  "input": {"X": {"randn": [300, 64]}, "output_grad": "randn"},
   "encoder": "randn"
 }
 ]=])
 
 set(failures "")
-# run(NAME OUT ARGS...): runs attn explain on the model with ARGS; its stdout goes to OUT.
-# ENV (a list of NAME=value) is set for the run.
+# run(NAME OUT ARGS...): runs attn explain (or COMMAND) on the model with ARGS; its stdout
+# goes to OUT. ENV (a list of NAME=value) is set for the run.
+set(COMMAND explain)
 function(run name out)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ENV} ${ATTN} explain -c model.json ${ARGN}
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ENV} ${ATTN} ${COMMAND} -c model.json ${ARGN}
                   WORKING_DIRECTORY ${WORK_DIR} INPUT_FILE /dev/null OUTPUT_FILE ${out}
                   ERROR_VARIABLE err RESULT_VARIABLE code)
   if(NOT code STREQUAL "0")
-    message(FATAL_ERROR "${name}: attn explain ${ARGN} exited with ${code}:\n${err}")
+    message(FATAL_ERROR "${name}: attn ${COMMAND} ${ARGN} exited with ${code}:\n${err}")
   endif()
 endfunction()
 # same(WHAT FILE REFERENCE): FILE must hold the same bytes as REFERENCE; FILE is removed
@@ -63,6 +64,22 @@ foreach(threads 1 3)
   set(ENV OMP_NUM_THREADS=${threads})
   run(threads${threads} /dev/null --quiet --dump threads${threads}.json)
   same("JSON with OMP_NUM_THREADS=${threads}" threads${threads}.json reference.json)
+endforeach()
+
+# attn grad (the backward's transposed products, its softmax and LayerNorm): the same bits
+# under another name, on stdout, while printing, and on one thread or three.
+set(COMMAND grad)
+set(ENV "")
+run(grad_reference /dev/null --quiet --dump grad_reference.npz)
+run(grad_name /dev/null --quiet --dump grad_under_a_much_longer_name.npz)
+same("grad .npz under another name" grad_under_a_much_longer_name.npz grad_reference.npz)
+run(grad_json /dev/null --quiet --dump grad_reference.json)
+run(grad_stdout grad_stdout.json --quiet --dump -)
+same("grad JSON on stdout" grad_stdout.json grad_reference.json)
+foreach(threads 1 3)
+  set(ENV OMP_NUM_THREADS=${threads})
+  run(grad_threads${threads} /dev/null --quiet --dump grad_threads${threads}.npz)
+  same("grad .npz with OMP_NUM_THREADS=${threads}" grad_threads${threads}.npz grad_reference.npz)
 endforeach()
 
 if(failures)

@@ -35,7 +35,9 @@ const std::vector<std::string_view> kRequired = {"tokenize",
                                                  "decoder_only_stack",
                                                  "decoder_self_attention",
                                                  "cross_attention",
-                                                 "output_softmax"};
+                                                 "output_softmax",
+                                                 "loss",
+                                                 "backward"};
 
 }  // namespace
 

@@ -565,21 +565,27 @@ def make_case(index, c):
     return doc, expected
 
 
-def main():
-    os.makedirs(OUT_DIR, exist_ok=True)
+def write_cases(out_dir, cases, make):
+    """<case>.json and <case>.expected.json for every case, from make(index, case), and
+    cases.txt listing them (make_torch_grad_cases.py writes its cases the same way)."""
+    os.makedirs(out_dir, exist_ok=True)
     names = []
-    for i, c in enumerate(CASES):
-        doc, expected = make_case(i, c)
-        with open(os.path.join(OUT_DIR, c["name"] + ".json"), "w") as f:
+    for i, c in enumerate(cases):
+        doc, expected = make(i, c)
+        with open(os.path.join(out_dir, c["name"] + ".json"), "w") as f:
             json.dump(doc, f, indent=None)
             f.write("\n")
-        with open(os.path.join(OUT_DIR, c["name"] + ".expected.json"), "w") as f:
+        with open(os.path.join(out_dir, c["name"] + ".expected.json"), "w") as f:
             json.dump(expected, f, indent=None)
             f.write("\n")
         names.append(c["name"])
-    with open(os.path.join(OUT_DIR, "cases.txt"), "w") as f:
+    with open(os.path.join(out_dir, "cases.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
-    print(f"wrote {len(names)} cases to {OUT_DIR} (torch {torch.__version__})")
+    print(f"wrote {len(names)} cases to {out_dir} (torch {torch.__version__})")
+
+
+def main():
+    write_cases(OUT_DIR, CASES, make_case)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "gradient_check.h"
 #include "steps/masks.h"
 
 using attn::Tensor;
@@ -264,4 +265,69 @@ TEST_CASE("large score products and softmaxes take the fast path and agree with 
   CHECK(w.data[5] == 0.0);
   CHECK(fully_masked == 1);
   for (std::size_t j = 150; j < 300; ++j) CHECK(w.data[j] == 0.0);
+}
+
+TEST_CASE("softmax_rows_backward by hand: w ⊙ (dw - Σ dw ⊙ w)", "[attention][backward]") {
+  // w = [0.2, 0.3, 0.5], dw = [1, 0, 0]: Σ dw ⊙ w = 0.2, so dS = [0.2·0.8, 0.3·(-0.2), 0.5·(-0.2)]
+  const Tensor w = make({1, 3}, {"S", "T"}, {0.2, 0.3, 0.5});
+  const Tensor dw = make({1, 3}, {"S", "T"}, {1, 0, 0});
+  const Tensor ds = attn::softmax_rows_backward(w, dw);
+  CHECK_THAT(ds.data[0], WithinAbs(0.16, 1e-16));
+  CHECK_THAT(ds.data[1], WithinAbs(-0.06, 1e-16));
+  CHECK_THAT(ds.data[2], WithinAbs(-0.1, 1e-16));
+  // a fully masked row has zero weights and gets zero gradients, not NaN
+  const Tensor zeros = make({1, 3}, {"S", "T"}, {0, 0, 0});
+  CHECK(attn::softmax_rows_backward(zeros, dw).data == std::vector<double>{0, 0, 0});
+}
+
+TEST_CASE("the attention steps' backward functions agree with central differences", "[attention][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  using attn_test::wave_tensor;
+  const Tensor q = wave_tensor({2, 2, 3, 4}, {"B", "H", "S", "d"}, 0.2);
+  const Tensor k_t = wave_tensor({2, 2, 4, 5}, {"B", "H", "d", "T"}, 1.2);
+  const Tensor ds = wave_tensor({2, 2, 3, 5}, {"B", "H", "S", "T"}, 2.2);
+  const attn::ProductGradients scores = attn::attention_scores_backward(q, k_t, ds);
+  CHECK(relative_error(scores.da, numeric_gradient([&](const Tensor& v) { return attn::attention_scores(v, k_t); }, q,
+                                                   ds)) < 1e-9);
+  CHECK(relative_error(scores.db, numeric_gradient([&](const Tensor& v) { return attn::attention_scores(q, v); }, k_t,
+                                                   ds)) < 1e-9);
+  // softmax over rows of scaled scores, then the context with V (B,H,T,d)
+  const Tensor v = wave_tensor({2, 2, 5, 4}, {"B", "H", "T", "d"}, 3.2);
+  const Tensor dc = wave_tensor({2, 2, 3, 4}, {"B", "H", "S", "d"}, 4.2);
+  const Tensor weights = attn::softmax_rows(ds);
+  const attn::ProductGradients context = attn::attention_context_backward(weights, v, dc);
+  CHECK(relative_error(context.da, numeric_gradient([&](const Tensor& w) { return attn::attention_context(w, v); },
+                                                    weights, dc)) < 1e-9);
+  CHECK(relative_error(context.db,
+                       numeric_gradient([&](const Tensor& x) { return attn::attention_context(weights, x); }, v, dc)) <
+        1e-9);
+  const Tensor dw = wave_tensor(ds.shape, ds.axes, 5.2);
+  CHECK(relative_error(attn::softmax_rows_backward(weights, dw),
+                       numeric_gradient([](const Tensor& x) { return attn::softmax_rows(x); }, ds, dw)) < 1e-9);
+  CHECK(relative_error(attn::scale_scores_backward(dw, 4),
+                       numeric_gradient([](const Tensor& x) { return attn::scale_scores(x, 4); }, ds, dw)) < 1e-9);
+}
+
+TEST_CASE("the head moves' backward functions put each gradient back where its number came from",
+          "[attention][backward]") {
+  const Tensor x = attn_test::wave_tensor({2, 3, 6}, {"B", "S", "H*d"}, 0.4);
+  // split_heads then its backward is the identity; merge_heads likewise
+  const Tensor heads = attn::split_heads(x, 3);
+  CHECK(attn::split_heads_backward(heads).data == x.data);
+  CHECK(attn::split_heads_backward(heads).shape == x.shape);
+  CHECK(attn::merge_heads_backward(attn::merge_heads(heads), 3).data == heads.data);
+  const Tensor k = attn_test::wave_tensor({2, 3, 5, 2}, {"B", "H", "T", "d"}, 0.9);
+  CHECK(attn::transpose_keys_backward(attn::transpose_keys(k)).data == k.data);
+}
+
+TEST_CASE("a masked score's gradient is exactly 0, and the rest pass through", "[attention][backward]") {
+  const Tensor mask = attn::causal_mask(2, 2);  // row 0 hides key 1
+  const Tensor d = make({1, 1, 2, 2}, {"B", "H", "S", "T"}, {0.5, 0.25, -1.5, 2});
+  const Tensor out = attn::apply_mask_backward(d, mask);
+  CHECK(out.data == std::vector<double>{0.5, 0.0, -1.5, 2});
+  // through the softmax too: masked scores get weight 0, so their gradient is 0 already
+  const Tensor masked = attn::apply_mask(make({1, 1, 2, 2}, {"B", "H", "S", "T"}, {1, 2, 3, 4}), mask);
+  const Tensor ds = attn::softmax_rows_backward(attn::softmax_rows(masked), d);
+  CHECK(ds.data[1] == 0.0);
 }

@@ -30,3 +30,19 @@ TEST_CASE("scaling by sqrt(d_model)", "[embedding]") {
   x.data = {1, 2, 3, 4};
   CHECK(attn::scale_embedding(x).data == std::vector<double>{2, 4, 6, 8});
 }
+
+TEST_CASE("embedding_lookup_backward adds each position's gradient to its token's row", "[embedding][backward]") {
+  // ids [[2, 3, 2]]: row 2 gets positions 0 and 2, row 3 position 1, the others nothing
+  attn::Tensor ids({1, 3}, {"B", "S"});
+  ids.data = {2, 3, 2};
+  attn::Tensor dx({1, 3, 2}, {"B", "S", "N"});
+  dx.data = {1, 2, 10, 20, 100, 200};
+  attn::Tensor dtable({4, 2}, {"V", "N"});
+  dtable.data[0] = 0.5;  // it adds to what is there (a tied head's share, another sequence's)
+  attn::embedding_lookup_backward(ids, dx, dtable);
+  CHECK(dtable.data == std::vector<double>{0.5, 0, 0, 0, 101, 202, 10, 20});
+  // scaling by sqrt(N) scales the gradient by the same
+  attn::Tensor d({1, 1, 4}, {"B", "S", "N"});
+  d.data = {1, -2, 0.5, 0};
+  CHECK(attn::scale_embedding_backward(d).data == std::vector<double>{2, -4, 1, 0});
+}

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "gradient_check.h"
 #include "steps/projection.h"
 
 using Catch::Matchers::WithinAbs;
@@ -50,4 +51,55 @@ TEST_CASE("a large GELU layer is activate() on every element, on one thread or t
   }
   CHECK(wrong == 0);
   CHECK(negative > 0);  // GELU, not ReLU: negative inputs give small negative outputs
+}
+
+TEST_CASE("activation derivatives: ReLU's is 0 at exactly 0 (as PyTorch), GELU's is Φ(x) + x φ(x)",
+          "[feed_forward][backward]") {
+  CHECK(attn::activate_derivative(0.0, attn::Activation::ReLU) == 0.0);
+  CHECK(attn::activate_derivative(-1e-300, attn::Activation::ReLU) == 0.0);
+  CHECK(attn::activate_derivative(1e-300, attn::Activation::ReLU) == 1.0);
+  // torch.autograd.grad(F.gelu(x), x) at 0.0 and -1.0 (float64)
+  CHECK(attn::activate_derivative(0.0, attn::Activation::GELU) == 0.5);
+  CHECK_THAT(attn::activate_derivative(-1.0, attn::Activation::GELU), WithinAbs(-0.08331547058768635, 1e-16));
+  for (double x : {-2.5, -0.3, 0.7, 1.9})
+    CHECK_THAT(attn::activate_derivative(x, attn::Activation::GELU),
+               WithinAbs((attn::activate(x + 1e-6, attn::Activation::GELU) -
+                          attn::activate(x - 1e-6, attn::Activation::GELU)) /
+                             2e-6,
+                         1e-9));
+}
+
+TEST_CASE("feed-forward backward agrees with central differences, ReLU and GELU", "[feed_forward][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 4}, {"B", "S", "N"}, 0.1);
+  const attn::Tensor W1 = attn_test::wave_tensor({4, 6}, {"N", "F"}, 0.5);
+  const attn::Tensor b1 = attn_test::wave_tensor({6}, {"F"}, 1.5);
+  const attn::Tensor dh = attn_test::wave_tensor({2, 3, 6}, {"B", "S", "F"}, 2.5);
+  for (auto act : {attn::Activation::ReLU, attn::Activation::GELU}) {
+    const attn::Tensor hidden = attn::feed_forward_hidden(x, W1, b1, act);
+    const attn::ProjectionGradients g = attn::feed_forward_hidden_backward(x, W1, b1, act, hidden, dh);
+    CHECK(relative_error(
+              g.dx, numeric_gradient([&](const attn::Tensor& v) { return attn::feed_forward_hidden(v, W1, b1, act); },
+                                     x, dh)) < 1e-8);
+    CHECK(relative_error(
+              g.dW, numeric_gradient([&](const attn::Tensor& v) { return attn::feed_forward_hidden(x, v, b1, act); },
+                                     W1, dh)) < 1e-8);
+    CHECK(relative_error(
+              g.db, numeric_gradient([&](const attn::Tensor& v) { return attn::feed_forward_hidden(x, W1, v, act); },
+                                     b1, dh)) < 1e-8);
+  }
+}
+
+TEST_CASE("ReLU's backward passes nothing where the pre-activation is exactly 0", "[feed_forward][backward]") {
+  // x W_1 + b_1 = [0, 2]: the gradient reaches only the second unit
+  attn::Tensor x({1, 1, 1}, {"B", "S", "N"}), W1({1, 2}, {"N", "F"}), b1({2}, {"F"}), dh({1, 1, 2}, {"B", "S", "F"});
+  x.data = {1};
+  W1.data = {1, 1};
+  b1.data = {-1, 1};
+  dh.data = {5, 7};
+  const attn::Tensor hidden = attn::feed_forward_hidden(x, W1, b1, attn::Activation::ReLU);
+  const attn::ProjectionGradients g = attn::feed_forward_hidden_backward(x, W1, b1, attn::Activation::ReLU, hidden, dh);
+  CHECK(g.db.data == std::vector<double>{0, 7});
+  CHECK(g.dx.data == std::vector<double>{7});
 }

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "gradient_check.h"
+
 using Catch::Matchers::WithinAbs;
 
 TEST_CASE("layer_norm: biased variance, eps inside the square root (PyTorch)", "[layer_norm]") {
@@ -21,4 +23,23 @@ TEST_CASE("layer_norm: biased variance, eps inside the square root (PyTorch)", "
   const attn::Tensor z = attn::layer_norm(x, gamma, beta, 1e-5);
   CHECK_THAT(z.data[0], WithinAbs(2 * expected[0] + 1, 1e-15));
   CHECK_THAT(z.data[3], WithinAbs(2 * expected[3], 1e-15));
+}
+
+TEST_CASE("layer_norm_backward agrees with central differences for x, gamma and beta", "[layer_norm][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 5}, {"B", "S", "N"}, 0.3);
+  const attn::Tensor gamma = attn_test::wave_tensor({5}, {"N"}, 1.0);
+  const attn::Tensor beta = attn_test::wave_tensor({5}, {"N"}, 2.0);
+  const attn::Tensor dy = attn_test::wave_tensor({2, 3, 5}, {"B", "S", "N"}, 3.0);
+  for (double eps : {1e-5, 0.3}) {
+    CAPTURE(eps);
+    const attn::LayerNormGradients g = attn::layer_norm_backward(x, gamma, eps, dy);
+    const auto f_x = [&](const attn::Tensor& v) { return attn::layer_norm(v, gamma, beta, eps); };
+    const auto f_g = [&](const attn::Tensor& v) { return attn::layer_norm(x, v, beta, eps); };
+    const auto f_b = [&](const attn::Tensor& v) { return attn::layer_norm(x, gamma, v, eps); };
+    CHECK(relative_error(g.dx, numeric_gradient(f_x, x, dy)) < 1e-8);
+    CHECK(relative_error(g.dgamma, numeric_gradient(f_g, gamma, dy)) < 1e-9);
+    CHECK(relative_error(g.dbeta, numeric_gradient(f_b, beta, dy)) < 1e-9);
+  }
 }

@@ -51,3 +51,15 @@ TEST_CASE("learned positions are the table's first rows, added to every sentence
   x.data = {10, 10, 10, 10, 20, 20, 20, 20};
   CHECK(attn::add_positions(x, pe).data == std::vector<double>{11, 12, 13, 14, 21, 22, 23, 24});
 }
+
+TEST_CASE("positions' backward: the batch's gradients summed, into the first S rows of a table",
+          "[positional_encoding][backward]") {
+  attn::Tensor dy({2, 2, 1}, {"B", "S", "N"});
+  dy.data = {1, 2, 10, 20};
+  const attn::Tensor dpe = attn::add_positions_backward(dy);
+  CHECK(dpe.shape == attn::Shape{2, 1});
+  CHECK(dpe.data == std::vector<double>{11, 22});
+  attn::Tensor table({3, 1}, {"S", "N"});
+  attn::learned_positions_backward(dpe, table);
+  CHECK(table.data == std::vector<double>{11, 22, 0});
+}

@@ -1,9 +1,12 @@
 #include "steps/projection.h"
 
 #include <cmath>
+#include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "gradient_check.h"
 #include "kernels/parallel.h"
 #include "steps/positional_encoding.h"
 
@@ -108,5 +111,50 @@ TEST_CASE("seed 004 step 3: Q = X · Wq for \"I love AI\", and the rows its step
   for (std::size_t j = 0; j < 4; ++j) {
     CHECK(std::round(q.at({0, 1, j}) * 1e4) / 1e4 == love[j]);
     CHECK(std::round(q.at({0, 2, j}) * 1e4) / 1e4 == ai[j]);
+  }
+}
+
+TEST_CASE("linear_projection_backward: dx = dy Wᵀ, dW = xᵀ dy, db = Σ dy, as central differences say",
+          "[projection][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 4}, {"B", "S", "N"}, 0.1);
+  const attn::Tensor W = attn_test::wave_tensor({4, 5}, {"N", "M"}, 0.7);
+  const attn::Tensor b = attn_test::wave_tensor({5}, {"M"}, 1.9);
+  const attn::Tensor dy = attn_test::wave_tensor({2, 3, 5}, {"B", "S", "M"}, 2.3);
+  const attn::ProjectionGradients g = attn::linear_projection_backward(x, W, true, dy);
+  CHECK(g.dx.shape == x.shape);
+  CHECK(g.dW.shape == W.shape);
+  CHECK(g.db.shape == b.shape);
+  const auto f_x = [&](const attn::Tensor& v) { return attn::linear_projection(v, W, b, "M"); };
+  const auto f_W = [&](const attn::Tensor& v) { return attn::linear_projection(x, v, b, "M"); };
+  const auto f_b = [&](const attn::Tensor& v) { return attn::linear_projection(x, W, v, "M"); };
+  CHECK(relative_error(g.dx, numeric_gradient(f_x, x, dy)) < 1e-9);
+  CHECK(relative_error(g.dW, numeric_gradient(f_W, W, dy)) < 1e-9);
+  CHECK(relative_error(g.db, numeric_gradient(f_b, b, dy)) < 1e-9);
+  // without a bias, no db
+  CHECK(attn::linear_projection_backward(x, W, false, dy).db.data.empty());
+}
+
+TEST_CASE("matmul_transposed: the plain loops and the fast kernel compute aᵀb and abᵀ", "[projection][backward]") {
+  // (M,K,P) = (40,30,50): 60,000 multiply-adds, above kExactMaxElements, so the kernel; and
+  // (4,3,5) by the loops. Both against a sum written out here.
+  for (const auto& [M, K, P] : {std::tuple<std::size_t, std::size_t, std::size_t>{40, 30, 50}, {4, 3, 5}}) {
+    CAPTURE(M, K, P);
+    const attn::Tensor a = attn_test::wave_tensor({K, M}, {}, 0.3), b = attn_test::wave_tensor({K, P}, {}, 1.1);
+    std::vector<double> out(M * P), by_hand(M * P);
+    attn::matmul_transposed(a.data.data(), b.data.data(), attn::Transposed::A, out.data(), M, K, P);
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < P; ++j)
+        for (std::size_t k = 0; k < K; ++k) by_hand[i * P + j] += a.data[k * M + i] * b.data[k * P + j];
+    for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(std::abs(out[i] - by_hand[i]) < 1e-12);
+    // a @ bᵀ with a (M,K) and b stored (P,K)
+    const attn::Tensor c = attn_test::wave_tensor({M, K}, {}, 0.5), d = attn_test::wave_tensor({P, K}, {}, 2.1);
+    attn::matmul_transposed(c.data.data(), d.data.data(), attn::Transposed::B, out.data(), M, K, P);
+    std::fill(by_hand.begin(), by_hand.end(), 0.0);
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < P; ++j)
+        for (std::size_t k = 0; k < K; ++k) by_hand[i * P + j] += c.data[i * K + k] * d.data[j * K + k];
+    for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(std::abs(out[i] - by_hand[i]) < 1e-12);
   }
 }

@@ -15,3 +15,10 @@ TEST_CASE("residual_add adds element by element", "[residual]") {
   attn::Tensor c({1, 2, 1}, {"B", "S", "N"});
   CHECK_THROWS_AS(attn::residual_add(a, c), attn::InternalError);
 }
+
+TEST_CASE("a residual passes its gradient to both terms, and two gradients of one tensor add", "[residual][backward]") {
+  attn::Tensor dy({1, 1, 2}, {"B", "S", "N"});
+  dy.data = {0.5, -3};
+  CHECK(attn::residual_add_backward(dy).data == dy.data);
+  CHECK(attn::gradient_sum(dy, dy).data == std::vector<double>{1, -6});
+}

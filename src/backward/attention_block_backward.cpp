@@ -1,0 +1,113 @@
+// Multi-head attention backward, step by step: Figure 2 of the paper read from the top.
+#include <string>
+
+#include "backward/layers_backward.h"
+#include "steps/attention.h"
+#include "steps/projection.h"
+#include "steps/residual.h"
+
+namespace attn {
+
+namespace {
+
+// The backward of one projection, X @ W + b -> P: adds dW and db to the weights' gradients
+// and returns dX.
+Tensor projection_backward(const Tensor& x, const Tensor& W, const Tensor& b, WeightKind w_kind, WeightKind b_kind,
+                           const AttentionWeights& weights, const GradScope& at, const Tensor& dp) {
+  ProjectionGradients g = linear_projection_backward(x, W, !b.data.empty(), dp);
+  at.weights().add_projection(at.weight_id(w_kind), weights, std::move(g.dW));
+  if (!b.data.empty()) at.weights().add(at.weight_id(b_kind), std::move(g.db));
+  return std::move(g.dx);
+}
+
+// Steps 2-1 backward: the heads merged back into Q, K, V, then the projections. Records
+// grad.v_heads, grad.k_heads, grad.q_heads, grad.v, grad.k, grad.q.
+AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_kv, const AttentionWeights& w,
+                                             const GradScope& at, Tensor dq_heads, Tensor dk_heads, Tensor dv_heads) {
+  // (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+  Tensor dv = split_heads_backward(dv_heads), dk = split_heads_backward(dk_heads), dq = split_heads_backward(dq_heads);
+  // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K
+  at.record(StepKind::ValueHeads, std::move(dv_heads),
+            {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
+  at.record(StepKind::KeyHeads, std::move(dk_heads), {at.kept_gradient(StepKind::TransposedKeys)});
+  at.record(StepKind::QueryHeads, std::move(dq_heads),
+            {at.kept_gradient(StepKind::Scores), at.kept(StepKind::KeyHeads)});
+
+  // X @ W + b: dX = dP @ Wᵀ, dW = Xᵀ @ dP, db = Σ dP; K and V read the same x_kv
+  const Tensor xq = at.value(x_q);
+  const Tensor xkv_own = x_kv == x_q ? Tensor() : at.value(x_kv);
+  const Tensor& xkv = x_kv == x_q ? xq : xkv_own;
+  AttentionInputGradients g;
+  g.dx_q = projection_backward(xq, w.W_q, w.b_q, WeightKind::W_q, WeightKind::b_q, w, at, dq);
+  const Tensor dx_k = projection_backward(xkv, w.W_k, w.b_k, WeightKind::W_k, WeightKind::b_k, w, at, dk);
+  const Tensor dx_v = projection_backward(xkv, w.W_v, w.b_v, WeightKind::W_v, WeightKind::b_v, w, at, dv);
+  g.dx_kv = gradient_sum(dx_k, dx_v);
+  at.record(StepKind::Value, std::move(dv), {at.kept_gradient(StepKind::ValueHeads)});
+  at.record(StepKind::Key, std::move(dk), {at.kept_gradient(StepKind::KeyHeads)});
+  at.record(StepKind::Query, std::move(dq), {at.kept_gradient(StepKind::QueryHeads)});
+  return g;
+}
+
+}  // namespace
+
+AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const StepId& x_kv, const AttentionWeights& w,
+                                                      const StepId* mask, const ModelConfig& config,
+                                                      const GradScope& at, const Tensor& doutput) {
+  // doutput is (B,S,N) (or (B,S,H*d) without W_o); x_q is (B,S,N), x_kv is (B,T,N)
+  const std::size_t H = config.num_heads;
+
+  // 7. output projection: output = concat @ W_o + b_o
+  Tensor dconcat;
+  if (w.has_output_projection()) {
+    at.record(StepKind::OutputProjection, doutput);
+    ProjectionGradients g =
+        linear_projection_backward(at.value(StepKind::MergedHeads), w.W_o, !w.b_o.data.empty(), doutput);
+    at.weights().add(at.weight_id(WeightKind::W_o), std::move(g.dW));
+    if (!w.b_o.data.empty()) at.weights().add(at.weight_id(WeightKind::b_o), std::move(g.db));
+    dconcat = std::move(g.dx);
+  } else {
+    dconcat = doutput;
+  }
+
+  // 6. merge heads: (B,S,H*d) -> (B,H,S,d)
+  Tensor dcontext = merge_heads_backward(dconcat, H);
+  at.record(StepKind::MergedHeads, std::move(dconcat),
+            w.has_output_projection() ? std::vector<Operand>{at.kept_gradient(StepKind::OutputProjection),
+                                                             transposed_operand(at.weight("W_o", w.W_o))}
+                                      : std::vector<Operand>{});
+
+  // 5. context = weights @ V: dweights = dcontext @ Vᵀ, dV = weightsᵀ @ dcontext
+  const Tensor weights = at.value(StepKind::AttentionWeights);
+  ProductGradients context = attention_context_backward(weights, at.value(StepKind::ValueHeads), dcontext);
+  at.record(StepKind::Context, std::move(dcontext), {at.kept_gradient(StepKind::MergedHeads)});
+
+  // 4. softmax, then the mask: dx = weights ⊙ (dweights - rowsum(dweights ⊙ weights))
+  Tensor dsoftmax = softmax_rows_backward(weights, context.da);
+  at.record(StepKind::AttentionWeights, std::move(context.da),
+            {at.kept_gradient(StepKind::Context), transposed_operand(at.kept(StepKind::ValueHeads))});
+  const std::vector<Operand> softmax_operands = {at.kept(StepKind::AttentionWeights),
+                                                 at.kept_gradient(StepKind::AttentionWeights)};
+  Tensor dscaled;
+  if (mask) {
+    dscaled = apply_mask_backward(dsoftmax, at.value(*mask));
+    at.record(StepKind::MaskedScores, std::move(dsoftmax), softmax_operands);
+  } else {
+    dscaled = std::move(dsoftmax);
+  }
+
+  // 3. scaled = scores / √d; scores = Q @ Kᵀ: dQ = dscores @ K, dKᵀ = Qᵀ @ dscores
+  Tensor dscores = scale_scores_backward(dscaled, config.d_head);
+  at.record(StepKind::ScaledScores, std::move(dscaled),
+            mask ? std::vector<Operand>{at.kept_gradient(StepKind::MaskedScores)} : softmax_operands);
+  ProductGradients scores =
+      attention_scores_backward(at.value(StepKind::QueryHeads), at.value(StepKind::TransposedKeys), dscores);
+  at.record(StepKind::Scores, std::move(dscores), {at.kept_gradient(StepKind::ScaledScores)});
+  Tensor dk_heads = transpose_keys_backward(scores.db);
+  at.record(StepKind::TransposedKeys, std::move(scores.db),
+            {transposed_operand(at.kept(StepKind::QueryHeads)), at.kept_gradient(StepKind::Scores)});
+
+  // 2-1. the heads and the projections
+  return projections_backward(x_q, x_kv, w, at, std::move(scores.da), std::move(dk_heads), std::move(context.db));
+}
+
+}  // namespace attn

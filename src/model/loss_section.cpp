@@ -1,0 +1,169 @@
+#include "model/loss_section.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attn/model_file.h"
+#include "model/tensor_values.h"
+#include "model/token_input.h"
+#include "steps/tokenizer.h"
+
+namespace attn {
+
+namespace {
+
+// The output positions' sequence: the target with a decoder, else the source.
+struct OutputSequence {
+  std::vector<std::size_t> lengths;  // tokens per sentence (every one the same for numbers)
+  std::size_t batch = 0;
+};
+
+OutputSequence output_sequence(const Model& model) {
+  const bool target = model.has_decoder();
+  const TokenInput& tokens = target ? model.target_tokens : model.source_tokens;
+  const Tensor& numbers = target ? model.target_input : model.input;
+  OutputSequence out;
+  if (!tokens.empty()) {
+    for (const auto& list : token_lists(tokens)) out.lengths.push_back(list.size());
+  } else if (numbers.rank() == 3) {
+    out.lengths.assign(numbers.shape[0], numbers.shape[1]);
+  }
+  out.batch = out.lengths.size();
+  return out;
+}
+
+// One sentence's labels: a text, tokens or ids, as ids; unknown tokens become <UNK>.
+std::vector<std::size_t> read_label_list(const JsonReader& reader, const Json& value, const std::string& path,
+                                         const Vocabulary& vocab) {
+  std::vector<std::string> tokens;
+  std::vector<std::size_t> ids;
+  if (value.is_string()) {
+    tokens = split_tokens(value.get<std::string>());
+  } else if (value.is_array() && !value.empty()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const std::string at = json_index(path, i);
+      if (value[0].is_string()) {
+        tokens.push_back(reader.string(value[i], at));
+      } else {
+        const std::int64_t id = reader.integer(value[i], at);
+        if (id < 0 || static_cast<std::size_t>(id) >= vocab.size())
+          reader.fail(
+              at, fmt::format("expected a token id from 0 to {} (the vocab's rows), found {}", vocab.size() - 1, id));
+        ids.push_back(static_cast<std::size_t>(id));
+      }
+    }
+  } else {
+    reader.fail(
+        path, "expected labels as a sentence, a list of tokens or a list of token ids, found " + describe_json(value));
+  }
+  for (const auto& token : tokens) {
+    const auto id = vocab.find(token);
+    if (!id && !vocab.unknown_id())
+      reader.fail(path, "unknown token \"" + token + "\" and the vocabulary has no \"<UNK>\"");
+    ids.push_back(id ? *id : *vocab.unknown_id());
+  }
+  return ids;
+}
+
+// The labels, (B,T) ids, <PAD> after each sentence's end.
+Tensor read_labels(const JsonReader& reader, const Json& value, const std::string& path, const Model& model) {
+  const OutputSequence out = output_sequence(model);
+  const char* against = model.has_decoder() ? "target" : "input";
+  std::vector<Json> sentences;
+  if (model.batched) {
+    reader.array(value, path);
+    if (value.size() != out.batch)
+      reader.fail(path, fmt::format("expected {} lists of labels, one per {} sentence, found {}", out.batch, against,
+                                    value.size()));
+    sentences.assign(value.begin(), value.end());
+  } else {
+    sentences.push_back(value);
+  }
+  const std::size_t T = out.lengths.empty() ? 0 : *std::max_element(out.lengths.begin(), out.lengths.end());
+  const std::size_t pad = model.vocab.pad_id().value_or(0);
+  Tensor labels({sentences.size(), T}, {"B", model.has_decoder() ? "T" : "S"});
+  std::fill(labels.data.begin(), labels.data.end(), static_cast<double>(pad));
+  std::size_t counted = 0;
+  for (std::size_t b = 0; b < sentences.size(); ++b) {
+    const std::string at = model.batched ? json_index(path, b) : path;
+    const std::vector<std::size_t> ids = read_label_list(reader, sentences[b], at, model.vocab);
+    if (ids.size() != out.lengths[b])
+      reader.fail(at, fmt::format("expected {0} label{1}, one per position of the {2} ({0} token{1}), found {3}",
+                                  out.lengths[b], out.lengths[b] == 1 ? "" : "s", against, ids.size()));
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+      labels.data[b * T + t] = static_cast<double>(ids[t]);
+      counted += model.vocab.pad_id() && ids[t] == pad ? 0 : 1;
+    }
+  }
+  if (counted == 0)
+    reader.fail(path,
+                "expected at least one label other than <PAD>: <PAD> labels are ignored, so the loss would "
+                "be a mean over no positions");
+  return labels;
+}
+
+}  // namespace
+
+Shape final_output_shape(const Model& model) {
+  const OutputSequence out = output_sequence(model);
+  const std::size_t L = out.lengths.empty() ? 0 : *std::max_element(out.lengths.begin(), out.lengths.end());
+  std::size_t W = model.config.d_model;
+  if (!model.has_decoder() && !model.encoder.empty() && !model.encoder.back().full &&
+      !model.encoder.back().attention.has_output_projection())
+    W = model.config.num_heads * model.config.d_head;
+  if (model.batched) return {out.batch, L, W};
+  return {L, W};
+}
+
+void read_loss_section(LoadContext& context, const Json& value, const std::string& path, Model& model) {
+  const JsonReader& reader = context.reader;
+  const Json* labels = reader.member(value, "labels");
+  const Json* output_grad = reader.member(value, "output_grad");
+  if (labels && output_grad)
+    reader.fail(json_child(path, "output_grad"),
+                "expected either labels (with an output head) or output_grad (without one), found both");
+  if (labels) {
+    if (!model.output.present)
+      reader.fail(json_child(path, "labels"),
+                  "the model has no output head to score the labels; give the gradient of its output as "
+                  "input.output_grad instead (or add an \"output\")");
+    model.labels = read_labels(reader, *labels, json_child(path, "labels"), model);
+  }
+  if (output_grad) {
+    if (model.output.present)
+      reader.fail(json_child(path, "output_grad"),
+                  "the model has an output head, so its loss is the cross-entropy of input.labels; output_grad is "
+                  "for models without one");
+    const Shape shape = final_output_shape(model);
+    Tensor g = read_tensor(context, *output_grad, json_child(path, "output_grad"),
+                           TensorRequest{shape, {}, model.batched ? "the output's (B, S, N)" : "the output's (S, N)"});
+    // (S, N) -> (1, S, N), as the input: the run always has a batch axis.
+    if (!model.batched) g.shape.insert(g.shape.begin(), 1);
+    g.axes = {"B", model.has_decoder() ? "T" : "S", shape.back() == model.config.d_model ? "N" : "H*d"};
+    model.output_grad = std::move(g);
+  }
+}
+
+void replace_labels(Model& model, const std::string& text, const std::string& origin) {
+  const JsonReader reader(model.source);
+  if (!model.output.present)
+    reader.fail(origin, "the model has no output head to score labels against (labels need an \"output\")");
+  if (model.batched) reader.fail(origin, "the model's input is a batch; --labels gives one sentence's labels");
+  model.labels = read_labels(reader, Json(text), origin, model);
+}
+
+void check_loss_defined(const Model& model) {
+  if (model.output.present && model.labels.data.empty())
+    throw InputError(model.source, "input.labels",
+                     "missing: attn grad needs the loss's labels, one token per output position (the token each "
+                     "position should predict); give them in the file or with --labels");
+  if (!model.output.present && model.output_grad.data.empty())
+    throw InputError(model.source, "input.output_grad",
+                     fmt::format("missing: attn grad needs the gradient of the loss with respect to the model's "
+                                 "output, a tensor of shape {} (or \"randn\"): the loss is sum(output * output_grad)",
+                                 shape_string(final_output_shape(model))));
+}
+
+}  // namespace attn

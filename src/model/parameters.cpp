@@ -1,0 +1,101 @@
+#include "attn/parameters.h"
+
+#include "model/attention_section.h"
+
+namespace attn {
+
+namespace {
+
+// Calls add(id, tensor) for every non-empty weight, in the documented order. Model is
+// Model or const Model, so that both lists come from this one walk.
+template <typename M, typename Add>
+void each_parameter(M& model, Add add) {
+  const auto put = [&](ParameterId id, auto& tensor) {
+    if (!tensor.data.empty()) add(id, tensor);
+  };
+  const auto attention = [&](auto& a, Stack stack, int layer, Block block) {
+    const ParameterId at{WeightKind::W_q, stack, layer, block, 0, -1};
+    const auto with = [&](WeightKind kind, int head = -1) {
+      ParameterId id = at;
+      id.kind = kind;
+      id.head = head;
+      return id;
+    };
+    if (a.heads.empty()) {
+      put(with(WeightKind::W_q), a.W_q);
+      put(with(WeightKind::W_k), a.W_k);
+      put(with(WeightKind::W_v), a.W_v);
+    }
+    for (std::size_t h = 0; h < a.heads.size(); ++h) {
+      put(with(WeightKind::W_q, static_cast<int>(h)), a.heads[h].W_q);
+      put(with(WeightKind::W_k, static_cast<int>(h)), a.heads[h].W_k);
+      put(with(WeightKind::W_v, static_cast<int>(h)), a.heads[h].W_v);
+    }
+    put(with(WeightKind::W_o), a.W_o);
+    put(with(WeightKind::b_q), a.b_q);
+    put(with(WeightKind::b_k), a.b_k);
+    put(with(WeightKind::b_v), a.b_v);
+    put(with(WeightKind::b_o), a.b_o);
+  };
+  const auto norm = [&](auto& n, Stack stack, int layer, int number) {
+    put(ParameterId{WeightKind::Gamma, stack, layer, Block::None, number, -1}, n.gamma);
+    put(ParameterId{WeightKind::Beta, stack, layer, Block::None, number, -1}, n.beta);
+  };
+  const auto ffn = [&](auto& f, Stack stack, int layer) {
+    put(ParameterId{WeightKind::W_1, stack, layer, Block::FeedForward, 0, -1}, f.W_1);
+    put(ParameterId{WeightKind::b_1, stack, layer, Block::FeedForward, 0, -1}, f.b_1);
+    put(ParameterId{WeightKind::W_2, stack, layer, Block::FeedForward, 0, -1}, f.W_2);
+    put(ParameterId{WeightKind::b_2, stack, layer, Block::FeedForward, 0, -1}, f.b_2);
+  };
+  put(ParameterId{WeightKind::Embedding}, model.embedding);
+  put(ParameterId{WeightKind::Positions}, model.positions);
+  for (std::size_t i = 0; i < model.encoder.size(); ++i) {
+    auto& l = model.encoder[i];
+    const int layer = static_cast<int>(i);
+    attention(l.attention, Stack::Encoder, layer, Block::SelfAttention);
+    norm(l.norm1, Stack::Encoder, layer, 1);
+    ffn(l.ffn, Stack::Encoder, layer);
+    norm(l.norm2, Stack::Encoder, layer, 2);
+  }
+  norm(model.encoder_norm, Stack::Encoder, -1, 0);
+  for (std::size_t j = 0; j < model.decoder.size(); ++j) {
+    auto& l = model.decoder[j];
+    const int layer = static_cast<int>(j);
+    attention(l.self_attention, Stack::Decoder, layer, Block::MaskedSelfAttention);
+    norm(l.norm1, Stack::Decoder, layer, 1);
+    attention(l.cross_attention, Stack::Decoder, layer, Block::CrossAttention);
+    norm(l.norm2, Stack::Decoder, layer, 2);
+    ffn(l.ffn, Stack::Decoder, layer);
+    norm(l.norm3, Stack::Decoder, layer, 3);
+  }
+  norm(model.decoder_norm, Stack::Decoder, -1, 0);
+  put(ParameterId{WeightKind::OutputW}, model.output.W);
+  put(ParameterId{WeightKind::OutputB}, model.output.b);
+}
+
+}  // namespace
+
+std::vector<Parameter> parameters(Model& model) {
+  std::vector<Parameter> list;
+  each_parameter(model, [&](const ParameterId& id, Tensor& t) { list.push_back({id, &t}); });
+  return list;
+}
+
+std::vector<ConstParameter> parameters(const Model& model) {
+  std::vector<ConstParameter> list;
+  each_parameter(model, [&](const ParameterId& id, const Tensor& t) { list.push_back({id, &t}); });
+  return list;
+}
+
+void fuse_head_weights(Model& model) {
+  const auto fuse = [&](AttentionWeights& a) {
+    if (!a.heads.empty()) fuse_attention_heads(a, model.config);
+  };
+  for (auto& l : model.encoder) fuse(l.attention);
+  for (auto& l : model.decoder) {
+    fuse(l.self_attention);
+    fuse(l.cross_attention);
+  }
+}
+
+}  // namespace attn

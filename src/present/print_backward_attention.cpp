@@ -1,0 +1,155 @@
+// Multi-head attention backward, from the output projection down to the projections.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "present/attention_views.h"
+#include "present/step_printers.h"
+#include "present/tensor_views.h"
+#include "present/worked_backward.h"
+
+namespace attn {
+
+namespace {
+
+std::string upper(const std::string& letter) { return letter == "q" ? "Q" : letter == "k" ? "K" : "V"; }
+
+// Column c of a matrix.
+std::vector<double> column_of(const Tensor& m, std::size_t c) {
+  std::vector<double> out;
+  for (std::size_t r = 0; r < m.shape[0]; ++r) out.push_back(m.data[r * m.shape[1] + c]);
+  return out;
+}
+
+// The (S,d) matrices of head h of the cell's batch item: the gradient entry e itself and
+// the forward tensor `kind` of its block; nullopt when either is gone or the cell is outside.
+std::optional<std::pair<Tensor, Tensor>> gradient_and_forward(const TraceEntry& e, StepKind kind, PrintContext& c) {
+  const TraceEntry* f = c.forward_sibling(e.id, kind);
+  const std::size_t b = c.cell_batch(), h = c.cell_head();
+  if (!f || b >= batch_count(e.tensor) || h >= c.model.config.num_heads) return std::nullopt;
+  return std::pair{head_matrix(e.tensor, b, h), head_matrix(f->tensor, b, h)};
+}
+
+}  // namespace
+
+void print_projection_backward(const TraceEntry& e, PrintContext& c) {
+  const std::string l = projection_letter(e.id.kind), L = upper(l);
+  const bool cross_kv = e.id.block == Block::CrossAttention && l != "q";
+  const std::string x = cross_kv ? "M" : "X";
+  print_backward_text(
+      e, c,
+      {l.c_str(),
+       L == "Q"   ? "Query projection"
+       : L == "K" ? "Key projection"
+                  : "Value projection",
+       {fmt::format("dL/d{0} += dL/d{1} · W_{2}ᵀ   ({0}'s share through {1}{3})", x, L, l,
+                    cross_kv ? ", M the encoder's output" : ""),
+        fmt::format("dL/dW_{0} = {1}ᵀ · dL/d{2},  dL/db_{0} = Σ dL/d{2}, summed over every position", l, x, L)},
+       "dL/d" + L});
+  const WeightKind w = l == "q" ? WeightKind::W_q : l == "k" ? WeightKind::W_k : WeightKind::W_v;
+  print_weight_gradients(e, c, w);
+  print_weight_gradients(e, c, l == "q" ? WeightKind::b_q : l == "k" ? WeightKind::b_k : WeightKind::b_v);
+}
+
+void print_split_heads_backward(const TraceEntry& e, PrintContext& c) {
+  const std::string L = upper(projection_letter(e.id.kind));
+  print_backward_text(e, c,
+                      {"split_heads",
+                       fmt::format("Split {} into heads", L),
+                       {"each gradient goes back where its number came from: transpose the heads back, then "
+                        "reshape (B,H,S,d) -> (B,S,H*d)"},
+                       "dL/d" + L + "_heads"});
+}
+
+void print_transposed_keys_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c, {"transpose_k", "Transpose K", {"dL/dK = (dL/dKᵀ)ᵀ: transposed back"}, "dL/dK_T"});
+}
+
+void print_scores_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"scores",
+                       "Raw scores",
+                       {"scores = Q · Kᵀ:  dL/dQ = dL/dscores · K,  dL/dKᵀ = Qᵀ · dL/dscores",
+                        "(score[i][j] = q_i · k_j, so it sends dL/dscore[i][j] · k_j to q_i and · q_i to k_j)"},
+                       "dL/dscores"});
+  const auto m = gradient_and_forward(e, StepKind::KeyHeads, c);
+  const std::size_t i = c.cell_row(), col = c.cell_column();
+  if (m && i < m->first.shape[0] && col < m->second.shape[1])
+    c.page.worked(
+        worked_dot_product({fmt::format("dL/dQ{}[{}][{}]", head_index(e.tensor, c.cell_batch(), c.cell_head()), i, col),
+                            fmt::format("dL/dscores[{}]", i), fmt::format("K[:,{}]", col), ""},
+                           row_of(m->first, i), column_of(m->second, col), std::nullopt, c.worked_options()));
+}
+
+void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c) {
+  const std::size_t d = c.model.config.d_head;
+  print_backward_text(e, c,
+                      {"scale",
+                       "Scale",
+                       {fmt::format("scaled = scores / √d:  dL/dscores = dL/dscaled / √{} = dL/dscaled / {}", d,
+                                    plain_number(std::sqrt(double(d))))},
+                       "dL/dscaled"});
+}
+
+void print_masked_scores_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"masked_scores",
+                       "Mask",
+                       {"masked = scaled + mask:  dL/dscaled = dL/dmasked where a key is visible, exactly 0 where the "
+                        "mask is -inf",
+                        "(a hidden key got weight 0, so its score changes nothing: no gradient reaches it)"},
+                       "dL/dmasked"});
+}
+
+void print_attention_weights_backward(const TraceEntry& e, PrintContext& c) {
+  const bool masked = c.forward_sibling(e.id, StepKind::MaskedScores) != nullptr;
+  const std::string x = masked ? "masked" : "scaled";
+  print_backward_text(e, c,
+                      {"softmax",
+                       "Softmax",
+                       {fmt::format("dL/d{} = w ⊙ (dL/dw - Σ_j dL/dw_j · w_j), row by row (w the weights)", x)},
+                       "dL/dweights"});
+  const auto m = gradient_and_forward(e, StepKind::AttentionWeights, c);
+  const std::size_t i = c.cell_row();
+  if (m && i < m->first.shape[0])
+    c.page.worked(worked_softmax_backward_row(
+        row_of(m->second, i), row_of(m->first, i),
+        fmt::format("dL/d{}{}[{}]", x, head_index(e.tensor, c.cell_batch(), c.cell_head()), i), c.worked_options()));
+}
+
+void print_context_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"context",
+                       "Context",
+                       {"context = weights · V:  dL/dweights = dL/dcontext · Vᵀ,  dL/dV = weightsᵀ · dL/dcontext"},
+                       "dL/dcontext"});
+  const auto m = gradient_and_forward(e, StepKind::ValueHeads, c);
+  const std::size_t i = c.cell_row(), j = c.cell_column();
+  if (m && i < m->first.shape[0] && j < m->second.shape[0])
+    c.page.worked(worked_dot_product(
+        {fmt::format("dL/dweights{}[{}][{}]", head_index(e.tensor, c.cell_batch(), c.cell_head()), i, j),
+         fmt::format("dL/dcontext[{}]", i), fmt::format("V[{}]", j), ""},
+        row_of(m->first, i), row_of(m->second, j), std::nullopt, c.worked_options()));
+}
+
+void print_merged_heads_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"merge_heads",
+                       "Merge heads",
+                       {"each head gets back the gradient of its own columns: reshape (B,S,H*d) -> (B,S,H,d), then "
+                        "transpose to (B,H,S,d)"},
+                       "dL/dconcat"});
+}
+
+void print_output_projection_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"output_projection",
+                       "Output projection",
+                       {"dL/dconcat = dL/doutput · W_oᵀ,  dL/dW_o = concatᵀ · dL/doutput,  dL/db_o = Σ dL/doutput"},
+                       "dL/doutput"});
+  print_weight_gradients(e, c, WeightKind::W_o);
+  print_weight_gradients(e, c, WeightKind::b_o);
+}
+
+}  // namespace attn

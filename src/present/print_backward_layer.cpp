@@ -1,0 +1,68 @@
+// The rest of a layer backward: residual connections, layer norms, the feed-forward
+// network, the layer's output.
+#include <fmt/format.h>
+
+#include "present/step_printers.h"
+
+namespace attn {
+
+void print_residual_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"residual",
+                       "Add (residual connection)",
+                       {"r = x + Sublayer(x):  dL/dx = dL/dSublayer(x) = dL/dr, unchanged",
+                        "(x's gradient gets the sub-layer's own share added once the sub-layer's backward is done)"},
+                       "dL/dr"});
+}
+
+void print_norm_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"norm",
+                       e.id.kind == StepKind::FinalNorm ? "Final LayerNorm" : "LayerNorm",
+                       {"dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ, per position   (x̂ = (x - mean) / σ, "
+                        "σ = sqrt(var + eps), g = dL/dLN ⊙ gamma: the mean and σ depend on every x of the row)",
+                        "dL/dgamma = Σ dL/dLN ⊙ x̂,  dL/dbeta = Σ dL/dLN, summed over every position"},
+                       "dL/dLN"});
+  print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
+  print_weight_gradients(e, c, WeightKind::Beta, e.id.number);
+}
+
+void print_ffn_output_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(
+      e, c,
+      {"ffn",
+       "Feed-forward, second layer",
+       {"dL/dhidden = dL/dffn · W_2ᵀ,  dL/dW_2 = hiddenᵀ · dL/dffn,  dL/db_2 = Σ dL/dffn over every position"},
+       "dL/dffn"});
+  print_weight_gradients(e, c, WeightKind::W_2);
+  print_weight_gradients(e, c, WeightKind::b_2);
+}
+
+void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
+  const bool relu = c.model.config.activation == Activation::ReLU;
+  print_backward_text(
+      e, c,
+      {"ffn",
+       "Feed-forward, first layer",
+       {relu ? "a = x · W_1 + b_1, hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, "
+               "as PyTorch)"
+             : "a = x · W_1 + b_1, hidden = GELU(a):  dL/da = dL/dhidden ⊙ (Φ(a) + a·φ(a)), φ the normal density",
+        "dL/dx = dL/da · W_1ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/db_1 = Σ dL/da over every position"},
+       "dL/dhidden"});
+  print_weight_gradients(e, c, WeightKind::W_1);
+  print_weight_gradients(e, c, WeightKind::b_1);
+}
+
+void print_layer_output_backward(const TraceEntry& e, PrintContext& c) {
+  const bool encoder = e.id.stack == Stack::Encoder;
+  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", encoder ? "Encoder" : "Decoder"), "",
+                    "backward.layer_output");
+  c.page.formula(encoder && c.model.has_decoder()
+                     ? "dL/d(layer output): what the layer above sent back, or for the last layer the sum of every "
+                       "decoder layer's cross-attention (keys and values) through the final norm"
+                     : "dL/d(layer output): what the layer above, the final norm or the output head sent back");
+  c.page.shapes(shape_with_axes(e.tensor));
+  c.page.tensor("dL/doutput", e.tensor);
+}
+
+}  // namespace attn

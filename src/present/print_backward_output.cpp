@@ -1,0 +1,142 @@
+// The loss, and the backward of the output head: where the backward pass starts.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "present/step_printers.h"
+#include "present/tensor_views.h"
+#include "present/worked_backward.h"
+
+namespace attn {
+
+namespace {
+
+// At most this many positions are worked out in the loss step.
+constexpr std::size_t kLossPositionsShown = 16;
+
+// The labels' sequence: the target's positions with a decoder, else the source's.
+Sequence label_sequence(const Model& model) { return model.has_decoder() ? Sequence::Target : Sequence::Source; }
+
+std::size_t counted_positions(const Model& model) {
+  const auto pad = model.vocab.pad_id();
+  std::size_t n = 0;
+  for (double label : model.labels.data) n += pad && static_cast<std::size_t>(label) == *pad ? 0 : 1;
+  return n;
+}
+
+// -log p(label) at each position, as worked_cross_entropy lists them.
+std::vector<LossPosition> loss_positions(const Tensor& p, PrintContext& c) {
+  const Model& model = c.model;
+  const std::size_t T = model.labels.shape[1], V = model.vocab.size();
+  const auto pad = model.vocab.pad_id();
+  std::vector<LossPosition> positions;
+  for (std::size_t r = 0; r < model.labels.size() && positions.size() < kLossPositionsShown; ++r) {
+    const std::size_t b = r / T, t = r % T;
+    const auto label = static_cast<std::size_t>(model.labels.data[r]);
+    const std::string token = c.labels(label_sequence(model), b, T)[t];
+    LossPosition pos;
+    pos.where = fmt::format("{}position {} (\"{}\")", model.batched ? fmt::format("[{}] ", b) : "", t, token);
+    pos.label = model.vocab.token(label);
+    pos.probability = p.data[r * V + label];
+    pos.ignored = pad && label == *pad;
+    positions.push_back(pos);
+  }
+  return positions;
+}
+
+}  // namespace
+
+void print_loss(const TraceEntry& e, PrintContext& c) {
+  const double loss = e.tensor.data.at(0);
+  c.page.leave_layer();
+  c.page.begin_step("loss", "Loss", "loss");
+  if (c.model.output.present) {
+    c.page.formula(
+        fmt::format("L = mean over the n = {} positions whose label is not <PAD> of -log p[label]   "
+                    "(F.cross_entropy(logits, labels, ignore_index=<PAD>))",
+                    counted_positions(c.model)));
+    c.page.shapes("labels (B,T), p (B,T,V) -> L, a scalar, shape []");
+    StepId probabilities = e.id;
+    probabilities.kind = StepKind::Probabilities;
+    probabilities.sequence = label_sequence(c.model);
+    if (const TraceEntry* p = c.trace.find(probabilities))
+      c.page.worked(worked_cross_entropy(loss_positions(p->tensor, c), loss, c.worked_options()),
+                    "worked, every position:");
+  } else {
+    c.page.formula(
+        "L = Σ output ⊙ output_grad: so dL/doutput = output_grad, the model file's (PyTorch's "
+        "y.backward(output_grad))");
+    c.page.shapes("output and output_grad of one shape -> L, a scalar, shape []");
+    Tensor g = c.model.output_grad;
+    if (!c.model.batched) g = take_index(g, 0, 0);
+    c.page.tensor("output_grad", g);
+  }
+  c.page.line("L = " + plain_number(loss, c.options.array.precision + 2));
+  c.page.raw(c.page.full_text() ? "\n══ Backward pass: from L back to every weight by the chain rule, the last step "
+                                  "first ══\n"
+                                : "");
+  c.page.explain("backward");
+}
+
+void print_probabilities_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {"probabilities",
+                       "Softmax over the vocabulary",
+                       {"dL/dp = -1 / (n · p[label]) at each position's label, 0 elsewhere (L = mean -log p[label])",
+                        "dL/dlogits = p ⊙ (dL/dp - Σ dL/dp ⊙ p) = (p - onehot(label)) / n: the softmax's backward"},
+                       "dL/dp"});
+}
+
+void print_logits_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(
+      e, c,
+      {"logits",
+       "Output logits",
+       {c.model.output.tied ? "dL/dx = dL/dlogits · E,  dL/dE += dL/dlogitsᵀ · x (the head's share; the lookups add "
+                              "theirs)"
+                            : "dL/dx = dL/dlogits · W_outᵀ,  dL/dW_out = xᵀ · dL/dlogits,  dL/db_out = Σ dL/dlogits",
+        "(each position's dL/dlogits = (p - onehot(label)) / n; 0 at a <PAD> label)"},
+       "dL/dlogits"});
+  StepId probabilities = e.id;
+  probabilities.kind = StepKind::Probabilities;
+  probabilities.gradient = false;
+  const TraceEntry* p = c.trace.find(probabilities);
+  const std::size_t T = c.model.labels.shape.size() == 2 ? c.model.labels.shape[1] : 0;
+  const std::size_t b = c.cell_batch(), t = c.cell_row(), V = c.model.vocab.size();
+  if (p && T && b < c.model.labels.shape[0] && t < T) {
+    const auto label = static_cast<std::size_t>(c.model.labels.data[b * T + t]);
+    const auto pad = c.model.vocab.pad_id();
+    const std::vector<double> row(p->tensor.data.begin() + static_cast<std::ptrdiff_t>((b * T + t) * V),
+                                  p->tensor.data.begin() + static_cast<std::ptrdiff_t>((b * T + t + 1) * V));
+    if (!(pad && label == *pad))
+      c.page.worked(worked_cross_entropy_gradient_row(
+          row, label, c.model.vocab.token(label), counted_positions(c.model),
+          fmt::format("dL/dlogits{}[{}]", c.model.batched ? fmt::format("[{}]", b) : "", t), c.worked_options()));
+  }
+  print_weight_gradients(e, c, WeightKind::OutputW);
+  print_weight_gradients(e, c, WeightKind::OutputB);
+}
+
+void print_weight_gradient(const TraceEntry& e, PrintContext& c) {
+  // The first weight's gradient opens the step; the others add their line to it.
+  const auto& entries = c.trace.entries();
+  const auto index = static_cast<std::size_t>(&e - entries.data());
+  const bool first = index == 0 || index >= entries.size() || entries[index - 1].id.kind != StepKind::Weight;
+  if (first) {
+    c.page.leave_layer();
+    c.page.begin_step("weight_gradients", "Gradients of every weight", "");
+    c.page.formula(
+        "dL/dW for every weight of the model file, grad.<path> in the dump: each sums the shares of "
+        "every position and every sentence that used it");
+  }
+  double norm = 0, largest = 0;
+  for (double v : e.tensor.data) {
+    norm += v * v;
+    largest = std::max(largest, std::fabs(v));
+  }
+  c.page.line(fmt::format("{:<44} {:<16} |g| = {:<10} max |g| = {}", e.name, shape_with_axes(e.tensor),
+                          plain_number(std::sqrt(norm)), plain_number(largest)));
+}
+
+}  // namespace attn

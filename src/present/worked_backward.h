@@ -1,0 +1,39 @@
+// The backward pass's worked arithmetic, as worked_arithmetic.h's for the forward: one row
+// or one element of a gradient computed in full, as text (lines ending in "\n"), never
+// printed here.
+#ifndef ATTN_PRESENT_WORKED_BACKWARD_H_
+#define ATTN_PRESENT_WORKED_BACKWARD_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "present/worked_arithmetic.h"
+
+namespace attn {
+
+// One row of the softmax's backward, w the row's weights, dw dL/dw:
+//   dL/dx = w ⊙ (dw - Σ_j dw_j w_j)
+std::string worked_softmax_backward_row(const std::vector<double>& w, const std::vector<double>& dw,
+                                        std::string_view result_name, const WorkedOptions& options = {});
+
+// The cross-entropy loss, one line per position: its label, p(label) and -log p(label)
+// ("ignored" for a <PAD> label), then the mean over the counted positions.
+struct LossPosition {
+  std::string where;  // "[0] after \"<BOS>\"", the position as the walkthrough names it
+  std::string label;  // the label's token
+  double probability = 0;
+  bool ignored = false;
+};
+std::string worked_cross_entropy(const std::vector<LossPosition>& positions, double loss,
+                                 const WorkedOptions& options = {});
+
+// One position's dL/dlogits = (p - onehot(label)) / n, p the position's probabilities: the
+// label's entry and another worked, then the row.
+std::string worked_cross_entropy_gradient_row(const std::vector<double>& p, std::size_t label,
+                                              std::string_view label_token, std::size_t n, std::string_view result_name,
+                                              const WorkedOptions& options = {});
+
+}  // namespace attn
+
+#endif  // ATTN_PRESENT_WORKED_BACKWARD_H_

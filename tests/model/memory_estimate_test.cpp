@@ -1,0 +1,45 @@
+// The memory estimate of attn grad's runs: the whole forward trace, and a gradient as large
+// again for every tensor and every weight.
+#include <catch2/catch.hpp>
+
+#include "attn/model_file.h"
+
+TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[memory_estimate]") {
+  attn::ModelConfig config;
+  config.d_model = 512;
+  config.num_heads = 8;
+  config.d_head = 64;
+  config.d_ff = 2048;
+  attn::RunSize size;
+  size.seq_len = 128;
+  size.encoder_layers = 6;
+  size.trace_kept = false;
+  const std::uint64_t streamed = attn::estimate_run_bytes(config, size);
+  size.trace_kept = true;
+  const std::uint64_t kept = attn::estimate_run_bytes(config, size);
+  size.backward = true;
+  const std::uint64_t backward = attn::estimate_run_bytes(config, size);
+  CHECK(streamed < kept);
+  // the weights' gradients alone are as large as the weights (6 layers of 3.1M numbers)
+  CHECK(backward >= kept + 6ULL * 8 * (4 * 512 * 512 + 2 * 512 * 2048));
+
+  // A run that fits for attn explain but not for attn grad is refused at load, naming it.
+  const std::string text = R"({"model": {"d_model": 64, "num_heads": 4, "d_ff": 256, "num_layers": 2},
+    "input": {"X": {"randn": [64, 64]}}, "encoder": "randn"})";
+  attn::LoadOptions options;
+  options.trace_kept = true;
+  size = attn::RunSize{};
+  config.d_model = 64;
+  config.num_heads = 4;
+  config.d_head = 16;
+  config.d_ff = 256;
+  size.seq_len = 64;
+  size.target_len = 64;  // as the loader counts an X while reading it
+  size.encoder_layers = 2;
+  // half as much again as explain's run: a gradient for everything doubles it
+  options.max_memory_bytes = attn::estimate_run_bytes(config, size) * 3 / 2;
+  CHECK_NOTHROW(attn::load_model_text(text, "model.json", options));
+  options.backward = true;
+  CHECK_THROWS_WITH(attn::load_model_text(text, "model.json", options),
+                    Catch::Contains("model.json: input.X: this run would need about"));
+}

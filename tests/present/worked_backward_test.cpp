@@ -1,0 +1,37 @@
+#include "present/worked_backward.h"
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+TEST_CASE("the softmax's backward, one row worked out", "[worked_backward]") {
+  // w = [0.2, 0.3, 0.5], dw = [1, 0, 0]: Σ = 0.2, dw - Σ = [0.8, -0.2, -0.2]
+  const std::string text = attn::worked_softmax_backward_row({0.2, 0.3, 0.5}, {1, 0, 0}, "dL/dscaled[0]");
+  CHECK(text ==
+        "dL/dscaled[0] = w ⊙ (dw - Σ_j dw_j·w_j), w the weights, dw = dL/dw\n"
+        "  w             = [0.2, 0.3, 0.5]\n"
+        "  dw            = [1, 0, 0]\n"
+        "  Σ             = 1×0.2 + 0×0.3 + 0×0.5 = 0.2 + 0.0 + 0.0 = 0.2\n"
+        "  dw - Σ        = [1 - 0.2, 0 - 0.2, 0 - 0.2] = [0.8, -0.2, -0.2]\n"
+        "  dL/dscaled[0] = [0.2×0.8, 0.3×(-0.2), 0.5×(-0.2)] = [0.16, -0.06, -0.10]\n"
+        "  Why: raising one score raises its weight and lowers all the others (they still sum to 1),\n"
+        "  so each score's gradient is its weight times how much its dL/dw beats the average Σ.\n");
+  // a fully masked row: nothing flows back, and the text says so
+  CHECK(attn::worked_softmax_backward_row({0, 0}, {1, 2}, "r").find("the row passes no gradient back") !=
+        std::string::npos);
+}
+
+TEST_CASE("the cross-entropy, position by position, and one row of its gradient", "[worked_backward]") {
+  const std::string loss = attn::worked_cross_entropy(
+      {{"position 0", "a", 0.5, false}, {"position 1", "<PAD>", 0.9, true}, {"position 2", "b", 0.25, false}},
+      (0.6931471805599453 + 1.3862943611198906) / 2);
+  CHECK(loss ==
+        "  position 0  label \"a\": p = 0.5, -log p = 0.6931\n"
+        "  position 1  label \"<PAD>\": ignored\n"
+        "  position 2  label \"b\": p = 0.25, -log p = 1.3863\n"
+        "  L = (0.6931 + 1.3863) / 2 = 1.0397\n");
+  const std::string row = attn::worked_cross_entropy_gradient_row({0.5, 0.25, 0.25}, 1, "b", 2, "dL/dlogits[0]");
+  CHECK(row.find("at the label:  (p[1] - 1) / n = (0.25 - 1) / 2 = -0.375\n") != std::string::npos);
+  CHECK(row.find("elsewhere:     p[j] / n, as p[0] / n = 0.5 / 2 = 0.25\n") != std::string::npos);
+  CHECK(row.find("dL/dlogits[0] = [0.250, -0.375, 0.125]\n") != std::string::npos);
+}
