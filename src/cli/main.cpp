@@ -11,6 +11,7 @@
 #include <Eigen/Core>
 
 #include "attn/error.h"
+#include "attn/model_file.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "generate_command.h"
@@ -18,6 +19,7 @@
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
 #include "validate_command.h"
@@ -44,10 +46,12 @@ void prepare_process(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: bigger blocks are still mmapped
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-  // Two threads, the machine kind's two cores, but not Eigen's own: attn splits large
-  // products in two column blocks itself (src/kernels/matmul.cpp), and Eigen's threaded product,
-  // which synchronizes inside every block, measured slower (docs/performance.md). With
-  // one thread here, a product that is not split (a single row, say) stays on one thread.
+  // OpenMP's threads (OMP_NUM_THREADS, else one per CPU attn may run on), but not Eigen's
+  // own: attn splits large products into column blocks itself (src/kernels/matmul.cpp),
+  // fixed by the sizes so that the thread count changes no bit, and Eigen's threaded
+  // product, which synchronizes inside every block and cuts its work by the thread count,
+  // measured slower (docs/performance.md). With one thread here, a product that is not
+  // split (a single row, say) stays on one thread.
   Eigen::setNbThreads(1);
 }
 
@@ -74,6 +78,9 @@ int main(int argc, char** argv) {
   attn::cli::setup_validate(app, validate);
   attn::cli::InitOptions init;
   attn::cli::setup_init(app, init);
+
+  // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
+  if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
 
   try {
     try {

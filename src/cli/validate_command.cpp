@@ -2,6 +2,7 @@
 
 #include "validators.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -41,7 +42,7 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
   CLI::App* validate = app.add_subcommand(
       "validate",
       "Check model files without running them: every problem, one line each (exit 2), or a summary (exit 0)");
-  validate->add_option("files", options.files, "Model files (JSON) to check")
+  validate->add_option("files", options.files, "Model files (JSON) to check; - reads standard input")
       ->required()
       ->check(non_empty("a file name"));
   validate
@@ -59,11 +60,13 @@ int run_validate(const ValidateOptions& options) {
   load.collect_all_errors = true;
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  if (std::count(options.files.begin(), options.files.end(), "-") > 1)
+    throw InputError(model_file_name("-"), "", "given more than once, but standard input can be read only once");
   int code = 0;
   for (const auto& file : options.files) {
     try {
       const Model model = load_model_file(file, load);
-      std::cout << file << ": valid: " << summary(model) << "\n";
+      std::cout << model_file_name(file) << ": valid: " << summary(model) << "\n";
     } catch (const InputErrors& e) {
       for (const auto& error : e.errors()) std::cerr << error.what() << "\n";
       code = 2;

@@ -254,8 +254,10 @@ Model load_model_text(const std::string& text, const std::string& source, const 
   }
 }
 
+std::string model_file_name(const std::string& path) { return path == "-" ? kStandardInputName : path; }
+
 Model load_model_file(const std::string& path, const LoadOptions& options) {
-  return load_model_text(read_text_file(path), path, options);
+  return load_model_text(read_text_file(path), model_file_name(path), options);
 }
 
 }  // namespace attn

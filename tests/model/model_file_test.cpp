@@ -2,7 +2,7 @@
 #include "attn/error.h"
 #include "model/json_reader.h"
 
-#include <chrono>
+#include <ctime>
 
 #include <catch2/catch.hpp>
 #include "error_message.h"
