@@ -119,6 +119,10 @@ void write_trace_file(const std::string& path, const Trace& trace, const Model& 
 // link to the model file is caught too). "-" and empty input paths are skipped.
 // InputError naming the dump path.
 void check_dump_target(const std::string& dump_path, const std::vector<std::string>& input_paths);
+// The same checks for any file a command writes: InputError(path, "", "cannot write <what>:
+// ..."), a directory answered with an example name in it ("trace.json", "lesson.html").
+void check_output_target(const std::string& path, const std::vector<std::string>& input_paths, const std::string& what,
+                         const std::string& example_name);
 
 }  // namespace attn
 

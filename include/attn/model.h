@@ -14,6 +14,14 @@
 
 namespace attn {
 
+// Which stacks a model has (model.architecture, docs/model-file.md). A file that does not
+// say is an encoder-decoder when it has a "decoder", else an encoder.
+enum class Architecture {
+  EncoderDecoder,  // the paper's: the encoder reads the source, the decoder the target
+  Encoder,         // an encoder stack alone (BERT-style; causal with an output head, GPT-like)
+  DecoderOnly,     // GPT-style: decoder layers (causal self-attention, no cross-attention) over the input
+};
+
 struct ModelConfig {
   std::size_t d_model = 0;    // N
   std::size_t num_heads = 0;  // H
@@ -33,6 +41,8 @@ struct ModelConfig {
   std::size_t sliding_window = 0;      // W: causal self-attention sees the last W positions only; 0: all
   std::size_t num_layers = 0;          // encoder layers when "encoder" is one template or "randn"
   std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
+  Architecture architecture = Architecture::Encoder;  // as the file says or implies
+  bool architecture_given = false;                    // the file said (model.architecture)
 
   // G, the key/value heads: num_kv_heads, or H when it is not set.
   std::size_t kv_heads() const { return num_kv_heads ? num_kv_heads : num_heads; }
@@ -78,6 +88,8 @@ struct EncoderLayerWeights {
   FeedForwardWeights ffn;
 };
 
+// A decoder layer. In a decoder-only model it has no cross-attention (and no norm3): causal
+// self-attention (norm1), then the feed-forward network (norm2).
 struct DecoderLayerWeights {
   AttentionWeights self_attention;   // masked: position t sees targets 0..t
   AttentionWeights cross_attention;  // queries from the decoder, keys and values from the encoder
@@ -141,7 +153,13 @@ struct Model {
   OutputWeights output;
 
   bool has_tokens() const { return !source_tokens.empty(); }
+  // Whether the model has decoder layers (an encoder-decoder's or a decoder-only model's).
   bool has_decoder() const { return !decoder.empty(); }
+  // A decoder-only (GPT-style) model: its decoder layers read the input (the source
+  // sequence: "tokens.ids", "input"); there is no encoder and no target.
+  bool decoder_only() const { return config.architecture == Architecture::DecoderOnly; }
+  // Whether a decoder reads a target sequence beside the source (an encoder-decoder).
+  bool has_target() const { return has_decoder() && !decoder_only(); }
 };
 
 // Every learned tensor (weights, biases, norms, the embedding and position tables; an

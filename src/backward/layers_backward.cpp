@@ -116,4 +116,19 @@ Tensor decoder_layer_backward(const StepId& y, const StepId& memory, const Decod
   });
 }
 
+Tensor decoder_only_layer_backward(const StepId& x, const DecoderLayerWeights& layer, const StepId& mask,
+                                   const ModelConfig& config, const GradScope& at, const Tensor& doutput) {
+  // doutput is (B,S,N) -> dx (B,S,N)
+  at.record(StepKind::LayerOutput, doutput);
+  const Tensor dx1 = sublayer_connection_backward(
+      connection_output(config, at, 1), layer.norm2, 2, config, at, doutput, [&](const StepId& h, const Tensor& d) {
+        return feed_forward_backward(h, layer.ffn, config, at.block(Block::FeedForward), d);
+      });
+  return sublayer_connection_backward(x, layer.norm1, 1, config, at, dx1, [&](const StepId& h, const Tensor& d) {
+    const AttentionInputGradients g = multi_head_attention_backward(h, h, layer.self_attention, &mask, config,
+                                                                    at.block(Block::MaskedSelfAttention), d);
+    return gradient_sum(g.dx_q, g.dx_kv);
+  });
+}
+
 }  // namespace attn

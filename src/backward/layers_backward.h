@@ -52,6 +52,11 @@ Tensor decoder_layer_backward(const StepId& y, const StepId& memory, const Decod
                               const StepId& self_mask, const StepId* cross_mask, const ModelConfig& config,
                               const GradScope& at, const Tensor& doutput, Tensor& dmemory);
 
+// A decoder-only layer (causal self-attention, feed-forward), x its input entry; doutput is
+// dL/d(its output).
+Tensor decoder_only_layer_backward(const StepId& x, const DecoderLayerWeights& layer, const StepId& mask,
+                                   const ModelConfig& config, const GradScope& at, const Tensor& doutput);
+
 }  // namespace attn
 
 #endif  // ATTN_BACKWARD_LAYERS_BACKWARD_H_

@@ -19,6 +19,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "html_option.h"
 #include "model/default_model.h"
 #include "model/examples.h"
 #include "pager.h"
@@ -173,7 +174,7 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
       ->check(memory_limit_gib());
 }
 
-void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
+void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool with_html) {
   explain
       .add_option("--dump", options.dump_path,
                   "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
@@ -185,6 +186,7 @@ void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
                   "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
       ->check(CLI::IsMember({"string", "null", "literal"}))
       ->capture_default_str();
+  if (with_html) add_html_option(explain, options.html_path);
   explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -242,7 +244,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   CLI::App* explain = app.add_subcommand(
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
   add_model_options(*explain, options);
-  add_walkthrough_options(*explain, options);
+  add_walkthrough_options(*explain, options, /*with_html=*/true);
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -267,7 +269,7 @@ int run_explain(const ExplainOptions& options) {
   const bool dump_streams = !options.dump_path.empty() && options.dump_path != "-";
   const bool dump_at_end = options.dump_path == "-";
   Trace trace(!model.batched);
-  trace.keep_entries(!options.quiet || dump_at_end);
+  trace.keep_entries(!options.quiet || dump_at_end || !options.html_path.empty());
   DumpOptions dump_options;
   dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
   std::unique_ptr<TraceDump> dump;
@@ -279,8 +281,8 @@ int run_explain(const ExplainOptions& options) {
   // number is an error alone); --pause pages through it.
   std::ostringstream paged;
   std::ostream& out = options.pause ? paged : terminal;
-  std::unique_ptr<StreamingWalkthrough> printer;
-  if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
+  const auto lesson = open_html_lesson(options, "attn explain", model, walkthrough);
+  const auto printer = start_walkthrough(out, trace, model, walkthrough, options.quiet, !dump_at_end, lesson.get());
   // The progress line shares the terminal with nothing else: not while the walkthrough
   // prints to it.
   const bool show_progress =
@@ -305,12 +307,15 @@ int run_explain(const ExplainOptions& options) {
     throw;
   }
   if (printer) timed(print_seconds, [&] { printer->finish(); });
-  if (printer && options.pause) page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
+  if (printer && options.pause && !options.quiet)
+    page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
+  // A walkthrough that could not be written fails the run before the dump or the lesson is
+  // committed.
+  if (!options.dump_path.empty() || lesson) check_standard_output();
+  if (lesson) lesson->commit();
   if (!options.dump_path.empty()) {
-    // A walkthrough that could not be written fails the run before the dump is committed.
-    check_standard_output();
     timed(dump_seconds, [&] {
       if (dump_at_end) {
         dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);

@@ -14,6 +14,7 @@
 #include "attn/model_file.h"
 #include "examples_command.h"
 #include "explain_command.h"
+#include "generate_command.h"
 #include "grad_command.h"
 #include "init_command.h"
 #include "model/default_model.h"
@@ -33,7 +34,8 @@ void prepare_process(int argc, char** argv) {
   // 17.9 on two waiting passively, 17.7 on one; see docs/performance.md). Unless the user
   // chose a policy, `attn explain` and `attn grad` (the commands that run models) run themselves again
   // with passive waiting; if that fails it goes on.
-  if (argc > 1 && (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad") &&
+  if (argc > 1 &&
+      (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "generate") &&
       std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
     ::execv("/proc/self/exe", argv);
 #ifdef M_MMAP_THRESHOLD
@@ -66,6 +68,8 @@ int main(int argc, char** argv) {
   attn::cli::ExplainOptions explain;
   attn::cli::setup_explain(app, explain);
   attn::cli::setup_examples(app);
+  attn::cli::GenerateOptions generate;
+  attn::cli::setup_generate(app, generate);
   attn::cli::ExplainOptions grad;
   attn::cli::setup_grad(app, grad);
   attn::cli::ExplainOptions steps;
@@ -104,7 +108,9 @@ int main(int argc, char** argv) {
     // "encoder.0.attention.scores[0, 1, 1] is inf (overflow)": the model's numbers are the
     // cause, so it is bad input and names the model file like any other input error.
     // The model named as run_explain and run_grad name it.
-    const std::string source = attn::cli::model_source_name(app.got_subcommand("grad") ? grad : explain);
+    const std::string source = attn::cli::model_source_name(app.got_subcommand("grad")       ? grad
+                                                            : app.got_subcommand("generate") ? generate.run
+                                                                                             : explain);
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;
   } catch (const attn::EnvironmentError& e) {

@@ -24,7 +24,9 @@ std::string summary(const Model& m) {
     input = shape_with_axes(m.batched ? m.input.shape : Shape(m.input.shape.begin() + 1, m.input.shape.end()),
                             m.batched ? m.input.axes : AxisNames(m.input.axes.begin() + 1, m.input.axes.end()));
   std::string parts = fmt::format("{} encoder layer{}", m.encoder.size(), m.encoder.size() == 1 ? "" : "s");
-  if (!m.decoder.empty())
+  if (m.decoder_only())
+    parts = fmt::format("decoder-only (GPT-style), {} layer{}", m.decoder.size(), m.decoder.size() == 1 ? "" : "s");
+  else if (!m.decoder.empty())
     parts += fmt::format(", {} decoder layer{}", m.decoder.size(), m.decoder.size() == 1 ? "" : "s");
   parts +=
       fmt::format(", d_model {}, {} head{} of d={}", c.d_model, c.num_heads, c.num_heads == 1 ? "" : "s", c.d_head);

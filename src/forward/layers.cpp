@@ -60,4 +60,16 @@ Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWe
   return at.record(StepKind::LayerOutput, std::move(y3.value));
 }
 
+Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced& mask,
+                          const ModelConfig& config, const TraceScope& at) {
+  // x is (B,S,N) -> (B,S,N)
+  const Traced x1 = sublayer_connection(x, layer.norm1, 1, config, at, [&](const Traced& h) {
+    return multi_head_attention(h, h, layer.self_attention, &mask, config, at.block(Block::MaskedSelfAttention));
+  });
+  Traced x2 = sublayer_connection(x1, layer.norm2, 2, config, at, [&](const Traced& h) {
+    return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
+  });
+  return at.record(StepKind::LayerOutput, std::move(x2.value));
+}
+
 }  // namespace attn

@@ -53,6 +53,11 @@ Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Tr
 Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWeights& layer, const Traced& self_mask,
                      const Traced* cross_mask, const ModelConfig& config, const TraceScope& at);
 
+// A decoder-only (GPT-style) layer: causal self-attention, then feed-forward, each a
+// sub-layer connection; no cross-attention. x is (B,S,N) -> (B,S,N).
+Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced& mask,
+                          const ModelConfig& config, const TraceScope& at);
+
 }  // namespace attn
 
 #endif  // ATTN_FORWARD_LAYERS_H_

@@ -1,5 +1,5 @@
-// Where a dump may go, and in which format: checked before the run, so that a bad name
-// costs nothing.
+// Where a dump (or another file a command writes) may go, and in which format: checked
+// before the run, so that a bad name costs nothing.
 #include <sys/stat.h>
 
 #include <cctype>
@@ -20,13 +20,16 @@ std::string parent_folder(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-  throw InputError(path, "", "cannot write the dump: " + why);
+[[noreturn]] void cannot_write(const std::string& path, const std::string& what, const std::string& why) {
+  throw InputError(path, "", "cannot write " + what + ": " + why);
 }
 
-[[noreturn]] void is_a_directory(const std::string& path) {
+[[noreturn]] void cannot_write(const std::string& path, const std::string& why) { cannot_write(path, "the dump", why); }
+
+[[noreturn]] void is_a_directory(const std::string& path, const std::string& what, const std::string& example_name) {
   cannot_write(
-      path, "it is a directory; give a file name, such as " + (path.back() == '/' ? path : path + "/") + "trace.json");
+      path, what,
+      "it is a directory; give a file name, such as " + (path.back() == '/' ? path : path + "/") + example_name);
 }
 
 bool ends_with(const std::string& text, const std::string& end) {
@@ -60,7 +63,7 @@ DumpFormat dump_format(const std::string& path) {
   if (ends_with(path, ".npz")) return DumpFormat::Npz;
   // An existing device or pipe (/dev/stdout, a FIFO, >(gzip > t.json.gz)): written into, as JSON.
   struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) is_a_directory(path);
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) is_a_directory(path, "the dump", "trace.json");
   if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return DumpFormat::Json;
   const std::string ext = extension(path);
   std::string found = ext.empty() ? "a name without an extension" : "\"" + ext + "\"";
@@ -69,22 +72,28 @@ DumpFormat dump_format(const std::string& path) {
       path, "expected a name ending in .json (JSON) or .npz (NumPy), or - for JSON on standard output, found " + found);
 }
 
-void check_dump_target(const std::string& dump_path, const std::vector<std::string>& input_paths) {
-  if (dump_path == "-") return;
+void check_output_target(const std::string& path, const std::vector<std::string>& input_paths, const std::string& what,
+                         const std::string& example_name) {
+  if (path == "-") return;
   struct stat target {};
-  if (::stat(dump_path.c_str(), &target) == 0) {
-    if (S_ISDIR(target.st_mode)) is_a_directory(dump_path);
+  if (::stat(path.c_str(), &target) == 0) {
+    if (S_ISDIR(target.st_mode)) is_a_directory(path, what, example_name);
     for (const auto& input : input_paths) {
       struct stat in {};
       if (!input.empty() && ::stat(input.c_str(), &in) == 0 && in.st_dev == target.st_dev && in.st_ino == target.st_ino)
-        cannot_write(dump_path, "it is the input model file " + input + "; choose another name for the dump");
+        cannot_write(path, what, "it is the input model file " + input + "; choose another name for " + what);
     }
   } else {
-    const std::string folder = parent_folder(dump_path);
+    const std::string folder = parent_folder(path);
     struct stat parent {};
-    if (::stat(folder.c_str(), &parent) != 0) cannot_write(dump_path, "the folder " + folder + " does not exist");
-    if (!S_ISDIR(parent.st_mode)) cannot_write(dump_path, folder + " is not a folder");
+    if (::stat(folder.c_str(), &parent) != 0) cannot_write(path, what, "the folder " + folder + " does not exist");
+    if (!S_ISDIR(parent.st_mode)) cannot_write(path, what, folder + " is not a folder");
   }
+}
+
+void check_dump_target(const std::string& dump_path, const std::vector<std::string>& input_paths) {
+  if (dump_path == "-") return;
+  check_output_target(dump_path, input_paths, "the dump", "trace.json");
   dump_format(dump_path);
 }
 

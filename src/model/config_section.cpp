@@ -9,9 +9,9 @@ namespace attn {
 namespace {
 
 const std::vector<std::string> kModelKeys = {
-    "d_model",          "num_heads", "d_head",     "d_ff",       "num_layers",     "num_decoder_layers",
-    "causal",           "seed",      "activation", "norm_first", "layer_norm_eps", "positional_encoding",
-    "scale_embeddings", "max_len",   "norm",       "rope_theta", "num_kv_heads",   "sliding_window"};
+    "d_model", "num_heads",  "d_head",       "d_ff",           "num_layers",          "num_decoder_layers", "causal",
+    "seed",    "activation", "norm_first",   "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len",
+    "norm",    "rope_theta", "num_kv_heads", "sliding_window", "architecture"};
 
 // d_model, num_heads and d_head: the sizes every tensor's shape is checked against.
 void read_attention_sizes(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
@@ -103,6 +103,23 @@ void read_attention_variants(const JsonReader& reader, const Json& value, const 
     config.sliding_window = reader.positive_integer(*v, json_child(path, "sliding_window"), kMaxDimension);
 }
 
+// "encoder-decoder", "encoder" or "decoder-only"; absent, inferred from the layers the
+// file gives (the loader sets it once it has seen whether there is a "decoder").
+void read_architecture(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
+  const Json* v = reader.member(value, "architecture");
+  if (!v) return;
+  const std::string kind =
+      reader.choice(*v, json_child(path, "architecture"), {"encoder-decoder", "encoder", "decoder-only"});
+  config.architecture = kind == "encoder-decoder" ? Architecture::EncoderDecoder
+                        : kind == "encoder"       ? Architecture::Encoder
+                                                  : Architecture::DecoderOnly;
+  config.architecture_given = true;
+  // A decoder-only model's self-attention is always causal: it predicts each next token.
+  if (config.architecture == Architecture::DecoderOnly && reader.member(value, "causal") && !config.causal)
+    reader.fail(json_child(path, "causal"),
+                "expected true or nothing: a decoder-only model's self-attention is always causal, found false");
+}
+
 }  // namespace
 
 ModelConfig read_config(const JsonReader& reader, const Json& value, const std::string& path) {
@@ -119,6 +136,7 @@ ModelConfig read_config(const JsonReader& reader, const Json& value, const std::
   positive("max_len", config.max_len);
   if (const Json* causal = reader.member(value, "causal"))
     config.causal = reader.boolean(*causal, json_child(path, "causal"));
+  read_architecture(reader, value, path, config);
   read_seed(reader, value, path, config);
   read_layer_choices(reader, value, path, config);
   read_attention_variants(reader, value, path, config);

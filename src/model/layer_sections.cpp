@@ -12,6 +12,7 @@ namespace {
 const std::vector<std::string> kEncoderLayerKeys = {"attention", "norm1", "ffn", "norm2"};
 const std::vector<std::string> kDecoderLayerKeys = {"self_attention", "norm1", "cross_attention",
                                                     "norm2",          "ffn",   "norm3"};
+const std::vector<std::string> kDecoderOnlyLayerKeys = {"self_attention", "norm1", "ffn", "norm2"};
 const std::vector<std::string> kNormKeys = {"gamma", "beta"};
 const std::vector<std::string> kFeedForwardKeys = {"W_1", "b_1", "W_2", "b_2", "W_3"};
 const std::vector<std::string> kOutputKeys = {"W", "b"};
@@ -28,7 +29,8 @@ Json randn_encoder_layer(const ModelConfig& config) {
   if (config.d_ff > 0) layer["ffn"] = randn_feed_forward(config);
   return layer;
 }
-Json randn_decoder_layer(const ModelConfig& config) {
+Json randn_decoder_layer(const ModelConfig& config, bool decoder_only) {
+  if (decoder_only) return Json{{"self_attention", randn_attention()}, {"ffn", randn_feed_forward(config)}};
   return Json{{"self_attention", randn_attention()},
               {"cross_attention", randn_attention()},
               {"ffn", randn_feed_forward(config)}};
@@ -105,7 +107,7 @@ LayerList decoder_layer_list(const JsonReader& reader, const Json& value, const 
   const std::size_t count =
       config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
   return layer_list(reader, value, "decoder", count, config.num_decoder_layers || config.num_layers,
-                    randn_decoder_layer(config),
+                    randn_decoder_layer(config, config.architecture == Architecture::DecoderOnly),
                     config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
 }
 
@@ -138,7 +140,14 @@ EncoderLayerWeights read_encoder_layer(LoadContext& context, const Json& value, 
 DecoderLayerWeights read_decoder_layer(LoadContext& context, const Json& value, const std::string& path,
                                        const ModelConfig& config) {
   const JsonReader& reader = context.reader;
-  reader.object(value, path, kDecoderLayerKeys);
+  const bool decoder_only = config.architecture == Architecture::DecoderOnly;
+  if (decoder_only && value.is_object())
+    for (const char* key : {"cross_attention", "norm3"})
+      if (reader.member(value, key))
+        reader.fail(json_child(path, key),
+                    "a decoder-only layer has no cross-attention (there is no encoder to attend to): its keys are "
+                    "self_attention, norm1, ffn, norm2");
+  reader.object(value, path, decoder_only ? kDecoderOnlyLayerKeys : kDecoderLayerKeys);
   // Both attention blocks are inside a residual, so both need W_o.
   const auto attention = [&](const char* key) {
     AttentionWeights a = read_attention(context, reader.required(value, path, key), json_child(path, key), config);
@@ -152,6 +161,11 @@ DecoderLayerWeights read_decoder_layer(LoadContext& context, const Json& value, 
   DecoderLayerWeights layer;
   layer.self_attention = attention("self_attention");
   layer.norm1 = norm("norm1");
+  if (decoder_only) {  // causal self-attention, then the feed-forward network (as GPT-2's block)
+    layer.ffn = read_feed_forward(context, reader.required(value, path, "ffn"), json_child(path, "ffn"), config);
+    layer.norm2 = norm("norm2");
+    return layer;
+  }
   layer.cross_attention = attention("cross_attention");
   layer.norm2 = norm("norm2");
   layer.ffn = read_feed_forward(context, reader.required(value, path, "ffn"), json_child(path, "ffn"), config);

@@ -130,6 +130,9 @@ void check_memory_for_input(LoadContext& context, const Model& model, const Laye
   if (!model.target_input.data.empty()) T = model.target_input.shape[1];
   for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
   for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
+  // A decoder-only model's layers run over the input: counted as a decoder over a target
+  // of its length (the cross-attention it lacks makes that an over-estimate).
+  if (model.decoder_only()) T = S;
   check_run_memory(context, model, B, S, T, layers, "input");
 }
 
@@ -148,7 +151,8 @@ RunSize run_size_of(const Model& model) {
   size.batch = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
                                   : model.input.shape[0];
   size.seq_len = model.has_tokens() ? longest(model.source_tokens) : model.input.shape[1];
-  size.target_len = !model.target_tokens.empty()       ? longest(model.target_tokens)
+  size.target_len = model.decoder_only()               ? size.seq_len
+                    : !model.target_tokens.empty()     ? longest(model.target_tokens)
                     : !model.target_input.data.empty() ? model.target_input.shape[1]
                                                        : 0;
   size.encoder_layers = model.encoder.size();

@@ -58,6 +58,11 @@ std::vector<NamedParameter> model_parameters(const Model& m) {
     const std::string path = fmt::format("decoder.{}", j);
     add_attention(out, path + ".self_attention", l.self_attention);
     add_norm(out, path + ".norm1", l.norm1);
+    if (m.decoder_only()) {
+      add_ffn(out, path + ".ffn", l.ffn);
+      add_norm(out, path + ".norm2", l.norm2);
+      continue;
+    }
     add_attention(out, path + ".cross_attention", l.cross_attention);
     add_norm(out, path + ".norm2", l.norm2);
     add_ffn(out, path + ".ffn", l.ffn);

@@ -2,6 +2,7 @@
 // network, the layer's output.
 #include <fmt/format.h>
 
+#include "present/page.h"
 #include "present/step_printers.h"
 
 namespace attn {
@@ -82,9 +83,9 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_layer_output_backward(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
-  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", encoder ? "Encoder" : "Decoder"), "",
-                    "backward.layer_output");
-  c.page.formula(encoder && c.model.has_decoder()
+  const char* stack = is_decoder_only(c.model) ? "Decoder-only" : encoder ? "Encoder" : "Decoder";
+  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", stack), "", "backward.layer_output");
+  c.page.formula(encoder && c.model.has_target()
                      ? "dL/d(layer output): what the layer above sent back, or for the last layer the sum of every "
                        "decoder layer's cross-attention (keys and values) through the final norm"
                      : "dL/d(layer output): what the layer above, the final norm or the output head sent back");

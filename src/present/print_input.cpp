@@ -4,10 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "present/array_format.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
-#include "present/terminal.h"
 
 namespace attn {
 
@@ -76,11 +74,8 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
       Tensor row({N}, {"N"});
       std::copy(t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s) * N),
                 t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s + 1) * N), row.data.begin());
-      const std::string label =
-          fmt::format("emb{}[{}] = E[{}] (\"{}\") = ", c.item(t, b), s, id ? std::to_string(*id) : "<UNK>", token);
-      ArrayFormatOptions array = c.options.array;
-      array.line_width = array.line_width > 2 ? array.line_width - 2 : 1;  // Page::line indents by 2
-      c.page.line(label + format_array(row, array, display_width(label)));
+      c.page.labeled_vector(
+          fmt::format("emb{}[{}] = E[{}] (\"{}\")", c.item(t, b), s, id ? std::to_string(*id) : "<UNK>", token), row);
     }
   }
 }
@@ -154,11 +149,14 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
   if (cross)
     c.page.begin_step("mask", "Cross-attention mask (source padding)", why);
-  else if (self)
+  else if (self && !c.model.decoder_only())
     c.page.begin_step("mask",
                       window ? fmt::format("Decoder self-attention mask (causal, sliding window W = {})", window)
                              : std::string("Decoder self-attention mask (causal)"),
                       why);
+  else if (self)
+    c.page.begin_step(
+        "mask", window ? fmt::format("Causal mask (sliding window W = {})", window) : std::string("Causal mask"), why);
   else
     c.page.begin_step("mask",
                       window                  ? fmt::format("Causal mask with a sliding window of W = {}", window)

@@ -13,8 +13,8 @@ namespace attn {
 namespace {
 
 // The sub-layer a residual connection goes around.
-const char* sublayer_of(const StepId& id) {
-  const bool decoder = id.stack == Stack::Decoder;
+const char* sublayer_of(const StepId& id, const Model& model) {
+  const bool decoder = id.stack == Stack::Decoder && !model.decoder_only();
   if (id.number == 1) return decoder ? "self-attention" : "attention";
   if (id.number == 2) return decoder ? "cross-attention" : "feed-forward";
   return "feed-forward";
@@ -25,9 +25,9 @@ std::string norm_title(const StepId& id, const Model& model) {
   if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
   if (id.kind == StepKind::FinalNorm)
     return fmt::format("Final {} of the {} stack", norm,
-                       id.stack == Stack::Decoder ? "decoder"
-                       : is_decoder_only(model)   ? "decoder-only"
-                                                  : "encoder");
+                       is_decoder_only(model)       ? "decoder-only"
+                       : id.stack == Stack::Decoder ? "decoder"
+                                                    : "encoder");
   return fmt::format("{} before the sub-layer (pre-norm)", norm);
 }
 
@@ -75,7 +75,7 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
 void print_residual(const TraceEntry& e, PrintContext& c) {
   const std::string name = display_name(e.id);
   print_step_text(e, c,
-                  {"residual", fmt::format("Residual connection around the {}", sublayer_of(e.id)), "residual",
+                  {"residual", fmt::format("Residual connection around the {}", sublayer_of(e.id, c.model)), "residual",
                    fmt::format("{} = {} + {}   (the sub-layer's output added to its input)", name, c.operand_name(e, 0),
                                c.operand_name(e, 1)),
                    "+"});
@@ -158,7 +158,7 @@ void print_ffn_output(const TraceEntry& e, PrintContext& c) { print_ffn_layer(e,
 
 void print_layer_output(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
-  const bool decoder_only = encoder && is_decoder_only(c.model);
+  const bool decoder_only = is_decoder_only(c.model);
   c.page.begin_step("layer_output",
                     fmt::format("{} layer output", decoder_only ? "Decoder-only"
                                                    : encoder    ? "Encoder"
@@ -167,7 +167,7 @@ void print_layer_output(const TraceEntry& e, PrintContext& c) {
                     : encoder    ? "encoder_stack"
                                  : "decoder_stack");
   // The last tensor of the layer: the last residual sum (pre-norm) or its norm (post-norm).
-  const int last = encoder ? 2 : 3;
+  const int last = encoder || decoder_only ? 2 : 3;
   const std::string last_name = fmt::format("{}{}", c.model.config.norm_first ? "residual" : "add_norm", last);
   c.page.formula(fmt::format("{} = {}   (the next layer's input)", display_name(e.id), last_name));
   c.page.shapes(shape_with_axes(e.tensor));
