@@ -15,6 +15,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "html_option.h"
 #include "pager.h"
 #include "standard_streams.h"
 #include "validators.h"
@@ -52,7 +53,7 @@ void setup_grad(CLI::App& app, ExplainOptions& options) {
   grad->add_option("--labels", options.labels,
                    "The loss's labels, one token per output position (replaces the model file's input.labels)")
       ->check(non_empty("the labels, as a sentence"));
-  add_walkthrough_options(*grad, options);
+  add_walkthrough_options(*grad, options, /*with_html=*/true);
   grad->callback([&options]() {
     const int code = run_grad(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -70,7 +71,8 @@ int run_grad(const ExplainOptions& options) {
   // A sentence from the command line can make the run as large as any file can.
   if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
   // Bad --steps, --layer, --cell, --batch: refused before the run.
-  check_selection(walkthrough_options(options), model);
+  const WalkthroughOptions walkthrough = walkthrough_options(options);
+  check_selection(walkthrough, model);
   const double load_seconds = seconds_since(started);
 
   // The backward reads every forward entry, so the trace keeps them. The gradients are kept
@@ -78,7 +80,7 @@ int run_grad(const ExplainOptions& options) {
   // dump to a file takes each record as it is made, as explain's does.
   Trace trace(!model.batched);
   const bool dump_to_stdout = options.dump_path == "-";
-  trace.keep_gradients(!options.quiet || dump_to_stdout);
+  trace.keep_gradients(!options.quiet || dump_to_stdout || !options.html_path.empty());
   DumpOptions dump_options;
   dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
   std::unique_ptr<TraceDump> dump;
@@ -92,6 +94,9 @@ int run_grad(const ExplainOptions& options) {
     });
   }
   std::ostream& terminal = dump_to_stdout ? std::cerr : std::cout;
+  // The lesson (--html) is drawn once the backward pass is done, and committed when the
+  // terminal's walkthrough was written; a path that cannot take it is refused here.
+  const auto lesson = open_html_lesson(options, "attn grad", model, walkthrough);
   auto timer = std::chrono::steady_clock::now();
   try {
     run_model(model, trace);
@@ -107,6 +112,12 @@ int run_grad(const ExplainOptions& options) {
   const double backward_seconds = seconds_since(timer) - (dump_seconds - dumped_before_backward);
 
   if (!options.quiet) print_run(trace, model, options, terminal);
+  if (lesson) {
+    draw_lesson(*lesson, trace, model, walkthrough);
+    // A walkthrough that could not be written fails the run before the lesson is committed.
+    check_standard_output();
+    lesson->commit();
+  }
   if (!options.dump_path.empty()) {
     // A walkthrough that could not be written fails the run before the dump is committed.
     check_standard_output();

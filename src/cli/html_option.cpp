@@ -45,4 +45,11 @@ std::unique_ptr<StreamingWalkthrough> start_walkthrough(std::ostream& out, Trace
   return printer;
 }
 
+void draw_lesson(HtmlLesson& lesson, Trace& trace, const Model& model, const WalkthroughOptions& walkthrough) {
+  StreamingWalkthrough pages(trace, model, walkthrough, /*forget=*/false);
+  lesson.attach(pages);
+  for (const auto& entry : trace.entries()) pages.add(entry);
+  pages.finish();
+}
+
 }  // namespace attn::cli

@@ -34,6 +34,11 @@ std::unique_ptr<StreamingWalkthrough> start_walkthrough(std::ostream& out, Trace
                                                         const WalkthroughOptions& walkthrough, bool quiet, bool forget,
                                                         HtmlLesson* lesson);
 
+// Draws a finished run's whole trace (attn grad's forward and backward entries) into
+// `lesson`, step for step as the terminal's walkthrough shows it; the lesson is then ready
+// to commit.
+void draw_lesson(HtmlLesson& lesson, Trace& trace, const Model& model, const WalkthroughOptions& walkthrough);
+
 }  // namespace attn::cli
 
 #endif  // ATTN_CLI_HTML_OPTION_H_

@@ -215,6 +215,46 @@ case $case_name in
     [ "$(grep -c '<svg class="heatmap"' lesson.html)" = 6 ] || fail "not 6 heatmaps"
     expect_files "lesson.html "
     ;;
+  grad_html)
+    # attn grad --html: the lesson has the title of every step the terminal prints (--full:
+    # every step with its title), forward and backward, in the same order (unescaped from the
+    # page's HTML), and one heatmap per head of every attention block (the forward's softmax
+    # steps; the backward draws none). Without --full the terminal folds repeated kinds into
+    # one line each, and the page still has every step.
+    "$ATTN" grad --example seed004 --full --html lesson.html >out 2>err
+    status=$?
+    expect_status 0
+    titles() {
+      sed -n 's#.*<h4 class="step-title">\(Step [0-9]\+: .*\)</h4>.*#\1#p' "$1" |
+        sed 's/&quot;/"/g; s/&#39;/'"'"'/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g'
+    }
+    sed -n 's/^── \(Step [0-9]\+: .*\)$/\1/p' out | sed -E 's/ (─)+$//' >terminal-titles
+    titles lesson.html >page-titles
+    [ "$(wc -l <terminal-titles)" -gt 60 ] || fail "the terminal shows $(wc -l <terminal-titles) steps"
+    grep -q ', backward$' terminal-titles || fail "no backward step on the terminal"
+    diff terminal-titles page-titles >titles.diff || fail "the page's step titles differ: $(head -5 titles.diff)"
+    blocks=$(grep -c '^Step [0-9]\+: Softmax$' terminal-titles)
+    heads=$(grep -o -m1 'H=[0-9]\+ heads\?' out | grep -o '[0-9]\+')
+    [ "$blocks" -gt 0 ] && [ "$(grep -o '<svg class="heatmap"' lesson.html | wc -l)" = $((blocks * heads)) ] ||
+      fail "$(grep -o '<svg class="heatmap"' lesson.html | wc -l) heatmaps, expected $blocks blocks x $heads heads"
+    "$ATTN" grad --example seed004 --quiet --html quiet.html >out 2>err
+    status=$?
+    expect_status 0
+    [ ! -s out ] || fail "--quiet printed: $(head -3 out)"
+    titles quiet.html >quiet-titles
+    diff terminal-titles quiet-titles >titles.diff || fail "the --quiet page's titles differ: $(head -5 titles.diff)"
+    rm terminal-titles page-titles quiet-titles titles.diff
+    expect_files "lesson.html quiet.html "
+    ;;
+  grad_closed_stdout_with_html)
+    # The terminal's walkthrough cannot be written: the run fails before the lesson is
+    # committed, and leaves no file.
+    "$ATTN" grad --example seed004 --html lesson.html >&- 2>err
+    status=$?
+    expect_status 1
+    expect_stderr "attn: cannot write to standard output: Bad file descriptor"
+    expect_files ""
+    ;;
   *)
     fail "no such case"
     ;;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HTML lesson in a real browser: Debian's Chromium, headless, renders attn's default lesson
-# (attn explain "I love AI" --html lesson.html) and a batch's. Checks:
+# (attn explain "I love AI" --html lesson.html), a batch's and attn grad's. Checks:
 #   - a screenshot of the page with its script taken out is not blank (png_check: colours and
 #     ink), and a blank page's screenshot fails the same check;
 #   - the DOM the browser builds (--dump-dom), also without the page's script, has the title of
@@ -65,6 +65,26 @@ heads=$(grep -o -m1 'H=[0-9]\+ heads' steps.txt | grep -o '[0-9]\+')
 browse --dump-dom "file://$work/batch.html" >batch-dom.html
 [ "$(grep -o '<svg class="heatmap"' batch-dom.html | wc -l)" = 4 ] || fail "the batch's lesson has no 4 heatmaps"
 
+# --- attn grad's lesson: forward and backward steps, every one the terminal titles -----------
+# (--full: the terminal titles every step), one heatmap per head, and not blank.
+"$attn" grad --example seed004 --full --html grad.html >grad-terminal.txt
+sed 's#<script>.*##; /^(function/,/^})();/d; s#^</script>##' grad.html >grad-no-script.html
+browse --dump-dom "file://$work/grad-no-script.html" >grad-dom.html
+grad_titles=$(grep -c '^── Step [0-9]\+: ' grad-terminal.txt)
+backward_titles=$(grep -c '^── Step [0-9]\+: .*, backward ─' grad-terminal.txt)
+[ "$grad_titles" -gt 60 ] && [ "$backward_titles" -gt 20 ] ||
+  fail "the grad terminal titles $grad_titles steps, $backward_titles backward"
+[ "$(grep -o '<h4 class="step-title">Step [0-9]*: ' grad-dom.html | wc -l)" = "$grad_titles" ] ||
+  fail "the grad lesson's DOM has $(grep -o '<h4 class="step-title">' grad-dom.html | wc -l) step titles, the terminal $grad_titles"
+[ "$(grep -o '<h4 class="step-title">Step [0-9]*: [^<]*, backward</h4>' grad-dom.html | wc -l)" = "$backward_titles" ] ||
+  fail "the grad lesson's DOM lacks backward steps"
+grad_blocks=$(grep -c '^── Step [0-9]\+: Softmax ─' grad-terminal.txt)
+grad_heads=$(grep -o -m1 'H=[0-9]\+ heads\?' grad-terminal.txt | grep -o '[0-9]\+')
+[ "$(grep -o '<svg class="heatmap"' grad-dom.html | wc -l)" = $((grad_blocks * grad_heads)) ] ||
+  fail "the grad lesson has $(grep -o '<svg class="heatmap"' grad-dom.html | wc -l) heatmaps, expected $grad_blocks x $grad_heads"
+browse --window-size=1280,1600 --screenshot="$work/grad.png" "file://$work/grad-no-script.html"
+"$png_check" grad.png 200 2 || fail "the screenshot of the grad lesson looks blank"
+
 # --- hover and the head selector, in the page with its script -------------------------------
 cat >probe.js <<'EOF'
 <script>
@@ -89,4 +109,4 @@ grep -qF 'readout: head 0: query "I" (0) → key "I" (0): weight 0.1117' probe-d
   fail "hovering the first cell did not show its query, key and weight: $(grep -A3 'id="probe"' probe-dom.html)"
 grep -qxF 'hm-14-0-0: none' probe-dom.html && grep -qxF 'hm-14-0-1: block' probe-dom.html ||
   fail "picking head 1 does not show head 1 alone: $(grep -A3 'id="probe"' probe-dom.html)"
-echo "browser test: $titles step titles, $((blocks * heads)) heatmaps, hover and head selector work; $("$png_check" lesson.png 0 0)"
+echo "browser test: $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; hover and head selector work; $("$png_check" lesson.png 0 0)"
