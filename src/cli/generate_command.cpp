@@ -12,6 +12,7 @@
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
 #include "core/numpy_random.h"
+#include "html_option.h"
 #include "model/token_input.h"
 #include "present/print_generation.h"
 #include "standard_streams.h"
@@ -120,6 +121,7 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
       ->add_option("--dump", run.dump_path,
                    "Write every step's tensors (step.<t>.<name>) and caches to FILE as JSON, or .npz")
       ->check(non_empty("a file name"));
+  add_html_option(*generate, run.html_path);
   generate->add_flag("-q,--quiet", run.quiet, "Print the generated text alone, on one line");
   generate->add_flag("--brief", run.brief, "Leave out the explanations");
   generate->add_option("--precision", run.precision, "Digits after the point when printing tensors")
@@ -159,31 +161,40 @@ int run_generate(const GenerateOptions& options) {
   std::ostream& out = run.dump_path == "-" ? std::cerr : std::cout;
   std::unique_ptr<TraceDump> dump;
   if (!run.dump_path.empty()) dump = std::make_unique<TraceDump>(run.dump_path, model);
+  // --html: the same walkthrough on a web page, the first token's steps and then each new
+  // token's, committed once the run is over; a path that cannot take it is refused here.
+  const auto lesson = open_html_lesson(run, "attn generate", model, walk);
+  PageRenderer* page = lesson ? &lesson->keep_open() : nullptr;
+  std::ostream* terminal = print ? &out : nullptr;
+  const bool draw = print || lesson;
   SamplingOptions sampling{options.temperature, options.top_k, options.top_p};
   NumpyRandom rng(options.seed);
   const std::vector<std::size_t> never = model.vocab.never_written_ids();
 
   // Step 0: the prompt (and for an encoder-decoder the source), the whole run shown.
   Trace prompt(!model.batched);
-  prompt.keep_entries(print);
+  prompt.keep_entries(draw);
   prompt.set_sink([&](const TraceRecord& r) {
     decoder->observe(r);
     if (dump) dump_record(*dump, 0, r);
   });
-  if (print) {
-    out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
-                       model.source, tokens.size(), tokens.size() == 1 ? "" : "s", options.max_new_tokens,
-                       options.temperature == 0
-                           ? "greedy (temperature 0)"
-                           : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
-                       options.stop);
-    out << fmt::format("\n══ Token 1: the whole {}, every step ══\n",
-                       model.decoder_only() ? "prompt" : "source and <BOS>");
-    StreamingWalkthrough walkthrough(out, prompt, model, walk, true);
-    prompt.set_entry_observer([&](const TraceEntry& e) { walkthrough.add(e); });
+  if (draw) {
+    if (print)
+      out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
+                         model.source, tokens.size(), tokens.size() == 1 ? "" : "s", options.max_new_tokens,
+                         options.temperature == 0
+                             ? "greedy (temperature 0)"
+                             : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
+                         options.stop);
+    const std::string first =
+        fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
+    if (print) out << "\n" << first << "\n";
+    if (page) page->layer_header(first);
+    const auto walkthrough = start_walkthrough(out, prompt, model, walk, !print, true, lesson.get());
+    prompt.set_entry_observer([&](const TraceEntry& e) { walkthrough->add(e); });
     run_model(model, prompt);
-    walkthrough.finish();
-    print_cache_after_prompt(out, *decoder, model, walk);
+    walkthrough->finish();
+    print_cache_after_prompt(terminal, page, *decoder, model, walk);
   } else {
     run_model(model, prompt);
   }
@@ -195,7 +206,7 @@ int run_generate(const GenerateOptions& options) {
   for (std::size_t n = 1;; ++n) {
     const std::vector<double>& logits = decoder->logits();
     const SamplingResult choice = choose_next_token(logits.data(), logits.size(), sampling, never, &rng);
-    if (print) print_choice(out, choice, sampling, model, tokens, n, draws, options.seed, walk);
+    if (draw) print_choice(terminal, page, choice, sampling, model, tokens, n, draws, options.seed, walk);
     if (choice.draw) ++draws;
     const std::string token = model.vocab.token(choice.id);
     if (stop && choice.id == *stop) break;
@@ -203,11 +214,13 @@ int run_generate(const GenerateOptions& options) {
     tokens.push_back(token);
     if (n == options.max_new_tokens) break;
     if (model.config.positional_encoding == PositionalEncoding::Learned && decoder->length() >= model.config.max_len) {
-      if (print) out << fmt::format("\nnote: the position table has {} rows: no room for more\n", model.config.max_len);
+      const std::string note = fmt::format("the position table has {} rows: no room for more", model.config.max_len);
+      if (print) out << "\nnote: " << note << "\n";
+      if (page) page->note(note);
       break;
     }
     Trace step(true);
-    step.keep_entries(print);
+    step.keep_entries(draw);
     if (dump) step.set_sink([&](const TraceRecord& r) { dump_record(*dump, n, r); });
     if (options.no_cache) {  // the whole prefix again, as attn explain would run it
       auto full = std::make_unique<KvCacheDecoder>(model);
@@ -228,7 +241,7 @@ int run_generate(const GenerateOptions& options) {
     decoder->step(choice.id, step);
     saved += decoder->last_cost().without_cache - decoder->last_cost().with_cache;
     if (dump) dump_caches(*dump, n, *decoder);
-    if (print) print_generation_step(out, step, *decoder, model, tokens, n + 1, walk);
+    if (draw) print_generation_step(terminal, page, step, *decoder, model, tokens, n + 1, walk);
   }
 
   std::string text;
@@ -239,6 +252,17 @@ int run_generate(const GenerateOptions& options) {
                        grouped_number(saved));
   } else if (run.dump_path != "-") {
     std::cout << text << "\n";
+  }
+  if (page) {
+    page->layer_header(
+        fmt::format("══ Generated {} token{}: {} ══", generated.size(), generated.size() == 1 ? "" : "s", text));
+    page->line(fmt::format("The KV cache saved {} multiply-adds over running the whole prefix for every token.",
+                           grouped_number(saved)));
+  }
+  if (lesson) {
+    // A walkthrough that could not be written fails the run before the lesson is committed.
+    check_standard_output();
+    lesson->commit();
   }
   if (dump) {
     check_standard_output();

@@ -30,7 +30,15 @@ HtmlLesson::~HtmlLesson() = default;
 
 void HtmlLesson::attach(StreamingWalkthrough& walkthrough) { walkthrough.draw_also(*page_, options_); }
 
-void HtmlLesson::commit() { file_->commit(); }
+PageRenderer& HtmlLesson::keep_open() {
+  page_->hold();
+  return *page_;
+}
+
+void HtmlLesson::commit() {
+  page_->release();
+  file_->commit();
+}
 
 std::uint64_t HtmlLesson::bytes_written() const { return file_->bytes_written(); }
 

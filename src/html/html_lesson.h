@@ -34,6 +34,9 @@ class HtmlLesson {
 
   // Draws the walkthrough's steps into the lesson too (before its first entry).
   void attach(StreamingWalkthrough& walkthrough);
+  // For what a command draws after the walkthrough (attn generate's later tokens): the page,
+  // kept open past the walkthrough's end until commit().
+  PageRenderer& keep_open();
   // Once the walkthrough has finished: the file, complete, renamed into place.
   void commit();
   std::uint64_t bytes_written() const;

@@ -204,10 +204,22 @@ std::string HtmlPage::heading_html() const {
 
 void HtmlPage::finish(const std::vector<MapStage>& map) {
   close_step();
+  map_ = map;
+  if (!held_) write_document();
+}
+
+void HtmlPage::release() {
+  if (!held_) return;
+  held_ = false;
+  close_step();
+  write_document();
+}
+
+void HtmlPage::write_document() {
   LessonParts parts;
   parts.title = "attn: " + info_.subject;
   parts.header = heading_html();
-  parts.map = map_html(map);
+  parts.map = map_html(map_);
   for (const auto& row : overview_) parts.heads = std::max(parts.heads, row.view.heads.size());
   if (!overview_.empty())
     parts.overview =

@@ -52,8 +52,14 @@ class HtmlPage : public PageRenderer {
              const std::vector<std::string>& column_labels) override;
   void top_k(const TopKView& view) override;
   void finish(const std::vector<MapStage>& map) override;
+  // Held, finish() keeps the map and writes nothing: what follows the walkthrough (attn
+  // generate's later tokens, drawn through the same calls) goes on the page too, until
+  // release() writes the document.
+  void hold() { held_ = true; }
+  void release();
 
  private:
+  void write_document();
   void open_step(int number, const std::string& kind, const std::string& heading);
   void close_step();
   void fold();    // what follows is folded away in a repeated step
@@ -73,6 +79,8 @@ class HtmlPage : public PageRenderer {
   int views_ = 0;  // heatmap views of the step so far
   std::string layer_, block_;
   std::vector<OverviewRow> overview_;
+  std::vector<MapStage> map_;
+  bool held_ = false;
 };
 
 }  // namespace attn

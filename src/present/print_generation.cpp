@@ -62,87 +62,123 @@ std::string shape_text(const Tensor& t) {
   return fmt::format("(H={}, t={}, d={})", t.shape[0], t.shape[1], t.shape[2]);
 }
 
+// Where the generation is drawn: the terminal's text (exactly as it was printed before the
+// lesson existed) and the lesson's page, either or both.
+class Drawing {
+ public:
+  Drawing(std::ostream* out, PageRenderer* page, const WalkthroughOptions& options)
+      : out_(out), page_(page), options_(options) {}
+  // A blank line on the terminal, before a section.
+  void blank() {
+    if (out_) *out_ << "\n";
+  }
+  // "══ Token 2: ... ══": a section of the page.
+  void section(const std::string& text) {
+    if (out_) write(*out_, text, options_);
+    if (page_) page_->layer_header(text);
+  }
+  // "── decoder.0: the new row ──"
+  void part(const std::string& text) {
+    if (out_) write(*out_, text, options_);
+    if (page_) page_->block_header(text);
+  }
+  // A paragraph, indented by two spaces on the terminal.
+  void line(const std::string& text) {
+    if (out_) write(*out_, text, options_);
+    if (page_) page_->line(text.substr(text.find_first_not_of(' ')));
+  }
+  void tensor(const std::string& label, const Tensor& t) {
+    if (out_) write_tensor(*out_, label, t, options_);
+    if (page_) page_->tensor({t, label, "", false, false});
+  }
+  // A labelled table under its caption.
+  void table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& rows,
+             const std::vector<std::string>& columns) {
+    if (out_) {
+      write(*out_, caption, options_);
+      LabeledTableOptions format;
+      format.precision = options_.array.precision;
+      *out_ << indented(render_labeled_table(matrix, rows, columns, format));
+    }
+    if (page_) page_->table(caption.substr(caption.find_first_not_of(' ')), matrix, rows, columns);
+  }
+
+ private:
+  std::ostream* out_;
+  PageRenderer* page_;
+  const WalkthroughOptions& options_;
+};
+
 }  // namespace
 
-void print_cache_after_prompt(std::ostream& out, const KvCacheDecoder& decoder, const Model& model,
+void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCacheDecoder& decoder, const Model& model,
                               const WalkthroughOptions& options) {
-  out << "\n";
-  write(out, "── The KV cache after the prompt ──", options);
-  write(out,
-        "  Each layer keeps the keys and values its self-attention computed for every position (the k_heads and "
-        "v_heads above): a new token's query needs them all, and they never change, since no position sees a later "
-        "one.",
-        options);
+  Drawing draw(out, page, options);
+  draw.blank();
+  draw.part("── The KV cache after the prompt ──");
+  draw.line(
+      "  Each layer keeps the keys and values its self-attention computed for every position (the k_heads and "
+      "v_heads above): a new token's query needs them all, and they never change, since no position sees a later "
+      "one.");
   for (std::size_t j = 0; j < decoder.caches().size(); ++j) {
     const LayerCache& c = decoder.caches()[j];
     std::string line = fmt::format("  decoder.{}: K {}, V {}", j, shape_text(c.k), shape_text(c.v));
     if (model.has_target() && !c.cross_k.data.empty())
       line += fmt::format("; cross-attention K, V {} (the source's, fixed)", shape_text(c.cross_k));
-    write(out, line, options);
+    draw.line(line);
   }
 }
 
-void print_generation_step(std::ostream& out, const Trace& step, const KvCacheDecoder& decoder, const Model& model,
-                           const std::vector<std::string>& tokens, std::size_t number,
+void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& step, const KvCacheDecoder& decoder,
+                           const Model& model, const std::vector<std::string>& tokens, std::size_t number,
                            const WalkthroughOptions& options) {
+  Drawing draw(out, page, options);
   const std::size_t position = tokens.size() - 1;
   const StepCost cost = decoder.last_cost();
-  out << "\n";
-  write(out,
-        fmt::format("══ Token {}: \"{}\" fed back at position {}; only its row is computed ══", number, tokens.back(),
-                    position),
-        options);
-  write(out,
-        fmt::format("  reused from the cache: the keys and values of positions 0-{} in each of {} layer{}{}; this "
-                    "row took {} multiply-adds, a full pass over the {} positions {} ({} saved)",
-                    position - 1, model.decoder.size(), model.decoder.size() == 1 ? "" : "s",
-                    model.has_target() ? ", and the source's cross-attention keys and values" : "",
-                    grouped(cost.with_cache), position + 1, grouped(cost.without_cache),
-                    grouped(cost.without_cache - cost.with_cache)),
-        options);
+  draw.blank();
+  draw.section(fmt::format("══ Token {}: \"{}\" fed back at position {}; only its row is computed ══", number,
+                           tokens.back(), position));
+  draw.line(fmt::format(
+      "  reused from the cache: the keys and values of positions 0-{} in each of {} layer{}{}; this "
+      "row took {} multiply-adds, a full pass over the {} positions {} ({} saved)",
+      position - 1, model.decoder.size(), model.decoder.size() == 1 ? "" : "s",
+      model.has_target() ? ", and the source's cross-attention keys and values" : "", grouped(cost.with_cache),
+      position + 1, grouped(cost.without_cache), grouped(cost.without_cache - cost.with_cache)));
   std::vector<std::string> keys;
   for (const auto& t : tokens) keys.push_back(token_label("K", t));
   for (std::size_t j = 0; j < model.decoder.size(); ++j) {
     const int l = static_cast<int>(j);
     const LayerCache& cache = decoder.caches()[j];
-    write(out, fmt::format("── decoder.{}: the new row ──", j), options);
+    draw.part(fmt::format("── decoder.{}: the new row ──", j));
     for (auto [kind, name] :
          {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
       if (const TraceEntry* e = find_kind(step, l, Block::MaskedSelfAttention, kind))
-        write_tensor(out, fmt::format("{} (position {}, = row · W_{})", name, position, name), e->tensor, options);
-    write(out,
-          fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads)",
-                      shape_text(cache.k), shape_text(cache.v)),
-          options);
+        draw.tensor(fmt::format("{} (position {}, = row · W_{})", name, position, name), e->tensor);
+    draw.line(fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads)",
+                          shape_text(cache.k), shape_text(cache.v)));
     const TraceEntry* scaled = find_kind(step, l, Block::MaskedSelfAttention, StepKind::ScaledScores);
     const TraceEntry* weights = find_kind(step, l, Block::MaskedSelfAttention, StepKind::AttentionWeights);
     if (scaled && weights && keys.size() == scaled->tensor.shape.back()) {
       std::vector<std::string> heads;
       for (std::size_t h = 0; h < model.config.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
-      LabeledTableOptions table;
-      table.precision = options.array.precision;
-      write(out,
-            fmt::format("  the new query against every cached key, q · kᵀ / √{} (no mask needed: every cached "
-                        "position is at or before this one):",
-                        model.config.d_head),
-            options);
-      out << indented(render_labeled_table(head_rows(scaled->tensor), heads, keys, table));
-      write(out, "  weights = softmax of each row:", options);
-      out << indented(render_labeled_table(head_rows(weights->tensor), heads, keys, table));
+      draw.table(fmt::format("  the new query against every cached key, q · kᵀ / √{} (no mask needed: every cached "
+                             "position is at or before this one):",
+                             model.config.d_head),
+                 head_rows(scaled->tensor), heads, keys);
+      draw.table("  weights = softmax of each row:", head_rows(weights->tensor), heads, keys);
     }
     if (model.has_target())
-      write(out,
-            fmt::format("  cross-attention: the new query against the source's cached K {} alone",
-                        shape_text(cache.cross_k)),
-            options);
+      draw.line(fmt::format("  cross-attention: the new query against the source's cached K {} alone",
+                            shape_text(cache.cross_k)));
   }
 }
 
-void print_choice(std::ostream& out, const SamplingResult& r, const SamplingOptions& sampling, const Model& model,
-                  const std::vector<std::string>& tokens, std::size_t number, std::size_t draws, std::uint32_t seed,
-                  const WalkthroughOptions& options) {
-  out << "\n";
-  write(out, fmt::format("── Choosing token {} (after \"{}\") ──", number, tokens.back()), options);
+void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r, const SamplingOptions& sampling,
+                  const Model& model, const std::vector<std::string>& tokens, std::size_t number, std::size_t draws,
+                  std::uint32_t seed, const WalkthroughOptions& options) {
+  Drawing draw(out, page, options);
+  draw.blank();
+  draw.part(fmt::format("── Choosing token {} (after \"{}\") ──", number, tokens.back()));
   // The labelled table: the most probable tokens, with the distribution drawn from.
   const std::size_t V = r.probabilities.size();
   std::vector<std::size_t> order(V);
@@ -158,34 +194,28 @@ void print_choice(std::ostream& out, const SamplingResult& r, const SamplingOpti
     table.data[i * table.shape[1]] = r.probabilities[order[i]];
     if (sampled) table.data[i * 2 + 1] = r.distribution[order[i]];
   }
-  LabeledTableOptions format;
-  format.precision = options.array.precision;
   std::string never;
   for (std::size_t id : model.vocab.never_written_ids()) never += (never.empty() ? "" : ", ") + model.vocab.token(id);
-  write(out,
-        fmt::format("  the next-token distribution p = softmax(logits), its top {}{}:", k,
-                    never.empty() ? "" : " (" + never + " never written)"),
-        options);
   std::vector<std::string> columns = {"p"};
   if (sampled) columns.push_back("drawn from");
-  out << indented(render_labeled_table(table, rows, columns, format));
+  draw.table(fmt::format("  the next-token distribution p = softmax(logits), its top {}{}:", k,
+                         never.empty() ? "" : " (" + never + " never written)"),
+             table, rows, columns);
   if (!sampled) {
-    write(out, fmt::format("  greedy (temperature 0): the most probable token, \"{}\"", model.vocab.token(r.id)),
-          options);
+    draw.line(fmt::format("  greedy (temperature 0): the most probable token, \"{}\"", model.vocab.token(r.id)));
     return;
   }
   std::string steps =
       fmt::format("  temperature {}: p = softmax(logits / {})", sampling.temperature, sampling.temperature);
   if (sampling.top_k) steps += fmt::format("; top-k {}: {} tokens kept", sampling.top_k, r.kept_after_top_k);
   if (sampling.top_p < 1) steps += fmt::format("; top-p {}: {} kept", sampling.top_p, r.kept);
-  write(out, steps + "; renormalized: the column \"drawn from\"", options);
-  write(out,
-        fmt::format("  the draw: u = {} (random_sample number {} of np.random.RandomState({})) fell in [{}, {}) of "
-                    "the cumulative \"drawn from\", in vocabulary order: \"{}\"",
-                    format_number(*r.draw, std::max(options.array.precision, 6)), draws + 1, seed,
-                    format_number(r.cumulative_before, options.array.precision),
-                    format_number(r.cumulative_after, options.array.precision), model.vocab.token(r.id)),
-        options);
+  draw.line(steps + "; renormalized: the column \"drawn from\"");
+  draw.line(
+      fmt::format("  the draw: u = {} (random_sample number {} of np.random.RandomState({})) fell in [{}, {}) of "
+                  "the cumulative \"drawn from\", in vocabulary order: \"{}\"",
+                  format_number(*r.draw, std::max(options.array.precision, 6)), draws + 1, seed,
+                  format_number(r.cumulative_before, options.array.precision),
+                  format_number(r.cumulative_after, options.array.precision), model.vocab.token(r.id)));
 }
 
 }  // namespace attn

@@ -3,7 +3,9 @@
 // layer, the KV cache grown by one row, the new query's scores and weights against every
 // cached key), and how the next token is chosen (the distribution as a labelled table,
 // temperature, top-k and top-p applied, the draw and where it fell). It prints with the
-// walkthrough's own pieces: NumPy-style arrays and labelled tables.
+// walkthrough's own pieces: NumPy-style arrays and labelled tables, on the terminal (`out`)
+// and, for attn generate --html, on the lesson's page (`page`, drawn through the
+// PageRenderer: headers, lines, tensors, tables as tables); either may be null.
 #ifndef ATTN_PRESENT_PRINT_GENERATION_H_
 #define ATTN_PRESENT_PRINT_GENERATION_H_
 
@@ -15,24 +17,25 @@
 #include "attn/model.h"
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
+#include "present/page_renderer.h"
 
 namespace attn {
 
 // The cache after the prompt's run: each layer's K and V shapes.
-void print_cache_after_prompt(std::ostream& out, const KvCacheDecoder& decoder, const Model& model,
+void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCacheDecoder& decoder, const Model& model,
                               const WalkthroughOptions& options);
 
 // One token after the first: `step` is its KvCacheDecoder::step trace, `tokens` the
 // decoder's sequence with the new token last.
-void print_generation_step(std::ostream& out, const Trace& step, const KvCacheDecoder& decoder, const Model& model,
-                           const std::vector<std::string>& tokens, std::size_t number,
+void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& step, const KvCacheDecoder& decoder,
+                           const Model& model, const std::vector<std::string>& tokens, std::size_t number,
                            const WalkthroughOptions& options);
 
 // The choice of token `number` (1 the first) after the sequence `tokens`: `draws` how many
 // random numbers the run had drawn before this one.
-void print_choice(std::ostream& out, const SamplingResult& choice, const SamplingOptions& sampling, const Model& model,
-                  const std::vector<std::string>& tokens, std::size_t number, std::size_t draws, std::uint32_t seed,
-                  const WalkthroughOptions& options);
+void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& choice, const SamplingOptions& sampling,
+                  const Model& model, const std::vector<std::string>& tokens, std::size_t number, std::size_t draws,
+                  std::uint32_t seed, const WalkthroughOptions& options);
 
 }  // namespace attn
 

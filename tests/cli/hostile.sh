@@ -255,6 +255,60 @@ case $case_name in
     expect_stderr "attn: cannot write to standard output: Bad file descriptor"
     expect_files ""
     ;;
+  generate_html)
+    # attn generate --html: the first token's whole walkthrough (every step the terminal
+    # titles, one heatmap per head of each layer), then each new token's sections as the
+    # terminal prints them, in order: its new q, k, v rows, the cache, its scores and weights
+    # against the cached keys as tables, and each choice's top-k table and draw.
+    "$ATTN" generate --example gpt_tiny -n 3 --temperature 0.8 --top-k 5 --top-p 0.9 --brief --html lesson.html \
+      >out 2>err
+    status=$?
+    expect_status 0
+    unescape() { sed 's/&quot;/"/g; s/&#39;/'"'"'/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g'; }
+    pattern='^(Token|Choosing token|decoder\.[0-9]+: the new row|The KV cache)'
+    grep -E '^(══|──) ' out | sed -E 's/^(══|──) //; s/ (══|──)$//' | grep -E "$pattern" >terminal-sections
+    sed -n 's#^<h[23] class="[a-z]*">\(.*\)</h[23]>$#\1#p' lesson.html | unescape | grep -E "$pattern" >page-sections
+    tokens=$(grep -c '^Token [2-9]' terminal-sections)
+    choices=$(grep -c '^Choosing token' terminal-sections)
+    rows=$(grep -c '^decoder\.[0-9]*: the new row' terminal-sections)
+    [ "$tokens" = 2 ] && [ "$choices" = 3 ] && [ "$rows" -ge 2 ] || fail "terminal: $tokens tokens, $choices choices"
+    diff terminal-sections page-sections >sections.diff || fail "the page's sections differ: $(head -5 sections.diff)"
+    sed -n 's/^── \(Step [0-9]\+: .*\)$/\1/p' out | sed -E 's/ (─)+$//' >terminal-titles
+    sed -n 's#.*<h4 class="step-title">\(Step [0-9]\+: .*\)</h4>.*#\1#p' lesson.html | unescape >page-titles
+    [ -s terminal-titles ] && ! grep -vxFf page-titles terminal-titles || fail "a step title is not in the page"
+    [ "$(sed 's/:.*//' page-titles | tr '\n' ' ')" = "$(seq -f 'Step %g' 1 "$(wc -l <page-titles)" | tr '\n' ' ')" ] ||
+      fail "the page's steps are not 1 to $(wc -l <page-titles)"
+    heads=$(grep -o -m1 'H=[0-9]\+ heads\?' out | grep -o '[0-9]\+')
+    [ "$(grep -o '<svg class="heatmap"' lesson.html | wc -l)" = $((rows / tokens * heads)) ] ||
+      fail "$(grep -o '<svg class="heatmap"' lesson.html | wc -l) heatmaps, expected $((rows / tokens)) layers x $heads"
+    for caption in 'the new query against every cached key' 'weights = softmax of each row'; do
+      [ "$(grep -c "<table class=\"labeled\"><caption>$caption" lesson.html)" = "$rows" ] || fail "not $rows tables: $caption"
+    done
+    [ "$(grep -c '<table class="labeled"><caption>the next-token distribution' lesson.html)" = "$choices" ] ||
+      fail "not $choices top-k tables"
+    [ "$(grep -c '<figcaption><code>[qkv] (position ' lesson.html)" = $((rows * 3)) ] || fail "not $((rows * 3)) q, k, v rows"
+    # Each draw's u and its number in the stream (the terminal wraps the rest of the line).
+    draw='the draw: u = [0-9.]* (random_sample number [0-9]*'
+    grep -o "$draw" out >terminal-draws
+    [ "$(wc -l <terminal-draws)" = "$choices" ] && grep -o "<p class=\"line\">$draw" lesson.html |
+      sed 's#<p class="line">##' | diff terminal-draws - >/dev/null || fail "the draws differ"
+    # --quiet: the same page, nothing but the generated text on the terminal.
+    "$ATTN" generate --example gpt_tiny -n 3 --temperature 0.8 --top-k 5 --top-p 0.9 --brief --quiet --html quiet.html \
+      >out 2>err
+    status=$?
+    expect_status 0
+    [ "$(wc -l <out)" = 1 ] || fail "--quiet printed: $(head -3 out)"
+    cmp -s lesson.html quiet.html || fail "the --quiet lesson differs"
+    rm terminal-sections page-sections sections.diff terminal-titles page-titles terminal-draws
+    expect_files "lesson.html quiet.html "
+    ;;
+  generate_closed_stdout_with_html)
+    "$ATTN" generate --example gpt_tiny -n 2 --html lesson.html >&- 2>err
+    status=$?
+    expect_status 1
+    expect_stderr "attn: cannot write to standard output: Bad file descriptor"
+    expect_files ""
+    ;;
   *)
     fail "no such case"
     ;;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HTML lesson in a real browser: Debian's Chromium, headless, renders attn's default lesson
-# (attn explain "I love AI" --html lesson.html), a batch's and attn grad's. Checks:
+# (attn explain "I love AI" --html lesson.html), a batch's, attn grad's and attn generate's. Checks:
 #   - a screenshot of the page with its script taken out is not blank (png_check: colours and
 #     ink), and a blank page's screenshot fails the same check;
 #   - the DOM the browser builds (--dump-dom), also without the page's script, has the title of
@@ -85,6 +85,19 @@ grad_heads=$(grep -o -m1 'H=[0-9]\+ heads\?' grad-terminal.txt | grep -o '[0-9]\
 browse --window-size=1280,1600 --screenshot="$work/grad.png" "file://$work/grad-no-script.html"
 "$png_check" grad.png 200 2 || fail "the screenshot of the grad lesson looks blank"
 
+# --- attn generate's lesson: the first token's steps, then each new token's sections ---------
+"$attn" generate --example gpt_tiny -n 3 --html generate.html >generate-terminal.txt
+sed 's#<script>.*##; /^(function/,/^})();/d; s#^</script>##' generate.html >generate-no-script.html
+browse --dump-dom "file://$work/generate-no-script.html" >generate-dom.html
+generate_sections=$(grep -c '^\(══ Token\|── Choosing token\|── decoder\.[0-9]*: the new row\)' generate-terminal.txt)
+[ "$generate_sections" -gt 5 ] || fail "the generate terminal has $generate_sections token sections"
+[ "$(grep -o '<h[23] class="[a-z]*">\(Token\|Choosing token\|decoder\.[0-9]*: the new row\)' generate-dom.html | wc -l)" = \
+  "$generate_sections" ] || fail "the generate lesson's DOM lacks token sections"
+generate_titles=$(grep -o '<h4 class="step-title">Step [0-9]*: ' generate-dom.html | wc -l)
+[ "$generate_titles" -gt 20 ] || fail "the generate lesson's DOM has $generate_titles step titles"
+browse --window-size=1280,1600 --screenshot="$work/generate.png" "file://$work/generate-no-script.html"
+"$png_check" generate.png 200 2 || fail "the screenshot of the generate lesson looks blank"
+
 # --- hover and the head selector, in the page with its script -------------------------------
 cat >probe.js <<'EOF'
 <script>
@@ -109,4 +122,4 @@ grep -qF 'readout: head 0: query "I" (0) → key "I" (0): weight 0.1117' probe-d
   fail "hovering the first cell did not show its query, key and weight: $(grep -A3 'id="probe"' probe-dom.html)"
 grep -qxF 'hm-14-0-0: none' probe-dom.html && grep -qxF 'hm-14-0-1: block' probe-dom.html ||
   fail "picking head 1 does not show head 1 alone: $(grep -A3 'id="probe"' probe-dom.html)"
-echo "browser test: $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; hover and head selector work; $("$png_check" lesson.png 0 0)"
+echo "browser test: $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; generate: $generate_titles titles, $generate_sections token sections; hover and head selector work; $("$png_check" lesson.png 0 0)"

@@ -203,3 +203,36 @@ TEST_CASE("what a printer writes reaches the page escaped, in its place", "[html
   CHECK(html.find("<nav") == std::string::npos);                         // no map given
   CHECK(html.find("<section class=\"overview\"") == std::string::npos);  // no heatmaps
 }
+
+TEST_CASE("a held page takes what follows the walkthrough, then writes it all", "[html]") {
+  const attn::Model model = default_run();
+  attn::StringOutput out;
+  attn::WalkthroughOptions options;
+  attn::HtmlPage page(out, model, options, {"attn generate", "\"I love AI\""});
+  page.hold();
+  page.start_step(1);
+  page.list_entry(1, "q", "Query projection");
+  page.finish({{"source", 1, 1}});
+  CHECK(out.text.empty());  // held: nothing written yet
+  page.layer_header("══ Token 2: \"love\" fed back at position 1; only its row is computed ══");
+  attn::Tensor weights({2, 2}, {"H", "t"});
+  weights.data = {0.25, 0.75, 1, 0};
+  page.table("weights = softmax of each row:", weights, {"head 0", "head 1"}, {"K \"I\"", "K \"love\""});
+  page.release();
+  const std::string& html = out.text;
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(html.find("<a href=\"#step-1\">steps 1</a> source") != std::string::npos);  // the map kept at finish()
+  const std::size_t step = html.find("<h4 class=\"step-title\">Step 1: Query projection</h4>");
+  const std::size_t token = html.find(
+      "<h2 class=\"layer\">Token 2: &quot;love&quot; fed back at position 1; only its "
+      "row is computed</h2>");
+  const std::size_t table = html.find("<table class=\"labeled\"><caption>weights = softmax of each row:</caption>");
+  CHECK(step != std::string::npos);
+  CHECK(token != std::string::npos);
+  CHECK(table != std::string::npos);
+  CHECK(step < token);
+  CHECK(token < table);
+  CHECK(html.find("0.75") > table);
+  page.release();  // once only
+  CHECK(out.text.size() == html.size());
+}
