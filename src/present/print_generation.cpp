@@ -59,7 +59,8 @@ const TraceEntry* find_kind(const Trace& trace, int layer, Block block, StepKind
 }
 
 std::string shape_text(const Tensor& t) {
-  return fmt::format("(H={}, t={}, d={})", t.shape[0], t.shape[1], t.shape[2]);
+  // (H, t, d), or (G, t, d) when G key/value heads are shared by the H query heads
+  return fmt::format("({}={}, t={}, d={})", t.axes[0], t.shape[0], t.shape[1], t.shape[2]);
 }
 
 }  // namespace
@@ -68,10 +69,18 @@ void print_cache_after_prompt(std::ostream& out, const KvCacheDecoder& decoder, 
                               const WalkthroughOptions& options) {
   out << "\n";
   write(out, "── The KV cache after the prompt ──", options);
+  const ModelConfig& c = model.config;
   write(out,
-        "  Each layer keeps the keys and values its self-attention computed for every position (the k_heads and "
-        "v_heads above): a new token's query needs them all, and they never change, since no position sees a later "
-        "one.",
+        fmt::format("  Each layer keeps the keys and values its self-attention computed for every position (the {} "
+                    "and v_heads above{}): a new token's query needs them, and they never change, since no position "
+                    "sees a later one.{}",
+                    c.positional_encoding == PositionalEncoding::RoPE ? "k_rope" : "k_heads",
+                    c.kv_heads() != c.num_heads ? fmt::format(", G={} key/value head{} before the repeat to H={}",
+                                                              c.kv_heads(), c.kv_heads() == 1 ? "" : "s", c.num_heads)
+                                                : "",
+                    c.sliding_window ? fmt::format(" With the sliding window a query reads the last W = {} of them.",
+                                                   c.sliding_window)
+                                     : ""),
         options);
   for (std::size_t j = 0; j < decoder.caches().size(); ++j) {
     const LayerCache& c = decoder.caches()[j];
@@ -110,25 +119,43 @@ void print_generation_step(std::ostream& out, const Trace& step, const KvCacheDe
          {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
       if (const TraceEntry* e = find_kind(step, l, Block::MaskedSelfAttention, kind))
         write_tensor(out, fmt::format("{} (position {}, = row · W_{})", name, position, name), e->tensor, options);
+    const ModelConfig& c = model.config;
+    const bool rope = c.positional_encoding == PositionalEncoding::RoPE;
     write(out,
-          fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads)",
-                      shape_text(cache.k), shape_text(cache.v)),
+          fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads{})",
+                      shape_text(cache.k), shape_text(cache.v), rope ? "; k turned by RoPE at its position" : ""),
           options);
+    if (c.kv_heads() != c.num_heads) {
+      const std::size_t r = c.num_heads / c.kv_heads();
+      write(out,
+            fmt::format("  {} (query head h reads cache head h // {}): the cache is H/G = {} times smaller than "
+                        "(H, t, d)",
+                        c.kv_heads() == 1
+                            ? fmt::format("G=1 key/value head, shared by all H = {} query heads", c.num_heads)
+                            : fmt::format("G={} key/value heads, each shared by H/G = {} query heads", c.kv_heads(), r),
+                        r, r),
+            options);
+    }
+    // with a sliding window the query sees the last W cached positions only
+    const std::size_t from = c.sliding_window && keys.size() > c.sliding_window ? keys.size() - c.sliding_window : 0;
+    const std::vector<std::string> seen(keys.begin() + static_cast<std::ptrdiff_t>(from), keys.end());
     const TraceEntry* scaled = find_kind(step, l, Block::MaskedSelfAttention, StepKind::ScaledScores);
     const TraceEntry* weights = find_kind(step, l, Block::MaskedSelfAttention, StepKind::AttentionWeights);
-    if (scaled && weights && keys.size() == scaled->tensor.shape.back()) {
+    if (scaled && weights && seen.size() == scaled->tensor.shape.back()) {
       std::vector<std::string> heads;
       for (std::size_t h = 0; h < model.config.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
       LabeledTableOptions table;
       table.precision = options.array.precision;
       write(out,
-            fmt::format("  the new query against every cached key, q · kᵀ / √{} (no mask needed: every cached "
-                        "position is at or before this one):",
-                        model.config.d_head),
+            from ? fmt::format("  the new query against the last {} cached keys (the sliding window), q · kᵀ / √{}:",
+                               c.sliding_window, c.d_head)
+                 : fmt::format("  the new query against every cached key, q · kᵀ / √{} (no mask needed: every cached "
+                               "position is at or before this one):",
+                               c.d_head),
             options);
-      out << indented(render_labeled_table(head_rows(scaled->tensor), heads, keys, table));
+      out << indented(render_labeled_table(head_rows(scaled->tensor), heads, seen, table));
       write(out, "  weights = softmax of each row:", options);
-      out << indented(render_labeled_table(head_rows(weights->tensor), heads, keys, table));
+      out << indented(render_labeled_table(head_rows(weights->tensor), heads, seen, table));
     }
     if (model.has_target())
       write(out,
