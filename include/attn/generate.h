@@ -52,8 +52,8 @@ struct StepCost {
 };
 
 // The keys and values of one decoder layer's self-attention, every position so far, (H,t,d)
-// each; for an encoder-decoder also its cross-attention's over the source, (H,S,d), computed
-// once.
+// each ((G,t,d) with G key/value heads; the keys after RoPE when the model uses it); for an
+// encoder-decoder also its cross-attention's over the source, (H,S,d), computed once.
 struct LayerCache {
   Tensor k, v;
   Tensor cross_k, cross_v;

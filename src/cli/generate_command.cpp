@@ -62,7 +62,7 @@ void dump_record(TraceDump& dump, std::size_t t, const TraceRecord& r) {
   dump.add(TraceRecord{r.id, name, r.shape, r.axes, r.data, r.operands});
 }
 
-// The caches after step `t`: step.<t>.cache.decoder.<l>.k and .v, (H,t,d).
+// The caches after step `t`: step.<t>.cache.decoder.<l>.k and .v, (H,t,d) or (G,t,d).
 void dump_caches(TraceDump& dump, std::size_t t, const KvCacheDecoder& decoder) {
   const std::vector<Operand> none;
   for (std::size_t l = 0; l < decoder.caches().size(); ++l)

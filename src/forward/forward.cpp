@@ -69,13 +69,15 @@ Traced decoder_stack(const Model& model, const Traced& memory, const std::option
 }
 
 // A decoder-only (GPT-style) stack over the input x (B,S,N): the causal mask (with the
-// padding's), the layers, the final LayerNorm when the model has one. -> (B,S,N).
+// padding's, and the sliding window's when the model has one), the layers, the final
+// LayerNorm when the model has one. -> (B,S,N).
 Traced decoder_only_stack(const Model& model, Traced x, const std::optional<Traced>& padding,
                           const TraceScope& source) {
   const TraceScope stack = source.layer(Stack::Decoder);
   const std::size_t S = x.value.shape[1];
   const Traced mask = stack.block(Block::MaskedSelfAttention)
-                          .record(StepKind::Mask, attention_mask(S, S, true, padding ? &padding->value : nullptr));
+                          .record(StepKind::Mask, attention_mask(S, S, true, padding ? &padding->value : nullptr,
+                                                                 model.config.sliding_window));
   for (std::size_t j = 0; j < model.decoder.size(); ++j)
     x = decoder_only_layer(x, model.decoder[j], mask, model.config, source.layer(Stack::Decoder, static_cast<int>(j)));
   if (model.decoder_norm.gamma.data.empty()) return x;

@@ -17,70 +17,98 @@ namespace attn {
 
 namespace {
 
-// (1?,H,t,d) as recorded -> (H,t,d)
+// (1?,H,t,d) as recorded -> (H,t,d); (G,t,d) for grouped-query keys and values
 Tensor heads_of(const TraceRecord& r) {
   const std::size_t n = r.shape.size();
-  Tensor t({r.shape[n - 3], r.shape[n - 2], r.shape[n - 1]}, {"H", "t", "d"});
+  Tensor t({r.shape[n - 3], r.shape[n - 2], r.shape[n - 1]}, {r.axes[n - 3], "t", "d"});
   std::copy(r.data, r.data + t.size(), t.data.begin());
   return t;
 }
 
-// (H,t,d) with (1,H,1,d)'s rows appended -> (H,t+1,d)
+// (G,t,d) with (1,G,1,d)'s rows appended -> (G,t+1,d)
 Tensor appended(const Tensor& cache, const Tensor& row) {
-  const std::size_t H = row.shape[1], d = row.shape[3];
+  const std::size_t G = row.shape[1], d = row.shape[3];
   const std::size_t t = cache.data.empty() ? 0 : cache.shape[1];
-  Tensor out({H, t + 1, d}, {"H", "t", "d"});
-  for (std::size_t h = 0; h < H; ++h) {
-    std::copy_n(cache.data.begin() + static_cast<std::ptrdiff_t>(h * t * d), t * d,
-                out.data.begin() + static_cast<std::ptrdiff_t>(h * (t + 1) * d));
-    std::copy_n(row.data.begin() + static_cast<std::ptrdiff_t>(h * d), d,
-                out.data.begin() + static_cast<std::ptrdiff_t>((h * (t + 1) + t) * d));
+  Tensor out({G, t + 1, d}, {row.axes[1], "t", "d"});
+  for (std::size_t g = 0; g < G; ++g) {
+    std::copy_n(cache.data.begin() + static_cast<std::ptrdiff_t>(g * t * d), t * d,
+                out.data.begin() + static_cast<std::ptrdiff_t>(g * (t + 1) * d));
+    std::copy_n(row.data.begin() + static_cast<std::ptrdiff_t>(g * d), d,
+                out.data.begin() + static_cast<std::ptrdiff_t>((g * (t + 1) + t) * d));
   }
   return out;
 }
 
-// (H,t,d) -> (1,H,t,d), the layout the attention steps take
-Tensor batched(const Tensor& heads) {
-  Tensor t = heads;
-  t.shape.insert(t.shape.begin(), 1);
-  t.axes = {"B", "H", "T", "d"};
-  return t;
+// (G,t,d), its positions from..t-1 -> (1,G,t-from,d), the layout the attention steps take
+Tensor batched(const Tensor& heads, std::size_t from = 0) {
+  const std::size_t G = heads.shape[0], t = heads.shape[1], d = heads.shape[2], kept = t - from;
+  Tensor out({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});
+  for (std::size_t g = 0; g < G; ++g)
+    std::copy_n(heads.data.begin() + static_cast<std::ptrdiff_t>((g * t + from) * d), kept * d,
+                out.data.begin() + static_cast<std::ptrdiff_t>(g * kept * d));
+  return out;
 }
 
-// Attention of the new row x (1,1,N) to the cached keys and values. With `append` (self-
-// attention) the row's own key and value join the cache first; cross-attention's cache
-// holds the source's. Records what multi_head_attention records, for one query row.
+// Attention of the new row x (1,1,N), at `position`, to the cached keys and values. With
+// `append` (self-attention) the row's own key and value join the cache first; cross-
+// attention's cache holds the source's. Records what multi_head_attention records, for one
+// query row: with RoPE the new query and key turned at `position` (the cache keeps the keys
+// turned, so they are never turned again); with G < H key/value heads the cache holds the G
+// heads and the repeat to H happens on every read; with a sliding window W the query reads
+// the last W cached positions only.
 Traced cached_attention(const Traced& x, const AttentionWeights& w, Tensor& cache_k, Tensor& cache_v, bool append,
-                        const ModelConfig& config, const TraceScope& at) {
-  // x is (1,1,N); the cache is (H,t,d); W_q/W_k/W_v are (N,H*d), W_o (H*d,N)
-  const std::size_t H = config.num_heads;
+                        std::size_t position, const ModelConfig& config, const TraceScope& at) {
+  // x is (1,1,N); the cache is (G,t,d); W_q is (N,H*d), W_k/W_v are (N,G*d), W_o (H*d,N)
+  const std::size_t H = config.num_heads, G = config.kv_heads();
+  const char* kv_axis = G != H ? "G*d" : "H*d";
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block);
   const Traced q = at.record(StepKind::Query, linear_projection(x.value, w.W_q, w.b_q, "H*d"),
                              {at.operand(x), at.weight("W_q", w.W_q)});
   std::optional<Traced> k, v;
   if (append) {
-    k = at.record(StepKind::Key, linear_projection(x.value, w.W_k, w.b_k, "H*d"),
+    k = at.record(StepKind::Key, linear_projection(x.value, w.W_k, w.b_k, kv_axis),
                   {at.operand(x), at.weight("W_k", w.W_k)});
-    v = at.record(StepKind::Value, linear_projection(x.value, w.W_v, w.b_v, "H*d"),
+    v = at.record(StepKind::Value, linear_projection(x.value, w.W_v, w.b_v, kv_axis),
                   {at.operand(x), at.weight("W_v", w.W_v)});
   }
-  // (1,1,H*d) -> (1,H,1,d)
+  // (1,1,H*d) -> (1,H,1,d); with RoPE turned by the angles of `position`
   const Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)});
+  std::optional<Traced> q_rope;
+  if (rope)
+    q_rope = at.record(StepKind::RotatedQueries, rope_rotate(q_heads.value, config.rope_theta, position),
+                       {at.operand(q_heads)});
+  const Traced& query = q_rope ? *q_rope : q_heads;
   if (append) {
-    const Traced k_heads = at.record(StepKind::KeyHeads, split_heads(k->value, H), {at.operand(*k)});
-    const Traced v_heads = at.record(StepKind::ValueHeads, split_heads(v->value, H), {at.operand(*v)});
-    cache_k = appended(cache_k, k_heads.value);
+    // (1,1,G*d) -> (1,G,1,d)
+    Tensor k_split = split_heads(k->value, G), v_split = split_heads(v->value, G);
+    if (G != H) k_split.axes[1] = v_split.axes[1] = "G";
+    const Traced k_heads = at.record(StepKind::KeyHeads, std::move(k_split), {at.operand(*k)});
+    const Traced v_heads = at.record(StepKind::ValueHeads, std::move(v_split), {at.operand(*v)});
+    std::optional<Traced> k_rope;
+    if (rope)
+      k_rope = at.record(StepKind::RotatedKeys, rope_rotate(k_heads.value, config.rope_theta, position),
+                         {at.operand(k_heads)});
+    cache_k = appended(cache_k, (k_rope ? *k_rope : k_heads).value);
     cache_v = appended(cache_v, v_heads.value);
   }
+  // the keys this query sees: all cached ones, or the last W with a sliding window
+  const std::size_t t = cache_k.shape[1];
+  const std::size_t from = append && config.sliding_window && t > config.sliding_window ? t - config.sliding_window : 0;
+  Tensor keys = batched(cache_k, from), values = batched(cache_v, from);
+  // (1,G,t,d) -> (1,H,t,d): query head h reads key/value head h / (H/G)
+  if (G != H) {
+    keys = at.record(StepKind::RepeatedKeys, repeat_kv_heads(keys, H)).value;
+    values = at.record(StepKind::RepeatedValues, repeat_kv_heads(values, H)).value;
+  }
   // (1,H,1,d) @ (1,H,d,t) -> (1,H,1,t): the new query against every cached key
-  const Traced k_t = at.record(StepKind::TransposedKeys, transpose_keys(batched(cache_k)));
+  const Traced k_t = at.record(StepKind::TransposedKeys, transpose_keys(keys));
   const Traced scores =
-      at.record(StepKind::Scores, attention_scores(q_heads.value, k_t.value), {at.operand(q_heads), at.operand(k_t)});
+      at.record(StepKind::Scores, attention_scores(query.value, k_t.value), {at.operand(query), at.operand(k_t)});
   const Traced scaled =
       at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head), {at.operand(scores)});
   const Traced weights = at.record(StepKind::AttentionWeights, softmax_rows(scaled.value), {at.operand(scaled)});
   // (1,H,1,t) @ (1,H,t,d) -> (1,H,1,d)
-  const Traced context =
-      at.record(StepKind::Context, attention_context(weights.value, batched(cache_v)), {at.operand(weights)});
+  const Traced context = at.record(StepKind::Context, attention_context(weights.value, values), {at.operand(weights)});
   const Traced concat = at.record(StepKind::MergedHeads, merge_heads(context.value), {at.operand(context)});
   return at.record(StepKind::OutputProjection, linear_projection(concat.value, w.W_o, w.b_o, "N"),
                    {at.operand(concat), at.weight("W_o", w.W_o)});
@@ -108,11 +136,12 @@ void KvCacheDecoder::observe(const TraceRecord& r) {
     logits_.assign(r.data + (rows - 1) * V, r.data + rows * V);
     return;
   }
+  // With RoPE the turned keys (RotatedKeys, recorded after KeyHeads) replace the plain ones.
   if (id.stack != Stack::Decoder || !id.in_layer() ||
-      (id.kind != StepKind::KeyHeads && id.kind != StepKind::ValueHeads))
+      (id.kind != StepKind::KeyHeads && id.kind != StepKind::ValueHeads && id.kind != StepKind::RotatedKeys))
     return;
   LayerCache& cache = caches_.at(static_cast<std::size_t>(id.layer));
-  const bool key = id.kind == StepKind::KeyHeads;
+  const bool key = id.kind != StepKind::ValueHeads;
   if (id.block == Block::CrossAttention) {
     (key ? cache.cross_k : cache.cross_v) = heads_of(r);
     source_len_ = cache.cross_k.data.empty() ? source_len_ : cache.cross_k.shape[1];
@@ -126,17 +155,21 @@ std::size_t KvCacheDecoder::length() const {
 }
 
 StepCost KvCacheDecoder::cost_at(std::size_t position) const {
-  // Per layer, one row: Q, K, V and W_o (4·N·Hd), scores and context against L keys (2·H·d·L),
-  // the feed-forward (2·N·F); cross-attention: Q and W_o, and 2·H·d·S. The head: N·V.
-  // Without the cache the whole prefix of L = position + 1 rows runs again, every score of
-  // the L x L matrices, and the cross-attention's keys and values of the source.
+  // Per layer, one row: Q and W_o (2·N·Hd), K and V (2·N·Gd, G key/value heads), scores and
+  // context against the L' keys it sees (2·H·d·L', L' = min(L, W) with a sliding window), the
+  // feed-forward (2·N·F; 3·N·F for SwiGLU's gate, up and down); cross-attention: Q and W_o,
+  // and 2·H·d·S. The head: N·V. Without the cache the whole prefix of L = position + 1 rows
+  // runs again, every score of the L x L matrices (a window masks them, it does not skip
+  // them), and the cross-attention's keys and values of the source.
   const ModelConfig& c = model_.config;
-  const std::uint64_t N = c.d_model, Hd = c.num_heads * c.d_head, F = c.d_ff, V = model_.vocab.size();
+  const std::uint64_t N = c.d_model, Hd = c.num_heads * c.d_head, Gd = c.kv_heads() * c.d_head, F = c.d_ff;
+  const std::uint64_t V = model_.vocab.size(), ffn = c.activation == Activation::SwiGLU ? 3 : 2;
   const std::uint64_t L = position + 1, S = source_len_, layers = model_.decoder.size();
+  const std::uint64_t seen = c.sliding_window ? std::min<std::uint64_t>(L, c.sliding_window) : L;
   const bool cross = model_.has_target();
   StepCost cost;
-  const std::uint64_t row = 4 * N * Hd + 2 * N * F + (cross ? 2 * N * Hd + 2 * Hd * S : 0);
-  cost.with_cache = layers * (row + 2 * Hd * L) + N * V;
+  const std::uint64_t row = 2 * N * Hd + 2 * N * Gd + ffn * N * F + (cross ? 2 * N * Hd + 2 * Hd * S : 0);
+  cost.with_cache = layers * (row + 2 * Hd * seen) + N * V;
   cost.without_cache = layers * (L * row + 2 * Hd * L * L + (cross ? 2 * S * N * Hd : 0)) + L * N * V;
   return cost;
 }
@@ -155,7 +188,9 @@ const std::vector<double>& KvCacheDecoder::step(std::size_t token, Trace& trace)
   ids.data[0] = static_cast<double>(token);
   Tensor x = embedding_lookup(ids, model_.embedding);
   if (config.scale_embeddings) x = scale_embedding(x);
-  if (config.positional_encoding != PositionalEncoding::None) {
+  // (RoPE adds nothing here: it turns the queries and keys inside each self-attention)
+  if (config.positional_encoding == PositionalEncoding::Sinusoidal ||
+      config.positional_encoding == PositionalEncoding::Learned) {
     const Tensor all = config.positional_encoding == PositionalEncoding::Sinusoidal
                            ? sinusoidal_positions(position + 1, N)
                            : learned_positions(model_.positions, position + 1);
@@ -171,12 +206,12 @@ const std::vector<double>& KvCacheDecoder::step(std::size_t token, Trace& trace)
     LayerCache& cache = caches_[j];
     const TraceScope l = at.layer(Stack::Decoder, static_cast<int>(j));
     h = sublayer_connection(h, layer.norm1, 1, config, l, [&](const Traced& y) {
-      return cached_attention(y, layer.self_attention, cache.k, cache.v, true, config,
+      return cached_attention(y, layer.self_attention, cache.k, cache.v, true, position, config,
                               l.block(Block::MaskedSelfAttention));
     });
     if (model_.has_target())
       h = sublayer_connection(h, layer.norm2, 2, config, l, [&](const Traced& y) {
-        return cached_attention(y, layer.cross_attention, cache.cross_k, cache.cross_v, false, config,
+        return cached_attention(y, layer.cross_attention, cache.cross_k, cache.cross_v, false, position, config,
                                 l.block(Block::CrossAttention));
       });
     const int ffn_norm = model_.has_target() ? 3 : 2;

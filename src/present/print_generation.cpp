@@ -59,7 +59,8 @@ const TraceEntry* find_kind(const Trace& trace, int layer, Block block, StepKind
 }
 
 std::string shape_text(const Tensor& t) {
-  return fmt::format("(H={}, t={}, d={})", t.shape[0], t.shape[1], t.shape[2]);
+  // (H, t, d), or (G, t, d) when G key/value heads are shared by the H query heads
+  return fmt::format("({}={}, t={}, d={})", t.axes[0], t.shape[0], t.shape[1], t.shape[2]);
 }
 
 // Where the generation is drawn: the terminal's text (exactly as it was printed before the
@@ -116,10 +117,17 @@ void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCac
   Drawing draw(out, page, options);
   draw.blank();
   draw.part("── The KV cache after the prompt ──");
-  draw.line(
-      "  Each layer keeps the keys and values its self-attention computed for every position (the k_heads and "
-      "v_heads above): a new token's query needs them all, and they never change, since no position sees a later "
-      "one.");
+  const ModelConfig& c = model.config;
+  draw.line(fmt::format(
+      "  Each layer keeps the keys and values its self-attention computed for every position (the {} and v_heads "
+      "above{}): a new token's query needs them, and they never change, since no position sees a later one.{}",
+      c.positional_encoding == PositionalEncoding::RoPE ? "k_rope" : "k_heads",
+      c.kv_heads() != c.num_heads ? fmt::format(", G={} key/value head{} before the repeat to H={}", c.kv_heads(),
+                                                c.kv_heads() == 1 ? "" : "s", c.num_heads)
+                                  : "",
+      c.sliding_window
+          ? fmt::format(" With the sliding window a query reads the last W = {} of them.", c.sliding_window)
+          : ""));
   for (std::size_t j = 0; j < decoder.caches().size(); ++j) {
     const LayerCache& c = decoder.caches()[j];
     std::string line = fmt::format("  decoder.{}: K {}, V {}", j, shape_text(c.k), shape_text(c.v));
@@ -154,18 +162,34 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
          {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
       if (const TraceEntry* e = find_kind(step, l, Block::MaskedSelfAttention, kind))
         draw.tensor(fmt::format("{} (position {}, = row · W_{})", name, position, name), e->tensor);
-    draw.line(fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads)",
-                          shape_text(cache.k), shape_text(cache.v)));
+    const ModelConfig& c = model.config;
+    const bool rope = c.positional_encoding == PositionalEncoding::RoPE;
+    draw.line(fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads{})",
+                          shape_text(cache.k), shape_text(cache.v), rope ? "; k turned by RoPE at its position" : ""));
+    if (c.kv_heads() != c.num_heads) {
+      const std::size_t r = c.num_heads / c.kv_heads();
+      draw.line(fmt::format(
+          "  {} (query head h reads cache head h // {}): the cache is H/G = {} times smaller than (H, t, d)",
+          c.kv_heads() == 1 ? fmt::format("G=1 key/value head, shared by all H = {} query heads", c.num_heads)
+                            : fmt::format("G={} key/value heads, each shared by H/G = {} query heads", c.kv_heads(), r),
+          r, r));
+    }
+    // with a sliding window the query sees the last W cached positions only
+    const std::size_t from = c.sliding_window && keys.size() > c.sliding_window ? keys.size() - c.sliding_window : 0;
+    const std::vector<std::string> seen(keys.begin() + static_cast<std::ptrdiff_t>(from), keys.end());
     const TraceEntry* scaled = find_kind(step, l, Block::MaskedSelfAttention, StepKind::ScaledScores);
     const TraceEntry* weights = find_kind(step, l, Block::MaskedSelfAttention, StepKind::AttentionWeights);
-    if (scaled && weights && keys.size() == scaled->tensor.shape.back()) {
+    if (scaled && weights && seen.size() == scaled->tensor.shape.back()) {
       std::vector<std::string> heads;
       for (std::size_t h = 0; h < model.config.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
-      draw.table(fmt::format("  the new query against every cached key, q · kᵀ / √{} (no mask needed: every cached "
-                             "position is at or before this one):",
-                             model.config.d_head),
-                 head_rows(scaled->tensor), heads, keys);
-      draw.table("  weights = softmax of each row:", head_rows(weights->tensor), heads, keys);
+      draw.table(from ? fmt::format("  the new query against the last {} cached keys (the sliding window), q · kᵀ / "
+                                    "√{}:",
+                                    c.sliding_window, c.d_head)
+                      : fmt::format("  the new query against every cached key, q · kᵀ / √{} (no mask needed: every "
+                                    "cached position is at or before this one):",
+                                    c.d_head),
+                 head_rows(scaled->tensor), heads, seen);
+      draw.table("  weights = softmax of each row:", head_rows(weights->tensor), heads, seen);
     }
     if (model.has_target())
       draw.line(fmt::format("  cross-attention: the new query against the source's cached K {} alone",

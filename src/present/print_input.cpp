@@ -156,7 +156,8 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
                       why);
   else if (self)
     c.page.begin_step(
-        "mask", window ? fmt::format("Causal mask (sliding window W = {})", window) : std::string("Causal mask"), why);
+        "mask",
+        window ? fmt::format("Causal mask with a sliding window of W = {}", window) : std::string("Causal mask"), why);
   else
     c.page.begin_step("mask",
                       window                  ? fmt::format("Causal mask with a sliding window of W = {}", window)

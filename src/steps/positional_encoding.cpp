@@ -68,8 +68,9 @@ double rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, do
 
 namespace {
 
-// Turns every (i, i + d/2) pair of x by sign · its angle: +1 forward, -1 backward.
-Tensor rope_turn(const Tensor& x, double theta, double sign) {
+// Turns every (i, i + d/2) pair of x by sign · its angle: +1 forward, -1 backward; row s at
+// position first + s.
+Tensor rope_turn(const Tensor& x, double theta, double sign, std::size_t first = 0) {
   // x is (B,H,S,d) -> (B,H,S,d)
   require(x.rank() == 4 && x.shape[3] % 2 == 0, "rope_rotate: x must be (B,H,S,d) with d even");
   const std::size_t S = x.shape[2], d = x.shape[3], half = d / 2;
@@ -77,7 +78,7 @@ Tensor rope_turn(const Tensor& x, double theta, double sign) {
   std::vector<double> cos_table(S * half), sin_table(S * half);
   for (std::size_t s = 0; s < S; ++s)
     for (std::size_t i = 0; i < half; ++i) {
-      const double angle = rope_angle(s, i, d, theta);
+      const double angle = rope_angle(first + s, i, d, theta);
       cos_table[s * half + i] = std::cos(angle);
       sin_table[s * half + i] = sign * std::sin(angle);
     }
@@ -98,9 +99,9 @@ Tensor rope_turn(const Tensor& x, double theta, double sign) {
 
 }  // namespace
 
-Tensor rope_rotate(const Tensor& x, double theta) {
+Tensor rope_rotate(const Tensor& x, double theta, std::size_t first_position) {
   // x is (B,H,S,d) -> (B,H,S,d)
-  return rope_turn(x, theta, 1.0);
+  return rope_turn(x, theta, 1.0, first_position);
 }
 
 Tensor rope_rotate_backward(const Tensor& dy, double theta) {

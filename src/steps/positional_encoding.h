@@ -34,8 +34,9 @@ Tensor add_positions_backward(const Tensor& dy);
 // The angle of pair i at position p, as rope_rotate computes it.
 double rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, double theta);
 // x is (B,H,S,d) (queries or keys after the head split; d even) -> (B,H,S,d), position s of
-// every head and batch item rotated by its angles.
-Tensor rope_rotate(const Tensor& x, double theta);
+// every head and batch item rotated by its angles. Row s sits at position first_position + s
+// (the KV cache turns one new row at its absolute position).
+Tensor rope_rotate(const Tensor& x, double theta, std::size_t first_position = 0);
 // dy is (B,H,S,d) -> dx (B,H,S,d): a rotation's gradient is the rotation back (by -angle):
 //   dx[i] = dy[i] cos + dy[i + d/2] sin,  dx[i + d/2] = dy[i + d/2] cos - dy[i] sin.
 Tensor rope_rotate_backward(const Tensor& dy, double theta);

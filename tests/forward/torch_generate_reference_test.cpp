@@ -1,8 +1,11 @@
-// Greedy generation of a decoder-only (GPT-2 style) model with the KV cache agrees with
-// PyTorch float64 running the whole prefix every step: the same tokens, every step's
-// logits to 1e-12 of their largest. Made once by tests/reference/make_torch_generate_cases.py.
+// Greedy generation of decoder-only models with the KV cache agrees with PyTorch float64
+// running the whole prefix every step: the same tokens, every step's logits to 1e-12 of their
+// largest. GPT-2 style (gpt_*) made once by tests/reference/make_torch_generate_cases.py;
+// Llama-style (llama_*: RMSNorm, RoPE, grouped-query attention, SwiGLU, a sliding window,
+// final norm, tied or linear head) by tests/reference/make_torch_llama_generate_cases.py.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include <catch2/catch.hpp>
 
@@ -15,7 +18,7 @@
 TEST_CASE("greedy generation with the cache agrees with PyTorch float64", "[generate][torch]") {
   const std::string dir = std::string(ATTN_SOURCE_DIR) + "/tests/reference/torch_generate/";
   const auto names = attn_test::case_names(dir);
-  REQUIRE(names.size() >= 2);
+  REQUIRE(names.size() >= 4);
   for (const auto& name : names) {
     DYNAMIC_SECTION(name) {
       const attn::Json expected = attn::parse_json(attn::read_text_file(dir + name + ".expected.json"), name);
@@ -28,6 +31,7 @@ TEST_CASE("greedy generation with the cache agrees with PyTorch float64", "[gene
       attn::run_model(model, prompt);
       const auto never = model.vocab.never_written_ids();
       std::size_t k = 0;
+      double case_worst = 0;
       for (const auto& step : expected.at("steps")) {
         INFO("step " << k);
         const std::vector<double> torch = step.at("logits").get<std::vector<double>>();
@@ -37,6 +41,7 @@ TEST_CASE("greedy generation with the cache agrees with PyTorch float64", "[gene
         for (double v : torch) scale = std::max(scale, std::fabs(v));
         for (std::size_t i = 0; i < torch.size(); ++i) worst = std::max(worst, std::fabs(logits[i] - torch[i]));
         CHECK(worst <= 1e-12 * scale);
+        case_worst = std::max(case_worst, worst / scale);
         const attn::SamplingResult choice = attn::choose_next_token(logits.data(), logits.size(), {}, never, nullptr);
         REQUIRE(choice.id == step.at("id").get<std::size_t>());
         attn::Trace trace(true);
@@ -44,6 +49,7 @@ TEST_CASE("greedy generation with the cache agrees with PyTorch float64", "[gene
         decoder.step(choice.id, trace);
         ++k;
       }
+      if (std::getenv("ATTN_TEST_REPORT")) WARN(name << ": worst relative error of a step's logits " << case_worst);
     }
   }
 }

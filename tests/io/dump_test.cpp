@@ -486,11 +486,16 @@ TEST_CASE("a variant model's dump names its variants and their tensors", "[dump]
   CHECK(doc["model"]["sliding_window"] == 4);
   std::vector<std::string> names;
   for (const auto& t : doc["tensors"]) names.push_back(t["name"].get<std::string>());
-  for (const char* name : {"encoder.0.attention.q_rope", "encoder.0.attention.k_rope", "encoder.0.attention.k_repeat",
-                           "encoder.0.attention.v_repeat"})
+  for (const char* name : {"decoder.0.self_attention.q_rope", "decoder.0.self_attention.k_rope",
+                           "decoder.0.self_attention.k_repeat", "decoder.0.self_attention.v_repeat"})
     CHECK(std::find(names.begin(), names.end(), name) != names.end());
+  std::size_t k_heads = 0;
   for (const auto& t : doc["tensors"])
-    if (t["name"] == "encoder.0.attention.k_heads") CHECK(t["axes"] == attn::Json::array({"G", "S", "d"}));
+    if (t["name"] == "decoder.0.self_attention.k_heads") {
+      CHECK(t["axes"] == attn::Json::array({"G", "S", "d"}));
+      ++k_heads;
+    }
+  CHECK(k_heads == 1);
   // The paper's models keep their keys: none of the variants' appears.
   const attn::Model plain = small_model(false);
   attn::Trace plain_trace;

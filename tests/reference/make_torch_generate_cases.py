@@ -13,7 +13,7 @@ every layer kept, one new row per step) must give the same logits to 1e-12: the 
 bench/generate times.
 
 Run once with Debian's python3-torch; tests/forward/torch_generate_reference_test.cpp reads
-the output:
+the output (make_torch_llama_generate_cases.py appends its Llama-style cases):
     /usr/bin/python3 tests/reference/make_torch_generate_cases.py
 """
 import json
@@ -137,8 +137,13 @@ def main():
                 f.write("\n")
         names.append(c["name"])
         print(c["name"], " ".join(s["token"] for s in expected["steps"]))
-    with open(os.path.join(OUT_DIR, "cases.txt"), "w") as f:
-        f.write("\n".join(names) + "\n")
+    listed = os.path.join(OUT_DIR, "cases.txt")
+    others = []
+    if os.path.exists(listed):  # the Llama-style cases of make_torch_llama_generate_cases.py stay
+        with open(listed) as f:
+            others = [n for n in f.read().split() if n not in names]
+    with open(listed, "w") as f:
+        f.write("\n".join(names + others) + "\n")
 
 
 if __name__ == "__main__":
