@@ -19,6 +19,7 @@
 #include "model/examples.h"
 #include "standard_streams.h"
 #include "steps_command.h"
+#include "train_command.h"
 #include "validate_command.h"
 
 namespace {
@@ -31,7 +32,7 @@ void prepare_process(int argc, char** argv) {
   // 17.9 on two waiting passively, 17.7 on one; see docs/performance.md). Unless the user
   // chose a policy, `attn explain` and `attn grad` (the commands that run models) run themselves again
   // with passive waiting; if that fails it goes on.
-  if (argc > 1 && (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad") &&
+  if (argc > 1 && (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "train") &&
       std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
     ::execv("/proc/self/exe", argv);
 #ifdef M_MMAP_THRESHOLD
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
   attn::cli::setup_validate(app, validate);
   attn::cli::InitOptions init;
   attn::cli::setup_init(app, init);
+  attn::cli::TrainCommandOptions train;
+  attn::cli::setup_train(app, train);
 
   try {
     try {
