@@ -37,14 +37,29 @@ std::string printable(const std::string& text) {
   return out;
 }
 
-static std::string join_location(const std::string& file, const std::string& path, const std::string& message) {
+namespace {
+
+// What a file wrote can be megabytes long (a key of two million letters): a path keeps its
+// first and last 100 bytes, a message (whose own words are never that long) its first and
+// last 500, cut where a UTF-8 character starts.
+std::string shortened(const std::string& text, std::size_t kKeep = 100) {
+  if (text.size() <= 2 * kKeep + 40) return text;
+  std::size_t head = kKeep, tail = text.size() - kKeep;
+  while (head > 0 && (static_cast<unsigned char>(text[head]) & 0xc0) == 0x80) --head;
+  while (tail < text.size() && (static_cast<unsigned char>(text[tail]) & 0xc0) == 0x80) ++tail;
+  return text.substr(0, head) + "…(" + std::to_string(tail - head) + " bytes)…" + text.substr(tail);
+}
+
+std::string join_location(const std::string& file, const std::string& path, const std::string& message) {
   std::string out;
-  if (!file.empty()) out += file + ": ";
-  if (!path.empty()) out += path + ": ";
+  if (!file.empty()) out += shortened(file) + ": ";
+  if (!path.empty()) out += shortened(path) + ": ";
   // Keys and strings in the message come from the file: a "\n" in a key must not split
   // the one-line error, nor an escape sequence recolour the terminal.
-  return printable(out + message);
+  return printable(out + shortened(message, 500));
 }
+
+}  // namespace
 
 InputError::InputError(std::string file, std::string json_path, std::string message)
     : std::runtime_error(join_location(file, json_path, message)),

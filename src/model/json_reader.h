@@ -47,6 +47,11 @@ std::string describe_json(const Json& value);
 // was missing and has been reported already: the part is skipped without a second error.
 struct AlreadyReported {};
 
+// Collect mode stops after this many problems (a file of two million unknown keys would
+// otherwise take minutes and gigabytes to list them all): thrown when the list is full.
+constexpr std::size_t kMaxReportedErrors = 100;
+struct TooManyErrors {};
+
 // Reads values out of one document, naming the file in every error.
 class JsonReader {
  public:

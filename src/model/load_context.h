@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/error.h"
@@ -33,9 +34,14 @@ class LoadContext {
     try {
       read();
     } catch (const InputError& e) {
-      errors.push_back(e);
+      record(e);
     } catch (const AlreadyReported&) {
     }
+  }
+  // Collect mode: keeps the error, and stops the load once there are enough to read.
+  void record(InputError error) {
+    errors.push_back(std::move(error));
+    if (errors.size() >= kMaxReportedErrors) throw TooManyErrors{};
   }
   // In collect mode, stop here if anything was found (what follows depends on it).
   void stop_if_errors() const;

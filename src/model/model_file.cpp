@@ -33,7 +33,7 @@ ModelConfig read_hyper_parameters(LoadContext& context, const Json& document) {
   if (config.d_model != 0 && config.num_heads != 0 && config.d_head != 0) return config;
   for (const char* key : {"input", "encoder"})
     if (!reader.member(document, key))
-      context.errors.emplace_back(reader.file(), key, "missing (this field is required)");
+      context.record(InputError(reader.file(), key, "missing (this field is required)"));
   context.stop_if_errors();
   reader.fail("model", "expected d_model and num_heads");
 }
@@ -196,7 +196,14 @@ Model load_model_text(const std::string& text, const std::string& source, const 
   // The parsed document's memory counts too: refused before the parser allocates it.
   const Json document = parse_json(text, source, kMaxJsonDepth, memory_limit(options));
   LoadContext context(source, options);
-  return load(context, document);
+  try {
+    return load(context, document);
+  } catch (const TooManyErrors&) {
+    context.errors.emplace_back(source, "",
+                                fmt::format("more problems, not listed: validate stops after {}", kMaxReportedErrors));
+    context.stop_if_errors();
+    throw;  // not reached: there are errors
+  }
 }
 
 Model load_model_file(const std::string& path, const LoadOptions& options) {

@@ -108,7 +108,7 @@ Tensor read_tensor(LoadContext& context, const Json& value, const std::string& p
   try {
     return read_tensor_value(context, value, path, request);
   } catch (const InputError& e) {
-    context.errors.push_back(e);
+    context.record(e);
   } catch (const AlreadyReported&) {
   }
   return placeholder();

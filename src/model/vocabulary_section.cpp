@@ -33,7 +33,7 @@ std::vector<std::string> read_tokens(LoadContext& context, const Json& vocab) {
     if (!is_new) {
       const std::string message = fmt::format("duplicate token \"{}\" (already vocab[{}])", token, earlier->second);
       if (!reader.collecting()) reader.fail(path, message);
-      context.errors.emplace_back(reader.file(), path, message);
+      context.record(InputError(reader.file(), path, message));
       // The stand-in is a token too: a later token equal to it is a duplicate of it, and
       // the vocabulary's tokens stay distinct.
       token = fmt::format("{}\x01duplicate{}", token, i);

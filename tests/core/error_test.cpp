@@ -31,3 +31,20 @@ TEST_CASE("an input error is one line whatever the file's keys hold", "[error]")
   // the parts stay as they were, for code that reads them
   CHECK(e.json_path() == "mo\ndel");
 }
+
+TEST_CASE("an input error keeps the ends of a path or message too long to read", "[error]") {
+  // A key of a million letters: the path keeps 100 bytes each side, the message 500.
+  const std::string key(1000000, 'k');
+  const attn::InputError e("model.json", key, "unknown key \"" + key + "\"");
+  const std::string what = e.what();
+  CHECK(what == "model.json: " + std::string(100, 'k') + "…(999800 bytes)…" + std::string(100, 'k') +
+                    ": unknown key \"" + std::string(487, 'k') + "…(999014 bytes)…" + std::string(499, 'k') + "\"");
+  // A cut never splits a UTF-8 character: "é" is two bytes, the cut moves to its start.
+  std::string accents;
+  for (int i = 0; i < 200; ++i) accents += "\xc3\xa9";
+  const attn::InputError accented("", accents, "m");
+  CHECK(std::string(accented.what()).substr(0, 100) == accents.substr(0, 100));
+  CHECK(std::string(accented.what()).find("…(200 bytes)…") == 100);
+  // The parts stay whole for code that reads them.
+  CHECK(e.json_path() == key);
+}

@@ -328,3 +328,23 @@ TEST_CASE("a vocabulary of 100,000 tokens loads, and its last token's duplicate 
   CHECK(error_of(model_text(R"(, "w77777")")) ==
         "model.json: vocab[100000]: duplicate token \"w77777\" (already vocab[77777])");
 }
+
+TEST_CASE("validate lists at most 100 problems, then says it stopped", "[loader][errors]") {
+  // 150 duplicate tokens: each is a problem of its own.
+  std::string vocab = R"("a")";
+  for (int i = 0; i < 150; ++i) vocab += R"(, "a")";
+  attn::LoadOptions options;
+  options.collect_all_errors = true;
+  std::vector<std::string> messages;
+  try {
+    attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": [)" + vocab +
+                              R"(], "embedding": "randn", "input": {"text": "a"}, "encoder": "randn"})",
+                          "model.json", options);
+  } catch (const attn::InputErrors& e) {
+    for (const auto& error : e.errors()) messages.push_back(error.what());
+  }
+  REQUIRE(messages.size() == 101);
+  CHECK(messages[0] == "model.json: vocab[1]: duplicate token \"a\" (already vocab[0])");
+  CHECK(messages[99] == "model.json: vocab[100]: duplicate token \"a\" (already vocab[0])");
+  CHECK(messages[100] == "model.json: more problems, not listed: validate stops after 100");
+}
