@@ -34,12 +34,12 @@ struct OptimizerOptions {
 // One example: one line of a data file (JSON Lines), the keys of a model file's "input"
 // for a single sequence (docs/training.md).
 struct Example {
-  std::size_t line = 0;                    // 1 for the file's first line
-  std::vector<std::string> source;         // tokens (text split as the tokenize step splits it)
-  std::vector<std::string> target;         // the decoder's tokens, when given as text or tokens
-  Tensor x, target_x;                      // (S,N) and (T,N), when given as numbers
-  std::vector<std::size_t> labels;         // a token id per output position, <PAD> where nothing is learned
-  Tensor output_grad;                      // (L,W), for a model without an output head
+  std::size_t line = 0;             // 1 for the file's first line
+  std::vector<std::string> source;  // tokens (text split as the tokenize step splits it)
+  std::vector<std::string> target;  // the decoder's tokens, when given as text or tokens
+  Tensor x, target_x;               // (S,N) and (T,N), when given as numbers
+  std::vector<std::size_t> labels;  // a token id per output position, <PAD> where nothing is learned
+  Tensor output_grad;               // (L,W), for a model without an output head
 };
 
 struct Dataset {
@@ -114,8 +114,8 @@ struct TrainCallbacks {
 
 // Trains every weight of `model` for options.steps updates on `data`, evaluating `held_out`
 // (when given) every eval_every steps and at the end. Returns the loss of every step.
-std::vector<double> train_model(Model& model, const Dataset& data, const Dataset* held_out,
-                                const TrainOptions& options, const TrainCallbacks& callbacks);
+std::vector<double> train_model(Model& model, const Dataset& data, const Dataset* held_out, const TrainOptions& options,
+                                const TrainCallbacks& callbacks);
 
 // The figures of `data` under the model as it stands, in batches of `batch_size`.
 EvalReport evaluate(Model& model, const Dataset& data, std::size_t batch_size);

@@ -32,7 +32,8 @@ void prepare_process(int argc, char** argv) {
   // 17.9 on two waiting passively, 17.7 on one; see docs/performance.md). Unless the user
   // chose a policy, `attn explain` and `attn grad` (the commands that run models) run themselves again
   // with passive waiting; if that fails it goes on.
-  if (argc > 1 && (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "train") &&
+  if (argc > 1 &&
+      (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "train") &&
       std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
     ::execv("/proc/self/exe", argv);
 #ifdef M_MMAP_THRESHOLD

@@ -27,10 +27,6 @@ namespace {
 
 const char* const kSource = "attn train";
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 bool given(const TrainCommandOptions& options, const char* name) {
   return options.command && options.command->count(name) > 0;
 }
@@ -46,8 +42,9 @@ struct Run {
 
 OptimizerOptions optimizer_options(const TrainCommandOptions& o, OptimizerOptions base) {
   if (given(o, "--optimizer"))
-    base.kind = o.optimizer == "sgd" ? OptimizerKind::SGD : o.optimizer == "adamw" ? OptimizerKind::AdamW
-                                                                                   : OptimizerKind::Adam;
+    base.kind = o.optimizer == "sgd"     ? OptimizerKind::SGD
+                : o.optimizer == "adamw" ? OptimizerKind::AdamW
+                                         : OptimizerKind::Adam;
   if (given(o, "--schedule"))
     base.schedule = o.schedule == "cosine" ? ScheduleKind::Cosine
                     : o.schedule == "noam" ? ScheduleKind::Noam
@@ -80,7 +77,8 @@ TrainOptions train_options(const TrainCommandOptions& o, TrainOptions base, std:
   if (given(o, "--steps")) base.steps = o.steps;
   if (given(o, "--epochs")) base.steps = o.epochs * per_epoch;
   if (base.steps == 0 && !given(o, "--steps") && !given(o, "--epochs")) base.steps = per_epoch;
-  if (base.steps == 0) throw InputError(kSource, given(o, "--steps") ? "--steps" : "--epochs", "expected at least one step");
+  if (base.steps == 0)
+    throw InputError(kSource, given(o, "--steps") ? "--steps" : "--epochs", "expected at least one step");
   if (base.optimizer.schedule == ScheduleKind::Cosine && base.optimizer.warmup >= base.steps)
     throw InputError(kSource, "--warmup",
                      fmt::format("expected fewer warmup steps than the {} steps of the run (cosine decays after "
@@ -117,8 +115,9 @@ std::string command_line(const TrainCommandOptions& o, const TrainOptions& t) {
   (void)o;
   const OptimizerOptions& p = t.optimizer;
   const char* optimizer = p.kind == OptimizerKind::SGD ? "sgd" : p.kind == OptimizerKind::AdamW ? "adamw" : "adam";
-  const char* schedule = p.schedule == ScheduleKind::Cosine ? "cosine" : p.schedule == ScheduleKind::Noam ? "noam"
-                                                                                                          : "constant";
+  const char* schedule = p.schedule == ScheduleKind::Cosine ? "cosine"
+                         : p.schedule == ScheduleKind::Noam ? "noam"
+                                                            : "constant";
   return fmt::format("{} steps of {} (lr {}, {} schedule, warmup {}, weight decay {}), batches of {}, seed {}{}{}",
                      t.steps, optimizer, shortest_text(p.lr), schedule, p.warmup, shortest_text(p.weight_decay),
                      t.batch_size, t.seed, t.shuffle ? "" : ", not shuffled",
@@ -173,8 +172,8 @@ int run_train(const TrainCommandOptions& o) {
   log.commit();
   if (!o.output.empty()) {
     OutputFile out(o.output, "the model file");
-    out.write(model_file_json(run.model, fmt::format("Trained by attn train: {}; {}.", run.description,
-                                                     command_line(o, run.options))));
+    out.write(model_file_json(
+        run.model, fmt::format("Trained by attn train: {}; {}.", run.description, command_line(o, run.options))));
     out.commit();
   }
   if (!o.quiet)
@@ -190,14 +189,17 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
       ->check(non_empty("a file name"));
   train->add_option("--data", options.data_file, "Training examples, JSON Lines: one model-file input per line")
       ->check(non_empty("a file name"));
-  train->add_option("--task", options.task, "A built-in task with its own model and data: copy, reverse, sort, translate")
+  train
+      ->add_option("--task", options.task,
+                   "A built-in task with its own model and data: copy, reverse, sort, translate")
       ->check(CLI::IsMember(task_names()));
   train->add_option("-o,--output", options.output, "Write the trained model to FILE (a model file)")
       ->check(non_empty("a file name"));
   train->add_flag("-f,--force", options.force, "Replace FILE if it exists");
   train->add_option("--eval", options.eval_file, "Held-out examples: their loss and exact match, at the end")
       ->check(non_empty("a file name"));
-  train->add_option("--eval-every", options.eval_every, "Also evaluate every N steps")->transform(non_negative_integer());
+  train->add_option("--eval-every", options.eval_every, "Also evaluate every N steps")
+      ->transform(non_negative_integer());
   train->add_option("--log", options.log_file, "Write every step's loss, lr and gradient norm to FILE (JSON Lines)")
       ->check(non_empty("a file name"));
   train->add_option("--steps", options.steps, "Number of updates")->transform(non_negative_integer());
@@ -222,8 +224,9 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
   train->add_option("--curve", options.curve, "The loss curve at the end: auto, unicode, ascii or none")
       ->check(CLI::IsMember({"auto", "unicode", "ascii", "none"}));
   train->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");
-  train->add_option("--max-memory", options.max_memory_gib,
-                    "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
+  train
+      ->add_option("--max-memory", options.max_memory_gib,
+                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(memory_limit_gib());
   options.command = train;
   train->callback([&options]() {

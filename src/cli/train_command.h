@@ -24,8 +24,8 @@ struct TrainCommandOptions {
   double lr = 1e-3, weight_decay = 0, momentum = 0, clip = 0;
   std::uint32_t seed = 0;
   bool no_shuffle = false;
-  bool quiet = false;  // no progress line, no summary
-  bool force = false;  // replace an existing -o FILE
+  bool quiet = false;          // no progress line, no summary
+  bool force = false;          // replace an existing -o FILE
   std::string curve = "auto";  // auto | unicode | ascii | none
   double max_memory_gib = 0;
   const CLI::App* command = nullptr;  // which options were given

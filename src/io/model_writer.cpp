@@ -69,7 +69,8 @@ void add_if(ObjectText& object, const std::string& key, const Tensor& t) {
 
 std::string config_text(const Model& model) {
   const ModelConfig& c = model.config;
-  std::string out = fmt::format("{{\"d_model\": {}, \"num_heads\": {}, \"d_head\": {}", c.d_model, c.num_heads, c.d_head);
+  std::string out =
+      fmt::format("{{\"d_model\": {}, \"num_heads\": {}, \"d_head\": {}", c.d_model, c.num_heads, c.d_head);
   if (c.d_ff) out += fmt::format(", \"d_ff\": {}", c.d_ff);
   out += fmt::format(", \"num_layers\": {}", model.encoder.size());
   if (model.has_decoder()) out += fmt::format(", \"num_decoder_layers\": {}", model.decoder.size());

@@ -40,8 +40,8 @@ std::string loss_curve(const std::vector<double>& losses, const LossCurveOptions
   const double top = *std::max_element(losses.begin(), losses.end());
   const std::string top_label = fmt::format("loss {:.4g}", top);
   const std::size_t label_width = top_label.size() + 1;
-  const std::size_t columns = std::min(losses.size(), std::max<std::size_t>(options.width, label_width + 11) -
-                                                          label_width - 1);
+  const std::size_t columns =
+      std::min(losses.size(), std::max<std::size_t>(options.width, label_width + 11) - label_width - 1);
   const std::vector<double> means = column_means(losses, columns);
   const std::size_t rows = std::max<std::size_t>(options.height, 1);
   const char* tick = options.unicode ? "┤" : "+";

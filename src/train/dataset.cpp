@@ -128,7 +128,9 @@ struct BatchOrder::Stream {
 };
 
 BatchOrder::BatchOrder(std::size_t examples, std::size_t batch_size, bool shuffle, std::uint32_t seed)
-    : n_(examples), batch_(std::max<std::size_t>(batch_size, 1)), shuffle_(shuffle),
+    : n_(examples),
+      batch_(std::max<std::size_t>(batch_size, 1)),
+      shuffle_(shuffle),
       stream_(std::make_shared<Stream>(seed)) {}
 
 std::vector<std::size_t> BatchOrder::next() {

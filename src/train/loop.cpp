@@ -65,10 +65,45 @@ Gradients forward_backward(const Model& model) {
   return g;
 }
 
+// The input the model holds (the file's example), put back when training or evaluating,
+// which set batch after batch in its place, ends.
+class KeepInput {
+ public:
+  explicit KeepInput(Model& model)
+      : model_(model),
+        batched_(model.batched),
+        target_batched_(model.target_input_batched),
+        input_(model.input),
+        target_input_(model.target_input),
+        labels_(model.labels),
+        output_grad_(model.output_grad),
+        source_(model.source_tokens),
+        target_(model.target_tokens) {}
+  ~KeepInput() {
+    model_.batched = batched_;
+    model_.target_input_batched = target_batched_;
+    model_.input = std::move(input_);
+    model_.target_input = std::move(target_input_);
+    model_.labels = std::move(labels_);
+    model_.output_grad = std::move(output_grad_);
+    model_.source_tokens = std::move(source_);
+    model_.target_tokens = std::move(target_);
+  }
+  KeepInput(const KeepInput&) = delete;
+  KeepInput& operator=(const KeepInput&) = delete;
+
+ private:
+  Model& model_;
+  bool batched_, target_batched_;
+  Tensor input_, target_input_, labels_, output_grad_;
+  TokenInput source_, target_;
+};
+
 }  // namespace
 
-std::vector<double> train_model(Model& model, const Dataset& data, const Dataset* held_out,
-                                const TrainOptions& options, const TrainCallbacks& callbacks) {
+std::vector<double> train_model(Model& model, const Dataset& data, const Dataset* held_out, const TrainOptions& options,
+                                const TrainCallbacks& callbacks) {
+  KeepInput keep(model);
   Optimizer optimizer(options.optimizer, parameters(model));
   const bool per_head = has_per_head_weights(model);
   BatchOrder order(data.examples.size(), options.batch_size, options.shuffle, options.seed);
@@ -99,6 +134,7 @@ std::vector<double> train_model(Model& model, const Dataset& data, const Dataset
 }
 
 EvalReport evaluate(Model& model, const Dataset& data, std::size_t batch_size) {
+  KeepInput keep(model);
   EvalReport report;
   double loss_sum = 0;
   std::size_t loss_weight = 0;

@@ -87,8 +87,7 @@ double learning_rate(const OptimizerOptions& options, std::size_t step, std::siz
              std::min(std::pow(s, -0.5), s * std::pow(warmup, -1.5));
     case ScheduleKind::Cosine:
       if (step <= options.warmup) return options.lr * s / warmup;
-      return options.lr * 0.5 *
-             (1 + std::cos(kPi * (s - 1 - warmup) / (static_cast<double>(total) - warmup)));
+      return options.lr * 0.5 * (1 + std::cos(kPi * (s - 1 - warmup) / (static_cast<double>(total) - warmup)));
     case ScheduleKind::Constant:
       break;
   }

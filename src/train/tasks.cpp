@@ -1,4 +1,5 @@
 // The built-in tasks of attn train --task.
+#include "attn/error.h"
 #include "attn/model_file.h"
 #include "attn/train.h"
 
@@ -11,6 +12,7 @@ const std::vector<std::string>& task_names() {
 
 TrainingTask make_task(const std::string& name) {
   throw InputError("attn train", "--task", "not yet: " + name);
+  return {};
 }
 
 }  // namespace attn
