@@ -131,8 +131,13 @@ struct TrainingTask {
 };
 // copy, reverse, sort, translate.
 const std::vector<std::string>& task_names();
+// A task's model sizes other than its own (attn train --task NAME --d-model N ...); 0 keeps
+// the task's.
+struct TaskSizes {
+  std::size_t d_model = 0, heads = 0, d_ff = 0, layers = 0;
+};
 // InputError for a name that is not a task.
-TrainingTask make_task(const std::string& name);
+TrainingTask make_task(const std::string& name, const TaskSizes& sizes = {});
 
 // The memory a training run is estimated to need, in bytes: the forward and backward of the
 // largest batch, the weights, their gradients and the optimizer's state.

@@ -91,6 +91,9 @@ Run file_run(const TrainCommandOptions& o, const LoadOptions& load) {
   if (o.model_file.empty()) throw InputError(kSource, "-c", "missing: the model to train (-c FILE), or --task NAME");
   if (o.data_file.empty()) throw InputError(kSource, "--data", "missing: the training examples (--data FILE)");
   if (o.output.empty()) throw InputError(kSource, "-o", "missing: where to write the trained model (-o FILE)");
+  for (const char* size : {"--d-model", "--heads", "--d-ff", "--layers"})
+    if (given(o, size))
+      throw InputError(kSource, size, "only with --task: a model file gives its own sizes (attn init makes one)");
   Run run;
   run.model = load_model_file(o.model_file, load);
   run.data = read_dataset(o.data_file, run.model);
@@ -101,7 +104,12 @@ Run file_run(const TrainCommandOptions& o, const LoadOptions& load) {
 Run task_run(const TrainCommandOptions& o) {
   if (!o.model_file.empty() || !o.data_file.empty())
     throw InputError(kSource, "--task", "a task makes its own model and data: leave out -c and --data");
-  TrainingTask task = make_task(o.task);
+  TaskSizes sizes;
+  sizes.d_model = o.d_model;
+  sizes.heads = o.heads;
+  sizes.d_ff = o.d_ff;
+  sizes.layers = o.layers;
+  TrainingTask task = make_task(o.task, sizes);
   Run run;
   run.model = std::move(task.model);
   run.data = std::move(task.train);
@@ -111,17 +119,35 @@ Run task_run(const TrainCommandOptions& o) {
   return run;
 }
 
-std::string command_line(const TrainCommandOptions& o, const TrainOptions& t) {
-  (void)o;
+// What the run did, in words: "1500 steps of adam (lr 0.003, cosine schedule, ...)".
+std::string training_text(const TrainOptions& t) {
   const OptimizerOptions& p = t.optimizer;
   const char* optimizer = p.kind == OptimizerKind::SGD ? "sgd" : p.kind == OptimizerKind::AdamW ? "adamw" : "adam";
   const char* schedule = p.schedule == ScheduleKind::Cosine ? "cosine"
                          : p.schedule == ScheduleKind::Noam ? "noam"
                                                             : "constant";
-  return fmt::format("{} steps of {} (lr {}, {} schedule, warmup {}, weight decay {}), batches of {}, seed {}{}{}",
-                     t.steps, optimizer, shortest_text(p.lr), schedule, p.warmup, shortest_text(p.weight_decay),
-                     t.batch_size, t.seed, t.shuffle ? "" : ", not shuffled",
+  return fmt::format("{} steps of {} (lr {}, {} schedule, warmup {}, weight decay {}{}), batches of {}, {}{}", t.steps,
+                     optimizer, shortest_text(p.lr), schedule, p.warmup, shortest_text(p.weight_decay),
+                     p.momentum != 0 ? ", momentum " + shortest_text(p.momentum) : "", t.batch_size,
+                     t.shuffle ? fmt::format("shuffled from seed {}", t.seed) : "in file order",
                      t.clip > 0 ? ", gradients clipped to norm " + shortest_text(t.clip) : "");
+}
+
+// The command that makes the same file: attn train and every option given that changes the
+// weights (not -o, --log, --force, --quiet, --curve).
+std::string reproduce_command(const TrainCommandOptions& o) {
+  std::string out = "attn train";
+  if (!o.command) return out;
+  for (const CLI::Option* opt : o.command->get_options()) {
+    const std::string name = opt->get_name();
+    if (opt->count() == 0 || name == "--help" || name == "--output" || name == "--log" || name == "--force" ||
+        name == "--quiet" || name == "--curve" || name == "--max-memory" || name == "--eval-every")
+      continue;
+    out += " " + (name == "--config" ? std::string("-c") : name);
+    for (const std::string& value : opt->results())
+      if (name != "--no-shuffle") out += " " + value;
+  }
+  return out + " -o FILE";
 }
 
 void check_memory(const Run& run, const LoadOptions& load) {
@@ -173,7 +199,12 @@ int run_train(const TrainCommandOptions& o) {
   if (!o.output.empty()) {
     OutputFile out(o.output, "the model file");
     out.write(model_file_json(
-        run.model, fmt::format("Trained by attn train: {}; {}.", run.description, command_line(o, run.options))));
+        run.model, fmt::format("{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}",
+                               run.description, reproduce_command(o), training_text(run.options),
+                               last_eval && last_eval->has_labels
+                                   ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*last_eval),
+                                                 fmt::format("{:.4f}", last_eval->loss))
+                                   : "")));
     out.commit();
   }
   if (!o.quiet)
@@ -193,6 +224,12 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
       ->add_option("--task", options.task,
                    "A built-in task with its own model and data: copy, reverse, sort, translate")
       ->check(CLI::IsMember(task_names()));
+  train->add_option("--d-model", options.d_model, "With --task: d_model (N) instead of the task's")
+      ->transform(non_negative_integer());
+  train->add_option("--heads", options.heads, "With --task: number of heads, a divisor of d_model")
+      ->transform(non_negative_integer());
+  train->add_option("--d-ff", options.d_ff, "With --task: feed-forward width")->transform(non_negative_integer());
+  train->add_option("--layers", options.layers, "With --task: layers (each stack)")->transform(non_negative_integer());
   train->add_option("-o,--output", options.output, "Write the trained model to FILE (a model file)")
       ->check(non_empty("a file name"));
   train->add_flag("-f,--force", options.force, "Replace FILE if it exists");

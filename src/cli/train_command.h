@@ -19,6 +19,7 @@ struct TrainCommandOptions {
   std::string output;      // -o FILE: the trained model
   std::string eval_file;   // --eval FILE: held-out examples
   std::string log_file;    // --log FILE: JSON Lines, a line per step and per evaluation
+  std::size_t d_model = 0, heads = 0, d_ff = 0, layers = 0;  // --task's model sizes
   std::size_t steps = 0, epochs = 0, batch_size = 32, warmup = 0, eval_every = 0;
   std::string optimizer = "adam", schedule = "constant";
   double lr = 1e-3, weight_decay = 0, momentum = 0, clip = 0;

@@ -36,7 +36,7 @@ std::string layer_header(const StepId& id, const Model& model) {
   const bool encoder = id.stack == Stack::Encoder;
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
-  const char* stack = !encoder ? "Decoder" : is_decoder_only(model) ? "Decoder-only (GPT-style)" : "Encoder";
+  const char* stack = !encoder ? "Decoder" : is_decoder_only(model) ? "Decoder-only" : "Encoder";
   return fmt::format("══ {}{} layer {} of {}{} ══", id.gradient ? "Backward: " : "", stack, layer,
                      encoder ? model.encoder.size() : model.decoder.size(),
                      !full                     ? " (an attention block alone)"
