@@ -37,10 +37,14 @@ std::string layer_header(const StepId& id, const Model& model) {
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
   const char* stack = !encoder ? "Decoder" : is_decoder_only(model) ? "Decoder-only" : "Encoder";
+  // "Decoder-only" is 5 columns longer: its header names the norm's place without the formula,
+  // to fit in 60 columns
+  const bool short_norm = encoder && is_decoder_only(model);
   return fmt::format("══ {}{} layer {} of {}{} ══", id.gradient ? "Backward: " : "", stack, layer,
                      encoder ? model.encoder.size() : model.decoder.size(),
                      !full                     ? " (an attention block alone)"
-                     : model.config.norm_first ? " (pre-norm: x + f(LayerNorm(x)))"
+                     : model.config.norm_first ? (short_norm ? " (pre-norm)" : " (pre-norm: x + f(LayerNorm(x)))")
+                     : short_norm              ? " (post-norm)"
                                                : " (post-norm: LayerNorm(x + f(x)))");
 }
 
