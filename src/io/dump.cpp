@@ -144,8 +144,8 @@ class TraceDump::Json {
   void finish(const Trace& trace, const Model& model) {
     out_.write("\n], \"parameters\": [");
     first_ = true;
-    for (const auto& p : model_parameters(model))
-      add_entry(p.name, p.tensor->shape, p.tensor->axes, p.tensor->data.data());
+    for (const auto& p : parameters(model))
+      add_entry(parameter_name(p.id), p.tensor->shape, p.tensor->axes, p.tensor->data.data());
     out_.write(fmt::format("\n], \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
                            warning_summary(trace).dump()));
   }
@@ -235,7 +235,7 @@ void TraceDump::add(const TraceRecord& record) {
 void TraceDump::finish(const Trace& trace) {
   if (json_) json_->finish(trace, *model_);
   if (npz_) {
-    for (const auto& p : model_parameters(*model_)) npz_->add(p.name, p.tensor->shape, p.tensor->data.data());
+    for (const auto& p : parameters(*model_)) npz_->add(parameter_name(p.id), p.tensor->shape, p.tensor->data.data());
     npz_->finish();
   }
   if (file_) file_->commit();
