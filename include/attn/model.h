@@ -14,6 +14,14 @@
 
 namespace attn {
 
+// Which stacks a model has (model.architecture, docs/model-file.md). A file that does not
+// say is an encoder-decoder when it has a "decoder", else an encoder.
+enum class Architecture {
+  EncoderDecoder,  // the paper's: the encoder reads the source, the decoder the target
+  Encoder,         // an encoder stack alone (BERT-style; causal with an output head, GPT-like)
+  DecoderOnly,     // GPT-style: decoder layers (causal self-attention, no cross-attention) over the input
+};
+
 struct ModelConfig {
   std::size_t d_model = 0;    // N
   std::size_t num_heads = 0;  // H
@@ -22,13 +30,22 @@ struct ModelConfig {
   bool causal = false;        // mask future positions in encoder self-attention
   std::uint32_t seed = 0;     // for "randn" values, as np.random.seed(seed)
   Activation activation = Activation::ReLU;
-  bool norm_first = false;  // pre-norm (x + f(LN(x))) instead of the paper's post-norm LN(x + f(x))
-  double layer_norm_eps = 1e-5;
+  bool norm_first = false;       // pre-norm (x + f(LN(x))) instead of the paper's post-norm LN(x + f(x))
+  double layer_norm_eps = 1e-5;  // the eps of every norm, LayerNorm or RMSNorm
+  Norm norm = Norm::LayerNorm;
   PositionalEncoding positional_encoding = PositionalEncoding::Sinusoidal;
   bool scale_embeddings = false;       // multiply looked-up embeddings by sqrt(d_model), as the paper does
   std::size_t max_len = 0;             // rows of a learned position table
+  double rope_theta = 10000.0;         // RoPE's base: pair i turns by position · theta^(-2i/d)
+  std::size_t num_kv_heads = 0;        // G key/value heads (grouped-query attention); set to H when absent
+  std::size_t sliding_window = 0;      // W: causal self-attention sees the last W positions only; 0: all
   std::size_t num_layers = 0;          // encoder layers when "encoder" is one template or "randn"
   std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
+  Architecture architecture = Architecture::Encoder;  // as the file says or implies
+  bool architecture_given = false;                    // the file said (model.architecture)
+
+  // G, the key/value heads: num_kv_heads, or H when it is not set.
+  std::size_t kv_heads() const { return num_kv_heads ? num_kv_heads : num_heads; }
 };
 
 // One head's own projections, as seed 002 writes them: each (N, d).
@@ -38,9 +55,9 @@ struct HeadWeights {
 
 // Multi-head attention weights, used as X @ W (not PyTorch's x @ W.T).
 struct AttentionWeights {
-  Tensor W_q, W_k, W_v;            // (N, H*d): the heads' matrices side by side
+  Tensor W_q, W_k, W_v;            // (N, H*d): the heads' matrices side by side; W_k, W_v (N, G*d)
   Tensor W_o;                      // (H*d, N), or empty: no output projection
-  Tensor b_q, b_k, b_v;            // (H*d,), or empty
+  Tensor b_q, b_k, b_v;            // (H*d,), or empty; b_k, b_v (G*d,)
   Tensor b_o;                      // (N,), or empty
   std::vector<HeadWeights> heads;  // non-empty when the file gave per-head matrices
 
@@ -52,12 +69,14 @@ struct NormWeights {
   Tensor gamma, beta;
 };
 
-// Position-wise feed-forward: act(x @ W_1 + b_1) @ W_2 + b_2.
+// Position-wise feed-forward: act(x @ W_1 + b_1) @ W_2 + b_2; with SwiGLU
+// (silu(x @ W_1) ⊙ (x @ W_3)) @ W_2.
 struct FeedForwardWeights {
-  Tensor W_1;  // (N, F)
+  Tensor W_1;  // (N, F): SwiGLU's gate
   Tensor b_1;  // (F,), or empty
   Tensor W_2;  // (F, N)
   Tensor b_2;  // (N,), or empty
+  Tensor W_3;  // (N, F): SwiGLU's up projection; empty for the other activations
 };
 
 // An encoder layer. With only "attention" in the file it is an attention block alone
@@ -69,6 +88,8 @@ struct EncoderLayerWeights {
   FeedForwardWeights ffn;
 };
 
+// A decoder layer. In a decoder-only model it has no cross-attention (and no norm3): causal
+// self-attention (norm1), then the feed-forward network (norm2).
 struct DecoderLayerWeights {
   AttentionWeights self_attention;   // masked: position t sees targets 0..t
   AttentionWeights cross_attention;  // queries from the decoder, keys and values from the encoder
@@ -132,7 +153,13 @@ struct Model {
   OutputWeights output;
 
   bool has_tokens() const { return !source_tokens.empty(); }
+  // Whether the model has decoder layers (an encoder-decoder's or a decoder-only model's).
   bool has_decoder() const { return !decoder.empty(); }
+  // A decoder-only (GPT-style) model: its decoder layers read the input (the source
+  // sequence: "tokens.ids", "input"); there is no encoder and no target.
+  bool decoder_only() const { return config.architecture == Architecture::DecoderOnly; }
+  // Whether a decoder reads a target sequence beside the source (an encoder-decoder).
+  bool has_target() const { return has_decoder() && !decoder_only(); }
 };
 
 // How many learned numbers: the sizes of parameters() (attn/parameters.h, the one list of

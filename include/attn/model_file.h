@@ -25,7 +25,10 @@ struct LoadOptions {
   bool backward = false;
 };
 
+// The path "-" reads the model from standard input, named "<stdin>" in errors.
 Model load_model_file(const std::string& path, const LoadOptions& options = {});
+// How errors name the model file at `path`: the path itself, or "<stdin>" for "-".
+std::string model_file_name(const std::string& path);
 // `source` names the document in error messages ("model.json", "<default model>").
 Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options = {});
 

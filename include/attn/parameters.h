@@ -3,7 +3,7 @@
 // file's (docs/model-file.md, "randn" and the draw order):
 //   embedding, positions,
 //   each encoder layer: attention W_q, W_k, W_v (or heads.0.W_q, heads.0.W_k, heads.0.W_v,
-//     heads.1.W_q, ...), W_o, b_q, b_k, b_v, b_o; norm1 gamma, beta; ffn W_1, b_1, W_2, b_2;
+//     heads.1.W_q, ...), W_o, b_q, b_k, b_v, b_o; norm1 gamma, beta; ffn W_1, b_1, W_2, b_2, W_3;
 //     norm2 gamma, beta,
 //   encoder_norm gamma, beta,
 //   each decoder layer: self_attention (as above), norm1, cross_attention, norm2, ffn, norm3,
@@ -48,6 +48,7 @@ enum class WeightKind : std::uint8_t {
   b_1,
   W_2,
   b_2,
+  W_3,    // SwiGLU's up projection
   Gamma,  // a LayerNorm's scale
   Beta,   // a LayerNorm's shift
   OutputW,

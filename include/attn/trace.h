@@ -45,6 +45,13 @@ enum class StepKind : std::uint8_t {
   QueryHeads,
   KeyHeads,
   ValueHeads,
+  // RoPE (model.positional_encoding "rope"): q_rope, k_rope, the heads rotated by position.
+  RotatedQueries,
+  RotatedKeys,
+  // Grouped-query attention (model.num_kv_heads < num_heads): k_repeat, v_repeat, the G
+  // key/value heads repeated to H.
+  RepeatedKeys,
+  RepeatedValues,
   TransposedKeys,
   Scores,
   ScaledScores,

@@ -113,20 +113,30 @@ void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model
 // attaches to it are in place. With `forget`, it drops the earlier layers' tensors from the
 // trace as each new layer starts (leave it off when the whole trace is wanted afterwards,
 // for a dump). Writes what print_walkthrough writes, step for step.
+class PageRenderer;  // how a walkthrough is drawn besides on the terminal: present/page_renderer.h
+
 class StreamingWalkthrough {
  public:
+  // The terminal's walkthrough, written to `out`.
   StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model, const WalkthroughOptions& options,
                        bool forget);
+  // No terminal text: only the pages given to draw_also (an HTML lesson with --quiet).
+  StreamingWalkthrough(Trace& trace, const Model& model, const WalkthroughOptions& options, bool forget);
   ~StreamingWalkthrough();
   StreamingWalkthrough(const StreamingWalkthrough&) = delete;
   StreamingWalkthrough& operator=(const StreamingWalkthrough&) = delete;
+
+  // Draws the same steps on another page as well, such as the HTML lesson (src/html/), with
+  // its own options (the same filter; they and `renderer` must outlive the walkthrough).
+  // Before the first add().
+  void draw_also(PageRenderer& renderer, const WalkthroughOptions& options);
 
   void add(const TraceEntry& entry);
   // Prints the last entry and writes everything; first InputError("--steps") when the filter
   // named a step number beyond the run's last step, unless the run stopped short
   // (`complete` false: a numeric error), when what was made is written as it is.
   void finish(bool complete = true);
-  // Where each shown step starts in what finish() wrote.
+  // Where each shown step starts in the terminal text finish() wrote.
   const std::vector<StepPlace>& step_places() const;
 
  private:

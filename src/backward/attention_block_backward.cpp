@@ -2,7 +2,9 @@
 #include <string>
 
 #include "backward/layers_backward.h"
+#include "forward/layers.h"
 #include "steps/attention.h"
+#include "steps/positional_encoding.h"
 #include "steps/projection.h"
 #include "steps/residual.h"
 
@@ -23,15 +25,27 @@ Tensor projection_backward(const Tensor& x, const Tensor& W, const Tensor& b, We
 // Steps 2-1 backward: the heads merged back into Q, K, V, then the projections. Records
 // grad.v_heads, grad.k_heads, grad.q_heads, grad.v, grad.k, grad.q.
 AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_kv, const AttentionWeights& w,
-                                             const GradScope& at, Tensor dq_heads, Tensor dk_heads, Tensor dv_heads) {
-  // (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+                                             const GradScope& at, Tensor dq_heads, Tensor dk_heads, Tensor dv_heads,
+                                             const ModelConfig& config) {
+  // (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d); keys and values (B,G,T,d) -> (B,T,G*d)
   Tensor dv = split_heads_backward(dv_heads), dk = split_heads_backward(dk_heads), dq = split_heads_backward(dq_heads);
-  // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K
-  at.record(StepKind::ValueHeads, std::move(dv_heads),
-            {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
-  at.record(StepKind::KeyHeads, std::move(dk_heads), {at.kept_gradient(StepKind::TransposedKeys)});
-  at.record(StepKind::QueryHeads, std::move(dq_heads),
-            {at.kept_gradient(StepKind::Scores), at.kept(StepKind::KeyHeads)});
+  // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K (each through RoPE and the
+  // repeat, when the block has them)
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block), grouped = config.kv_heads() != config.num_heads;
+  if (grouped)
+    at.record(StepKind::ValueHeads, std::move(dv_heads), {at.kept_gradient(StepKind::RepeatedValues)});
+  else
+    at.record(StepKind::ValueHeads, std::move(dv_heads),
+              {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
+  at.record(StepKind::KeyHeads, std::move(dk_heads),
+            {at.kept_gradient(rope      ? StepKind::RotatedKeys
+                              : grouped ? StepKind::RepeatedKeys
+                                        : StepKind::TransposedKeys)});
+  if (rope)
+    at.record(StepKind::QueryHeads, std::move(dq_heads), {at.kept_gradient(StepKind::RotatedQueries)});
+  else
+    at.record(StepKind::QueryHeads, std::move(dq_heads),
+              {at.kept_gradient(StepKind::Scores), at.kept(grouped ? StepKind::RepeatedKeys : StepKind::KeyHeads)});
 
   // X @ W + b: dX = dP @ Wᵀ, dW = Xᵀ @ dP, db = Σ dP; K and V read the same x_kv
   const Tensor xq = at.value(x_q);
@@ -54,7 +68,12 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
                                                       const StepId* mask, const ModelConfig& config,
                                                       const GradScope& at, const Tensor& doutput) {
   // doutput is (B,S,N) (or (B,S,H*d) without W_o); x_q is (B,S,N), x_kv is (B,T,N)
-  const std::size_t H = config.num_heads;
+  const std::size_t H = config.num_heads, G = config.kv_heads();
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block);
+  // The entries the scores and the context read (the variants' last steps before them).
+  const StepKind queries = rope ? StepKind::RotatedQueries : StepKind::QueryHeads;
+  const StepKind keys = G != H ? StepKind::RepeatedKeys : rope ? StepKind::RotatedKeys : StepKind::KeyHeads;
+  const StepKind values = G != H ? StepKind::RepeatedValues : StepKind::ValueHeads;
 
   // 7. output projection: output = concat @ W_o + b_o
   Tensor dconcat;
@@ -78,13 +97,13 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
 
   // 5. context = weights @ V: dweights = dcontext @ Vᵀ, dV = weightsᵀ @ dcontext
   const Tensor weights = at.value(StepKind::AttentionWeights);
-  ProductGradients context = attention_context_backward(weights, at.value(StepKind::ValueHeads), dcontext);
+  ProductGradients context = attention_context_backward(weights, at.value(values), dcontext);
   at.record(StepKind::Context, std::move(dcontext), {at.kept_gradient(StepKind::MergedHeads)});
 
   // 4. softmax, then the mask: dx = weights ⊙ (dweights - rowsum(dweights ⊙ weights))
   Tensor dsoftmax = softmax_rows_backward(weights, context.da);
   at.record(StepKind::AttentionWeights, std::move(context.da),
-            {at.kept_gradient(StepKind::Context), transposed_operand(at.kept(StepKind::ValueHeads))});
+            {at.kept_gradient(StepKind::Context), transposed_operand(at.kept(values))});
   const std::vector<Operand> softmax_operands = {at.kept(StepKind::AttentionWeights),
                                                  at.kept_gradient(StepKind::AttentionWeights)};
   Tensor dscaled;
@@ -99,15 +118,35 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
   Tensor dscores = scale_scores_backward(dscaled, config.d_head);
   at.record(StepKind::ScaledScores, std::move(dscaled),
             mask ? std::vector<Operand>{at.kept_gradient(StepKind::MaskedScores)} : softmax_operands);
-  ProductGradients scores =
-      attention_scores_backward(at.value(StepKind::QueryHeads), at.value(StepKind::TransposedKeys), dscores);
+  ProductGradients scores = attention_scores_backward(at.value(queries), at.value(StepKind::TransposedKeys), dscores);
   at.record(StepKind::Scores, std::move(dscores), {at.kept_gradient(StepKind::ScaledScores)});
-  Tensor dk_heads = transpose_keys_backward(scores.db);
+  Tensor dk = transpose_keys_backward(scores.db);
   at.record(StepKind::TransposedKeys, std::move(scores.db),
-            {transposed_operand(at.kept(StepKind::QueryHeads)), at.kept_gradient(StepKind::Scores)});
+            {transposed_operand(at.kept(queries)), at.kept_gradient(StepKind::Scores)});
+  Tensor dq = std::move(scores.da), dv = std::move(context.db);
+
+  // 2c. the repeat: each key/value head gets the sum of its copies' gradients
+  if (G != H) {
+    Tensor dv_g = repeat_kv_heads_backward(dv, G), dk_g = repeat_kv_heads_backward(dk, G);
+    at.record(StepKind::RepeatedValues, std::move(dv),
+              {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
+    at.record(StepKind::RepeatedKeys, std::move(dk), {at.kept_gradient(StepKind::TransposedKeys)});
+    dv = std::move(dv_g);
+    dk = std::move(dk_g);
+  }
+  // 2b. RoPE: the gradient turned back by each position's angles
+  if (rope) {
+    Tensor dk_heads = rope_rotate_backward(dk, config.rope_theta),
+           dq_heads = rope_rotate_backward(dq, config.rope_theta);
+    at.record(StepKind::RotatedKeys, std::move(dk),
+              {at.kept_gradient(G != H ? StepKind::RepeatedKeys : StepKind::TransposedKeys)});
+    at.record(StepKind::RotatedQueries, std::move(dq), {at.kept_gradient(StepKind::Scores), at.kept(keys)});
+    dk = std::move(dk_heads);
+    dq = std::move(dq_heads);
+  }
 
   // 2-1. the heads and the projections
-  return projections_backward(x_q, x_kv, w, at, std::move(scores.da), std::move(dk_heads), std::move(context.db));
+  return projections_backward(x_q, x_kv, w, at, std::move(dq), std::move(dk), std::move(dv), config);
 }
 
 }  // namespace attn

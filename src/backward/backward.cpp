@@ -65,10 +65,29 @@ StepId encoder_result(const Model& model, const GradScope& source) {
   return encoder_layer_result(model, source, static_cast<int>(model.encoder.size()) - 1);
 }
 
-// The decoder stack's result: its final norm, else its last layer's output.
+// The decoder stack's result: its final norm, else its last layer's output (`target` the
+// scope of the sequence it runs over: the source in a decoder-only model).
 StepId decoder_result(const Model& model, const GradScope& target) {
   if (!model.decoder_norm.gamma.data.empty()) return target.layer(Stack::Decoder).id(StepKind::FinalNorm);
   return target.layer(Stack::Decoder, static_cast<int>(model.decoder.size()) - 1).id(StepKind::LayerOutput);
+}
+
+// A decoder-only stack: d is dL/d(its result: the final norm, else the last layer's output)
+// -> dL/d(its input X).
+Tensor decoder_only_stack_backward(const Model& model, const GradScope& source, Tensor d) {
+  const GradScope stack = source.layer(Stack::Decoder);
+  const StepId mask = stack.block(Block::MaskedSelfAttention).id(StepKind::Mask);
+  const int last = static_cast<int>(model.decoder.size()) - 1;
+  if (!model.decoder_norm.gamma.data.empty())
+    d = layer_norm_step_backward(source.layer(Stack::Decoder, last).id(StepKind::LayerOutput), model.decoder_norm,
+                                 StepKind::FinalNorm, 0, model.config, stack, d);
+  for (int j = last; j >= 0; --j) {
+    const StepId input =
+        j == 0 ? source.id(StepKind::Input) : source.layer(Stack::Decoder, j - 1).id(StepKind::LayerOutput);
+    d = decoder_only_layer_backward(input, model.decoder[static_cast<std::size_t>(j)], mask, model.config,
+                                    source.layer(Stack::Decoder, j), d);
+  }
+  return d;
 }
 
 // The mask entry of a block, when the forward recorded one.
@@ -126,7 +145,8 @@ Tensor decoder_stack_backward(const Model& model, const StepId& memory, const Gr
 // scaled and the looked-up embeddings' gradients; adds into the table's (and the learned
 // positions') gradient.
 void embed_sequence_backward(const Model& model, const GradScope& at, const Tensor& dinput) {
-  if (model.config.positional_encoding != PositionalEncoding::None) {
+  if (model.config.positional_encoding != PositionalEncoding::None &&
+      model.config.positional_encoding != PositionalEncoding::RoPE) {
     // PE (S,N) was added to every sentence: its gradient sums the batch's
     const Tensor dpe = add_positions_backward(dinput);
     at.record(StepKind::PositionalEncoding, dpe, {at.kept_gradient(StepKind::Input)});
@@ -151,13 +171,13 @@ double run_backward(const Model& model, Trace& trace) {
   WeightGradients weights(model);
   const StepId final_output = trace.entries().back().id;  // what run_model returned
   const GradScope source(trace, weights, Sequence::Source), target(trace, weights, Sequence::Target);
-  const GradScope& rows = model.has_decoder() ? target : source;
+  const GradScope& rows = model.has_target() ? target : source;
 
   // 1. the loss and dL/d(the last stack's result)
   Tensor d;
   double loss = 0;
   if (model.output.present) {
-    const StepId hidden = model.has_decoder() ? decoder_result(model, target) : encoder_result(model, source);
+    const StepId hidden = model.has_decoder() ? decoder_result(model, rows) : encoder_result(model, source);
     d = output_head_backward(model, hidden, rows, &loss);
   } else {
     // L = sum(output ⊙ output_grad): dL/doutput = output_grad
@@ -165,8 +185,17 @@ double run_backward(const Model& model, Trace& trace) {
     d = model.output_grad;
   }
 
+  // A decoder-only model: its stack, then the input's embeddings
+  if (model.decoder_only()) {
+    const Tensor dx = decoder_only_stack_backward(model, source, std::move(d));
+    source.record(StepKind::Input, dx);
+    embed_sequence_backward(model, source, dx);
+    weights.record(trace);
+    return loss;
+  }
+
   // 2. the decoder stack, its input and the target's embeddings
-  if (model.has_decoder()) {
+  if (model.has_target()) {
     Tensor dmemory;
     const Tensor dy = decoder_stack_backward(model, encoder_result(model, source), target, std::move(d), dmemory);
     target.record(StepKind::Input, dy);

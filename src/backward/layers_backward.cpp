@@ -27,6 +27,15 @@ Tensor feed_forward_backward(const StepId& x, const FeedForwardWeights& ffn, con
   ProjectionGradients out = feed_forward_output_backward(hidden, ffn.W_2, !ffn.b_2.data.empty(), doutput);
   at.weights().add(at.weight_id(WeightKind::W_2), std::move(out.dW));
   if (!ffn.b_2.data.empty()) at.weights().add(at.weight_id(WeightKind::b_2), std::move(out.db));
+  // hidden = silu(x @ W_1) ⊙ (x @ W_3)
+  if (config.activation == Activation::SwiGLU) {
+    SwigluGradients in = swiglu_hidden_backward(at.value(x), ffn.W_1, ffn.W_3, out.dx);
+    at.record(StepKind::FfnHidden, std::move(out.dx),
+              {at.kept_gradient(StepKind::FfnOutput), transposed_operand(at.weight("W_2", ffn.W_2))});
+    at.weights().add(at.weight_id(WeightKind::W_1), std::move(in.dW_1));
+    at.weights().add(at.weight_id(WeightKind::W_3), std::move(in.dW_3));
+    return std::move(in.dx);
+  }
   // hidden = act(x @ W_1 + b_1)
   ProjectionGradients in =
       feed_forward_hidden_backward(at.value(x), ffn.W_1, ffn.b_1, config.activation, hidden, out.dx);
@@ -41,6 +50,11 @@ Tensor layer_norm_step_backward(const StepId& x, const NormWeights& norm, StepKi
                                 const ModelConfig& config, const GradScope& at, const Tensor& dy) {
   // dy is (B,S,N) -> dx (B,S,N)
   at.record(kind, dy, {}, n);
+  if (config.norm == Norm::RMSNorm) {
+    RmsNormGradients g = rms_norm_backward(at.value(x), norm.gamma, config.layer_norm_eps, dy);
+    at.weights().add(at.weight_id(WeightKind::Gamma, n), std::move(g.dgamma));
+    return std::move(g.dx);
+  }
   LayerNormGradients g = layer_norm_backward(at.value(x), norm.gamma, config.layer_norm_eps, dy);
   at.weights().add(at.weight_id(WeightKind::Gamma, n), std::move(g.dgamma));
   at.weights().add(at.weight_id(WeightKind::Beta, n), std::move(g.dbeta));
@@ -97,6 +111,21 @@ Tensor decoder_layer_backward(const StepId& y, const StepId& memory, const Decod
       });
   return sublayer_connection_backward(y, layer.norm1, 1, config, at, dy1, [&](const StepId& h, const Tensor& d) {
     const AttentionInputGradients g = multi_head_attention_backward(h, h, layer.self_attention, &self_mask, config,
+                                                                    at.block(Block::MaskedSelfAttention), d);
+    return gradient_sum(g.dx_q, g.dx_kv);
+  });
+}
+
+Tensor decoder_only_layer_backward(const StepId& x, const DecoderLayerWeights& layer, const StepId& mask,
+                                   const ModelConfig& config, const GradScope& at, const Tensor& doutput) {
+  // doutput is (B,S,N) -> dx (B,S,N)
+  at.record(StepKind::LayerOutput, doutput);
+  const Tensor dx1 = sublayer_connection_backward(
+      connection_output(config, at, 1), layer.norm2, 2, config, at, doutput, [&](const StepId& h, const Tensor& d) {
+        return feed_forward_backward(h, layer.ffn, config, at.block(Block::FeedForward), d);
+      });
+  return sublayer_connection_backward(x, layer.norm1, 1, config, at, dx1, [&](const StepId& h, const Tensor& d) {
+    const AttentionInputGradients g = multi_head_attention_backward(h, h, layer.self_attention, &mask, config,
                                                                     at.block(Block::MaskedSelfAttention), d);
     return gradient_sum(g.dx_q, g.dx_kv);
   });

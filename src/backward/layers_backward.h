@@ -28,7 +28,7 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
 Tensor feed_forward_backward(const StepId& x, const FeedForwardWeights& ffn, const ModelConfig& config,
                              const GradScope& at, const Tensor& doutput);
 
-// LayerNorm of input x recorded as `kind` number n; dy is dL/d(its result).
+// LayerNorm (or RMSNorm, config.norm) of input x recorded as `kind` number n; dy is dL/d(its result).
 Tensor layer_norm_step_backward(const StepId& x, const NormWeights& norm, StepKind kind, int n,
                                 const ModelConfig& config, const GradScope& at, const Tensor& dy);
 
@@ -51,6 +51,11 @@ Tensor encoder_layer_backward(const StepId& x, const EncoderLayerWeights& layer,
 Tensor decoder_layer_backward(const StepId& y, const StepId& memory, const DecoderLayerWeights& layer,
                               const StepId& self_mask, const StepId* cross_mask, const ModelConfig& config,
                               const GradScope& at, const Tensor& doutput, Tensor& dmemory);
+
+// A decoder-only layer (causal self-attention, feed-forward), x its input entry; doutput is
+// dL/d(its output).
+Tensor decoder_only_layer_backward(const StepId& x, const DecoderLayerWeights& layer, const StepId& mask,
+                                   const ModelConfig& config, const GradScope& at, const Tensor& doutput);
 
 }  // namespace attn
 

@@ -1,5 +1,6 @@
 #include "explain_command.h"
 
+#include <omp.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "html_option.h"
 #include "model/default_model.h"
 #include "model/examples.h"
 #include "pager.h"
@@ -122,7 +124,15 @@ void check_selection(const WalkthroughOptions& walk, const Model& model) {
                                  B, c.num_heads, rows, columns, cell[0], cell[1], cell[2], cell[3]));
 }
 
-Model load_run_model(const ExplainOptions& options, LoadOptions load) {
+// Checks what can be checked before anything is read, then loads the model the options
+// name (a file, standard input, an example or the built-in one) with the command line's
+// sentences in place.
+Model load_run_model(const ExplainOptions& options, LoadOptions& load) {
+  const bool model_from_stdin = options.model_file == "-";
+  if (model_from_stdin && options.pause)
+    throw InputError("--pause", "", "waits for Enter on standard input, which -c - reads the model file from");
+  if (!options.dump_path.empty())
+    check_dump_target(options.dump_path, {model_from_stdin ? std::string() : options.model_file});
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   Model model;
@@ -140,33 +150,43 @@ Model load_run_model(const ExplainOptions& options, LoadOptions load) {
 
 std::string model_source_name(const ExplainOptions& options) {
   if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
-  return options.model_file.empty() ? kDefaultModelSource : options.model_file;
+  return options.model_file.empty() ? kDefaultModelSource : model_file_name(options.model_file);
 }
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
-  command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)");
-  command.add_option(
-      "-t,--target", options.target,
-      "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)");
+  command.add_option("text", options.text, "Sentence to run (replaces the model file's input text)")
+      ->check(values_from(ValueList::FreeText));
+  command
+      .add_option("-t,--target", options.target,
+                  "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)")
+      ->check(values_from(ValueList::FreeText));
   command
       .add_option("-c,--config", options.model_file,
-                  "Model file (JSON, see docs/model-file.md); default: built-in model")
+                  "Model file (JSON, see docs/model-file.md; - reads standard input); default: built-in model")
       ->check(non_empty("a file name"));
   command.add_option("-e,--example", options.example, "Run a bundled example (list them with 'attn examples')")
       ->excludes("--config")
-      ->check(non_empty("an example name ('attn examples' lists them)"));
+      ->check(non_empty("an example name ('attn examples' lists them)"))
+      ->check(values_from(ValueList::Examples));
   command
       .add_option("--max-memory", options.max_memory_gib,
                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(memory_limit_gib());
 }
 
-void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
+void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool with_html) {
   explain
       .add_option("--dump", options.dump_path,
                   "Write every intermediate tensor to FILE as JSON, or as NumPy .npz when FILE ends in .npz "
                   "('-' for JSON on stdout); written whole or not at all")
       ->check(non_empty("a file name"));
+  explain
+      .add_option("--json-nonfinite", options.json_non_finite,
+                  "How the JSON dump writes -inf, inf and NaN, which JSON has no number for: string (\"-Infinity\", "
+                  "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
+      ->check(CLI::IsMember({"string", "null", "literal"}))
+      ->capture_default_str();
+  if (with_html) add_html_option(explain, options.html_path);
   explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -181,14 +201,20 @@ void add_walkthrough_options(CLI::App& explain, ExplainOptions& options) {
       ->capture_default_str();
   explain.add_flag("-q,--quiet", options.quiet, "Print no walkthrough (use with --dump)");
   explain.add_flag("--timings", options.timings,
-                   "Print on stderr how long loading, the forward pass and the dump took");
+                   "Print on stderr how long loading, the forward pass and the dump took, and on how many threads "
+                   "(OMP_NUM_THREADS, else one per CPU)");
   explain.add_flag("--brief", options.brief, "Leave out the short explanation ('why') under each step");
-  explain.add_option("--cell", options.cell,
-                     "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)");
-  explain.add_option("--steps", options.steps,
-                     "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)");
+  explain
+      .add_option("--cell", options.cell,
+                  "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)")
+      ->check(values_from(ValueList::FreeText));
+  explain
+      .add_option("--steps", options.steps,
+                  "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)")
+      ->check(values_from(ValueList::StepKinds));
   explain.add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
-      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"));
+      ->check(non_empty("a layer: 1, encoder.1 or decoder.0"))
+      ->check(values_from(ValueList::FreeText));
   explain.add_option("--head", options.head, "Show only this head of tensors with a head axis")
       ->transform(non_negative_integer());
   explain.add_option("--batch", options.batch, "Show only this batch item of tensors with a batch axis")
@@ -218,7 +244,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   CLI::App* explain = app.add_subcommand(
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
   add_model_options(*explain, options);
-  add_walkthrough_options(*explain, options);
+  add_walkthrough_options(*explain, options, /*with_html=*/true);
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -227,11 +253,8 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
 
 int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
-  if (options.max_memory_gib > 0)
-    load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   Model model = load_run_model(options, load);
   // No target: the decoder reads what the model itself writes, as when it generates.
   if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
@@ -246,9 +269,11 @@ int run_explain(const ExplainOptions& options) {
   const bool dump_streams = !options.dump_path.empty() && options.dump_path != "-";
   const bool dump_at_end = options.dump_path == "-";
   Trace trace(!model.batched);
-  trace.keep_entries(!options.quiet || dump_at_end);
+  trace.keep_entries(!options.quiet || dump_at_end || !options.html_path.empty());
+  DumpOptions dump_options;
+  dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
   std::unique_ptr<TraceDump> dump;
-  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model);
+  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
   const WalkthroughOptions walkthrough = walkthrough_options(options);
   check_selection(walkthrough, model);
@@ -256,8 +281,8 @@ int run_explain(const ExplainOptions& options) {
   // number is an error alone); --pause pages through it.
   std::ostringstream paged;
   std::ostream& out = options.pause ? paged : terminal;
-  std::unique_ptr<StreamingWalkthrough> printer;
-  if (!options.quiet) printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, !dump_at_end);
+  const auto lesson = open_html_lesson(options, "attn explain", model, walkthrough);
+  const auto printer = start_walkthrough(out, trace, model, walkthrough, options.quiet, !dump_at_end, lesson.get());
   // The progress line shares the terminal with nothing else: not while the walkthrough
   // prints to it.
   const bool show_progress =
@@ -282,15 +307,18 @@ int run_explain(const ExplainOptions& options) {
     throw;
   }
   if (printer) timed(print_seconds, [&] { printer->finish(); });
-  if (printer && options.pause) page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
+  if (printer && options.pause && !options.quiet)
+    page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
+  // A walkthrough that could not be written fails the run before the dump or the lesson is
+  // committed.
+  if (!options.dump_path.empty() || lesson) check_standard_output();
+  if (lesson) lesson->commit();
   if (!options.dump_path.empty()) {
-    // A walkthrough that could not be written fails the run before the dump is committed.
-    check_standard_output();
     timed(dump_seconds, [&] {
       if (dump_at_end) {
-        dump = std::make_unique<TraceDump>(options.dump_path, model);
+        dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
         for (const auto& e : trace.entries()) dump->add(e.record());
       }
       dump->finish(trace);
@@ -298,8 +326,9 @@ int run_explain(const ExplainOptions& options) {
   }
   progress.clear();
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s\n", load_seconds, forward_seconds,
-                             dump_seconds);
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{})\n", load_seconds,
+                             forward_seconds, dump_seconds, omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s");
   if (options.quiet) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";

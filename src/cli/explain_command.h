@@ -11,18 +11,16 @@
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
 
-#include "attn/model.h"
-#include "attn/model_file.h"
-#include "attn/walkthrough.h"
-
 namespace attn::cli {
 
 struct ExplainOptions {
-  std::string text;        // the sentence to run (models with a vocabulary)
-  std::string target;      // --target: the decoder's input sentence
-  std::string model_file;  // -c FILE; empty: the built-in default model
-  std::string example;     // --example NAME: a bundled example instead of a file
-  std::string dump_path;   // --dump FILE, "-" for stdout
+  std::string text;                        // the sentence to run (models with a vocabulary)
+  std::string target;                      // --target: the decoder's input sentence
+  std::string model_file;                  // -c FILE; empty: the built-in default model
+  std::string example;                     // --example NAME: a bundled example instead of a file
+  std::string dump_path;                   // --dump FILE, "-" for stdout
+  std::string json_non_finite = "string";  // --json-nonfinite: string | null | literal
+  std::string html_path;                   // --html FILE: the walkthrough as a web page
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
   std::size_t threshold = 1000;
@@ -48,26 +46,16 @@ struct ExplainOptions {
 void setup_explain(CLI::App& app, ExplainOptions& options);
 // The options explain and steps share: which model and which input.
 void add_model_options(CLI::App& command, ExplainOptions& options);
-// The options explain and grad share: the dump, printing and the teaching controls.
-void add_walkthrough_options(CLI::App& command, ExplainOptions& options);
-// The options explain and grad share: the dump, printing and the teaching controls.
-void add_walkthrough_options(CLI::App& command, ExplainOptions& options);
+// The options explain and grad share: the dump, printing and the teaching controls; and
+// --html, for the commands that can write their walkthrough as a web page.
+void add_walkthrough_options(CLI::App& command, ExplainOptions& options, bool with_html = false);
 // Returns the process exit code; throws attn::InputError for bad input.
 int run_explain(const ExplainOptions& options);
 
-// What explain and grad share: the model the options name (a file, an example or the
-// built-in one), with the command line's sentences; the walkthrough's options; the check
-// of --batch, --layer and --cell against the model; the name of the model in messages
-// ("example seed000_batched_mha", the file name).
-Model load_run_model(const ExplainOptions& options, LoadOptions load);
-WalkthroughOptions walkthrough_options(const ExplainOptions& options);
-void check_selection(const WalkthroughOptions& walk, const Model& model);
-std::string model_source_name(const ExplainOptions& options);
-
-// What explain and grad share: the model the options name (a file, an example or the
-// built-in one), with the command line's sentences; the walkthrough's options; the name of
-// the model in messages ("example seed000_batched_mha", the file name).
-Model load_run_model(const ExplainOptions& options, LoadOptions load);
+// What explain and grad share: the model the options name (a file, standard input, an
+// example or the built-in one), with the command line's sentences; the walkthrough's
+// options; the name of the model in messages ("example seed000_batched_mha", the file name).
+Model load_run_model(const ExplainOptions& options, LoadOptions& load);
 WalkthroughOptions walkthrough_options(const ExplainOptions& options);
 // The --batch, --layer and --cell a run's walkthrough could never show: InputError before
 // anything runs, naming the range the model has.

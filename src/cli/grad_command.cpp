@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include "attn/backward.h"
 #include "attn/dump.h"
@@ -60,7 +61,6 @@ void setup_grad(CLI::App& app, ExplainOptions& options) {
 
 int run_grad(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  if (!options.dump_path.empty()) check_dump_target(options.dump_path, {options.model_file});
   LoadOptions load;
   load.backward = true;  // the whole forward trace is kept, and a gradient for every tensor
   // No greedy target here: a decoder without one reads <BOS> alone, the labels' one position.
@@ -79,10 +79,12 @@ int run_grad(const ExplainOptions& options) {
   Trace trace(!model.batched);
   const bool dump_to_stdout = options.dump_path == "-";
   trace.keep_gradients(!options.quiet || dump_to_stdout);
+  DumpOptions dump_options;
+  dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
   std::unique_ptr<TraceDump> dump;
   double dump_seconds = 0;
   if (!options.dump_path.empty() && !dump_to_stdout) {
-    dump = std::make_unique<TraceDump>(options.dump_path, model);
+    dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
     trace.set_sink([&](const TraceRecord& record) {
       const auto before = std::chrono::steady_clock::now();
       dump->add(record);
@@ -110,15 +112,16 @@ int run_grad(const ExplainOptions& options) {
     check_standard_output();
     timer = std::chrono::steady_clock::now();
     if (dump_to_stdout) {
-      dump = std::make_unique<TraceDump>(options.dump_path, model);
+      dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
       for (const auto& e : trace.entries()) dump->add(e.record());
     }
     dump->finish(trace);
     dump_seconds += seconds_since(timer);
   }
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s\n", load_seconds,
-                             forward_seconds, backward_seconds, dump_seconds);
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s ({} thread{})\n",
+                             load_seconds, forward_seconds, backward_seconds, dump_seconds, omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s");
   if (options.quiet)
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
   return 0;

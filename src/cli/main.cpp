@@ -11,12 +11,15 @@
 #include <Eigen/Core>
 
 #include "attn/error.h"
+#include "attn/model_file.h"
 #include "examples_command.h"
 #include "explain_command.h"
+#include "generate_command.h"
 #include "grad_command.h"
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
 #include "train_command.h"
@@ -33,7 +36,8 @@ void prepare_process(int argc, char** argv) {
   // chose a policy, `attn explain` and `attn grad` (the commands that run models) run themselves again
   // with passive waiting; if that fails it goes on.
   if (argc > 1 &&
-      (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "train") &&
+      (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "generate" ||
+       std::string(argv[1]) == "train") &&
       std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
     ::execv("/proc/self/exe", argv);
 #ifdef M_MMAP_THRESHOLD
@@ -44,10 +48,12 @@ void prepare_process(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: bigger blocks are still mmapped
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-  // Two threads, the machine kind's two cores, but not Eigen's own: attn splits large
-  // products in two column blocks itself (src/kernels/matmul.cpp), and Eigen's threaded product,
-  // which synchronizes inside every block, measured slower (docs/performance.md). With
-  // one thread here, a product that is not split (a single row, say) stays on one thread.
+  // OpenMP's threads (OMP_NUM_THREADS, else one per CPU attn may run on), but not Eigen's
+  // own: attn splits large products into column blocks itself (src/kernels/matmul.cpp),
+  // fixed by the sizes so that the thread count changes no bit, and Eigen's threaded
+  // product, which synchronizes inside every block and cuts its work by the thread count,
+  // measured slower (docs/performance.md). With one thread here, a product that is not
+  // split (a single row, say) stays on one thread.
   Eigen::setNbThreads(1);
 }
 
@@ -64,6 +70,8 @@ int main(int argc, char** argv) {
   attn::cli::ExplainOptions explain;
   attn::cli::setup_explain(app, explain);
   attn::cli::setup_examples(app);
+  attn::cli::GenerateOptions generate;
+  attn::cli::setup_generate(app, generate);
   attn::cli::ExplainOptions grad;
   attn::cli::setup_grad(app, grad);
   attn::cli::ExplainOptions steps;
@@ -74,6 +82,9 @@ int main(int argc, char** argv) {
   attn::cli::setup_init(app, init);
   attn::cli::TrainCommandOptions train;
   attn::cli::setup_train(app, train);
+
+  // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
+  if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
 
   try {
     try {
@@ -101,7 +112,9 @@ int main(int argc, char** argv) {
     // "encoder.0.attention.scores[0, 1, 1] is inf (overflow)": the model's numbers are the
     // cause, so it is bad input and names the model file like any other input error.
     // The model named as run_explain and run_grad name it.
-    const std::string source = attn::cli::model_source_name(app.got_subcommand("grad") ? grad : explain);
+    const std::string source = attn::cli::model_source_name(app.got_subcommand("grad")       ? grad
+                                                            : app.got_subcommand("generate") ? generate.run
+                                                                                             : explain);
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;
   } catch (const attn::EnvironmentError& e) {

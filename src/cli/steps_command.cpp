@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "attn/walkthrough.h"
+#include "validators.h"
 
 namespace attn::cli {
 
@@ -12,7 +13,8 @@ void setup_steps(CLI::App& app, ExplainOptions& options) {
   CLI::App* steps = app.add_subcommand(
       "steps", "List every step of a run (the built-in model, -c FILE or --example NAME) with its formula and shapes");
   add_model_options(*steps, options);
-  steps->add_option("--layer", options.layer, "Only one layer: 1, encoder.1 or decoder.0");
+  steps->add_option("--layer", options.layer, "Only one layer: 1, encoder.1 or decoder.0")
+      ->check(values_from(ValueList::FreeText));
   steps->add_flag("--kinds", options.brief, "List the step kinds --steps accepts instead");
   steps->callback([&options]() {
     if (options.brief) {

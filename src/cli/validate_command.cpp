@@ -2,6 +2,7 @@
 
 #include "validators.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -23,7 +24,9 @@ std::string summary(const Model& m) {
     input = shape_with_axes(m.batched ? m.input.shape : Shape(m.input.shape.begin() + 1, m.input.shape.end()),
                             m.batched ? m.input.axes : AxisNames(m.input.axes.begin() + 1, m.input.axes.end()));
   std::string parts = fmt::format("{} encoder layer{}", m.encoder.size(), m.encoder.size() == 1 ? "" : "s");
-  if (!m.decoder.empty())
+  if (m.decoder_only())
+    parts = fmt::format("decoder-only (GPT-style), {} layer{}", m.decoder.size(), m.decoder.size() == 1 ? "" : "s");
+  else if (!m.decoder.empty())
     parts += fmt::format(", {} decoder layer{}", m.decoder.size(), m.decoder.size() == 1 ? "" : "s");
   parts +=
       fmt::format(", d_model {}, {} head{} of d={}", c.d_model, c.num_heads, c.num_heads == 1 ? "" : "s", c.d_head);
@@ -39,7 +42,7 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
   CLI::App* validate = app.add_subcommand(
       "validate",
       "Check model files without running them: every problem, one line each (exit 2), or a summary (exit 0)");
-  validate->add_option("files", options.files, "Model files (JSON) to check")
+  validate->add_option("files", options.files, "Model files (JSON) to check; - reads standard input")
       ->required()
       ->check(non_empty("a file name"));
   validate
@@ -57,11 +60,13 @@ int run_validate(const ValidateOptions& options) {
   load.collect_all_errors = true;
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
+  if (std::count(options.files.begin(), options.files.end(), "-") > 1)
+    throw InputError(model_file_name("-"), "", "given more than once, but standard input can be read only once");
   int code = 0;
   for (const auto& file : options.files) {
     try {
       const Model model = load_model_file(file, load);
-      std::cout << file << ": valid: " << summary(model) << "\n";
+      std::cout << model_file_name(file) << ": valid: " << summary(model) << "\n";
     } catch (const InputErrors& e) {
       for (const auto& error : e.errors()) std::cerr << error.what() << "\n";
       code = 2;

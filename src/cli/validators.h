@@ -59,6 +59,21 @@ inline CLI::Validator non_empty(const std::string& what) {
       "", "non-empty");
 }
 
+// What the values of an option are, for the shell completions and the man page
+// (reference.h): a validator that accepts everything and only carries its name.
+// Options with a list of choices (CLI::IsMember) need none: the completions offer the
+// choices; other text values complete as file names unless marked FreeText (a sentence,
+// a layer: nothing to offer), numbers as nothing.
+enum class ValueList { Examples, StepKinds, FreeText };
+inline const char* value_list_name(ValueList list) {
+  return list == ValueList::Examples    ? "values:examples"
+         : list == ValueList::StepKinds ? "values:step-kinds"
+                                        : "values:text";
+}
+inline CLI::Validator values_from(ValueList list) {
+  return CLI::Validator([](std::string&) { return std::string(); }, "", value_list_name(list));
+}
+
 }  // namespace attn::cli
 
 #endif  // ATTN_CLI_VALIDATORS_H_

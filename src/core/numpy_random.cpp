@@ -5,33 +5,12 @@
 
 namespace attn {
 
-Mt19937::Mt19937(std::uint32_t seed) {
-  // init_genrand
-  state_[0] = seed;
-  for (std::uint32_t i = 1; i < kWords; ++i) state_[i] = 1812433253u * (state_[i - 1] ^ (state_[i - 1] >> 30)) + i;
-}
-
-void Mt19937::refill() {
-  // The twist, split where mt[i + 397] wraps around so that each loop reads only words
-  // at least 227 places away: no dependence a vector of 8 words could trip over.
-  constexpr std::size_t kShift = 397;
-  const auto twist = [](std::uint32_t upper, std::uint32_t lower, std::uint32_t far) {
-    const std::uint32_t y = (upper & 0x80000000u) | (lower & 0x7fffffffu);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-  };
-  std::uint32_t* mt = state_.data();
-  for (std::size_t i = 0; i < kWords - kShift; ++i) mt[i] = twist(mt[i], mt[i + 1], mt[i + kShift]);
-  for (std::size_t i = kWords - kShift; i < kWords - 1; ++i) mt[i] = twist(mt[i], mt[i + 1], mt[i + kShift - kWords]);
-  mt[kWords - 1] = twist(mt[kWords - 1], mt[0], mt[kShift - 1]);
-  next_ = 0;
-}
-
 NumpyRandom::NumpyRandom(std::uint32_t seed) : engine_(seed) {}
 
 double NumpyRandom::random_sample() {
   // NumPy's legacy_double / mt19937_next_double.
-  const std::uint32_t a = static_cast<std::uint32_t>(engine_()) >> 5;
-  const std::uint32_t b = static_cast<std::uint32_t>(engine_()) >> 6;
+  const std::uint32_t a = engine_() >> 5;
+  const std::uint32_t b = engine_() >> 6;
   return (a * 67108864.0 + b) / 9007199254740992.0;
 }
 

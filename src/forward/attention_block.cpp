@@ -5,6 +5,7 @@
 
 #include "forward/layers.h"
 #include "steps/attention.h"
+#include "steps/positional_encoding.h"
 #include "steps/projection.h"
 
 namespace attn {
@@ -12,31 +13,68 @@ namespace attn {
 namespace {
 // Steps that only move numbers or cannot leave the finite range (Trace::Check).
 constexpr Trace::Check kInputsChecked = Trace::Check::InputsChecked;
+
+// Keys or values split into G heads: their head axis named "G" when G differs from H.
+Tensor kv_heads(Tensor t, std::size_t G, std::size_t H) {
+  if (G != H) t.axes[1] = "G";
+  return t;
+}
+
 }  // namespace
+
+bool uses_rope(const ModelConfig& config, Block block) {
+  // RoPE turns self-attention only: a cross-attention's queries and keys come from two
+  // different sequences, whose positions do not compare.
+  return config.positional_encoding == PositionalEncoding::RoPE && block != Block::CrossAttention;
+}
 
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& w, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at) {
-  // x_q is (B,S,N), x_kv is (B,T,N), W_q/W_k/W_v are (N,H*d), W_o is (H*d,N)
-  const std::size_t H = config.num_heads;
+  // x_q is (B,S,N), x_kv is (B,T,N), W_q is (N,H*d), W_k/W_v are (N,G*d), W_o is (H*d,N)
+  const std::size_t H = config.num_heads, G = config.kv_heads();
 
-  // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d)
+  // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d); keys and values (B,T,G*d)
+  const char* kv_axis = G != H ? "G*d" : "H*d";
   const Traced q = at.record(StepKind::Query, linear_projection(x_q.value, w.W_q, w.b_q, "H*d"),
                              {at.operand(x_q), at.weight("W_q", w.W_q)});
-  const Traced k = at.record(StepKind::Key, linear_projection(x_kv.value, w.W_k, w.b_k, "H*d"),
+  const Traced k = at.record(StepKind::Key, linear_projection(x_kv.value, w.W_k, w.b_k, kv_axis),
                              {at.operand(x_kv), at.weight("W_k", w.W_k)});
-  const Traced v = at.record(StepKind::Value, linear_projection(x_kv.value, w.W_v, w.b_v, "H*d"),
+  const Traced v = at.record(StepKind::Value, linear_projection(x_kv.value, w.W_v, w.b_v, kv_axis),
                              {at.operand(x_kv), at.weight("W_v", w.W_v)});
 
-  // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)
+  // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d); keys and values into G heads
   const Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);
-  const Traced k_heads = at.record(StepKind::KeyHeads, split_heads(k.value, H), {at.operand(k)}, kInputsChecked);
-  const Traced v_heads = at.record(StepKind::ValueHeads, split_heads(v.value, H), {at.operand(v)}, kInputsChecked);
+  const Traced k_heads =
+      at.record(StepKind::KeyHeads, kv_heads(split_heads(k.value, G), G, H), {at.operand(k)}, kInputsChecked);
+  const Traced v_heads =
+      at.record(StepKind::ValueHeads, kv_heads(split_heads(v.value, G), G, H), {at.operand(v)}, kInputsChecked);
+
+  // 2b. RoPE: each self-attention head's queries and keys turned by their positions
+  std::optional<Traced> q_rope, k_rope;
+  if (uses_rope(config, at.id(StepKind::Query).block)) {
+    q_rope = at.record(StepKind::RotatedQueries, rope_rotate(q_heads.value, config.rope_theta), {at.operand(q_heads)});
+    k_rope = at.record(StepKind::RotatedKeys, rope_rotate(k_heads.value, config.rope_theta), {at.operand(k_heads)});
+  }
+  const Traced& queries = q_rope ? *q_rope : q_heads;
+  const Traced& keys_g = k_rope ? *k_rope : k_heads;
+
+  // 2c. grouped-query attention: the G key/value heads repeated for the H query heads,
+  // (B,G,T,d) -> (B,H,T,d)
+  std::optional<Traced> k_repeat, v_repeat;
+  if (G != H) {
+    k_repeat =
+        at.record(StepKind::RepeatedKeys, repeat_kv_heads(keys_g.value, H), {at.operand(keys_g)}, kInputsChecked);
+    v_repeat =
+        at.record(StepKind::RepeatedValues, repeat_kv_heads(v_heads.value, H), {at.operand(v_heads)}, kInputsChecked);
+  }
+  const Traced& keys = k_repeat ? *k_repeat : keys_g;
+  const Traced& values = v_repeat ? *v_repeat : v_heads;
 
   // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T)
   const Traced k_t =
-      at.record(StepKind::TransposedKeys, transpose_keys(k_heads.value), {at.operand(k_heads)}, kInputsChecked);
+      at.record(StepKind::TransposedKeys, transpose_keys(keys.value), {at.operand(keys)}, kInputsChecked);
   const Traced scores =
-      at.record(StepKind::Scores, attention_scores(q_heads.value, k_t.value), {at.operand(q_heads), at.operand(k_t)});
+      at.record(StepKind::Scores, attention_scores(queries.value, k_t.value), {at.operand(queries), at.operand(k_t)});
   // |score / √d| <= |score| for d >= 1: finite when the scores are
   const Traced scaled = at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head),
                                   {at.operand(scores)}, kInputsChecked);
@@ -58,8 +96,8 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
                                 fully_masked, fully_masked == 1 ? "" : "s"));
 
   // 5. context: (B,H,S,T) @ (B,H,T,d) -> (B,H,S,d)
-  const Traced context = at.record(StepKind::Context, attention_context(weights.value, v_heads.value),
-                                   {at.operand(weights), at.operand(v_heads)});
+  const Traced context = at.record(StepKind::Context, attention_context(weights.value, values.value),
+                                   {at.operand(weights), at.operand(values)});
 
   // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
   Traced concat = at.record(StepKind::MergedHeads, merge_heads(context.value), {at.operand(context)}, kInputsChecked);

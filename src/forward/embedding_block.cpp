@@ -49,7 +49,9 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
 
   // 4. positions: (S,N) added to every batch item
   const std::size_t S = x.shape[1];
-  if (model.config.positional_encoding != PositionalEncoding::None) {
+  // (RoPE adds nothing here: it turns the queries and keys inside attention.)
+  if (model.config.positional_encoding != PositionalEncoding::None &&
+      model.config.positional_encoding != PositionalEncoding::RoPE) {
     Tensor pe = model.config.positional_encoding == PositionalEncoding::Sinusoidal
                     ? sinusoidal_positions(S, model.config.d_model)
                     : learned_positions(model.positions, S);

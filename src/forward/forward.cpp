@@ -49,7 +49,8 @@ Traced decoder_stack(const Model& model, const Traced& memory, const std::option
   // Masks: causal (and target padding) for self-attention, source padding for cross-attention.
   const TraceScope stack = at.layer(Stack::Decoder);
   const std::size_t T = x.value.shape[1], S = memory.value.shape[1];
-  Tensor causal = attention_mask(T, T, true, target_padding ? &target_padding->value : nullptr);
+  Tensor causal =
+      attention_mask(T, T, true, target_padding ? &target_padding->value : nullptr, model.config.sliding_window);
   causal.axes[causal.rank() - 2] = "T";
   causal.axes[causal.rank() - 1] = "T";
   const Traced self_mask = stack.block(Block::MaskedSelfAttention).record(StepKind::Mask, std::move(causal));
@@ -63,6 +64,20 @@ Traced decoder_stack(const Model& model, const Traced& memory, const std::option
   for (std::size_t j = 0; j < model.decoder.size(); ++j)
     x = decoder_layer(x, memory, model.decoder[j], self_mask, cross_mask ? &*cross_mask : nullptr, model.config,
                       at.layer(Stack::Decoder, static_cast<int>(j)));
+  if (model.decoder_norm.gamma.data.empty()) return x;
+  return layer_norm_step(x, model.decoder_norm, StepKind::FinalNorm, 0, model.config, stack);
+}
+
+// A decoder-only (GPT-style) stack over the input x (B,S,N): the causal mask (with the
+// padding's), the layers, the final LayerNorm when the model has one. -> (B,S,N).
+Traced decoder_only_stack(const Model& model, Traced x, const std::optional<Traced>& padding,
+                          const TraceScope& source) {
+  const TraceScope stack = source.layer(Stack::Decoder);
+  const std::size_t S = x.value.shape[1];
+  const Traced mask = stack.block(Block::MaskedSelfAttention)
+                          .record(StepKind::Mask, attention_mask(S, S, true, padding ? &padding->value : nullptr));
+  for (std::size_t j = 0; j < model.decoder.size(); ++j)
+    x = decoder_only_layer(x, model.decoder[j], mask, model.config, source.layer(Stack::Decoder, static_cast<int>(j)));
   if (model.decoder_norm.gamma.data.empty()) return x;
   return layer_norm_step(x, model.decoder_norm, StepKind::FinalNorm, 0, model.config, stack);
 }
@@ -90,6 +105,10 @@ Tensor run_model(const Model& model, Trace& trace) {
   std::optional<Traced> source_padding;
   const Traced x = source_input(model, source, &source_padding);
 
+  // A decoder-only model: its decoder layers over X, then the output head.
+  if (model.decoder_only())
+    return std::move(output_head(model, decoder_only_stack(model, x, source_padding, source), source).value);
+
   // 2. the encoder's mask: causal and/or key padding, additive
   std::optional<Traced> encoder_mask;
   if (config.causal || source_padding) {
@@ -97,19 +116,20 @@ Tensor run_model(const Model& model, Trace& trace) {
     encoder_mask = source.layer(Stack::Encoder)
                        .block(Block::SelfAttention)
                        .record(StepKind::Mask,
-                               attention_mask(S, S, config.causal, source_padding ? &source_padding->value : nullptr));
+                               attention_mask(S, S, config.causal, source_padding ? &source_padding->value : nullptr,
+                                              config.sliding_window));
   }
 
   // 3. the encoder stack
   Traced hidden = encoder_stack(model, x, encoder_mask ? &*encoder_mask : nullptr, source);
-  if (!model.has_decoder() && !model.output.present) return std::move(hidden.value);
+  if (!model.has_target() && !model.output.present) return std::move(hidden.value);
 
   // 4. the decoder stack over the target, attending to the encoder's output
-  if (model.has_decoder()) hidden = decoder_stack(model, hidden, source_padding, TraceScope(trace, Sequence::Target));
+  if (model.has_target()) hidden = decoder_stack(model, hidden, source_padding, TraceScope(trace, Sequence::Target));
   if (!model.output.present) return std::move(hidden.value);
 
   // 5. the output head
-  const Sequence rows = model.has_decoder() ? Sequence::Target : Sequence::Source;
+  const Sequence rows = model.has_target() ? Sequence::Target : Sequence::Source;
   return std::move(output_head(model, hidden, TraceScope(trace, rows)).value);
 }
 

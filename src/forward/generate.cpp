@@ -16,7 +16,7 @@ std::size_t generated_length(const Model& model) {
 
 std::size_t extend_target_greedily(Model& model, std::size_t max_tokens) {
   TokenInput& target = model.target_tokens;
-  if (!target.from_bos || !model.output.present || !model.has_decoder()) return 0;
+  if (!target.from_bos || !model.output.present || !model.has_target()) return 0;
   std::vector<std::vector<std::string>> lists = token_lists(target);
   const std::vector<std::size_t> never = model.vocab.never_written_ids();
   const auto end = model.vocab.find(Vocabulary::kEnd);

@@ -10,8 +10,11 @@ namespace attn {
 Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at) {
   // (B,S,N) @ (N,F) -> (B,S,F); (B,S,F) @ (F,N) -> (B,S,N)
   const Traced hidden =
-      at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
-                {at.operand(x), at.weight("W_1", ffn.W_1)});
+      config.activation == Activation::SwiGLU
+          ? at.record(StepKind::FfnHidden, swiglu_hidden(x.value, ffn.W_1, ffn.W_3),
+                      {at.operand(x), at.weight("W_1", ffn.W_1), at.weight("W_3", ffn.W_3)})
+          : at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
+                      {at.operand(x), at.weight("W_1", ffn.W_1)});
   return at.record(StepKind::FfnOutput, feed_forward_output(hidden.value, ffn.W_2, ffn.b_2),
                    {at.operand(hidden), at.weight("W_2", ffn.W_2)});
 }
@@ -19,8 +22,9 @@ Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelC
 Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
                        const TraceScope& at) {
   // (B,S,N) -> (B,S,N)
-  return at.record(kind, layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps), {at.operand(x)},
-                   Trace::Check::Values, n);
+  Tensor y = config.norm == Norm::RMSNorm ? rms_norm(x.value, norm.gamma, config.layer_norm_eps)
+                                          : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
+  return at.record(kind, std::move(y), {at.operand(x)}, Trace::Check::Values, n);
 }
 
 Traced residual_step(const Traced& x, const Traced& sublayer, int n, const TraceScope& at) {
@@ -54,6 +58,18 @@ Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWe
     return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
   });
   return at.record(StepKind::LayerOutput, std::move(y3.value));
+}
+
+Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced& mask,
+                          const ModelConfig& config, const TraceScope& at) {
+  // x is (B,S,N) -> (B,S,N)
+  const Traced x1 = sublayer_connection(x, layer.norm1, 1, config, at, [&](const Traced& h) {
+    return multi_head_attention(h, h, layer.self_attention, &mask, config, at.block(Block::MaskedSelfAttention));
+  });
+  Traced x2 = sublayer_connection(x1, layer.norm2, 2, config, at, [&](const Traced& h) {
+    return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
+  });
+  return at.record(StepKind::LayerOutput, std::move(x2.value));
 }
 
 }  // namespace attn

@@ -12,15 +12,20 @@ namespace attn {
 // keys and values come from it (the same tensor in self-attention). mask is (S,T) or
 // (B,S,T), additive, or nullptr. Returns (B,S,N) through W_o, else the concat (B,S,H*d).
 // Records q, k, v, q_heads, k_heads, v_heads, k_t, scores, scaled_scores, masked_scores
-// (with a mask), weights, context, concat, output (with W_o).
+// (with a mask), weights, context, concat, output (with W_o); with RoPE q_rope and k_rope
+// after the split, with grouped-query attention (G < H key/value heads) k_repeat and v_repeat.
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& weights, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at);
 
+// Whether an attention block turns its queries and keys with RoPE: the model's positional
+// encoding is "rope" and the block is a self-attention (never cross-attention).
+bool uses_rope(const ModelConfig& config, Block block);
+
 // The position-wise feed-forward network: (B,S,N) -> (B,S,F) -> (B,S,N). Records hidden
-// and output.
+// (act(x W_1 + b_1), or SwiGLU's silu(x W_1) ⊙ (x W_3)) and output.
 Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at);
 
-// LayerNorm of x, recorded as `kind` (AddNorm, PreNorm or FinalNorm) number n.
+// LayerNorm of x (RMSNorm when config.norm says so), recorded as `kind` (AddNorm, PreNorm or FinalNorm) number n.
 Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
                        const TraceScope& at);
 
@@ -47,6 +52,11 @@ Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Tr
 // encoder's output (memory), feed-forward. y is (B,T,N), memory (B,S,N) -> (B,T,N).
 Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWeights& layer, const Traced& self_mask,
                      const Traced* cross_mask, const ModelConfig& config, const TraceScope& at);
+
+// A decoder-only (GPT-style) layer: causal self-attention, then feed-forward, each a
+// sub-layer connection; no cross-attention. x is (B,S,N) -> (B,S,N).
+Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced& mask,
+                          const ModelConfig& config, const TraceScope& at);
 
 }  // namespace attn
 

@@ -41,6 +41,14 @@ const char* step_part(StepKind kind) {
       return "k_heads";
     case StepKind::ValueHeads:
       return "v_heads";
+    case StepKind::RotatedQueries:
+      return "q_rope";
+    case StepKind::RotatedKeys:
+      return "k_rope";
+    case StepKind::RepeatedKeys:
+      return "k_repeat";
+    case StepKind::RepeatedValues:
+      return "v_repeat";
     case StepKind::TransposedKeys:
       return "k_t";
     case StepKind::Scores:
@@ -146,6 +154,8 @@ const char* weight_part(WeightKind kind) {
       return "W_2";
     case WeightKind::b_2:
       return "b_2";
+    case WeightKind::W_3:
+      return "W_3";
     case WeightKind::Gamma:
       return "gamma";
     case WeightKind::Beta:
@@ -261,7 +271,8 @@ std::optional<StepKind> step_kind_of_suffix(const std::string& suffix) {
   static const StepKind kAccepted[] = {
       StepKind::TokenIds,         StepKind::EmbeddingLookup, StepKind::PositionalEncoding, StepKind::QueryHeads,
       StepKind::KeyHeads,         StepKind::ValueHeads,      StepKind::TransposedKeys,     StepKind::ScaledScores,
-      StepKind::AttentionWeights, StepKind::MergedHeads,     StepKind::FfnHidden,          StepKind::AddNorm};
+      StepKind::AttentionWeights, StepKind::MergedHeads,     StepKind::FfnHidden,          StepKind::AddNorm,
+      StepKind::RotatedQueries,   StepKind::RotatedKeys,     StepKind::RepeatedKeys,       StepKind::RepeatedValues};
   for (StepKind kind : kAccepted)
     if (suffix == step_part(kind)) return kind;
   for (StepKind kind : {StepKind::Logits, StepKind::Probabilities})

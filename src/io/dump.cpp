@@ -1,70 +1,29 @@
 #include "attn/dump.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "attn/error.h"
+#include "io/dump_summary.h"
 #include "io/npz_writer.h"
 #include "io/number_text.h"
+#include "io/output_file.h"
 
 namespace attn {
 
 namespace {
-
-nlohmann::json model_summary(const Model& model) {
-  const ModelConfig& c = model.config;
-  nlohmann::json m = {{"d_model", c.d_model},
-                      {"num_heads", c.num_heads},
-                      {"d_head", c.d_head},
-                      {"d_ff", c.d_ff},
-                      {"causal", c.causal},
-                      {"seed", c.seed},
-                      {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
-                      {"norm_first", c.norm_first},
-                      {"layer_norm_eps", c.layer_norm_eps},
-                      {"positional_encoding", c.positional_encoding == PositionalEncoding::Learned ? "learned"
-                                              : c.positional_encoding == PositionalEncoding::None  ? "none"
-                                                                                                   : "sinusoidal"},
-                      {"scale_embeddings", c.scale_embeddings},
-                      {"num_layers", model.encoder.size()},
-                      {"num_decoder_layers", model.decoder.size()},
-                      {"vocab_size", model.vocab.size()},
-                      {"output", !model.output.present ? "none"
-                                 : model.output.tied   ? "tied"
-                                                       : "linear"},
-                      {"input", model.has_tokens() ? (model.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
-                      {"batched", model.batched}};
-  return m;
-}
-
-// Token strings of each sequence, (B,S) with "<PAD>" where padded, or absent.
-nlohmann::json token_summary(const Trace& trace) {
-  nlohmann::json tokens = nlohmann::json::object();
-  for (const auto& [sequence, key] : {std::pair{Sequence::Source, "source"}, std::pair{Sequence::Target, "target"}})
-    if (const auto* t = trace.tokens(sequence))
-      tokens[key] = trace.drops_batch_axis() && t->size() == 1 ? nlohmann::json((*t)[0]) : nlohmann::json(*t);
-  return tokens;
-}
-
-// What the walkthrough prints as notes (unknown words, fully masked rows), for readers of the dump.
-nlohmann::json warning_summary(const Trace& trace) {
-  nlohmann::json warnings = nlohmann::json::array();
-  for (const auto& w : trace.warnings()) warnings.push_back({{"name", w.name}, {"message", w.message}});
-  return warnings;
-}
 
 // The nested-list text of a tensor, one last-axis row at a time. Row r of a (2,3,4)
 // tensor is "[a, b, c, d]", preceded by "[[" for the first row, by "], [" or "]], [["
 // when it starts a new block, and the last row is followed by "]]".
 class NestedRows {
  public:
-  NestedRows(const Shape& shape, const double* data) : shape_(shape), data_(data) {
+  NestedRows(const Shape& shape, const double* data, JsonNonFinite non_finite)
+      : shape_(shape), data_(data), non_finite_(non_finite) {
     rank_ = shape.size();
     row_len_ = rank_ ? shape.back() : 1;
     rows_ = row_len_ ? element_count(shape) / row_len_ : 0;
@@ -73,7 +32,7 @@ class NestedRows {
   std::size_t row_len() const { return row_len_; }
   // Room enough for rows [begin, end).
   std::size_t max_chars(std::size_t begin, std::size_t end) const {
-    return (end - begin) * (row_len_ * (kMaxShortestChars + 2) + 4 * rank_ + 4) + kShortestScratch;
+    return (end - begin) * (row_len_ * (kMaxShortestChars + 4) + 4 * rank_ + 4) + kShortestScratch;
   }
 
   // Writes rows [begin, end) at `out`; returns the end.
@@ -99,7 +58,7 @@ class NestedRows {
           *out++ = ',';
           *out++ = ' ';
         }
-        out = write_shortest(row[j], out);
+        out = write_number(row[j], out);
       }
       if (rank_ > 0) *out++ = ']';
     }
@@ -111,8 +70,19 @@ class NestedRows {
   }
 
  private:
+  // A finite number as Python's json writes it; -inf, inf and NaN as asked.
+  char* write_number(double v, char* out) const {
+    if (std::isfinite(v) || non_finite_ == JsonNonFinite::Literal) return write_shortest(v, out);
+    if (non_finite_ == JsonNonFinite::Null) return std::copy_n("null", 4, out);
+    *out++ = '"';
+    out = write_shortest(v, out);
+    *out++ = '"';
+    return out;
+  }
+
   const Shape& shape_;
   const double* data_;
+  JsonNonFinite non_finite_;
   std::size_t rank_, row_len_, rows_;
 };
 
@@ -133,7 +103,7 @@ void append_empty(std::string& out, const Shape& shape, std::size_t axis) {
 // warnings and the closing brackets in finish().
 class TraceDump::Json {
  public:
-  Json(ByteOutput& out, const Model& model) : out_(out) {
+  Json(ByteOutput& out, const Model& model, JsonNonFinite non_finite) : out_(out), non_finite_(non_finite) {
     out_.write(fmt::format("{{\"format\": \"attn-trace\", \"version\": 1, \"model\": {}, \"tensors\": [",
                            model_summary(model).dump()));
   }
@@ -167,17 +137,18 @@ class TraceDump::Json {
       out_.write(empty);
       return;
     }
-    const NestedRows rows(shape, data);
-    // Blocks of rows ("parts"), taken in turn by the two threads: each formats its part
-    // into its own buffer (formatting dominates the dump, about 50 ns a number) and
-    // writes it when the part before has been written, so one thread's writing overlaps
-    // the other's formatting and nothing bigger than a part is ever held as text.
+    const NestedRows rows(shape, data, non_finite_);
+    // Blocks of rows ("parts"), taken in turn by the threads: each formats its part into
+    // its own buffer (formatting dominates the dump, about 50 ns a number) and writes it
+    // when the part before has been written, so one thread's writing overlaps the others'
+    // formatting and nothing bigger than a part per thread is ever held as text. The parts
+    // are cut by the sizes alone, so the text is the same whatever the number of threads.
     const std::size_t rows_per_part =
         std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
     const std::size_t parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
     const bool parallel = n >= kParallelMinNumbers && parts > 1;
     std::exception_ptr failure;  // an exception must not leave an OpenMP region
-#pragma omp parallel num_threads(2) if (parallel)
+#pragma omp parallel if (parallel)
     {
       std::vector<char> buffer;
 #pragma omp for ordered schedule(static, 1)
@@ -200,44 +171,71 @@ class TraceDump::Json {
 
   static constexpr std::size_t kNumbersPerPart = std::size_t{1} << 16;
   // Formatting takes about 50 ns a number, so 32K numbers are 1.6 ms of work: enough to
-  // be worth the second thread (src/parallel.h says why cheaper loops stay on one).
+  // be worth more threads (kernels/parallel.h says why cheaper loops stay on one).
   static constexpr std::size_t kParallelMinNumbers = std::size_t{1} << 15;
   ByteOutput& out_;
+  JsonNonFinite non_finite_;
   bool first_ = true;
 };
 
-bool TraceDump::is_npz_path(const std::string& path) {
-  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".npz") == 0;
+// The .npz dump: each tensor as it comes, then "__meta__.json".
+class TraceDump::Npz {
+ public:
+  Npz(ByteOutput& out, const Model& model) : writer_(out), model_(model_summary(model)) {}
+
+  void add(const TraceRecord& r) {
+    const NpyType type = npz_type(r.id.kind);
+    writer_.add(r.name, r.shape, r.data, type);
+    tensors_.push_back({{"name", r.name}, {"shape", r.shape}, {"axes", r.axes}, {"dtype", numpy_type_name(type)}});
+  }
+
+  // The model's parameters, after the tensors, as in the JSON dump.
+  void finish(const Trace& trace, const Model& model) {
+    nlohmann::ordered_json weights = nlohmann::ordered_json::array();
+    for (const auto& p : parameters(model)) {
+      const std::string name = parameter_name(p.id);
+      writer_.add(name, p.tensor->shape, p.tensor->data.data());
+      weights.push_back({{"name", name}, {"shape", p.tensor->shape}, {"axes", p.tensor->axes}, {"dtype", "float64"}});
+    }
+    writer_.add_file("__meta__.json", npz_metadata(model_, trace, tensors_, weights));
+    writer_.finish();
+  }
+
+ private:
+  NpzWriter writer_;
+  nlohmann::json model_;
+  nlohmann::ordered_json tensors_ = nlohmann::ordered_json::array();
+};
+
+TraceDump::TraceDump(const std::string& path, const Model& model, const DumpOptions& options) : model_(&model) {
+  const DumpFormat format = dump_format(path);  // before the temporary file exists
+  file_ = std::make_unique<OutputFile>(path);
+  out_ = file_.get();
+  open(format, model, options);
 }
 
-TraceDump::TraceDump(const std::string& path, const Model& model)
-    : file_(std::make_unique<OutputFile>(path)), out_(file_.get()), model_(&model) {
-  if (is_npz_path(path))
-    npz_ = std::make_unique<NpzWriter>(*out_);
-  else
-    json_ = std::make_unique<Json>(*out_, model);
+TraceDump::TraceDump(ByteOutput& out, DumpFormat format, const Model& model, const DumpOptions& options)
+    : out_(&out), model_(&model) {
+  open(format, model, options);
 }
 
-TraceDump::TraceDump(ByteOutput& out, bool npz, const Model& model) : out_(&out), model_(&model) {
-  if (npz)
-    npz_ = std::make_unique<NpzWriter>(out);
+void TraceDump::open(DumpFormat format, const Model& model, const DumpOptions& options) {
+  if (format == DumpFormat::Npz)
+    npz_ = std::make_unique<Npz>(*out_, model);
   else
-    json_ = std::make_unique<Json>(out, model);
+    json_ = std::make_unique<Json>(*out_, model, options.non_finite);
 }
 
 TraceDump::~TraceDump() = default;
 
 void TraceDump::add(const TraceRecord& record) {
   if (json_) json_->add(record);
-  if (npz_) npz_->add(record.name, record.shape, record.data);
+  if (npz_) npz_->add(record);
 }
 
 void TraceDump::finish(const Trace& trace) {
   if (json_) json_->finish(trace, *model_);
-  if (npz_) {
-    for (const auto& p : parameters(*model_)) npz_->add(parameter_name(p.id), p.tensor->shape, p.tensor->data.data());
-    npz_->finish();
-  }
+  if (npz_) npz_->finish(trace, *model_);
   if (file_) file_->commit();
 }
 
@@ -255,49 +253,15 @@ class OstreamOutput : public ByteOutput {
 };
 }  // namespace
 
-void write_trace_json(std::ostream& out, const Trace& trace, const Model& model) {
+void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const DumpOptions& options) {
   OstreamOutput output(out);
-  TraceDump dump(output, false, model);
+  TraceDump dump(output, DumpFormat::Json, model, options);
   for (const auto& e : trace.entries()) dump.add(e.record());
   dump.finish(trace);
 }
 
-namespace {
-
-std::string parent_folder(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-  throw InputError(path, "", "cannot write the dump: " + why);
-}
-
-}  // namespace
-
-void check_dump_target(const std::string& dump_path, const std::vector<std::string>& input_paths) {
-  if (dump_path == "-") return;
-  struct stat target {};
-  if (::stat(dump_path.c_str(), &target) == 0) {
-    if (S_ISDIR(target.st_mode))
-      cannot_write(dump_path, "it is a directory; give a file name, such as " +
-                                  (dump_path.back() == '/' ? dump_path : dump_path + "/") + "trace.json");
-    for (const auto& input : input_paths) {
-      struct stat in {};
-      if (!input.empty() && ::stat(input.c_str(), &in) == 0 && in.st_dev == target.st_dev && in.st_ino == target.st_ino)
-        cannot_write(dump_path, "it is the input model file " + input + "; choose another name for the dump");
-    }
-    return;
-  }
-  const std::string folder = parent_folder(dump_path);
-  struct stat parent {};
-  if (::stat(folder.c_str(), &parent) != 0) cannot_write(dump_path, "the folder " + folder + " does not exist");
-  if (!S_ISDIR(parent.st_mode)) cannot_write(dump_path, folder + " is not a folder");
-}
-
-void write_trace_file(const std::string& path, const Trace& trace, const Model& model) {
-  TraceDump dump(path, model);
+void write_trace_file(const std::string& path, const Trace& trace, const Model& model, const DumpOptions& options) {
+  TraceDump dump(path, model, options);
   for (const auto& e : trace.entries()) dump.add(e.record());
   dump.finish(trace);
 }

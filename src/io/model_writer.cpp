@@ -69,19 +69,30 @@ void add_if(ObjectText& object, const std::string& key, const Tensor& t) {
 
 std::string config_text(const Model& model) {
   const ModelConfig& c = model.config;
-  std::string out =
-      fmt::format("{{\"d_model\": {}, \"num_heads\": {}, \"d_head\": {}", c.d_model, c.num_heads, c.d_head);
+  const bool decoder_only = c.architecture == Architecture::DecoderOnly;
+  std::string out = "{";
+  if (decoder_only) out += "\"architecture\": \"decoder-only\", ";
+  out += fmt::format("\"d_model\": {}, \"num_heads\": {}, \"d_head\": {}", c.d_model, c.num_heads, c.d_head);
+  if (c.kv_heads() != c.num_heads) out += fmt::format(", \"num_kv_heads\": {}", c.kv_heads());
   if (c.d_ff) out += fmt::format(", \"d_ff\": {}", c.d_ff);
-  out += fmt::format(", \"num_layers\": {}", model.encoder.size());
-  if (model.has_decoder()) out += fmt::format(", \"num_decoder_layers\": {}", model.decoder.size());
-  out += fmt::format(", \"causal\": {}, \"seed\": {}", c.causal, c.seed);
-  out += fmt::format(", \"activation\": \"{}\"", c.activation == Activation::GELU ? "gelu" : "relu");
+  out += fmt::format(", \"num_layers\": {}", decoder_only ? model.decoder.size() : model.encoder.size());
+  if (model.has_decoder() && !decoder_only) out += fmt::format(", \"num_decoder_layers\": {}", model.decoder.size());
+  out += fmt::format("{}, \"seed\": {}", decoder_only ? "" : fmt::format(", \"causal\": {}", c.causal), c.seed);
+  if (c.sliding_window) out += fmt::format(", \"sliding_window\": {}", c.sliding_window);
+  const char* activation = c.activation == Activation::GELU       ? "gelu"
+                           : c.activation == Activation::GELUTanh ? "gelu_tanh"
+                           : c.activation == Activation::SwiGLU   ? "swiglu"
+                                                                  : "relu";
+  out += fmt::format(", \"activation\": \"{}\"", activation);
+  out += fmt::format(", \"norm\": \"{}\"", c.norm == Norm::RMSNorm ? "rmsnorm" : "layernorm");
   out += fmt::format(", \"norm_first\": {}, \"layer_norm_eps\": {}", c.norm_first, shortest_text(c.layer_norm_eps));
   const char* positions = c.positional_encoding == PositionalEncoding::Learned ? "learned"
                           : c.positional_encoding == PositionalEncoding::None  ? "none"
+                          : c.positional_encoding == PositionalEncoding::RoPE  ? "rope"
                                                                                : "sinusoidal";
   out += fmt::format(", \"positional_encoding\": \"{}\", \"scale_embeddings\": {}", positions, c.scale_embeddings);
   if (c.positional_encoding == PositionalEncoding::Learned) out += fmt::format(", \"max_len\": {}", c.max_len);
+  if (c.positional_encoding == PositionalEncoding::RoPE) out += ", \"rope_theta\": " + shortest_text(c.rope_theta);
   return out + "}";
 }
 
@@ -141,6 +152,7 @@ ObjectText feed_forward(const FeedForwardWeights& f) {
   add_if(o, "b_1", f.b_1);
   add_if(o, "W_2", f.W_2);
   add_if(o, "b_2", f.b_2);
+  add_if(o, "W_3", f.W_3);
   return o;
 }
 
@@ -173,6 +185,11 @@ ObjectText decoder_layer(const DecoderLayerWeights& l) {
   ObjectText o;
   o.add("self_attention", object(attention(l.self_attention)));
   o.add("norm1", object(norm(l.norm1)));
+  if (l.cross_attention.W_q.data.empty() && l.cross_attention.heads.empty()) {  // decoder-only (GPT-style)
+    o.add("ffn", object(feed_forward(l.ffn)));
+    o.add("norm2", object(norm(l.norm2)));
+    return o;
+  }
   o.add("cross_attention", object(attention(l.cross_attention)));
   o.add("norm2", object(norm(l.norm2)));
   o.add("ffn", object(feed_forward(l.ffn)));
@@ -241,7 +258,7 @@ std::string model_file_json(const Model& model, const std::string& comment) {
   add_if(file, "embedding", model.embedding);
   add_if(file, "positions", model.positions);
   file.add("input", object(input(model)));
-  file.add("encoder", layers<EncoderLayerWeights>(model.encoder, encoder_layer));
+  if (!model.encoder.empty()) file.add("encoder", layers<EncoderLayerWeights>(model.encoder, encoder_layer));
   if (!model.encoder_norm.gamma.data.empty()) file.add("encoder_norm", object(norm(model.encoder_norm)));
   if (model.has_decoder()) file.add("decoder", layers<DecoderLayerWeights>(model.decoder, decoder_layer));
   if (!model.decoder_norm.gamma.data.empty()) file.add("decoder_norm", object(norm(model.decoder_norm)));

@@ -1,6 +1,8 @@
 #include "io/npz_writer.h"
 
-#include <array>
+#include <zlib.h>
+
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -8,26 +10,6 @@
 namespace attn {
 
 namespace {
-
-// Slicing-by-8 tables: eight bytes per step instead of one, so the checksum keeps up with
-// the disk (a few GB/s).
-struct CrcTables {
-  std::array<std::array<std::uint32_t, 256>, 8> t{};
-  CrcTables() {
-    for (std::uint32_t i = 0; i < 256; ++i) {
-      std::uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[0][i] = c;
-    }
-    for (std::uint32_t i = 0; i < 256; ++i)
-      for (std::size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
-  }
-};
-
-const CrcTables& crc_tables() {
-  static const CrcTables tables;
-  return tables;
-}
 
 // Little-endian fields of the zip records.
 void put16(std::string& out, std::uint16_t v) {
@@ -53,30 +35,26 @@ constexpr std::uint16_t kUtf8Names = 1 << 11;
 }  // namespace
 
 std::uint32_t crc32(const void* data, std::size_t size, std::uint32_t crc) {
-  const auto& t = crc_tables().t;
-  const auto* p = static_cast<const unsigned char*>(data);
-  crc = ~crc;
-  while (size >= 8) {
-    std::uint32_t lo, hi;
-    std::memcpy(&lo, p, 4);
-    std::memcpy(&hi, p + 4, 4);
-    lo ^= crc;  // little-endian: the first byte is the lowest
-    crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][hi & 0xFF] ^
-          t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
-    p += 8;
-    size -= 8;
+  // zlib takes at most 4 GiB - 1 bytes a call (uInt); a tensor can be more.
+  const auto* p = static_cast<const Bytef*>(data);
+  uLong value = crc;
+  while (size > 0) {
+    const std::size_t n = std::min<std::size_t>(size, std::size_t{1} << 30);
+    value = ::crc32(value, p, static_cast<uInt>(n));
+    p += n;
+    size -= n;
   }
-  while (size-- > 0) crc = t[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
-  return ~crc;
+  return static_cast<std::uint32_t>(value);
 }
 
-std::string npy_header(const Shape& shape) {
+std::string npy_header(const Shape& shape, NpyType type) {
   // Python's repr of the shape tuple: (), (3,), (2, 3)
   std::string dims = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
   if (shape.size() == 1) dims += ",";
   dims += ")";
-  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': " + dims + ", }";
+  const char* descr = type == NpyType::Int64 ? "<i8" : type == NpyType::Bool ? "|b1" : "<f8";
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + dims + ", }";
   // magic (6) + version (2) + length (2) + dict + padding + '\n', a multiple of 64
   const std::size_t unpadded = 10 + dict.size() + 1;
   const std::size_t total = (unpadded + 63) / 64 * 64;
@@ -88,12 +66,36 @@ std::string npy_header(const Shape& shape) {
   return header + dict;
 }
 
-void NpzWriter::add(const std::string& name, const Shape& shape, const double* data) {
+void NpzWriter::add(const std::string& name, const Shape& shape, const double* data, NpyType type) {
   static_assert(std::numeric_limits<double>::is_iec559, "the .npy data is IEEE 754 float64");
-  const std::string header = npy_header(shape);
-  const std::size_t data_bytes = element_count(shape) * sizeof(double);
-  Entry entry{name + ".npy", 0, header.size() + data_bytes, offset_};
-  entry.crc = crc32(data, data_bytes, crc32(header.data(), header.size()));
+  const std::string header = npy_header(shape, type);
+  const std::size_t n = element_count(shape);
+  if (type == NpyType::Float64) {
+    add_entry(name + ".npy", header, reinterpret_cast<const char*>(data), n * sizeof(double));
+    return;
+  }
+  // Token ids and masks: small tensors (B,S), converted whole.
+  std::vector<char> converted;
+  if (type == NpyType::Int64) {
+    converted.resize(n * sizeof(std::int64_t));
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto v = static_cast<std::int64_t>(data[i]);  // little-endian, as '<i8' says
+      std::memcpy(converted.data() + i * sizeof v, &v, sizeof v);
+    }
+  } else {
+    converted.resize(n);
+    for (std::size_t i = 0; i < n; ++i) converted[i] = data[i] != 0.0 ? 1 : 0;
+  }
+  add_entry(name + ".npy", header, converted.data(), converted.size());
+}
+
+void NpzWriter::add_file(const std::string& file_name, const std::string& bytes) {
+  add_entry(file_name, "", bytes.data(), bytes.size());
+}
+
+void NpzWriter::add_entry(std::string file_name, const std::string& head, const char* data, std::size_t size) {
+  Entry entry{std::move(file_name), 0, head.size() + size, offset_};
+  entry.crc = crc32(data, size, crc32(head.data(), head.size()));
   const bool zip64 = entry.size >= zip64_from_;
 
   std::string local;
@@ -116,8 +118,8 @@ void NpzWriter::add(const std::string& name, const Shape& shape, const double* d
     put64(local, entry.size);
   }
   out_.write(local);
-  out_.write(header);
-  out_.write(reinterpret_cast<const char*>(data), data_bytes);
+  out_.write(head);
+  out_.write(data, size);
   offset_ += local.size() + entry.size;
   entries_.push_back(std::move(entry));
 }

@@ -1,18 +1,26 @@
 #include "kernels/matmul.h"
 
+#include <algorithm>
+
 #include "kernels/matrix_kernel.h"
 #include "kernels/parallel.h"
 
 namespace attn {
 
+std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P) {
+  if (P < 16 || M * K * P < kParallelMinElements) return 1;
+  return std::min(kMaxProductPieces, std::max<std::size_t>(2, P / kProductPieceColumns));
+}
+
 void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P) {
-  if (P < 16 || M * K * P < kParallelMinElements) {
+  const std::size_t pieces = product_pieces(M, K, P);
+  if (pieces == 1) {
     large_matrix_product(a, K, b, P, c, P, M, K, P);
     return;
   }
-#pragma omp parallel for num_threads(2) schedule(static, 1)
-  for (std::size_t part = 0; part < 2; ++part) {
-    const std::size_t first = P * part / 2, count = P * (part + 1) / 2 - first;
+#pragma omp parallel for schedule(static, 1)
+  for (std::size_t piece = 0; piece < pieces; ++piece) {
+    const std::size_t first = P * piece / pieces, count = P * (piece + 1) / pieces - first;
     large_matrix_product(a, K, b + first, P, c + first, P, M, K, count);
   }
 }

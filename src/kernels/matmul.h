@@ -11,13 +11,25 @@
 namespace attn {
 
 // a is (M,K), b is (K,P), row-major -> c = a @ b (M,P). From a million multiply-adds and
-// 16 columns, split into two blocks of b's columns, one per thread, each an ordinary
-// one-thread Eigen product: Eigen's own parallel product synchronizes its threads inside
-// every block of the product and spent more time waiting than multiplying (a third of a
-// base-size run, measured with perf). Columns rather than rows: each thread packs only its
-// half of b, the larger operand in a projection (measured 5-20% faster than halves of the
-// rows). The split is always into two blocks, whatever the number of threads.
+// 16 columns, split into product_pieces() blocks of b's columns, shared between OpenMP's
+// threads, each an ordinary one-thread Eigen product: Eigen's own parallel product
+// synchronizes its threads inside every block of the product and spent more time waiting
+// than multiplying (a third of a base-size run, measured with perf), and it cuts its work
+// by the number of threads, which would change the sums. Columns rather than rows: each
+// thread packs only its block of b, the larger operand in a projection (measured 5-20%
+// faster than blocks of rows).
 void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P);
+
+// How many column blocks matmul_fast cuts a product into: 1 below the sizes above, else
+// one per kProductPieceColumns columns, at least 2 and at most kMaxProductPieces. Set by
+// the sizes alone, never by the number of threads, so that one thread or sixteen give the
+// same bits. Every block packs all of a again, a cost that grows with the number of
+// blocks while the multiplying does not: blocks of 256 columns keep it small (two blocks
+// for a 512-wide projection, as before there was any thread count to follow, eight for
+// the feed-forward's 2048).
+constexpr std::size_t kProductPieceColumns = 256;
+constexpr std::size_t kMaxProductPieces = 16;
+std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P);
 
 // a is (batches,M,K), b is (batches,K,P) -> c = a @ b (batches,M,P): one Eigen product per
 // batch item (head), the items shared between the threads from a million multiply-adds in

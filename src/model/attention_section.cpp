@@ -1,5 +1,6 @@
 #include "model/attention_section.h"
 
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -49,6 +50,11 @@ void read_projections(LoadContext& context, const Json& value, const std::string
   const JsonReader& reader = context.reader;
   const std::size_t N = config.d_model, d = config.d_head;
   if (const Json* heads = reader.member(value, "heads")) {
+    if (config.kv_heads() != config.num_heads)
+      reader.fail(json_child(path, "heads"),
+                  fmt::format("expected fused W_q, W_k, W_v with model.num_kv_heads = {}: per-head matrices give "
+                              "every head its own keys and values",
+                              config.kv_heads()));
     for (const char* key : {"W_q", "W_k", "W_v"})
       if (reader.member(value, key))
         reader.fail(json_child(path, key), "expected either \"heads\" or fused W_q/W_k/W_v, found both");
@@ -57,8 +63,13 @@ void read_projections(LoadContext& context, const Json& value, const std::string
     return;
   }
   const TensorRequest fused{{N, config.num_heads * d}, {"N", "H*d"}, "d_model x H*d_head"};
-  for (const auto& [key, target] : {std::pair{"W_q", &w.W_q}, {"W_k", &w.W_k}, {"W_v", &w.W_v}})
-    *target = read_tensor(context, reader.required(value, path, key), json_child(path, key), fused);
+  // Grouped-query attention: G key/value heads of d columns each.
+  const bool grouped = config.kv_heads() != config.num_heads;
+  const TensorRequest kv =
+      grouped ? TensorRequest{{N, config.kv_heads() * d}, {"N", "G*d"}, "d_model x G*d_head"} : fused;
+  for (const auto& [key, target, request] :
+       {std::tuple{"W_q", &w.W_q, &fused}, {"W_k", &w.W_k, &kv}, {"W_v", &w.W_v, &kv}})
+    *target = read_tensor(context, reader.required(value, path, key), json_child(path, key), *request);
 }
 
 }  // namespace
@@ -81,8 +92,11 @@ AttentionWeights read_attention(LoadContext& context, const Json& value, const s
     w.W_o =
         read_tensor(context, *W_o, json_child(path, "W_o"), TensorRequest{{Hd, N}, {"H*d", "N"}, "H*d_head x d_model"});
   const TensorRequest bias{{Hd}, {"H*d"}, "H*d_head"};
-  for (const auto& [key, target] : {std::pair{"b_q", &w.b_q}, {"b_k", &w.b_k}, {"b_v", &w.b_v}})
-    if (const Json* b = reader.member(value, key)) *target = read_tensor(context, *b, json_child(path, key), bias);
+  const std::size_t Gd = config.kv_heads() * config.d_head;
+  const TensorRequest kv_bias = config.kv_heads() != config.num_heads ? TensorRequest{{Gd}, {"G*d"}, "G*d_head"} : bias;
+  for (const auto& [key, target, request] :
+       {std::tuple{"b_q", &w.b_q, &bias}, {"b_k", &w.b_k, &kv_bias}, {"b_v", &w.b_v, &kv_bias}})
+    if (const Json* b = reader.member(value, key)) *target = read_tensor(context, *b, json_child(path, key), *request);
   if (const Json* b = reader.member(value, "b_o")) {
     if (!w.has_output_projection())
       reader.fail(json_child(path, "b_o"), "expected W_o alongside b_o (the bias belongs to the output projection)");

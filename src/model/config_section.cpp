@@ -9,8 +9,9 @@ namespace attn {
 namespace {
 
 const std::vector<std::string> kModelKeys = {
-    "d_model", "num_heads",  "d_head",     "d_ff",           "num_layers",          "num_decoder_layers", "causal",
-    "seed",    "activation", "norm_first", "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len"};
+    "d_model", "num_heads",  "d_head",       "d_ff",           "num_layers",          "num_decoder_layers", "causal",
+    "seed",    "activation", "norm_first",   "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len",
+    "norm",    "rope_theta", "num_kv_heads", "sliding_window", "architecture"};
 
 // d_model, num_heads and d_head: the sizes every tensor's shape is checked against.
 void read_attention_sizes(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
@@ -44,12 +45,18 @@ void read_seed(const JsonReader& reader, const Json& value, const std::string& p
 
 // The choices that shape the layers: activation, norm placement and epsilon, positions.
 void read_layer_choices(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
-  if (const Json* v = reader.member(value, "activation"))
-    config.activation = reader.choice(*v, json_child(path, "activation"), {"relu", "gelu"}) == "gelu"
-                            ? Activation::GELU
-                            : Activation::ReLU;
+  if (const Json* v = reader.member(value, "activation")) {
+    const std::string kind = reader.choice(*v, json_child(path, "activation"), {"relu", "gelu", "gelu_tanh", "swiglu"});
+    config.activation = kind == "gelu"        ? Activation::GELU
+                        : kind == "gelu_tanh" ? Activation::GELUTanh
+                        : kind == "swiglu"    ? Activation::SwiGLU
+                                              : Activation::ReLU;
+  }
   if (const Json* v = reader.member(value, "norm_first"))
     config.norm_first = reader.boolean(*v, json_child(path, "norm_first"));
+  if (const Json* v = reader.member(value, "norm"))
+    config.norm = reader.choice(*v, json_child(path, "norm"), {"layernorm", "rmsnorm"}) == "rmsnorm" ? Norm::RMSNorm
+                                                                                                     : Norm::LayerNorm;
   if (const Json* v = reader.member(value, "layer_norm_eps")) {
     config.layer_norm_eps = reader.finite_number(*v, json_child(path, "layer_norm_eps"));
     if (config.layer_norm_eps < 0)
@@ -57,13 +64,60 @@ void read_layer_choices(const JsonReader& reader, const Json& value, const std::
   }
   if (const Json* v = reader.member(value, "positional_encoding")) {
     const std::string kind =
-        reader.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none"});
+        reader.choice(*v, json_child(path, "positional_encoding"), {"sinusoidal", "learned", "none", "rope"});
     config.positional_encoding = kind == "learned" ? PositionalEncoding::Learned
                                  : kind == "none"  ? PositionalEncoding::None
+                                 : kind == "rope"  ? PositionalEncoding::RoPE
                                                    : PositionalEncoding::Sinusoidal;
   }
   if (const Json* v = reader.member(value, "scale_embeddings"))
     config.scale_embeddings = reader.boolean(*v, json_child(path, "scale_embeddings"));
+}
+
+// The modern attention variants: RoPE's base, grouped-query attention, a sliding window.
+void read_attention_variants(const JsonReader& reader, const Json& value, const std::string& path,
+                             ModelConfig& config) {
+  const bool rope = config.positional_encoding == PositionalEncoding::RoPE;
+  if (const Json* v = reader.member(value, "rope_theta")) {
+    if (!rope)
+      reader.fail(json_child(path, "rope_theta"),
+                  "only used with model.positional_encoding \"rope\"; remove it or set positional_encoding");
+    config.rope_theta = reader.finite_number(*v, json_child(path, "rope_theta"));
+    if (!(config.rope_theta > 0))
+      reader.fail(json_child(path, "rope_theta"), fmt::format("expected a number > 0, found {}", v->dump()));
+  }
+  if (rope && config.d_head % 2 != 0)
+    reader.fail(json_child(path, "positional_encoding"),
+                fmt::format("\"rope\" needs an even head size (it turns dimension i with i + d/2), found d_head = {}",
+                            config.d_head));
+  config.num_kv_heads = config.num_heads;
+  if (const Json* v = reader.member(value, "num_kv_heads")) {
+    config.num_kv_heads = reader.positive_integer(*v, json_child(path, "num_kv_heads"), kMaxDimension);
+    if (config.num_heads % config.num_kv_heads != 0)
+      reader.fail(json_child(path, "num_kv_heads"),
+                  fmt::format("expected a divisor of num_heads = {} (query head h reads key/value head h // "
+                              "(num_heads / num_kv_heads)), found {}",
+                              config.num_heads, config.num_kv_heads));
+  }
+  if (const Json* v = reader.member(value, "sliding_window"))
+    config.sliding_window = reader.positive_integer(*v, json_child(path, "sliding_window"), kMaxDimension);
+}
+
+// "encoder-decoder", "encoder" or "decoder-only"; absent, inferred from the layers the
+// file gives (the loader sets it once it has seen whether there is a "decoder").
+void read_architecture(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
+  const Json* v = reader.member(value, "architecture");
+  if (!v) return;
+  const std::string kind =
+      reader.choice(*v, json_child(path, "architecture"), {"encoder-decoder", "encoder", "decoder-only"});
+  config.architecture = kind == "encoder-decoder" ? Architecture::EncoderDecoder
+                        : kind == "encoder"       ? Architecture::Encoder
+                                                  : Architecture::DecoderOnly;
+  config.architecture_given = true;
+  // A decoder-only model's self-attention is always causal: it predicts each next token.
+  if (config.architecture == Architecture::DecoderOnly && reader.member(value, "causal") && !config.causal)
+    reader.fail(json_child(path, "causal"),
+                "expected true or nothing: a decoder-only model's self-attention is always causal, found false");
 }
 
 }  // namespace
@@ -82,8 +136,10 @@ ModelConfig read_config(const JsonReader& reader, const Json& value, const std::
   positive("max_len", config.max_len);
   if (const Json* causal = reader.member(value, "causal"))
     config.causal = reader.boolean(*causal, json_child(path, "causal"));
+  read_architecture(reader, value, path, config);
   read_seed(reader, value, path, config);
   read_layer_choices(reader, value, path, config);
+  read_attention_variants(reader, value, path, config);
   if (config.positional_encoding == PositionalEncoding::Learned && config.max_len == 0)
     reader.fail(json_child(path, "max_len"), "missing: a learned position table needs max_len (its number of rows)");
   return config;

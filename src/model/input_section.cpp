@@ -180,6 +180,15 @@ void read_input(LoadContext& context, const Json& value, const std::string& path
                 Model& model) {
   const JsonReader& reader = context.reader;
   reader.object(value, path, kInputKeys);
+  if (model.decoder_only()) {
+    if (reader.member(value, "X"))
+      reader.fail(json_child(path, "X"),
+                  "a decoder-only model reads tokens: give input.text or input.tokens, found X (numbers)");
+    for (const char* key : {"target_X", "target_text", "target_tokens"})
+      if (reader.member(value, key))
+        reader.fail(json_child(path, key),
+                    "a decoder-only model has no target: its input (text or tokens) is the text it continues");
+  }
   if (!one_given(reader, value, path, kSourceKeys))
     reader.fail(path, "expected one of X (numbers), text or tokens, found none");
   one_given(reader, value, path, kTargetKeys);

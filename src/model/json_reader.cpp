@@ -1,8 +1,12 @@
 #include "model/json_reader.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -32,7 +36,40 @@ std::string exact_bytes(std::uint64_t bytes) {
 
 }  // namespace
 
+namespace {
+
+// Standard input, read in chunks up to the limit: a pipe has no size to check in advance,
+// and a regular file redirected to it (< model.json) is refused before reading when the
+// part left to read is too big.
+std::string read_standard_input(std::uint64_t max_bytes) {
+  const std::string name = kStandardInputName;
+  struct stat info {};
+  if (::fstat(STDIN_FILENO, &info) != 0) throw InputError(name, "", "cannot read: standard input is closed");
+  if (S_ISDIR(info.st_mode)) throw InputError(name, "", "expected a file, found a directory");
+  if (S_ISREG(info.st_mode)) {
+    const off_t at = ::lseek(STDIN_FILENO, 0, SEEK_CUR);
+    const auto left = static_cast<std::uint64_t>(info.st_size - (at > 0 && at <= info.st_size ? at : 0));
+    if (left > max_bytes) too_large(name, exact_bytes(left), max_bytes);
+  }
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  for (;;) {
+    const ssize_t got = ::read(STDIN_FILENO, chunk.data(), chunk.size());
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(name, "", std::string("read error: ") + std::strerror(errno));
+    }
+    if (text.size() + static_cast<std::uint64_t>(got) > max_bytes) too_large(name, "more than that", max_bytes);
+    text.append(chunk.data(), static_cast<std::size_t>(got));
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
+  if (path == "-") return read_standard_input(max_bytes);
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw InputError(path, "", "cannot open: no such file");
   if (S_ISDIR(info.st_mode)) throw InputError(path, "", "expected a file, found a directory");

@@ -24,9 +24,13 @@ constexpr std::uint64_t kMaxInputBytes = 256ULL << 20;
 // levels; the limit keeps a file of a million '[' from exhausting the stack or memory.
 constexpr std::size_t kMaxJsonDepth = 64;
 
-// The whole file as text. InputError if it does not exist, is a directory, cannot be read
-// or holds more than `max_bytes` (checked before reading, and again while reading for
-// files whose size is not known in advance, such as /dev/zero or a pipe).
+// How errors name standard input, which the path "-" reads.
+inline const char* kStandardInputName = "<stdin>";
+
+// The whole file as text; "-" reads standard input to its end. InputError (naming the path,
+// or "<stdin>") if it does not exist, is a directory, cannot be read or holds more
+// than `max_bytes` (checked before reading, and again while reading for files whose size
+// is not known in advance, such as /dev/zero or a pipe).
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes);
 
 // Parses JSON; a syntax error becomes "FILE: malformed JSON at line L, column C: ..."

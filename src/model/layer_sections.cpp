@@ -12,22 +12,28 @@ namespace {
 const std::vector<std::string> kEncoderLayerKeys = {"attention", "norm1", "ffn", "norm2"};
 const std::vector<std::string> kDecoderLayerKeys = {"self_attention", "norm1", "cross_attention",
                                                     "norm2",          "ffn",   "norm3"};
+const std::vector<std::string> kDecoderOnlyLayerKeys = {"self_attention", "norm1", "ffn", "norm2"};
 const std::vector<std::string> kNormKeys = {"gamma", "beta"};
-const std::vector<std::string> kFeedForwardKeys = {"W_1", "b_1", "W_2", "b_2"};
+const std::vector<std::string> kFeedForwardKeys = {"W_1", "b_1", "W_2", "b_2", "W_3"};
 const std::vector<std::string> kOutputKeys = {"W", "b"};
 
 // The layer "randn" stands for: every weight drawn, no biases, norms at their defaults
 // (gamma 1, beta 0).
 Json randn_attention() { return Json{{"W_q", "randn"}, {"W_k", "randn"}, {"W_v", "randn"}, {"W_o", "randn"}}; }
-Json randn_feed_forward() { return Json{{"W_1", "randn"}, {"W_2", "randn"}}; }
-Json randn_encoder_layer(bool with_ffn) {
+Json randn_feed_forward(const ModelConfig& config) {
+  if (config.activation == Activation::SwiGLU) return Json{{"W_1", "randn"}, {"W_2", "randn"}, {"W_3", "randn"}};
+  return Json{{"W_1", "randn"}, {"W_2", "randn"}};
+}
+Json randn_encoder_layer(const ModelConfig& config) {
   Json layer = {{"attention", randn_attention()}};
-  if (with_ffn) layer["ffn"] = randn_feed_forward();
+  if (config.d_ff > 0) layer["ffn"] = randn_feed_forward(config);
   return layer;
 }
-Json randn_decoder_layer() {
-  return Json{
-      {"self_attention", randn_attention()}, {"cross_attention", randn_attention()}, {"ffn", randn_feed_forward()}};
+Json randn_decoder_layer(const ModelConfig& config, bool decoder_only) {
+  if (decoder_only) return Json{{"self_attention", randn_attention()}, {"ffn", randn_feed_forward(config)}};
+  return Json{{"self_attention", randn_attention()},
+              {"cross_attention", randn_attention()},
+              {"ffn", randn_feed_forward(config)}};
 }
 
 // The layer `layer` stands for with every "randn" replaced by `kind`.
@@ -67,7 +73,7 @@ LayerList layer_list(const JsonReader& reader, const Json& value, const std::str
   return list;
 }
 
-// Position-wise feed-forward: W_1 (N, F), b_1 (F,), W_2 (F, N), b_2 (N,).
+// Position-wise feed-forward: W_1 (N, F), b_1 (F,), W_2 (F, N), b_2 (N,); SwiGLU's W_3 (N, F).
 FeedForwardWeights read_feed_forward(LoadContext& context, const Json& value, const std::string& path,
                                      const ModelConfig& config) {
   const JsonReader& reader = context.reader;
@@ -83,6 +89,21 @@ FeedForwardWeights read_feed_forward(LoadContext& context, const Json& value, co
                         TensorRequest{{F, N}, {"F", "N"}, "d_ff x d_model"});
   if (const Json* b = reader.member(value, "b_2"))
     ffn.b_2 = read_tensor(context, *b, json_child(path, "b_2"), TensorRequest{{N}, {"N"}, "d_model"});
+  const Json* W_3 = reader.member(value, "W_3");
+  if (config.activation != Activation::SwiGLU) {
+    if (W_3)
+      reader.fail(json_child(path, "W_3"),
+                  "expected no W_3: only model.activation \"swiglu\" has an up projection (W_3)");
+    return ffn;
+  }
+  if (!W_3)
+    reader.fail(
+        json_child(path, "W_3"),
+        "missing: model.activation \"swiglu\" needs the up projection W_3 (d_model x d_ff) beside the gate W_1");
+  if (!ffn.b_1.data.empty())
+    reader.fail(json_child(path, "b_1"),
+                "expected no b_1 with model.activation \"swiglu\" (Llama's gate silu(x W_1) has no bias)");
+  ffn.W_3 = read_tensor(context, *W_3, json_child(path, "W_3"), TensorRequest{{N, F}, {"N", "F"}, "d_model x d_ff"});
   return ffn;
 }
 
@@ -90,14 +111,15 @@ FeedForwardWeights read_feed_forward(LoadContext& context, const Json& value, co
 
 LayerList encoder_layer_list(const JsonReader& reader, const Json& value, const ModelConfig& config) {
   return layer_list(reader, value, "encoder", config.num_layers ? config.num_layers : 1, config.num_layers != 0,
-                    randn_encoder_layer(config.d_ff > 0), "model.num_layers");
+                    randn_encoder_layer(config), "model.num_layers");
 }
 
 LayerList decoder_layer_list(const JsonReader& reader, const Json& value, const ModelConfig& config) {
   const std::size_t count =
       config.num_decoder_layers ? config.num_decoder_layers : (config.num_layers ? config.num_layers : 1);
   return layer_list(reader, value, "decoder", count, config.num_decoder_layers || config.num_layers,
-                    randn_decoder_layer(), config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
+                    randn_decoder_layer(config, config.architecture == Architecture::DecoderOnly),
+                    config.num_decoder_layers ? "model.num_decoder_layers" : "model.num_layers");
 }
 
 EncoderLayerWeights read_encoder_layer(LoadContext& context, const Json& value, const std::string& path,
@@ -129,7 +151,14 @@ EncoderLayerWeights read_encoder_layer(LoadContext& context, const Json& value, 
 DecoderLayerWeights read_decoder_layer(LoadContext& context, const Json& value, const std::string& path,
                                        const ModelConfig& config) {
   const JsonReader& reader = context.reader;
-  reader.object(value, path, kDecoderLayerKeys);
+  const bool decoder_only = config.architecture == Architecture::DecoderOnly;
+  if (decoder_only && value.is_object())
+    for (const char* key : {"cross_attention", "norm3"})
+      if (reader.member(value, key))
+        reader.fail(json_child(path, key),
+                    "a decoder-only layer has no cross-attention (there is no encoder to attend to): its keys are "
+                    "self_attention, norm1, ffn, norm2");
+  reader.object(value, path, decoder_only ? kDecoderOnlyLayerKeys : kDecoderLayerKeys);
   // Both attention blocks are inside a residual, so both need W_o.
   const auto attention = [&](const char* key) {
     AttentionWeights a = read_attention(context, reader.required(value, path, key), json_child(path, key), config);
@@ -143,6 +172,11 @@ DecoderLayerWeights read_decoder_layer(LoadContext& context, const Json& value, 
   DecoderLayerWeights layer;
   layer.self_attention = attention("self_attention");
   layer.norm1 = norm("norm1");
+  if (decoder_only) {  // causal self-attention, then the feed-forward network (as GPT-2's block)
+    layer.ffn = read_feed_forward(context, reader.required(value, path, "ffn"), json_child(path, "ffn"), config);
+    layer.norm2 = norm("norm2");
+    return layer;
+  }
   layer.cross_attention = attention("cross_attention");
   layer.norm2 = norm("norm2");
   layer.ffn = read_feed_forward(context, reader.required(value, path, "ffn"), json_child(path, "ffn"), config);
@@ -151,11 +185,17 @@ DecoderLayerWeights read_decoder_layer(LoadContext& context, const Json& value, 
 }
 
 NormWeights read_norm(LoadContext& context, const Json* value, const std::string& path, const ModelConfig& config) {
-  // Absent, or either key absent: PyTorch's initial values.
+  // Absent, or either key absent: PyTorch's initial values. RMSNorm has no beta.
   const std::size_t N = config.d_model;
-  NormWeights norm{generate(context.rng, "ones", {N}, {"N"}), generate(context.rng, "zeros", {N}, {"N"})};
+  const bool rms = config.norm == Norm::RMSNorm;
+  NormWeights norm{generate(context.rng, "ones", {N}, {"N"}),
+                   rms ? Tensor() : generate(context.rng, "zeros", {N}, {"N"})};
   if (!value) return norm;
   context.reader.object(*value, path, kNormKeys);
+  if (rms && context.reader.member(*value, "beta"))
+    context.reader.fail(json_child(path, "beta"),
+                        "expected no beta: model.norm is \"rmsnorm\" (x / rms(x) · gamma, no shift); remove it or "
+                        "set model.norm to \"layernorm\"");
   const TensorRequest request{{N}, {"N"}, "d_model"};
   if (const Json* g = context.reader.member(*value, "gamma"))
     norm.gamma = read_tensor(context, *g, json_child(path, "gamma"), request);

@@ -21,7 +21,7 @@ struct OutputSequence {
 };
 
 OutputSequence output_sequence(const Model& model) {
-  const bool target = model.has_decoder();
+  const bool target = model.has_target();
   const TokenInput& tokens = target ? model.target_tokens : model.source_tokens;
   const Tensor& numbers = target ? model.target_input : model.input;
   OutputSequence out;
@@ -70,7 +70,7 @@ std::vector<std::size_t> read_label_list(const JsonReader& reader, const Json& v
 // The labels, (B,T) ids, <PAD> after each sentence's end.
 Tensor read_labels(const JsonReader& reader, const Json& value, const std::string& path, const Model& model) {
   const OutputSequence out = output_sequence(model);
-  const char* against = model.has_decoder() ? "target" : "input";
+  const char* against = model.has_target() ? "target" : "input";
   std::vector<Json> sentences;
   if (model.batched) {
     reader.array(value, path);
@@ -83,7 +83,7 @@ Tensor read_labels(const JsonReader& reader, const Json& value, const std::strin
   }
   const std::size_t T = out.lengths.empty() ? 0 : *std::max_element(out.lengths.begin(), out.lengths.end());
   const std::size_t pad = model.vocab.pad_id().value_or(0);
-  Tensor labels({sentences.size(), T}, {"B", model.has_decoder() ? "T" : "S"});
+  Tensor labels({sentences.size(), T}, {"B", model.has_target() ? "T" : "S"});
   std::fill(labels.data.begin(), labels.data.end(), static_cast<double>(pad));
   std::size_t counted = 0;
   for (std::size_t b = 0; b < sentences.size(); ++b) {
@@ -110,7 +110,7 @@ Shape final_output_shape(const Model& model) {
   const OutputSequence out = output_sequence(model);
   const std::size_t L = out.lengths.empty() ? 0 : *std::max_element(out.lengths.begin(), out.lengths.end());
   std::size_t W = model.config.d_model;
-  if (!model.has_decoder() && !model.encoder.empty() && !model.encoder.back().full &&
+  if (!model.has_target() && !model.encoder.empty() && !model.encoder.back().full &&
       !model.encoder.back().attention.has_output_projection())
     W = model.config.num_heads * model.config.d_head;
   if (model.batched) return {out.batch, L, W};
@@ -141,7 +141,7 @@ void read_loss_section(LoadContext& context, const Json& value, const std::strin
                            TensorRequest{shape, {}, model.batched ? "the output's (B, S, N)" : "the output's (S, N)"});
     // (S, N) -> (1, S, N), as the input: the run always has a batch axis.
     if (!model.batched) g.shape.insert(g.shape.begin(), 1);
-    g.axes = {"B", model.has_decoder() ? "T" : "S", shape.back() == model.config.d_model ? "N" : "H*d"};
+    g.axes = {"B", model.has_target() ? "T" : "S", shape.back() == model.config.d_model ? "N" : "H*d"};
     model.output_grad = std::move(g);
   }
 }

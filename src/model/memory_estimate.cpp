@@ -17,12 +17,15 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   const long double Hd = H * d;
   // Weights: 4 projections per attention block, 2 FFN matrices, the embedding.
   const long double attention_weights = 3 * N * Hd + Hd * N + 4 * Hd;
-  const long double ffn_weights = 2 * N * F + F + N;
+  const long double ffn_weights = (config.activation == Activation::SwiGLU ? 3 : 2) * N * F + F + N;
   // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
   // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
   // masked, weights (4 of B*H*S*K); output.
+  // RoPE adds q_rope and k_rope, grouped-query attention k_repeat and v_repeat.
+  const long double variants = (config.positional_encoding == PositionalEncoding::RoPE ? 2 : 0) +
+                               (config.kv_heads() != config.num_heads ? 2 : 0);
   const auto attention = [&](long double q_len, long double k_len) {
-    return 7 * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
+    return (7 + variants) * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
   };
   const auto ffn = [&](long double len) { return B * len * (F + N); };
   const long double norms = 6 * B * std::max(S, T) * N;  // residuals, norms, the layer output
@@ -127,6 +130,9 @@ void check_memory_for_input(LoadContext& context, const Model& model, const Laye
   if (!model.target_input.data.empty()) T = model.target_input.shape[1];
   for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
   for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
+  // A decoder-only model's layers run over the input: counted as a decoder over a target
+  // of its length (the cross-attention it lacks makes that an over-estimate).
+  if (model.decoder_only()) T = S;
   check_run_memory(context, model, B, S, T, layers, "input");
 }
 
@@ -145,7 +151,8 @@ RunSize run_size_of(const Model& model) {
   size.batch = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
                                   : model.input.shape[0];
   size.seq_len = model.has_tokens() ? longest(model.source_tokens) : model.input.shape[1];
-  size.target_len = !model.target_tokens.empty()       ? longest(model.target_tokens)
+  size.target_len = model.decoder_only()               ? size.seq_len
+                    : !model.target_tokens.empty()     ? longest(model.target_tokens)
                     : !model.target_input.data.empty() ? model.target_input.shape[1]
                                                        : 0;
   size.encoder_layers = model.encoder.size();

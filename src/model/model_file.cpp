@@ -42,21 +42,61 @@ struct LayerLists {
   LayerList encoder{"encoder", false, {}, nullptr, 0}, decoder{"decoder", false, {}, nullptr, 0};
 };
 
+// model.architecture against the stacks the file gives; absent, inferred from them (an
+// encoder-decoder when there is a "decoder", else an encoder).
+void check_architecture(const JsonReader& reader, const Json& document, ModelConfig& config) {
+  const bool encoder = reader.member(document, "encoder") != nullptr;
+  const bool decoder = reader.member(document, "decoder") != nullptr;
+  if (!config.architecture_given) {
+    config.architecture = decoder ? Architecture::EncoderDecoder : Architecture::Encoder;
+    return;
+  }
+  switch (config.architecture) {
+    case Architecture::DecoderOnly:
+      if (encoder)
+        reader.fail("encoder",
+                    "a decoder-only model (model.architecture) has no encoder: put its layers under \"decoder\"");
+      if (reader.member(document, "encoder_norm"))
+        reader.fail("encoder_norm", "a decoder-only model has no encoder: its final norm is \"decoder_norm\"");
+      if (!decoder) reader.fail("decoder", "missing: a decoder-only model (model.architecture) has its layers here");
+      if (!reader.member(document, "output"))
+        reader.fail("output",
+                    "missing: a decoder-only model predicts the next token, so it needs an output head (\"tied\" "
+                    "or {\"W\": ...})");
+      break;
+    case Architecture::Encoder:
+      if (decoder) reader.fail("decoder", "model.architecture is \"encoder\": expected no decoder");
+      break;
+    case Architecture::EncoderDecoder:
+      if (!decoder) reader.fail("decoder", "missing: model.architecture is \"encoder-decoder\"");
+      break;
+  }
+}
+
 // The layer lists are resolved before the input so that the memory estimate knows them.
 LayerLists read_layer_lists(LoadContext& context, const Json& document, const ModelConfig& config) {
   const JsonReader& reader = context.reader;
   LayerLists lists;
-  context.attempt([&] {
-    const Json* encoder = reader.member(document, "encoder");
-    if (!encoder) reader.fail("encoder", "missing (this field is required)");
-    lists.encoder = encoder_layer_list(reader, *encoder, config);
-  });
+  if (config.architecture != Architecture::DecoderOnly)
+    context.attempt([&] {
+      const Json* encoder = reader.member(document, "encoder");
+      if (!encoder)
+        reader.fail("encoder", reader.member(document, "decoder")
+                                   ? "missing (this field is required; a GPT-style model with its layers under "
+                                     "\"decoder\" says model.architecture \"decoder-only\")"
+                                   : "missing (this field is required)");
+      lists.encoder = encoder_layer_list(reader, *encoder, config);
+    });
   context.attempt([&] {
     if (const Json* decoder = reader.member(document, "decoder"))
       lists.decoder = decoder_layer_list(reader, *decoder, config);
   });
   return lists;
 }
+
+// The layers as the memory estimate counts them (a decoder-only model's as a decoder's over
+// a target as long as its input: memory_estimate.cpp).
+LayerCounts layer_counts(const LayerLists& lists) { return {lists.encoder.size(), lists.decoder.size()}; }
 
 // Refuses a model whose weights alone, with one token of input, are over the memory limit:
 // counted from the sizes the file declares, before the embedding or any layer is drawn.
@@ -75,7 +115,7 @@ void check_weights_memory(LoadContext& context, const Json& document, const Mode
 // Reads the input and refuses a run over the memory limit. Returns whether the input was
 // read; without it the weights are still checked, if they alone fit in memory.
 bool read_input_within_memory(LoadContext& context, const Json& document, const LayerLists& lists, Model& model) {
-  const LayerCounts layers{lists.encoder.size(), lists.decoder.size()};
+  const LayerCounts layers = layer_counts(lists);
   bool input_read = false;
   context.attempt([&] {
     // While X is read the run counts at least one encoder layer: a bad encoder list is
@@ -136,6 +176,13 @@ void read_encoder_consumers(LoadContext& context, const Json& document, bool has
   const JsonReader& reader = context.reader;
   const bool encoder_ends_narrow = !model.encoder.empty() && !model.encoder.back().full &&
                                    narrow_output(model.encoder.back().attention, model.config);
+  if (model.decoder_only()) {
+    context.attempt([&] {
+      if (const Json* output = reader.member(document, "output"))
+        model.output = read_output(context, *output, "output", model);
+    });
+    return;
+  }
   context.attempt([&] {
     if (has_decoder && encoder_ends_narrow)
       reader.fail(json_child(json_index("encoder", model.encoder.size() - 1), "attention"),
@@ -160,11 +207,18 @@ Model load(LoadContext& context, const Json& document) {
   Model model;
   model.source = context.reader.file();
   model.config = read_hyper_parameters(context, document);
+  context.attempt([&] { check_architecture(context.reader, document, model.config); });
   context.rng = NumpyRandom(model.config.seed);
 
   // The weights the file declares must fit before any is drawn: a 300-byte file can ask
   // for d_model 2^24 or 2^24 layers.
   const LayerLists lists = read_layer_lists(context, document, model.config);
+  context.attempt([&] {
+    if (model.config.sliding_window && !model.config.causal && lists.decoder.size() == 0)
+      context.reader.fail("model.sliding_window",
+                          "expected a causal self-attention to limit (model.causal true, or a decoder): position i "
+                          "sees i-W+1 .. i");
+  });
   context.attempt([&] { check_weights_memory(context, document, model.config, lists); });
   if (context.run_refused) context.stop_if_errors();
   // The "randn" order (docs/model-file.md): embedding, positions, input, encoder layers,
@@ -206,8 +260,10 @@ Model load_model_text(const std::string& text, const std::string& source, const 
   }
 }
 
+std::string model_file_name(const std::string& path) { return path == "-" ? kStandardInputName : path; }
+
 Model load_model_file(const std::string& path, const LoadOptions& options) {
-  return load_model_text(read_text_file(path), path, options);
+  return load_model_text(read_text_file(path), model_file_name(path), options);
 }
 
 }  // namespace attn

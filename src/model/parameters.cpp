@@ -46,6 +46,7 @@ void each_parameter(M& model, Add add) {
     put(ParameterId{WeightKind::b_1, stack, layer, Block::FeedForward, 0, -1}, f.b_1);
     put(ParameterId{WeightKind::W_2, stack, layer, Block::FeedForward, 0, -1}, f.W_2);
     put(ParameterId{WeightKind::b_2, stack, layer, Block::FeedForward, 0, -1}, f.b_2);
+    put(ParameterId{WeightKind::W_3, stack, layer, Block::FeedForward, 0, -1}, f.W_3);
   };
   put(ParameterId{WeightKind::Embedding}, model.embedding);
   put(ParameterId{WeightKind::Positions}, model.positions);
@@ -63,6 +64,11 @@ void each_parameter(M& model, Add add) {
     const int layer = static_cast<int>(j);
     attention(l.self_attention, Stack::Decoder, layer, Block::MaskedSelfAttention);
     norm(l.norm1, Stack::Decoder, layer, 1);
+    if (model.decoder_only()) {  // no cross-attention: self-attention, norm1, ffn, norm2
+      ffn(l.ffn, Stack::Decoder, layer);
+      norm(l.norm2, Stack::Decoder, layer, 2);
+      continue;
+    }
     attention(l.cross_attention, Stack::Decoder, layer, Block::CrossAttention);
     norm(l.norm2, Stack::Decoder, layer, 2);
     ffn(l.ffn, Stack::Decoder, layer);
@@ -94,7 +100,7 @@ void fuse_head_weights(Model& model) {
   for (auto& l : model.encoder) fuse(l.attention);
   for (auto& l : model.decoder) {
     fuse(l.self_attention);
-    fuse(l.cross_attention);
+    if (!model.decoder_only()) fuse(l.cross_attention);
   }
 }
 

@@ -110,7 +110,7 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
   model.source_tokens = token_input({text}, {}, false, origin);
   model.batched = false;
   check_token_input(model, model.source_tokens);
-  if (model.has_decoder()) {
+  if (model.has_target()) {
     model.target_tokens = TokenInput{};
     if (!start_from_bos(model))
       throw InputError(model.source, "vocab",
@@ -119,7 +119,7 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
 }
 
 void replace_target_text(Model& model, const std::string& text, const std::string& origin) {
-  if (!model.has_decoder())
+  if (!model.has_target())
     throw InputError(model.source, "decoder", "this model has no decoder, so a target sentence has nothing to feed");
   if (model.vocab.empty())
     throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read a target sentence");

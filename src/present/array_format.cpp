@@ -137,8 +137,6 @@ std::string FloatFormatter::operator()(double value) const {
 
 std::string format_number(double value, int precision) { return FloatFormatter(&value, 1, precision, true)(value); }
 
-namespace {
-
 // Indices kept along an axis of size n when summarizing: all, or the first and last `edge`.
 std::vector<std::size_t> shown_indices(std::size_t n, bool summarize, std::size_t edge) {
   std::vector<std::size_t> idx;
@@ -150,6 +148,8 @@ std::vector<std::size_t> shown_indices(std::size_t n, bool summarize, std::size_
   }
   return idx;
 }
+
+namespace {
 
 void collect_shown(const Tensor& t, std::size_t axis, std::size_t offset, bool summarize, std::size_t edge,
                    std::vector<double>& out) {
@@ -184,11 +184,16 @@ void extend_line(std::string& s, std::string& line, const std::string& word, std
 
 }  // namespace
 
+std::vector<double> shown_values(const Tensor& tensor, const ArrayFormatOptions& options) {
+  std::vector<double> shown;
+  collect_shown(tensor, 0, 0, tensor.size() > options.threshold, options.edge_items, shown);
+  return shown;
+}
+
 std::string format_array(const Tensor& tensor, const ArrayFormatOptions& options, std::size_t prefix_width) {
   const bool summarize = tensor.size() > options.threshold;
   const std::size_t edge = options.edge_items;
-  std::vector<double> shown;
-  collect_shown(tensor, 0, 0, summarize, edge, shown);
+  const std::vector<double> shown = shown_values(tensor, options);
 
   std::function<std::string(double)> format_value;
   if (options.integers) {

@@ -19,6 +19,12 @@ namespace attn {
 // the opening bracket on the first line (continuation lines are indented by it).
 std::string format_array(const Tensor& tensor, const ArrayFormatOptions& options = {}, std::size_t prefix_width = 0);
 
+// The indices NumPy shows along an axis of size n: all, or the first and last `edge` when the
+// array is summarized (more elements than its threshold).
+std::vector<std::size_t> shown_indices(std::size_t n, bool summarize, std::size_t edge);
+// The values format_array shows, in C order: the ones its number format is chosen from.
+std::vector<double> shown_values(const Tensor& tensor, const ArrayFormatOptions& options);
+
 // One number formatted as NumPy formats a lone float64 of that array (for worked arithmetic).
 std::string format_number(double value, int precision = 4);
 

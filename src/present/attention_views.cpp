@@ -2,20 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include <fmt/format.h>
 
-#include "present/array_format.h"
-#include "present/heatmap.h"
-#include "present/labeled_table.h"
 #include "present/tensor_views.h"
-#include "present/terminal.h"
 
 namespace attn {
 
 Sequence key_sequence(const StepId& id) {
-  return id.block == Block::MaskedSelfAttention ? Sequence::Target : Sequence::Source;
+  // self-attention's keys are its queries' sequence; cross-attention's the source
+  return id.block == Block::CrossAttention ? Sequence::Source : id.sequence;
 }
 
 const char* projection_letter(StepKind kind) {
@@ -50,6 +46,7 @@ void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const St
     view.column_labels = c.labels(key_sequence(id), b, T, false);
     view.caption = fmt::format("heatmap{}: rows are queries, columns keys",
                                B > 1 ? fmt::format(" of batch item {}", b) : std::string());
+    if (B > 1) view.batch_item = b;
     c.page.heatmap(view);
   }
 }
@@ -72,29 +69,6 @@ void print_labeled_scores(const Tensor& scaled, const StepId& id, PrintContext& 
 
 namespace {
 
-// The lines of text blocks placed side by side, three spaces apart, indented by two.
-std::string side_by_side(const std::vector<std::vector<std::string>>& columns) {
-  std::size_t rows = 0;
-  std::vector<std::size_t> widths;
-  for (const auto& column : columns) {
-    rows = std::max(rows, column.size());
-    std::size_t widest = 0;
-    for (const auto& l : column) widest = std::max(widest, display_width(l));
-    widths.push_back(widest);
-  }
-  std::string text;
-  for (std::size_t r = 0; r < rows; ++r) {
-    std::string row = "  ";
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      const std::string cell = r < columns[i].size() ? columns[i][r] : "";
-      row += cell + std::string(widths[i] - display_width(cell) + 3, ' ');
-    }
-    while (!row.empty() && row.back() == ' ') row.pop_back();
-    text += row + "\n";
-  }
-  return text;
-}
-
 const Tensor& matrix_of(const HeadWeights& head, char which) {
   return which == 'q' ? head.W_q : which == 'k' ? head.W_k : head.W_v;
 }
@@ -106,15 +80,10 @@ void print_heads_side_by_side(const char* which, const AttentionWeights& w, Prin
   const Tensor& fused = which[0] == 'q' ? w.W_q : which[0] == 'k' ? w.W_k : w.W_v;
   c.page.line(fmt::format("the file gives one W_{} per head; side by side, the fused W_{} {}:", which, which,
                           shape_with_axes(fused)));
-  std::vector<std::vector<std::string>> columns;
-  for (std::size_t h = 0; h < w.heads.size(); ++h) {
-    std::istringstream text(fmt::format("W_{}^({})\n", which, h) +
-                            format_array(matrix_of(w.heads[h], which[0]), c.options.array));
-    std::vector<std::string> lines;
-    for (std::string l; std::getline(text, l);) lines.push_back(l);
-    columns.push_back(lines);
-  }
-  c.page.raw(side_by_side(columns));
+  NamedTensors matrices;
+  for (std::size_t h = 0; h < w.heads.size(); ++h)
+    matrices.emplace_back(fmt::format("W_{}^({})", which, h), matrix_of(w.heads[h], which[0]));
+  c.page.side_by_side(matrices);
   const std::size_t d = c.model.config.d_head;
   for (std::size_t h = 0; h < w.heads.size(); ++h)
     c.page.line(fmt::format("W_{}[:, {}:{}] == W_{}^({})  (head {} owns these columns)", which, h * d, (h + 1) * d,

@@ -40,6 +40,14 @@ constexpr Explanation kExplanations[] = {
      "Several smaller heads weigh the sentence in several ways at once (say grammar and\n"
      "meaning) for the cost of one: the d_model columns are shared out, not copied. Nothing is\n"
      "computed here."},
+    {"rope",
+     "RoPE marks positions by turning each head's queries and keys instead of adding a\n"
+     "pattern: pair (i, i + d/2) of position p turns by p·θ_i. A query and a key then\n"
+     "score by how far apart they are, not where they are (Llama and most recent models)."},
+    {"repeat_kv",
+     "Grouped-query attention keeps fewer key and value heads (G) than query heads (H):\n"
+     "each key/value head serves H/G query heads, repeated for them. Fewer keys and values\n"
+     "to keep when generating; G = 1 is multi-query attention."},
     {"transpose_k",
      "To compare every query with every key in one matrix product, the keys must stand as\n"
      "columns: (queries, d) times (d, keys) gives one score per query and key."},
@@ -53,6 +61,10 @@ constexpr Explanation kExplanations[] = {
      "When a model writes one token at a time, position i must not peek at later ones. The\n"
      "causal mask adds -inf above the diagonal: e^-inf is 0, so later positions get exactly\n"
      "zero weight."},
+    {"sliding_window",
+     "A sliding window lets each position see only the last W positions, itself included:\n"
+     "the causal mask plus -inf for keys more than W-1 back. Information from further away\n"
+     "still arrives, one window per layer (Mistral uses it)."},
     {"padding_mask",
      "A batch's shorter sentences are padded with <PAD>. The padding mask adds -inf to the\n"
      "scores of those keys, so they get zero weight and no real token takes anything from\n"
@@ -77,9 +89,17 @@ constexpr Explanation kExplanations[] = {
      "LayerNorm rescales each row to mean 0 and variance 1, then applies a learned gain gamma\n"
      "and shift beta: the numbers stay in a steady range. (Pre-norm models apply it before the\n"
      "sub-layer.)"},
+    {"rms_norm",
+     "RMSNorm divides each row by its root mean square, then applies a learned gain gamma: no\n"
+     "mean is subtracted and there is no shift beta. Cheaper than LayerNorm and as steady\n"
+     "(Llama uses it)."},
     {"feed_forward",
      "A small two-layer network then works on each position alone: widen to d_ff numbers, bend\n"
      "them with ReLU (or GELU), narrow back to d_model, the same weights for every position."},
+    {"swiglu",
+     "Llama's feed-forward network is gated: two projections to d_ff numbers, a gate a and an\n"
+     "up projection u; SiLU(a) = a·σ(a) decides how much of each u passes. A third matrix\n"
+     "W_2 narrows back to d_model, the same weights for every position."},
     {"encoder_stack",
      "An encoder layer is attention, add & norm, feed-forward, add & norm. Stacked (six in the\n"
      "paper), each with its own weights, later layers build on earlier ones."},

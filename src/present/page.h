@@ -1,9 +1,9 @@
 // The walkthrough's output: numbered steps with their headers, and everything printed
-// inside a step. Every line goes through a Page, so the learner's filters (--steps,
-// --layer, --batch, --head, --brief), modes (attn steps' list, colour, --full) and the line
-// width apply to all printers alike. The calls say what is shown (a tensor, a heatmap of
-// weights, a labelled table, a top-k table), not how, so that another Page could draw the
-// same steps in another medium.
+// inside a step. Everything goes through a Page, so the learner's filters (--steps,
+// --layer, --batch, --head, --brief) and modes (attn steps' list, --full) apply to all
+// printers alike. The calls say what is shown (a tensor, a heatmap of weights, a labelled
+// table, a top-k table), not how: the Page's PageRenderer draws them, as terminal text
+// (terminal_page.h) or as a web page (src/html/), so every printer draws in both.
 //
 // A run teaches each thing once: the "why" of a kind of step is printed the first time the
 // kind is shown and pointed back to afterwards, and a step is *detailed* (worked element,
@@ -12,16 +12,15 @@
 #ifndef ATTN_PRESENT_PAGE_H_
 #define ATTN_PRESENT_PAGE_H_
 
-#include <functional>
 #include <map>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "attn/model.h"
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
+#include "present/page_renderer.h"
 
 namespace attn {
 
@@ -29,27 +28,10 @@ namespace attn {
 // which the walkthrough names so, whatever its trace names say.
 bool is_decoder_only(const Model& model);
 
-// One head's attention weights as a heatmap: which cells were masked, and the labels.
-struct HeatmapView {
-  std::vector<Tensor> heads;   // one (S,T) matrix per head shown
-  std::vector<Tensor> masked;  // per head, 1 where the key was masked (-inf), or empty
-  std::vector<std::string> titles;
-  std::vector<std::string> row_labels, column_labels;
-  std::string caption;  // the line above the heatmap
-};
-
-// The k largest entries of each row of a vocabulary-sized tensor.
-struct TopKView {
-  std::string caption;
-  std::vector<std::string> row_labels;                            // "after \"I\" (0)"
-  std::vector<std::vector<std::pair<std::string, double>>> rows;  // (token, value), largest first
-  int decimals = 4;
-};
-
 class Page {
  public:
-  Page(std::ostream& out, const Model& model, const WalkthroughOptions& options)
-      : out_(out), model_(model), options_(options) {}
+  Page(PageRenderer& renderer, const Model& model, const WalkthroughOptions& options)
+      : renderer_(renderer), model_(model), options_(options) {}
 
   // Starts step number step()+1, of the kind --steps and `attn steps` call `shown_kind`,
   // titled `title`, explained by explanation_for(why); returns whether it is shown. The
@@ -62,8 +44,6 @@ class Page {
   bool detailed() const { return shown_ && detailed_; }
   // The shown step where `detail_key` was first detailed, 0 if none yet.
   int first_detailed(const std::string& detail_key) const;
-  // Called with each shown step's number before anything of it is written.
-  void set_step_listener(std::function<void(int)> listener) { step_listener_ = std::move(listener); }
 
   // Headers when the walkthrough enters a new layer or a new block of one, printed with the
   // next step that is shown.
@@ -90,8 +70,12 @@ class Page {
   void weight(const std::string& label, const Tensor& w);
   // Small vectors (gamma and beta) on one line when they fit, each on its own otherwise.
   void weights(const std::vector<std::pair<std::string, const Tensor*>>& vectors);
-  // Raw lines (the side-by-side head matrices), when the step is shown in full.
+  // Raw lines, when the step is shown in full.
   void raw(const std::string& text);
+  // Matrices side by side under their labels (one W per head), when the step is shown in full.
+  void side_by_side(const NamedTensors& matrices);
+  // A vector after the label saying what it is ("emb[0] = E[2] (\"I\")").
+  void labeled_vector(const std::string& label, const Tensor& row);
   // The explanation of `why` (explanation_for), when the step is shown in full and
   // explanations are on: under a banner (attn grad's backward pass).
   void explain(const std::string& why);
@@ -112,20 +96,17 @@ class Page {
   std::size_t width() const { return options_.array.line_width; }
 
  private:
-  std::string paint(const std::string& text, const char* code) const;
-  std::string margin() const;
   void explanation(const std::string& why);
   int explained_at(const std::string& why) const;
+  void write_headers();
   void flush_compact();
-  void write_wrapped(const std::string& indent, const std::string& text, const char* color = nullptr);
 
-  std::ostream& out_;
+  PageRenderer& renderer_;
   const Model& model_;
   const WalkthroughOptions& options_;
   int step_ = 0;
   bool shown_ = false;
   bool detailed_ = false;
-  std::function<void(int)> step_listener_;
   std::map<std::string, int> explained_;       // why -> the step that printed it
   std::map<std::string, int> detailed_steps_;  // detail key -> the first step shown in full
   // Where the walkthrough is: the layer and the block of the last entry entered.
@@ -140,7 +121,6 @@ class Page {
   bool compact_ = false;
   int compact_as_ = 0;
   int compact_written_ = 0;
-  bool compact_intro_ = false;
   std::string compact_formula_, compact_shape_;
 };
 

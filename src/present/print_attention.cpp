@@ -57,23 +57,29 @@ void print_projection(const TraceEntry& e, PrintContext& c) {
 
 void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  const std::size_t H = c.model.config.num_heads, d = c.model.config.d_head;
+  // H heads, or G for the keys and values of grouped-query attention
+  const std::size_t H = t.shape[t.rank() - 3], d = c.model.config.d_head;
   const std::string upper = display_name(c.operand_entry(e, 0) ? c.operand_entry(e, 0)->id : e.id);
   const std::string name = display_name(e.id);
-  c.page.begin_step("split_heads",
-                    H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
-                           : fmt::format("Split {} into {} heads", upper, H),
-                    H > 1 && e.id.kind == StepKind::QueryHeads ? "multiple_heads" : "split_heads");
+  const bool grouped = axis_of(t, "G") < t.rank();  // the G key/value heads of grouped-query attention
+  c.page.begin_step(
+      "split_heads",
+      grouped  ? fmt::format("Split {} into {} key/value head{} (num_kv_heads G = {})", upper, H, H == 1 ? "" : "s", H)
+      : H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
+               : fmt::format("Split {} into {} heads", upper, H),
+      H > 1 && e.id.kind == StepKind::QueryHeads ? "multiple_heads" : "split_heads");
   const TraceEntry* projection = c.operand_entry(e, 0);
   if (!projection) {
     c.page.tensor(name, t);
     return;
   }
-  const Tensor view = view_split(projection->tensor, H);
+  Tensor view = view_split(projection->tensor, H);
+  if (grouped) view.axes[view.rank() - 2] = "G";
   const char* order = view.rank() == 4 ? "(0, 2, 1, 3)" : "(1, 0, 2)";
   if (!c.page.detailed()) {
     // As the first split showed: the same numbers, one (S,d) matrix per head.
-    c.page.formula(fmt::format("{} = {} split into {} heads   (.reshape{}.transpose{})", name, upper, H,
+    c.page.formula(fmt::format("{} = {} split into {} {}   (.reshape{}.transpose{})", name, upper, H,
+                               grouped ? (H == 1 ? "key/value head" : "key/value heads") : "heads",
                                shape_with_axes(view), order));
     c.page.shapes(shape_with_axes(projection->tensor) + " -> " + shape_with_axes(t));
     return;
@@ -86,21 +92,84 @@ void print_split_heads(const TraceEntry& e, PrintContext& c) {
   c.page.tensor(name, t);
 }
 
+void print_rope(const TraceEntry& e, PrintContext& c) {
+  const bool query = e.id.kind == StepKind::RotatedQueries;
+  const TraceEntry* input = c.operand_entry(e, 0);
+  const std::string name = display_name(e.id), from = c.operand_name(e, 0);
+  const std::size_t d = c.model.config.d_head;
+  const double theta = c.model.config.rope_theta;
+  c.page.begin_step("rope", fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"), "rope");
+  if (c.page.detailed())
+    c.page.formula(
+        fmt::format("{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + d/2]·sin(p·θ_i),  {0}[p, i + d/2] = "
+                    "{1}[p, i + d/2]·cos(p·θ_i) + {1}[p, i]·sin(p·θ_i),  θ_i = {2:g}^(-2i/d), for each of "
+                    "the d/2 = {3} pairs (i, i + d/2) of every head and position p",
+                    name, from, theta, d / 2));
+  else  // as the first rope step showed
+    c.page.formula(fmt::format("{} = {} turned by position", name, from));
+  c.page.shapes(equation(e.operands, "->", e.tensor));
+  c.page.tensor(name, e.tensor);
+  // One pair turned by hand: the cell's batch item, head and position (position 1 unless
+  // --cell names one: position 0 does not turn); the column's pair.
+  const std::size_t S = e.tensor.shape[e.tensor.rank() - 2];
+  const std::size_t heads = e.tensor.shape[e.tensor.rank() - 3];  // H, or G for grouped keys
+  const std::size_t query_head = c.cell_head();
+  const std::size_t h = heads < c.model.config.num_heads ? query_head / (c.model.config.num_heads / heads) : query_head;
+  const std::size_t b = c.cell_batch(), i = c.cell_column() % (d / 2);
+  const std::size_t p = c.options.cell_given || S < 2 ? c.cell_row() : 1;
+  if (!input || !c.page.detailed() || b >= batch_count(e.tensor) || h >= e.tensor.shape[e.tensor.rank() - 3]) return;
+  const Tensor m = head_matrix(input->tensor, b, h);
+  if (p >= m.shape[0]) return;
+  const std::string index = fmt::format("{}[{}]", head_index(e.tensor, b, h), p);
+  c.page.worked(worked_rope_pair(m.data[p * d + i], m.data[p * d + i + d / 2], p, i, d, theta,
+                                 {name + index, display_name(input->id) + index}, c.worked_options()),
+                "worked, one pair:");
+}
+
+void print_repeat_kv(const TraceEntry& e, PrintContext& c) {
+  const bool keys = e.id.kind == StepKind::RepeatedKeys;
+  const std::size_t H = c.model.config.num_heads, G = c.model.config.kv_heads(), r = H / G;
+  const std::string name = display_name(e.id), from = c.operand_name(e, 0);
+  c.page.begin_step("repeat_kv",
+                    fmt::format("Repeat the {} {} head{} for the {} query heads ({})", G, keys ? "key" : "value",
+                                G == 1 ? "" : "s", H, G == 1 ? "multi-query attention" : "grouped-query attention"),
+                    "repeat_kv");
+  c.page.formula(
+      fmt::format("{}[:, h] = {}[:, h // {}]   (H / G = {} query heads share each {} head; nothing is "
+                  "computed)",
+                  name, from, r, r, keys ? "key" : "value"));
+  c.page.shapes(equation(e.operands, "->", e.tensor));
+  if (c.page.detailed()) {
+    std::string groups;
+    for (std::size_t g = 0; g < G; ++g) {
+      std::string heads;
+      for (std::size_t h = g * r; h < (g + 1) * r; ++h) heads += (h == g * r ? "" : ", ") + std::to_string(h);
+      groups += fmt::format("{}{} head {} -> query heads {}", g ? "; " : "", keys ? "key" : "value", g, heads);
+    }
+    c.page.line(groups);
+    c.page.tensor(name, e.tensor);
+  }
+}
+
 void print_transposed_keys(const TraceEntry& e, PrintContext& c) {
   c.page.begin_step("transpose_k", "Transpose K", "transpose_k");
-  c.page.formula("K_T = K_heads.transpose(-2, -1)   (Q_heads · K_T then sums over d)");
+  c.page.formula(fmt::format("K_T = {}.transpose(-2, -1)   ({} · K_T then sums over d)", c.operand_name(e, 0),
+                             display_name(StepId{attending_queries(c, e.id)})));
   c.page.shapes(equation(e.operands, "->", e.tensor));
   if (c.page.detailed()) c.page.tensor(display_name(e.id), e.tensor);
 }
 
 void print_scores(const TraceEntry& e, PrintContext& c) {
+  const StepKind queries = attending_queries(c, e.id), keys = attended_keys(c, e.id);
+  const std::string q_name = display_name(StepId{queries}), k_name = display_name(StepId{keys});
   print_step_text(e, c,
-                  {"scores", "Raw scores", "scores", "scores = Q_heads · K_T   (scores[i][j] = query i · key j)", "@"});
-  const auto qk = c.cell_head_matrices(e, StepKind::QueryHeads, StepKind::KeyHeads);
+                  {"scores", "Raw scores", "scores",
+                   fmt::format("scores = {} · K_T   (scores[i][j] = query i · key j)", q_name), "@"});
+  const auto qk = c.cell_head_matrices(e, queries, keys);
   const std::size_t i = c.cell_row(), j = c.cell_column();
   const std::string index = head_index(e.tensor, c.cell_batch(), c.cell_head());
   if (qk && i < qk->first.shape[0] && j < qk->second.shape[0])
-    c.page.worked(worked_score_cell(qk->first, qk->second, i, j, "scores" + index, "Q_heads" + index, "K_heads" + index,
+    c.page.worked(worked_score_cell(qk->first, qk->second, i, j, "scores" + index, q_name + index, k_name + index,
                                     c.worked_options()));
 }
 
@@ -160,15 +229,17 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
 void print_context(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row();
-  print_step_text(
-      e, c,
-      {"context", "Context", "context", "context = weights · V_heads   (each row: a weighted sum of value rows)", "@"});
-  const auto wv = c.cell_head_matrices(e, StepKind::AttentionWeights, StepKind::ValueHeads);
+  const StepKind values = attended_values(c, e.id);
+  const std::string v_name = display_name(StepId{values});
+  print_step_text(e, c,
+                  {"context", "Context", "context",
+                   fmt::format("context = weights · {}   (each row: a weighted sum of value rows)", v_name), "@"});
+  const auto wv = c.cell_head_matrices(e, StepKind::AttentionWeights, values);
   if (!wv || i >= wv->first.shape[0]) return;
   const Tensor &wm = wv->first, &vm = wv->second;
   ContextNames names;
   names.result = fmt::format("context{}[{}]", head_index(t, b, h), i);
-  names.values = "V_heads" + head_index(t, b, h);
+  names.values = v_name + head_index(t, b, h);
   names.keys = c.labels(key_sequence(e.id), b, vm.shape[0]);
   c.page.worked(worked_context_row(row_of(wm, i), vm, names, c.worked_options()));
 }

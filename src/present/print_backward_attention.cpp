@@ -62,6 +62,33 @@ void print_split_heads_backward(const TraceEntry& e, PrintContext& c) {
                        "dL/d" + L + "_heads"});
 }
 
+void print_rope_backward(const TraceEntry& e, PrintContext& c) {
+  const bool query = e.id.kind == StepKind::RotatedQueries;
+  const std::string L = query ? "Q" : "K";
+  print_backward_text(e, c,
+                      {"rope",
+                       fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"),
+                       {fmt::format("a rotation's gradient is the rotation back, by -p·θ_i:  dL/d{0}_heads[i] = "
+                                    "dL/d{0}_rope[i]·cos + dL/d{0}_rope[i + d/2]·sin,  dL/d{0}_heads[i + d/2] = "
+                                    "dL/d{0}_rope[i + d/2]·cos - dL/d{0}_rope[i]·sin",
+                                    L)},
+                       "dL/d" + L + "_rope"});
+}
+
+void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c) {
+  const bool keys = e.id.kind == StepKind::RepeatedKeys;
+  const std::size_t r = c.model.config.num_heads / c.model.config.kv_heads();
+  const std::string L = keys ? "K" : "V";
+  print_backward_text(
+      e, c,
+      {"repeat_kv",
+       fmt::format("Repeat the {} heads", keys ? "key" : "value"),
+       {fmt::format("dL/d{0}_heads[:, g] = Σ dL/d{0}_rep[:, h] over the {1} query heads h with h // {1} = g (a head "
+                    "read {1} times gets {1} gradients)",
+                    L, r)},
+       "dL/d" + L + "_rep"});
+}
+
 void print_transposed_keys_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c, {"transpose_k", "Transpose K", {"dL/dK = (dL/dKᵀ)ᵀ: transposed back"}, "dL/dK_T"});
 }
@@ -73,7 +100,7 @@ void print_scores_backward(const TraceEntry& e, PrintContext& c) {
                        {"scores = Q · Kᵀ:  dL/dQ = dL/dscores · K,  dL/dKᵀ = Qᵀ · dL/dscores",
                         "(score[i][j] = q_i · k_j, so it sends dL/dscore[i][j] · k_j to q_i and · q_i to k_j)"},
                        "dL/dscores"});
-  const auto m = gradient_and_forward(e, StepKind::KeyHeads, c);
+  const auto m = gradient_and_forward(e, attended_keys(c, e.id), c);
   const std::size_t i = c.cell_row(), col = c.cell_column();
   if (m && i < m->first.shape[0] && col < m->second.shape[1])
     c.page.worked(
@@ -124,7 +151,7 @@ void print_context_backward(const TraceEntry& e, PrintContext& c) {
                        "Context",
                        {"context = weights · V:  dL/dweights = dL/dcontext · Vᵀ,  dL/dV = weightsᵀ · dL/dcontext"},
                        "dL/dcontext"});
-  const auto m = gradient_and_forward(e, StepKind::ValueHeads, c);
+  const auto m = gradient_and_forward(e, attended_values(c, e.id), c);
   const std::size_t i = c.cell_row(), j = c.cell_column();
   if (m && i < m->first.shape[0] && j < m->second.shape[0])
     c.page.worked(worked_dot_product(

@@ -2,6 +2,7 @@
 // network, the layer's output.
 #include <fmt/format.h>
 
+#include "present/page.h"
 #include "present/step_printers.h"
 
 namespace attn {
@@ -16,6 +17,17 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_norm_backward(const TraceEntry& e, PrintContext& c) {
+  if (c.model.config.norm == Norm::RMSNorm) {
+    print_backward_text(e, c,
+                        {"norm",
+                         e.id.kind == StepKind::FinalNorm ? "Final RMSNorm" : "RMSNorm",
+                         {"dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + eps), "
+                          "x̂ = x · r, g = dL/dRMS ⊙ gamma: r depends on every x of the row)",
+                          "dL/dgamma = Σ dL/dRMS ⊙ x̂, summed over every position (no beta)"},
+                         "dL/dRMS"});
+    print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
+    return;
+  }
   print_backward_text(e, c,
                       {"norm",
                        e.id.kind == StepKind::FinalNorm ? "Final LayerNorm" : "LayerNorm",
@@ -39,14 +51,30 @@ void print_ffn_output_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
-  const bool relu = c.model.config.activation == Activation::ReLU;
+  const Activation act = c.model.config.activation;
+  if (act == Activation::SwiGLU) {
+    print_backward_text(e, c,
+                        {"ffn",
+                         "Feed-forward, first layer (SwiGLU)",
+                         {"a = x · W_1, u = x · W_3, hidden = SiLU(a) ⊙ u:  dL/du = dL/dhidden ⊙ SiLU(a),  dL/da = "
+                          "dL/dhidden ⊙ u ⊙ σ(a)·(1 + a·(1 - σ(a)))",
+                          "dL/dx = dL/da · W_1ᵀ + dL/du · W_3ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/dW_3 = xᵀ · dL/du"},
+                         "dL/dhidden"});
+    print_weight_gradients(e, c, WeightKind::W_1);
+    print_weight_gradients(e, c, WeightKind::W_3);
+    return;
+  }
+  const bool relu = act == Activation::ReLU;
   print_backward_text(
       e, c,
       {"ffn",
        "Feed-forward, first layer",
        {relu ? "a = x · W_1 + b_1, hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, "
                "as PyTorch)"
-             : "a = x · W_1 + b_1, hidden = GELU(a):  dL/da = dL/dhidden ⊙ (Φ(a) + a·φ(a)), φ the normal density",
+        : act == Activation::GELUTanh
+            ? "a = x · W_1 + b_1, hidden = GELU_tanh(a):  dL/da = dL/dhidden ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 "
+              "+ 3·0.044715·a²)), t = tanh(√(2/π)·(a + 0.044715·a³))"
+            : "a = x · W_1 + b_1, hidden = GELU(a):  dL/da = dL/dhidden ⊙ (Φ(a) + a·φ(a)), φ the normal density",
         "dL/dx = dL/da · W_1ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/db_1 = Σ dL/da over every position"},
        "dL/dhidden"});
   print_weight_gradients(e, c, WeightKind::W_1);
@@ -55,9 +83,9 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_layer_output_backward(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
-  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", encoder ? "Encoder" : "Decoder"), "",
-                    "backward.layer_output");
-  c.page.formula(encoder && c.model.has_decoder()
+  const char* stack = is_decoder_only(c.model) ? "Decoder-only" : encoder ? "Encoder" : "Decoder";
+  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", stack), "", "backward.layer_output");
+  c.page.formula(encoder && c.model.has_target()
                      ? "dL/d(layer output): what the layer above sent back, or for the last layer the sum of every "
                        "decoder layer's cross-attention (keys and values) through the final norm"
                      : "dL/d(layer output): what the layer above, the final norm or the output head sent back");

@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t kLossPositionsShown = 16;
 
 // The labels' sequence: the target's positions with a decoder, else the source's.
-Sequence label_sequence(const Model& model) { return model.has_decoder() ? Sequence::Target : Sequence::Source; }
+Sequence label_sequence(const Model& model) { return model.has_target() ? Sequence::Target : Sequence::Source; }
 
 std::size_t counted_positions(const Model& model) {
   const auto pad = model.vocab.pad_id();

@@ -47,9 +47,10 @@ std::string PrintContext::operand_name(const TraceEntry& e, std::size_t i) const
 std::string display_name(const StepId& id) {
   // In StepKind's order (trace.h); "" where the name depends on more than the kind.
   static const std::array<const char*, kStepKindCount> kNames = {
-      "ids",     "padding", "emb",     "emb_scaled", "PE",     "",       "mask",   "Q",       "K",       "V",
-      "Q_heads", "K_heads", "V_heads", "K_T",        "scores", "scaled", "masked", "weights", "context", "concat",
-      "",        "",        "",        "",           "hidden", "ffn",    "",       "",        "logits",  "p"};
+      "ids",    "padding", "emb",     "emb_scaled", "PE",      "",       "mask",  "Q",     "K",
+      "V",      "Q_heads", "K_heads", "V_heads",    "Q_rope",  "K_rope", "K_rep", "V_rep", "K_T",
+      "scores", "scaled",  "masked",  "weights",    "context", "concat", "",      "",      "",
+      "",       "hidden",  "ffn",     "",           "",        "logits", "p"};
   switch (id.kind) {
     case StepKind::Input:
       return id.sequence == Sequence::Target ? "Y" : "X";
@@ -67,6 +68,19 @@ std::string display_name(const StepId& id) {
     default:
       return kNames.at(static_cast<std::size_t>(id.kind));
   }
+}
+
+StepKind attending_queries(const PrintContext& c, const StepId& id) {
+  return c.forward_sibling(id, StepKind::RotatedQueries) ? StepKind::RotatedQueries : StepKind::QueryHeads;
+}
+
+StepKind attended_keys(const PrintContext& c, const StepId& id) {
+  if (c.forward_sibling(id, StepKind::RepeatedKeys)) return StepKind::RepeatedKeys;
+  return c.forward_sibling(id, StepKind::RotatedKeys) ? StepKind::RotatedKeys : StepKind::KeyHeads;
+}
+
+StepKind attended_values(const PrintContext& c, const StepId& id) {
+  return c.forward_sibling(id, StepKind::RepeatedValues) ? StepKind::RepeatedValues : StepKind::ValueHeads;
 }
 
 const TraceEntry* PrintContext::sibling(const StepId& id, StepKind kind) const {
@@ -189,6 +203,10 @@ const StepPrinterInfo& printer_of(StepKind kind) {
       {StepKind::QueryHeads, {"split_heads", print_split_heads, true}},
       {StepKind::KeyHeads, {"split_heads", print_split_heads, true}},
       {StepKind::ValueHeads, {"split_heads", print_split_heads, true}},
+      {StepKind::RotatedQueries, {"rope", print_rope, true}},
+      {StepKind::RotatedKeys, {"rope", print_rope, true}},
+      {StepKind::RepeatedKeys, {"repeat_kv", print_repeat_kv, true}},
+      {StepKind::RepeatedValues, {"repeat_kv", print_repeat_kv, true}},
       {StepKind::TransposedKeys, {"transpose_k", print_transposed_keys, true}},
       {StepKind::Scores, {"scores", print_scores, true}},
       {StepKind::ScaledScores, {"scale", print_scaled_scores, true}},
@@ -230,6 +248,10 @@ const StepPrinterInfo& backward_printer_of(StepKind kind) {
       {StepKind::QueryHeads, {"split_heads", print_split_heads_backward, true}},
       {StepKind::KeyHeads, {"split_heads", print_split_heads_backward, true}},
       {StepKind::ValueHeads, {"split_heads", print_split_heads_backward, true}},
+      {StepKind::RotatedQueries, {"rope", print_rope_backward, true}},
+      {StepKind::RotatedKeys, {"rope", print_rope_backward, true}},
+      {StepKind::RepeatedKeys, {"repeat_kv", print_repeat_kv_backward, true}},
+      {StepKind::RepeatedValues, {"repeat_kv", print_repeat_kv_backward, true}},
       {StepKind::TransposedKeys, {"transpose_k", print_transposed_keys_backward, true}},
       {StepKind::Scores, {"scores", print_scores_backward, true}},
       {StepKind::ScaledScores, {"scale", print_scaled_scores_backward, true}},

@@ -4,10 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "present/array_format.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
-#include "present/terminal.h"
 
 namespace attn {
 
@@ -76,11 +74,8 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
       Tensor row({N}, {"N"});
       std::copy(t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s) * N),
                 t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s + 1) * N), row.data.begin());
-      const std::string label =
-          fmt::format("emb{}[{}] = E[{}] (\"{}\") = ", c.item(t, b), s, id ? std::to_string(*id) : "<UNK>", token);
-      ArrayFormatOptions array = c.options.array;
-      array.line_width = array.line_width > 2 ? array.line_width - 2 : 1;  // Page::line indents by 2
-      c.page.line(label + format_array(row, array, display_width(label)));
+      c.page.labeled_vector(
+          fmt::format("emb{}[{}] = E[{}] (\"{}\")", c.item(t, b), s, id ? std::to_string(*id) : "<UNK>", token), row);
     }
   }
 }
@@ -125,7 +120,11 @@ void print_input(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
   c.page.begin_step("input", target ? "Decoder input" : "Input X", "input");
   const bool scaled = c.model.config.scale_embeddings;
-  if (from_tokens && c.model.config.positional_encoding != PositionalEncoding::None)
+  const PositionalEncoding pe = c.model.config.positional_encoding;
+  if (from_tokens && pe == PositionalEncoding::RoPE)
+    c.page.formula(fmt::format("{} = {}   (no positions added: RoPE turns the queries and keys inside attention)",
+                               display_name(e.id), scaled ? "emb_scaled" : "emb"));
+  else if (from_tokens && pe != PositionalEncoding::None)
     c.page.formula(fmt::format("{} = {} + PE   (each token's embedding plus its position)", display_name(e.id),
                                scaled ? "emb_scaled" : "emb"));
   else if (from_tokens)
@@ -145,15 +144,32 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
   const bool cross = e.id.block == Block::CrossAttention;
   const bool self = !encoder && !cross;
   const bool causal = self || (encoder && c.model.config.causal);
-  const char* why = causal ? "causal_mask" : "padding_mask";
+  const std::size_t window = causal ? c.model.config.sliding_window : 0;
+  const char* why = window ? "sliding_window" : causal ? "causal_mask" : "padding_mask";
   c.page.leave_layer();
   if (cross)
     c.page.begin_step("mask", "Cross-attention mask (source padding)", why);
+  else if (self && !c.model.decoder_only())
+    c.page.begin_step("mask",
+                      window ? fmt::format("Decoder self-attention mask (causal, sliding window W = {})", window)
+                             : std::string("Decoder self-attention mask (causal)"),
+                      why);
   else if (self)
-    c.page.begin_step("mask", "Decoder self-attention mask (causal)", why);
+    c.page.begin_step(
+        "mask", window ? fmt::format("Causal mask (sliding window W = {})", window) : std::string("Causal mask"), why);
   else
-    c.page.begin_step("mask", c.model.config.causal ? "Causal mask" : "Padding mask for self-attention", why);
-  if (causal) c.page.formula("query i sees the keys j <= i   (nothing from the future)");
+    c.page.begin_step("mask",
+                      window                  ? fmt::format("Causal mask with a sliding window of W = {}", window)
+                      : c.model.config.causal ? std::string("Causal mask")
+                                              : std::string("Padding mask for self-attention"),
+                      why);
+  if (window)
+    c.page.formula(
+        fmt::format("query i sees the keys i-{} .. i   (the last W = {} positions, itself included; "
+                    "nothing from the future)",
+                    window - 1, window));
+  else if (causal)
+    c.page.formula("query i sees the keys j <= i   (nothing from the future)");
   if (t.rank() == 3 || cross) c.page.formula("padded keys (<PAD>) are hidden from every query");
   c.page.shapes(shape_with_axes(t));
   if (c.page.detailed()) {

@@ -13,20 +13,22 @@ namespace attn {
 namespace {
 
 // The sub-layer a residual connection goes around.
-const char* sublayer_of(const StepId& id) {
-  const bool decoder = id.stack == Stack::Decoder;
+const char* sublayer_of(const StepId& id, const Model& model) {
+  const bool decoder = id.stack == Stack::Decoder && !model.decoder_only();
   if (id.number == 1) return decoder ? "self-attention" : "attention";
   if (id.number == 2) return decoder ? "cross-attention" : "feed-forward";
   return "feed-forward";
 }
 
 std::string norm_title(const StepId& id, const Model& model) {
-  if (id.kind == StepKind::AddNorm) return "Norm (LayerNorm of the residual sum)";
+  const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
+  if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
   if (id.kind == StepKind::FinalNorm)
-    return id.stack == Stack::Decoder ? "Final LayerNorm of the decoder stack"
-           : is_decoder_only(model)   ? "Final LayerNorm of the decoder-only stack"
-                                      : "Final LayerNorm of the encoder stack";
-  return "LayerNorm before the sub-layer (pre-norm)";
+    return fmt::format("Final {} of the {} stack", norm,
+                       is_decoder_only(model)       ? "decoder-only"
+                       : id.stack == Stack::Decoder ? "decoder"
+                                                    : "encoder");
+  return fmt::format("{} before the sub-layer (pre-norm)", norm);
 }
 
 // Row `row` of batch item b of a (B?,S,N) tensor.
@@ -48,13 +50,22 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
       worked_projection_cell(x, W, bias, i, j, result + c.item(e.tensor, b),
                              display_name(input->id) + c.item(input->tensor, b), weight, bias_name, c.worked_options());
   if (e.id.kind == StepKind::FfnHidden) {
-    double z = bias.data.empty() ? 0.0 : bias.data[j];
-    double sum = 0;
-    for (std::size_t k = 0; k < W.shape[0]; ++k) sum += x.data[i * x.shape[1] + k] * W.data[k * W.shape[1] + j];
-    z = sum + z;
+    const auto dot = [&](const Tensor& M) {
+      double sum = 0;
+      for (std::size_t k = 0; k < M.shape[0]; ++k) sum += x.data[i * x.shape[1] + k] * M.data[k * M.shape[1] + j];
+      return sum;
+    };
+    const double z = dot(W) + (bias.data.empty() ? 0.0 : bias.data[j]);
     const std::string index = fmt::format("{}[{}][{}]", c.item(e.tensor, b), i, j);
-    text += worked_activation(z, c.model.config.activation == Activation::ReLU, "hidden" + index, "z" + index,
-                              c.worked_options());
+    const FeedForwardWeights* ffn = c.ffn_weights(e.id);
+    if (c.model.config.activation == Activation::SwiGLU && ffn) {
+      // the up projection's element too, then SiLU(a) · u
+      text += worked_projection_cell(x, ffn->W_3, Tensor(), i, j, "u" + c.item(e.tensor, b),
+                                     display_name(input->id) + c.item(input->tensor, b), "W_3", "", c.worked_options());
+      text += worked_swiglu(z, dot(ffn->W_3), "hidden" + index, "a" + index, "u" + index, c.worked_options());
+    } else {
+      text += worked_activation(z, c.model.config.activation, "hidden" + index, "z" + index, c.worked_options());
+    }
   }
   c.page.worked(text);
 }
@@ -64,7 +75,7 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
 void print_residual(const TraceEntry& e, PrintContext& c) {
   const std::string name = display_name(e.id);
   print_step_text(e, c,
-                  {"residual", fmt::format("Residual connection around the {}", sublayer_of(e.id)), "residual",
+                  {"residual", fmt::format("Residual connection around the {}", sublayer_of(e.id, c.model)), "residual",
                    fmt::format("{} = {} + {}   (the sub-layer's output added to its input)", name, c.operand_name(e, 0),
                                c.operand_name(e, 1)),
                    "+"});
@@ -79,20 +90,28 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  c.page.begin_step("norm", norm_title(e.id, c.model), "layer_norm",
+  const bool rms = c.model.config.norm == Norm::RMSNorm;
+  c.page.begin_step("norm", norm_title(e.id, c.model), rms ? "rms_norm" : "layer_norm",
                     e.id.kind == StepKind::FinalNorm ? "final_norm" : "norm");
-  c.page.formula(fmt::format("{} = LayerNorm({})   (each row x: (x - mean) / √(var + eps) · gamma + beta, eps = {})",
-                             display_name(e.id), c.operand_name(e, 0),
-                             plain_number(c.model.config.layer_norm_eps, 10)));
+  c.page.formula(
+      rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · gamma, eps = {})", display_name(e.id),
+                        c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10))
+          : fmt::format("{} = LayerNorm({})   (each row x: (x - mean) / √(var + eps) · gamma + beta, eps = {})",
+                        display_name(e.id), c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10)));
   c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
   const NormWeights* norm = c.norm_weights(e.id);
-  if (norm) c.page.weights({{"gamma", &norm->gamma}, {"beta", &norm->beta}});
+  if (norm && rms) c.page.weights({{"gamma", &norm->gamma}});
+  if (norm && !rms) c.page.weights({{"gamma", &norm->gamma}, {"beta", &norm->beta}});
   c.page.tensor(display_name(e.id), t);
   const TraceEntry* input = c.operand_entry(e, 0);
   if (!norm || !input) return;
   const std::size_t b = std::min(c.cell_batch(), batch_count(input->tensor) - 1), row = c.cell_row();
   const Tensor x = batch_item(input->tensor, b);
-  if (row < x.shape[0])
+  if (row < x.shape[0] && rms)
+    c.page.worked(worked_rms_norm_row(row_of(x, row), to_vector(norm->gamma.data), c.model.config.layer_norm_eps,
+                                      fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row),
+                                      c.worked_options()));
+  else if (row < x.shape[0])
     c.page.worked(worked_layer_norm_row(
         row_of(x, row), to_vector(norm->gamma.data), to_vector(norm->beta.data), c.model.config.layer_norm_eps,
         fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row), c.worked_options()));
@@ -106,17 +125,27 @@ void print_ffn_layer(const TraceEntry& e, PrintContext& c, bool first) {
   const Tensor* W = w ? (first ? &w->W_1 : &w->W_2) : nullptr;
   const Tensor* b = w ? (first ? &w->b_1 : &w->b_2) : nullptr;
   const std::string n = first ? "1" : "2", bias = b && !b->data.empty() ? " + b_" + n : "";
-  const bool relu = c.model.config.activation == Activation::ReLU;
-  c.page.begin_step("ffn", first ? "Feed-forward, first layer" : "Feed-forward, second layer", "feed_forward",
-                    first ? "ffn_hidden" : "ffn_output");
-  c.page.formula(first ? fmt::format("hidden = {0}(z), z = {1} · W_1{2}   ({0}(v) = {3})", relu ? "ReLU" : "GELU",
-                                     c.operand_name(e, 0), bias, relu ? "max(0, v)" : "v · Φ(v)")
-                       : fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias));
-  c.page.shapes(equation(e.operands, "@", e.tensor));
+  const Activation act = c.model.config.activation;
+  const bool swiglu = act == Activation::SwiGLU;
+  const char* name = act == Activation::ReLU ? "ReLU" : act == Activation::GELUTanh ? "GELU_tanh" : "GELU";
+  const char* definition = act == Activation::ReLU       ? "max(0, v)"
+                           : act == Activation::GELUTanh ? "0.5 · v · (1 + tanh(√(2/π) · (v + 0.044715 · v³)))"
+                                                         : "v · Φ(v)";
+  c.page.begin_step("ffn", first ? "Feed-forward, first layer" : "Feed-forward, second layer",
+                    swiglu ? "swiglu" : "feed_forward", first ? "ffn_hidden" : "ffn_output");
+  c.page.formula(!first   ? fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias)
+                 : swiglu ? fmt::format("hidden = SiLU(a) ⊙ u, a = {0} · W_1 (the gate), u = {0} · W_3 (the up "
+                                        "projection)   (SiLU(v) = v · σ(v) = v / (1 + e^-v))",
+                                        c.operand_name(e, 0))
+                          : fmt::format("hidden = {0}(z), z = {1} · W_1{2}   ({0}(v) = {3})", name,
+                                        c.operand_name(e, 0), bias, definition));
+  c.page.shapes(swiglu && first ? equation({e.operands[0], e.operands[1]}, "@", e.tensor) + " (and the same with W_3)"
+                                : equation(e.operands, "@", e.tensor));
   if (w) {
     c.page.weight("W_" + n, *W);
+    if (swiglu && first) c.page.weight("W_3", w->W_3);
     c.page.weight("b_" + n, *b);
-    work_ffn_cell(e, *W, *b, first ? "z" : "ffn", "W_" + n, "b_" + n, c);
+    work_ffn_cell(e, *W, *b, first ? (swiglu ? "a" : "z") : "ffn", "W_" + n, "b_" + n, c);
   }
   c.page.tensor(display_name(e.id), e.tensor);
 }
@@ -129,7 +158,7 @@ void print_ffn_output(const TraceEntry& e, PrintContext& c) { print_ffn_layer(e,
 
 void print_layer_output(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
-  const bool decoder_only = encoder && is_decoder_only(c.model);
+  const bool decoder_only = is_decoder_only(c.model);
   c.page.begin_step("layer_output",
                     fmt::format("{} layer output", decoder_only ? "Decoder-only"
                                                    : encoder    ? "Encoder"
@@ -138,7 +167,7 @@ void print_layer_output(const TraceEntry& e, PrintContext& c) {
                     : encoder    ? "encoder_stack"
                                  : "decoder_stack");
   // The last tensor of the layer: the last residual sum (pre-norm) or its norm (post-norm).
-  const int last = encoder ? 2 : 3;
+  const int last = encoder || decoder_only ? 2 : 3;
   const std::string last_name = fmt::format("{}{}", c.model.config.norm_first ? "residual" : "add_norm", last);
   c.page.formula(fmt::format("{} = {}   (the next layer's input)", display_name(e.id), last_name));
   c.page.shapes(shape_with_axes(e.tensor));

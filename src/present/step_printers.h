@@ -58,6 +58,14 @@ struct PrintContext {
   const FeedForwardWeights* ffn_weights(const StepId& id) const;
 };
 
+// The entries an attention block's scores and context read, which the variants change:
+// the queries (q_rope with RoPE, else q_heads), the keys before their transpose (k_repeat
+// with grouped-query attention, else k_rope with RoPE, else k_heads) and the values
+// (v_repeat, else v_heads). `id` is any entry of the block, forward or gradient.
+StepKind attending_queries(const PrintContext& c, const StepId& id);
+StepKind attended_keys(const PrintContext& c, const StepId& id);
+StepKind attended_values(const PrintContext& c, const StepId& id);
+
 // The one name a tensor goes by in the walkthrough: the label of its array, its stats line,
 // and every formula and worked line that uses it ("Q", "scores", "residual1",
 // "encoder.0.output").
@@ -87,6 +95,8 @@ void print_input(const TraceEntry& e, PrintContext& c);
 void print_mask(const TraceEntry& e, PrintContext& c);
 void print_projection(const TraceEntry& e, PrintContext& c);
 void print_split_heads(const TraceEntry& e, PrintContext& c);
+void print_rope(const TraceEntry& e, PrintContext& c);
+void print_repeat_kv(const TraceEntry& e, PrintContext& c);
 void print_transposed_keys(const TraceEntry& e, PrintContext& c);
 void print_scores(const TraceEntry& e, PrintContext& c);
 void print_scaled_scores(const TraceEntry& e, PrintContext& c);
@@ -112,6 +122,8 @@ void print_probabilities_backward(const TraceEntry& e, PrintContext& c);
 void print_logits_backward(const TraceEntry& e, PrintContext& c);
 void print_projection_backward(const TraceEntry& e, PrintContext& c);
 void print_split_heads_backward(const TraceEntry& e, PrintContext& c);
+void print_rope_backward(const TraceEntry& e, PrintContext& c);
+void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c);
 void print_transposed_keys_backward(const TraceEntry& e, PrintContext& c);
 void print_scores_backward(const TraceEntry& e, PrintContext& c);
 void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c);

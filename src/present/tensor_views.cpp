@@ -23,7 +23,9 @@ Tensor batch_item(const Tensor& t, std::size_t b) {
 
 Tensor head_matrix(const Tensor& t, std::size_t b, std::size_t h) {
   const Tensor item = batch_item(t, b);
-  return take_index(item, axis_of(item, "H"), h);
+  // the key/value heads of grouped-query attention are the "G" axis
+  const std::size_t heads = axis_of(item, "H") < item.rank() ? axis_of(item, "H") : axis_of(item, "G");
+  return take_index(item, heads, h);
 }
 
 std::string head_index(const Tensor& t, std::size_t b, std::size_t h) {

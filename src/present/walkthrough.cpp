@@ -14,6 +14,7 @@
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
 #include "present/terminal.h"
+#include "present/terminal_page.h"
 
 namespace attn {
 
@@ -32,6 +33,8 @@ const std::vector<StepKindDescription> kStepKinds = {
     {"k", "key projection K = X W_k"},
     {"v", "value projection V = X W_v"},
     {"split_heads", "(B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)"},
+    {"rope", "queries and keys rotated by position (RoPE)"},
+    {"repeat_kv", "G key/value heads repeated for H query heads"},
     {"transpose_k", "K transposed to (B,H,d,S)"},
     {"scores", "raw scores Q K^T"},
     {"scale", "scores / sqrt(d)"},
@@ -62,7 +65,8 @@ std::string stage_key(const StepId& id) {
   if (id.in_layer()) return layer_name(id);
   if (id.kind == StepKind::FinalNorm) return trace_name(id);
   if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities) return "output";
-  if (id.kind == StepKind::Mask) return id.stack == Stack::Decoder ? "target" : "source";
+  if (id.kind == StepKind::Mask)
+    return id.stack == Stack::Decoder && id.sequence == Sequence::Target ? "target" : "source";
   return id.sequence == Sequence::Target ? "target" : "source";
 }
 
@@ -92,9 +96,11 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
   if (key == "target") return "target" + sentence(Sequence::Target) + " -> tokens, embeddings -> Y; masks";
   if (key == "output") return "output head: logits, next-token probabilities";
   if (id.kind == StepKind::FinalNorm)
-    return id.stack == Stack::Decoder ? "final LayerNorm of the decoder stack"
-           : is_decoder_only(model)   ? "final LayerNorm of the decoder-only stack"
-                                      : "final LayerNorm of the encoder stack";
+    return fmt::format("final {} of the {} stack", model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm",
+                       is_decoder_only(model)       ? "decoder-only"
+                       : id.stack == Stack::Decoder ? "decoder"
+                                                    : "encoder");
+  if (model.decoder_only()) return fmt::format("decoder-only layer {}: masked self-attention, feed-forward", id.layer);
   if (id.stack == Stack::Decoder)
     return fmt::format("decoder layer {}: masked self-, cross-attention, feed-forward", id.layer);
   if (!model.encoder[static_cast<std::size_t>(id.layer)].full)
@@ -104,27 +110,20 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
                      id.layer, model.config.causal ? "masked " : "");
 }
 
-struct Stage {
-  std::string key, text;
-  int first = 0, last = 0;
-};
-
-// Prints entries in trace order into its page; finish() writes the map of the run, then the
-// steps.
+// Prints entries in trace order on its page, drawn by `renderer`; write() ends the page with
+// the map of the run.
 class Walkthrough {
  public:
-  Walkthrough(const Trace& trace, const Model& model, const WalkthroughOptions& options)
+  Walkthrough(const Trace& trace, const Model& model, const WalkthroughOptions& options, PageRenderer& renderer)
       : trace_(trace),
         model_(model),
         options_(options),
-        page_(body_, model, options),
-        context_{trace, model, options, page_} {
-    page_.set_step_listener([this](int step) { places_.push_back({step, static_cast<std::size_t>(body_.tellp())}); });
-  }
+        renderer_(renderer),
+        page_(renderer, model, options),
+        context_{trace, model, options, page_} {}
 
   // The number of the last step printed or passed over so far.
   int last_step() const { return page_.step(); }
-  const std::vector<StepPlace>& places() const { return places_; }
 
   void print(const TraceEntry& entry) {
     const StepPrinterInfo& printer = entry.id.gradient ? backward_printer_of(entry.id.kind) : printer_of(entry.id.kind);
@@ -135,49 +134,30 @@ class Walkthrough {
       if (w.id == entry.id) page_.note(w.message);
     if (page_.step() == before) return;
     const std::string key = stage_key(entry.id);
-    if (stages_.empty() || stages_.back().key != key)
-      stages_.push_back({key, stage_text(entry.id, trace_, model_), before + 1, page_.step()});
+    if (keys_.empty() || keys_.back() != key) {
+      keys_.push_back(key);
+      stages_.push_back({stage_text(entry.id, trace_, model_), before + 1, page_.step()});
+    }
     stages_.back().last = page_.step();
   }
 
-  // The map and the steps, to `out`; the places become offsets into what is written.
-  void write(std::ostream& out) {
+  // Ends the page: the map of the whole run, unless the learner picked steps already.
+  void write() {
     page_.flush_formula();
-    // The map of the whole run, unless the learner picked steps already.
     const StepFilter& f = options_.filter;
     const bool picked = !f.ranges.empty() || !f.kinds.empty() || f.layer;
-    const std::string map = options_.map && !options_.list_only && !picked ? map_text() : "";
-    for (auto& place : places_) place.offset += map.size();
-    out << map << body_.str();
+    renderer_.finish(options_.map && !options_.list_only && !picked ? stages_ : std::vector<MapStage>());
   }
 
  private:
-  std::string map_text() const {
-    if (stages_.empty()) return "";
-    std::vector<std::string> ranges;
-    std::size_t widest = 0;
-    for (const auto& stage : stages_) {
-      ranges.push_back(stage.first == stage.last ? std::to_string(stage.first)
-                                                 : fmt::format("{}-{}", stage.first, stage.last));
-      widest = std::max(widest, ranges.back().size());
-    }
-    std::string out =
-        wrapped("The steps of this run, by stage (--steps A-B shows some of them):", options_.array.line_width) + "\n";
-    for (std::size_t i = 0; i < stages_.size(); ++i) {
-      const std::string line = fmt::format("  {:<{}}  {}", ranges[i], widest, stages_[i].text);
-      out += wrapped(line, options_.array.line_width) + "\n";
-    }
-    return out;
-  }
-
   const Trace& trace_;
   const Model& model_;
   const WalkthroughOptions& options_;
-  std::ostringstream body_;
+  PageRenderer& renderer_;
   Page page_;
   PrintContext context_;
-  std::vector<Stage> stages_;
-  std::vector<StepPlace> places_;
+  std::vector<std::string> keys_;  // stage_key of each stage
+  std::vector<MapStage> stages_;
 };
 
 // An index given to --batch or --head that the entry's B or H axis does not have: an
@@ -290,27 +270,34 @@ void parse_layer_option(const std::string& text, StepFilter& filter) {
 void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options,
                        std::vector<StepPlace>* places) {
   for (const auto& e : trace.entries()) check_slice_options(e, options);
-  Walkthrough walkthrough(trace, model, options);
+  TerminalPage page(out, options);
+  Walkthrough walkthrough(trace, model, options, page);
   for (const auto& entry : trace.entries()) walkthrough.print(entry);
   check_step_numbers(options.filter, walkthrough.last_step());
-  walkthrough.write(out);
-  if (places) *places = walkthrough.places();
+  walkthrough.write();
+  if (places) *places = page.places();
 }
 
 struct StreamingWalkthrough::State {
-  State(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options)
-      : out(out), walkthrough(trace, model, options) {}
-  std::ostream& out;
-  Walkthrough walkthrough;
-  std::optional<StepId> pending;  // the entry printed when the next one arrives
-  std::optional<StepId> layer;    // the layer of the newest entry
-  std::size_t encoder_layers = 0;
+  State(const Trace& trace, const Model& model) : trace(trace), model(model) {}
+  const Trace& trace;
+  const Model& model;
+  std::unique_ptr<TerminalPage> terminal;                  // none when only other pages are drawn
+  std::vector<std::unique_ptr<Walkthrough>> walkthroughs;  // one per page, the terminal's first
+  std::optional<StepId> pending;                           // the entry printed when the next one arrives
+  std::optional<StepId> layer;                             // the layer of the newest entry
 };
 
 StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model,
                                            const WalkthroughOptions& options, bool forget)
-    : trace_(trace), options_(options), forget_(forget), state_(std::make_unique<State>(out, trace, model, options)) {
-  state_->encoder_layers = model.encoder.size();
+    : StreamingWalkthrough(trace, model, options, forget) {
+  state_->terminal = std::make_unique<TerminalPage>(out, options);
+  draw_also(*state_->terminal, options);
+}
+
+StreamingWalkthrough::StreamingWalkthrough(Trace& trace, const Model& model, const WalkthroughOptions& options,
+                                           bool forget)
+    : trace_(trace), options_(options), forget_(forget), state_(std::make_unique<State>(trace, model)) {
   // Every head has the model's H: a bad --head is refused before the first step prints.
   // (--batch is checked on the first entry, which has the B axis when there is one.)
   if (options.filter.head && *options.filter.head >= model.config.num_heads)
@@ -318,6 +305,10 @@ StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, cons
 }
 
 StreamingWalkthrough::~StreamingWalkthrough() = default;
+
+void StreamingWalkthrough::draw_also(PageRenderer& renderer, const WalkthroughOptions& options) {
+  state_->walkthroughs.push_back(std::make_unique<Walkthrough>(state_->trace, state_->model, options, renderer));
+}
 
 namespace {
 
@@ -342,7 +333,7 @@ void StreamingWalkthrough::add(const TraceEntry& entry) {
     // decoder's memory). Entries outside the layers (tokens, masks, input) stay. So the
     // trace holds about two layers, however deep the model.
     const std::optional<StepId> finished = state_->layer;
-    const int last_encoder_layer = static_cast<int>(state_->encoder_layers) - 1;
+    const int last_encoder_layer = static_cast<int>(state_->model.encoder.size()) - 1;
     trace_.forget_entries_if([&](const TraceEntry& e) {
       if (!e.id.in_layer() || same_layer(e.id, id)) return false;
       const bool kept_result = (finished && same_layer(e.id, *finished)) ||
@@ -356,17 +347,22 @@ void StreamingWalkthrough::add(const TraceEntry& entry) {
 
 void StreamingWalkthrough::finish(bool complete) {
   print_pending();
-  if (complete) check_step_numbers(options_.filter, state_->walkthrough.last_step());
-  state_->walkthrough.write(state_->out);
+  for (auto& walkthrough : state_->walkthroughs)
+    if (complete) check_step_numbers(options_.filter, walkthrough->last_step());
+  for (auto& walkthrough : state_->walkthroughs) walkthrough->write();
 }
 
-const std::vector<StepPlace>& StreamingWalkthrough::step_places() const { return state_->walkthrough.places(); }
+const std::vector<StepPlace>& StreamingWalkthrough::step_places() const {
+  static const std::vector<StepPlace> kNone;
+  return state_->terminal ? state_->terminal->places() : kNone;
+}
 
 void StreamingWalkthrough::print_pending() {
   if (!state_->pending) return;
   const TraceEntry* entry = trace_.find(*state_->pending);
   state_->pending.reset();
-  if (entry) state_->walkthrough.print(*entry);
+  if (!entry) return;
+  for (auto& walkthrough : state_->walkthroughs) walkthrough->print(*entry);
 }
 
 }  // namespace attn

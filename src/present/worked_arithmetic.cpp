@@ -428,6 +428,51 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
   return out;
 }
 
+std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
+                                std::string_view row_name, const WorkedOptions& options) {
+  if (x.empty() || gamma.size() != x.size())
+    throw InternalError(fmt::format("worked RMSNorm: a row of {} with {} gammas", x.size(), gamma.size()));
+  const int p = options.precision;
+  const std::size_t m = options.max_terms;
+  const double n = static_cast<double>(x.size());
+  std::vector<double> squares, normalized, output;
+  double square_total = 0;
+  for (double v : x) {
+    squares.push_back(v * v);
+    square_total += v * v;
+  }
+  const double mean_square = square_total / n;
+  const double denominator = std::sqrt(mean_square + eps);
+  for (double v : x) normalized.push_back(v / denominator);
+  for (std::size_t i = 0; i < x.size(); ++i) output.push_back(gamma[i] * normalized[i]);
+
+  const auto xs = format_number_group(x, p), qs = format_number_group(squares, p);
+  const auto ns = format_number_group(normalized, p);
+  const std::string ms_text = format_worked_number(mean_square, p),
+                    denominator_text = format_worked_number(denominator, p);
+  const std::size_t count = x.size();
+  std::string out = fmt::format("RMSNorm({}), {} = {}\n", row_name, row_name, bracketed(xs, m));
+  const std::size_t width = display_width("√(mean(x²) + eps)");
+  out += labelled("x²", width, bracketed(qs, m));
+  out += labelled("mean(x²)", width,
+                  fmt::format("({}) / {} = {} / {} = {}   (no mean subtracted)", sum_text(qs, m), count,
+                              format_worked_number(square_total, p), count, ms_text));
+  out += labelled("√(mean(x²) + eps)", width, fmt::format("√({} + {:g}) = {}", ms_text, eps, denominator_text));
+  out += labelled("x̂", width, fmt::format("x / {} = {}", denominator_text, bracketed(ns, m)));
+  bool identity = true;
+  for (std::size_t i = 0; i < count; ++i)
+    if (gamma[i] != 1) identity = false;
+  if (identity) {
+    out += labelled("γ·x̂", width, "x̂   (γ = 1; RMSNorm has no β)");
+  } else {
+    const auto gs = format_number_group(gamma, p);
+    std::vector<std::string> terms;
+    for (std::size_t i = 0; i < count; ++i) terms.push_back(factor(gs[i]) + "×" + factor(ns[i]));
+    out += labelled("γ·x̂", width, bracketed(terms, m) + " = " + bracketed(format_number_group(output, p), m));
+  }
+  return out;
+}
+
 double sinusoidal_positional_encoding(std::size_t position, std::size_t dimension, std::size_t d_model) {
   const std::size_t pair = dimension / 2;
   const double exponent = static_cast<double>(2 * pair) / static_cast<double>(d_model);

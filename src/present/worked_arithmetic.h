@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "attn/error.h"
+#include "attn/step_variants.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -101,11 +102,29 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
                                   const std::vector<double>& beta, double eps, std::string_view row_name = "x",
                                   const WorkedOptions& options = {});
 
+// One RoPE pair turned by hand: dimension i (< d/2) and i + d/2 of one position p, the
+// angle p · theta^(-2i/d), its cos and sin, and the two rotated numbers.
+struct RopeNames {
+  std::string result;  // "Q_rope[0][0][2]" (the row; [i] and [i + d/2] are appended)
+  std::string input;   // "Q_heads[0][0][2]"
+};
+std::string worked_rope_pair(double first, double second, std::size_t position, std::size_t pair, std::size_t d_head,
+                             double theta, const RopeNames& names, const WorkedOptions& options = {});
+
+// One RMSNorm row (model.norm "rmsnorm"): the mean of the squares, its root, x̂, γ·x̂.
+std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
+                                std::string_view row_name = "x", const WorkedOptions& options = {});
+
 // z (the sum before the activation) through ReLU or GELU:
 //   hidden[0][0] = ReLU(z[0][0]) = max(0, -0.41) = 0
 //   hidden[0][0] = GELU(z[0][0]) = z · Φ(z) = 0.5 × (1 + erf(0.5 / √2)) × 0.5 = ...
-std::string worked_activation(double z, bool relu, std::string_view result_name, std::string_view input_name,
-                              const WorkedOptions& options = {});
+//   hidden[0][0] = GELU_tanh(z[0][0]) = 0.5 · z · (1 + tanh(√(2/π) · (z + 0.044715 · z³))) = ...
+std::string worked_activation(double z, Activation activation, std::string_view result_name,
+                              std::string_view input_name, const WorkedOptions& options = {});
+// SwiGLU's hidden element from its gate a = (x·W_1)[i][j] and up u = (x·W_3)[i][j]:
+//   hidden[0][0] = SiLU(a) · u = a / (1 + e^-a) · u = 0.5 / (1 + e^-0.5) × 2 = ...
+std::string worked_swiglu(double gate, double up, std::string_view result_name, std::string_view gate_name,
+                          std::string_view up_name, const WorkedOptions& options = {});
 
 // An element-wise sum of two rows: the residual connection.
 //   residual1[0] = X[0] + attn_out[0]

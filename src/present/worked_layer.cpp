@@ -20,12 +20,21 @@ std::string bracketed(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::string worked_activation(double z, bool relu, std::string_view result_name, std::string_view input_name,
-                              const WorkedOptions& options) {
+std::string worked_activation(double z, Activation activation, std::string_view result_name,
+                              std::string_view input_name, const WorkedOptions& options) {
   const int p = options.precision;
   const std::string zt = format_worked_number(z, p);
   const std::string factor = z < 0 ? "(" + zt + ")" : zt;
-  if (relu)
+  if (activation == Activation::GELUTanh) {
+    // 0.5 z (1 + tanh(√(2/π) (z + 0.044715 z³))), computed as the step does.
+    const double inner = std::sqrt(2.0 / 3.14159265358979323846) * (z + 0.044715 * z * z * z);
+    return fmt::format(
+        "{} = GELU_tanh({}) = 0.5 · z · (1 + tanh(√(2/π) · (z + 0.044715 · z³)))\n{}= 0.5 × {} × (1 + "
+        "tanh({})) = {}\n",
+        result_name, input_name, std::string(display_width(result_name) + 1, ' '), factor,
+        format_worked_number(inner, p), format_worked_number(0.5 * z * (1.0 + std::tanh(inner)), p));
+  }
+  if (activation == Activation::ReLU)
     return fmt::format("{} = ReLU({}) = max(0, {}) = {}\n", result_name, input_name, zt,
                        format_worked_number(std::max(0.0, z), p));
   // GELU(z) = z · Φ(z), Φ(z) = (1 + erf(z / √2)) / 2, computed as the step does.
@@ -33,6 +42,37 @@ std::string worked_activation(double z, bool relu, std::string_view result_name,
   return fmt::format("{} = GELU({}) = z · Φ(z) = {} × (1 + erf({} / √2)) / 2 = {} × {} = {}\n", result_name, input_name,
                      factor, factor, factor, format_worked_number(phi, p),
                      format_worked_number(0.5 * z * (1.0 + std::erf(z / std::sqrt(2.0))), p));
+}
+
+std::string worked_swiglu(double gate, double up, std::string_view result_name, std::string_view gate_name,
+                          std::string_view up_name, const WorkedOptions& options) {
+  const int p = options.precision;
+  const auto paren = [](const std::string& t) { return !t.empty() && t[0] == '-' ? "(" + t + ")" : t; };
+  const std::string a = paren(format_worked_number(gate, p)), u = paren(format_worked_number(up, p));
+  const double silu = gate / (1.0 + std::exp(-gate));
+  return fmt::format("{} = SiLU({}) · {} = a / (1 + e^-a) · u = {} / (1 + e^-{}) × {} = {} × {} = {}\n", result_name,
+                     gate_name, up_name, a, a, u, format_worked_number(silu, p), u, format_worked_number(silu * up, p));
+}
+
+std::string worked_rope_pair(double first, double second, std::size_t position, std::size_t pair, std::size_t d_head,
+                             double theta, const RopeNames& names, const WorkedOptions& options) {
+  const int p = options.precision;
+  const std::size_t other = pair + d_head / 2;
+  const auto paren = [](const std::string& t) { return !t.empty() && t[0] == '-' ? "(" + t + ")" : t; };
+  const double inv_freq = 1.0 / std::pow(theta, static_cast<double>(2 * pair) / static_cast<double>(d_head));
+  const double angle = static_cast<double>(position) * inv_freq;
+  const double c = std::cos(angle), s = std::sin(angle);
+  const std::string a = paren(format_worked_number(first, p)), b = paren(format_worked_number(second, p));
+  const std::string ct = paren(format_worked_number(c, p)), st = paren(format_worked_number(s, p));
+  std::string out = fmt::format("position {}, pair ({}, {}): angle = {} × {:g}^(-{}/{}) = {} × {} = {}\n", position,
+                                pair, other, position, theta, 2 * pair, d_head, position,
+                                format_worked_number(inv_freq, p), format_worked_number(angle, p));
+  out += fmt::format("cos = {}, sin = {}\n", format_worked_number(c, p), format_worked_number(s, p));
+  out += fmt::format("{}[{}] = {}[{}]·cos - {}[{}]·sin = {}×{} - {}×{} = {}\n", names.result, pair, names.input, pair,
+                     names.input, other, a, ct, b, st, format_worked_number(first * c - second * s, p));
+  out += fmt::format("{}[{}] = {}[{}]·cos + {}[{}]·sin = {}×{} + {}×{} = {}\n", names.result, other, names.input, other,
+                     names.input, pair, b, ct, a, st, format_worked_number(second * c + first * s, p));
+  return out;
 }
 
 std::string worked_sum_row(const std::vector<double>& left, const std::vector<double>& right,

@@ -89,6 +89,36 @@ Tensor split_heads_backward(const Tensor& dheads) {
   return merge_heads(dheads);
 }
 
+Tensor repeat_kv_heads(const Tensor& kv, std::size_t num_heads) {
+  // kv is (B,G,T,d) -> (B,H,T,d), head h = kv head h / (H/G)
+  require(kv.rank() == 4 && kv.shape[1] > 0 && num_heads % kv.shape[1] == 0,
+          "repeat_kv_heads: kv must be (B,G,T,d) with G dividing H");
+  const std::size_t B = kv.shape[0], G = kv.shape[1], block = kv.shape[2] * kv.shape[3], r = num_heads / G;
+  Tensor out =
+      Tensor::uninitialized({B, num_heads, kv.shape[2], kv.shape[3]}, {kv.axes[0], "H", kv.axes[2], kv.axes[3]});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < num_heads; ++h)
+      std::copy_n(kv.data.data() + (b * G + h / r) * block, block, out.data.data() + (b * num_heads + h) * block);
+  return out;
+}
+
+Tensor repeat_kv_heads_backward(const Tensor& drepeated, std::size_t num_kv_heads) {
+  // drepeated is (B,H,T,d) -> (B,G,T,d), the r copies of each kv head summed in head order
+  require(drepeated.rank() == 4 && num_kv_heads > 0 && drepeated.shape[1] % num_kv_heads == 0,
+          "repeat_kv_heads_backward: drepeated must be (B,H,T,d) with G dividing H");
+  const std::size_t B = drepeated.shape[0], H = drepeated.shape[1], block = drepeated.shape[2] * drepeated.shape[3];
+  const std::size_t r = H / num_kv_heads;
+  Tensor out({B, num_kv_heads, drepeated.shape[2], drepeated.shape[3]},
+             {drepeated.axes[0], "G", drepeated.axes[2], drepeated.axes[3]});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h) {
+      const double* from = drepeated.data.data() + (b * H + h) * block;
+      double* to = out.data.data() + (b * num_kv_heads + h / r) * block;
+      for (std::size_t i = 0; i < block; ++i) to[i] += from[i];
+    }
+  return out;
+}
+
 Tensor transpose_keys(const Tensor& k) {
   // k is (B,H,T,d) -> (B,H,d,T)
   require(k.rank() == 4, "transpose_keys: k must be (B,H,T,d)");

@@ -24,6 +24,14 @@ Tensor split_heads(const Tensor& x, std::size_t num_heads);
 // which is merge_heads.
 Tensor split_heads_backward(const Tensor& dheads);
 
+// Grouped-query attention: kv is (B,G,T,d), G key/value heads -> (B,H,T,d), H = G · r query
+// heads, head h a copy of kv head h / r (r = H / G consecutive query heads share one; G = 1
+// is multi-query attention). Nothing is computed: the same keys read by r heads.
+Tensor repeat_kv_heads(const Tensor& kv, std::size_t num_heads);
+// drepeated is (B,H,T,d) -> dkv (B,G,T,d): each kv head gets the sum of its r copies'
+// gradients (a tensor read r times gets r gradients).
+Tensor repeat_kv_heads_backward(const Tensor& drepeated, std::size_t num_kv_heads);
+
 // k is (B,H,T,d) -> k_t is (B,H,d,T): the last two axes swapped.
 Tensor transpose_keys(const Tensor& k);
 // dk_t is (B,H,d,T) -> dk (B,H,T,d): transposed back.

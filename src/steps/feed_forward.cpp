@@ -7,17 +7,47 @@
 
 namespace attn {
 
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kGeluTanhCubic = 0.044715;
+}  // namespace
+
 double activate(double x, Activation activation) {
   // x -> act(x)
-  if (activation == Activation::ReLU) return x > 0 ? x : 0.0;
+  switch (activation) {
+    case Activation::ReLU:
+      return x > 0 ? x : 0.0;
+    case Activation::GELUTanh: {
+      // PyTorch's gelu(approximate="tanh"): 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))
+      const double inner = std::sqrt(2.0 / kPi) * (x + kGeluTanhCubic * x * x * x);
+      return 0.5 * x * (1.0 + std::tanh(inner));
+    }
+    case Activation::SwiGLU:
+      return x / (1.0 + std::exp(-x));  // SiLU, x · sigmoid(x), as F.silu
+    case Activation::GELU:
+      break;
+  }
   return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
 }
 
 double activate_derivative(double x, Activation activation) {
   // x -> act'(x)
-  if (activation == Activation::ReLU) return x > 0 ? 1.0 : 0.0;
-  const double pi = 3.14159265358979323846;
-  return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) + x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * pi);
+  switch (activation) {
+    case Activation::ReLU:
+      return x > 0 ? 1.0 : 0.0;
+    case Activation::GELUTanh: {
+      const double k = std::sqrt(2.0 / kPi);
+      const double t = std::tanh(k * (x + kGeluTanhCubic * x * x * x));
+      return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * kGeluTanhCubic * x * x);
+    }
+    case Activation::SwiGLU: {
+      const double s = 1.0 / (1.0 + std::exp(-x));
+      return s * (1.0 + x * (1.0 - s));
+    }
+    case Activation::GELU:
+      break;
+  }
+  return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) + x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * kPi);
 }
 
 Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1, Activation activation) {
@@ -35,6 +65,39 @@ Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1
     });
   }
   return hidden;
+}
+
+Tensor swiglu_hidden(const Tensor& x, const Tensor& W_1, const Tensor& W_3) {
+  // x is (B,S,N), W_1 and W_3 are (N,F) -> (B,S,F)
+  Tensor hidden = linear_projection(x, W_1, Tensor(), "F");  // the gate a, then silu(a) ⊙ u
+  const Tensor up = linear_projection(x, W_3, Tensor(), "F");
+  double* h = hidden.data.data();
+  const double* u = up.data.data();
+  for_each_range(hidden.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) h[i] = activate(h[i], Activation::SwiGLU) * u[i];
+  });
+  return hidden;
+}
+
+SwigluGradients swiglu_hidden_backward(const Tensor& x, const Tensor& W_1, const Tensor& W_3, const Tensor& dhidden) {
+  // x is (B,S,N), W_1 and W_3 are (N,F), dhidden is (B,S,F) -> dx (B,S,N), dW_1 and dW_3 (N,F)
+  Tensor dgate = linear_projection(x, W_1, Tensor(), "F");  // a, then dL/da in place
+  Tensor dup = linear_projection(x, W_3, Tensor(), "F");    // u, then dL/du in place
+  double* a = dgate.data.data();
+  double* u = dup.data.data();
+  const double* dh = dhidden.data.data();
+  for_each_range(dgate.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double gate = a[i], up = u[i];
+      a[i] = dh[i] * up * activate_derivative(gate, Activation::SwiGLU);
+      u[i] = dh[i] * activate(gate, Activation::SwiGLU);
+    }
+  });
+  ProjectionGradients g1 = linear_projection_backward(x, W_1, false, dgate);
+  ProjectionGradients g3 = linear_projection_backward(x, W_3, false, dup);
+  double* dx = g1.dx.data.data();
+  for (std::size_t i = 0; i < g1.dx.size(); ++i) dx[i] += g3.dx.data[i];
+  return {std::move(g1.dx), std::move(g1.dW), std::move(g3.dW)};
 }
 
 Tensor feed_forward_output(const Tensor& hidden, const Tensor& W_2, const Tensor& b_2) {

@@ -61,4 +61,51 @@ LayerNormGradients layer_norm_backward(const Tensor& x, const Tensor& gamma, dou
   return g;
 }
 
+Tensor rms_norm(const Tensor& x, const Tensor& gamma, double eps) {
+  // x is (B,S,N), gamma is (N,) -> (B,S,N), each row divided by its root mean square
+  const std::size_t N = x.shape.back();
+  require(gamma.size() == N, "rms_norm: gamma must be (N,)");
+  Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
+  const std::size_t rows = N == 0 ? 0 : x.size() / N;
+  const double* g = gamma.data.data();
+  // mean(x²) as NumPy's (x**2).mean(-1) (pairwise sums; the output row holds the squares
+  // meanwhile), then x * rsqrt(ms + eps) * gamma.
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* row = x.data.data() + r * N;
+    double* y = out.data.data() + r * N;
+    for (std::size_t j = 0; j < N; ++j) y[j] = row[j] * row[j];
+    const double mean_square = pairwise_sum(y, N) / static_cast<double>(N);
+    const double inv_rms = 1.0 / std::sqrt(mean_square + eps);
+    for (std::size_t j = 0; j < N; ++j) y[j] = row[j] * inv_rms * g[j];
+  }
+  return out;
+}
+
+RmsNormGradients rms_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy) {
+  // x is (B,S,N), gamma is (N,), dy is (B,S,N) -> dx (B,S,N), dgamma (N,)
+  const std::size_t N = x.shape.back();
+  require(gamma.size() == N && dy.shape == x.shape, "rms_norm_backward: x and dy (B,S,N), gamma (N,)");
+  RmsNormGradients g{Tensor::uninitialized(x.shape, x.axes), Tensor({N}, {"N"})};
+  const std::size_t rows = N == 0 ? 0 : x.size() / N;
+  std::vector<double> x_hat(N), g_dy(N);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* row = x.data.data() + r * N;
+    const double* d = dy.data.data() + r * N;
+    double* dx = g.dx.data.data() + r * N;
+    // The forward's r, to the last bit (rms_norm above).
+    for (std::size_t j = 0; j < N; ++j) x_hat[j] = row[j] * row[j];
+    const double inv_rms = 1.0 / std::sqrt(pairwise_sum(x_hat.data(), N) / static_cast<double>(N) + eps);
+    double sum_g_x_hat = 0.0;
+    for (std::size_t j = 0; j < N; ++j) {
+      x_hat[j] = row[j] * inv_rms;
+      g_dy[j] = d[j] * gamma.data[j];
+      sum_g_x_hat += g_dy[j] * x_hat[j];
+      g.dgamma.data[j] += d[j] * x_hat[j];
+    }
+    const double mean_g_x_hat = sum_g_x_hat / static_cast<double>(N);
+    for (std::size_t j = 0; j < N; ++j) dx[j] = (g_dy[j] - x_hat[j] * mean_g_x_hat) * inv_rms;
+  }
+  return g;
+}
+
 }  // namespace attn

@@ -24,6 +24,22 @@ struct LayerNormGradients {
 // (the mean and the variance depend on every element of the row, hence the two means).
 LayerNormGradients layer_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy);
 
+// x is (B,S,N), gamma is (N,) -> (B,S,N). Root-mean-square normalization (Llama's RMSNorm):
+// x / sqrt(mean(x²) + eps) · gamma. No mean is subtracted and there is no beta.
+Tensor rms_norm(const Tensor& x, const Tensor& gamma, double eps);
+
+// The gradients of y = rms_norm(x, gamma, eps), given dy.
+struct RmsNormGradients {
+  Tensor dx;      // (B,S,N)
+  Tensor dgamma;  // (N,) = Σ over positions of dy ⊙ x̂
+};
+// x and dy are (B,S,N), gamma is (N,) -> the gradients. Per row, with r = 1 / sqrt(mean(x²) +
+// eps), x̂ = x · r and g = dy ⊙ gamma:
+//   dx = r · (g - x̂ · mean(g ⊙ x̂))
+// (r depends on every element of the row, hence the one mean; no mean(g): nothing was
+// subtracted).
+RmsNormGradients rms_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy);
+
 }  // namespace attn
 
 #endif  // ATTN_STEPS_LAYER_NORM_H_

@@ -23,9 +23,22 @@ Tensor causal_mask(std::size_t query_len, std::size_t key_len) {
   return mask;
 }
 
-Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding) {
+Tensor sliding_window_mask(std::size_t query_len, std::size_t key_len, std::size_t window) {
+  // query_len S, key_len T, window W -> (S,T): row i may see keys i-W+1 .. i
+  require(window > 0, "sliding_window_mask: the window must be at least 1");
+  Tensor mask = causal_mask(query_len, key_len);
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = window; i < query_len; ++i)
+    for (std::size_t j = 0; j + window <= i && j < key_len; ++j) mask.data[i * key_len + j] = neg_inf;
+  return mask;
+}
+
+Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding,
+                      std::size_t window) {
   // query_len S, key_len T, key_padding (B,T) or null -> (S,T), or (B,S,T) with key_padding
-  Tensor base = causal ? causal_mask(query_len, key_len) : Tensor({query_len, key_len}, {"S", "S"});
+  Tensor base = causal && window ? sliding_window_mask(query_len, key_len, window)
+                : causal         ? causal_mask(query_len, key_len)
+                                 : Tensor({query_len, key_len}, {"S", "S"});
   if (!key_padding) return base;
   require(key_padding->rank() == 2 && key_padding->shape[1] == key_len, "attention_mask: key padding must be (B,T)");
   const std::size_t B = key_padding->shape[0];

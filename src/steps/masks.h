@@ -16,10 +16,18 @@ Tensor padding_mask(const Tensor& ids, std::size_t pad_id);
 // above the diagonal.
 Tensor causal_mask(std::size_t query_len, std::size_t key_len);
 
+// query_len S, key_len T, window W -> (S,T) additive: the causal mask plus -inf for the keys
+// more than W-1 back, so that query i sees keys i-W+1 .. i only (Mistral's sliding window).
+// It is a constant: no gradient goes through it (apply_mask_backward passes dL/dscores
+// where it is 0).
+Tensor sliding_window_mask(std::size_t query_len, std::size_t key_len, std::size_t window);
+
 // The additive mask for one attention block: (S,T) when only causal, or (B,S,T) when
 // key_padding (B,T, 1 = padded key) is given; -inf where query i must not see key j
-// (j > i when causal; padded keys always).
-Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding);
+// (j > i when causal, also j <= i - window with a sliding window; padded keys always).
+// A window (> 0) applies to a causal mask only.
+Tensor attention_mask(std::size_t query_len, std::size_t key_len, bool causal, const Tensor* key_padding,
+                      std::size_t window = 0);
 
 }  // namespace attn
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/require.h"
 
@@ -57,6 +58,54 @@ Tensor add_positions_backward(const Tensor& dy) {
   for (std::size_t b = 0; b < dy.shape[0]; ++b)
     for (std::size_t i = 0; i < block; ++i) out.data[i] += dy.data[b * block + i];
   return out;
+}
+
+double rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, double theta) {
+  // p · theta^(-2i/d), written as Llama's p * (1 / theta ** (2i / d))
+  const double inv_freq = 1.0 / std::pow(theta, static_cast<double>(2 * pair) / static_cast<double>(d_head));
+  return static_cast<double>(position) * inv_freq;
+}
+
+namespace {
+
+// Turns every (i, i + d/2) pair of x by sign · its angle: +1 forward, -1 backward.
+Tensor rope_turn(const Tensor& x, double theta, double sign) {
+  // x is (B,H,S,d) -> (B,H,S,d)
+  require(x.rank() == 4 && x.shape[3] % 2 == 0, "rope_rotate: x must be (B,H,S,d) with d even");
+  const std::size_t S = x.shape[2], d = x.shape[3], half = d / 2;
+  // cos and sin of every (position, pair), computed once
+  std::vector<double> cos_table(S * half), sin_table(S * half);
+  for (std::size_t s = 0; s < S; ++s)
+    for (std::size_t i = 0; i < half; ++i) {
+      const double angle = rope_angle(s, i, d, theta);
+      cos_table[s * half + i] = std::cos(angle);
+      sin_table[s * half + i] = sign * std::sin(angle);
+    }
+  Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
+  const std::size_t rows = x.size() / d;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t s = r % S;
+    const double* in = x.data.data() + r * d;
+    double* y = out.data.data() + r * d;
+    for (std::size_t i = 0; i < half; ++i) {
+      const double c = cos_table[s * half + i], sn = sin_table[s * half + i];
+      y[i] = in[i] * c - in[i + half] * sn;
+      y[i + half] = in[i + half] * c + in[i] * sn;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor rope_rotate(const Tensor& x, double theta) {
+  // x is (B,H,S,d) -> (B,H,S,d)
+  return rope_turn(x, theta, 1.0);
+}
+
+Tensor rope_rotate_backward(const Tensor& dy, double theta) {
+  // dy is (B,H,S,d) -> dx (B,H,S,d)
+  return rope_turn(dy, theta, -1.0);
 }
 
 }  // namespace attn

@@ -26,6 +26,20 @@ Tensor add_positions(const Tensor& x, const Tensor& positions);
 // the same rows. (dx = dy: an addition passes the gradient on unchanged.)
 Tensor add_positions_backward(const Tensor& dy);
 
+// Rotary position embedding (RoPE, Su et al. 2021), Llama's rotate-half convention: in each
+// head's d numbers, dimension i (< d/2) pairs with i + d/2, and the pair of position p is
+// turned by the angle p · theta^(-2i/d):
+//   y[i]       = x[i] cos - x[i + d/2] sin
+//   y[i + d/2] = x[i + d/2] cos + x[i] sin
+// The angle of pair i at position p, as rope_rotate computes it.
+double rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, double theta);
+// x is (B,H,S,d) (queries or keys after the head split; d even) -> (B,H,S,d), position s of
+// every head and batch item rotated by its angles.
+Tensor rope_rotate(const Tensor& x, double theta);
+// dy is (B,H,S,d) -> dx (B,H,S,d): a rotation's gradient is the rotation back (by -angle):
+//   dx[i] = dy[i] cos + dy[i + d/2] sin,  dx[i + d/2] = dy[i + d/2] cos - dy[i] sin.
+Tensor rope_rotate_backward(const Tensor& dy, double theta);
+
 }  // namespace attn
 
 #endif  // ATTN_STEPS_POSITIONAL_ENCODING_H_

@@ -67,6 +67,62 @@ const char* kPaddingFullyMasked = R"({
   "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn", "b_o": "randn"}}]
 })";
 
+// RMSNorm everywhere (no beta), pre-norm, a final norm, a causal stack with an output head.
+const char* kRmsNorm = R"({
+  "model": {"d_model": 4, "num_heads": 2, "d_ff": 5, "seed": 5, "norm": "rmsnorm", "norm_first": true,
+            "causal": true, "num_layers": 2, "layer_norm_eps": 1e-6},
+  "vocab": ["<PAD>", "<UNK>", "<BOS>", "a", "b", "c"], "embedding": "randn",
+  "input": {"text": "a b c b", "labels": "b c b a"},
+  "encoder": {"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"},
+              "norm1": {"gamma": "randn"}, "ffn": {"W_1": "randn", "W_2": "randn"}, "norm2": {"gamma": "randn"}},
+  "encoder_norm": {"gamma": "randn"},
+  "output": "tied"
+})";
+
+// GPT-2's tanh GELU in one layer, Llama's SwiGLU (W_3) in a post-norm stack of two.
+const char* kGeluTanh = R"({
+  "model": {"d_model": 4, "num_heads": 2, "d_ff": 6, "seed": 6, "activation": "gelu_tanh", "norm_first": true},
+  "input": {"X": {"randn": [2, 3, 4]}, "output_grad": "randn"},
+  "encoder": {"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"},
+              "ffn": {"W_1": "randn", "b_1": "randn", "W_2": "randn", "b_2": "randn"}}
+})";
+const char* kSwiglu = R"({
+  "model": {"d_model": 4, "num_heads": 2, "d_ff": 6, "seed": 7, "activation": "swiglu", "num_layers": 2},
+  "input": {"X": {"randn": [2, 3, 4]}, "output_grad": "randn"},
+  "encoder": "randn"
+})";
+
+// RoPE in an encoder-decoder: both self-attentions turn their queries and keys (not the
+// cross-attention); the tokens carry no added positions.
+const char* kRope = R"({
+  "model": {"d_model": 4, "num_heads": 2, "d_ff": 5, "seed": 8, "positional_encoding": "rope", "rope_theta": 50,
+            "causal": true},
+  "vocab": ["<PAD>", "<UNK>", "<BOS>", "a", "b", "c"], "embedding": "randn",
+  "input": {"tokens": [["a", "b", "c"], ["b", "a", "a"]], "target_tokens": [["<BOS>", "a"], ["<BOS>", "c"]],
+            "labels": [["a", "b"], ["c", "a"]]},
+  "encoder": "randn", "decoder": "randn", "output": {"W": "randn"}
+})";
+
+// Grouped-query attention (4 query heads, 2 key/value heads, biases on the keys and values)
+// with a sliding window of 2 in a causal stack; and the Llama-style block, every variant at
+// once: RMSNorm, RoPE, multi-query attention, SwiGLU, a window, a final norm, a tied head.
+const char* kGroupedWindow = R"({
+  "model": {"d_model": 8, "num_heads": 4, "num_kv_heads": 2, "d_ff": 5, "seed": 9, "causal": true,
+            "sliding_window": 2, "norm_first": true},
+  "input": {"X": {"randn": [2, 4, 8]}, "output_grad": "randn"},
+  "encoder": {"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn",
+                            "b_k": "randn", "b_v": "randn"},
+              "ffn": {"W_1": "randn", "W_2": "randn"}}
+})";
+const char* kLlama = R"({
+  "model": {"d_model": 4, "num_heads": 2, "num_kv_heads": 1, "d_ff": 6, "seed": 10, "causal": true,
+            "sliding_window": 2, "norm": "rmsnorm", "norm_first": true, "activation": "swiglu",
+            "positional_encoding": "rope", "num_layers": 2},
+  "vocab": ["<PAD>", "<UNK>", "<BOS>", "a", "b", "c"], "embedding": "randn",
+  "input": {"tokens": [["<BOS>", "a", "b", "c"], ["<BOS>", "c", "a", "a"]], "labels": [["a", "b", "c", "a"], ["c", "a", "a", "b"]]},
+  "encoder": "randn", "encoder_norm": {"gamma": "randn"}, "output": "tied"
+})";
+
 double loss_of(attn::Model& model) {
   attn::fuse_head_weights(model);
   attn::Trace trace(!model.batched);
@@ -146,4 +202,25 @@ TEST_CASE("central differences: attention only, per-head weights, d_head 3, outp
 
 TEST_CASE("central differences: padding with a fully masked row", "[backward][central]") {
   check_every_weight(kPaddingFullyMasked, "padding_fully_masked");
+}
+
+TEST_CASE("central differences: RMSNorm, pre-norm, a final norm, causal, tied head", "[backward][central]") {
+  check_every_weight(kRmsNorm, "rms_norm");
+}
+
+TEST_CASE("central differences: gelu_tanh, and SwiGLU's gate and up projections", "[backward][central]") {
+  check_every_weight(kGeluTanh, "gelu_tanh");
+  check_every_weight(kSwiglu, "swiglu");
+}
+
+TEST_CASE("central differences: RoPE in both self-attentions of an encoder-decoder", "[backward][central]") {
+  check_every_weight(kRope, "rope");
+}
+
+TEST_CASE("central differences: grouped-query attention with a sliding window", "[backward][central]") {
+  check_every_weight(kGroupedWindow, "grouped_window");
+}
+
+TEST_CASE("central differences: a Llama-style stack, every variant at once", "[backward][central]") {
+  check_every_weight(kLlama, "llama");
 }

@@ -111,7 +111,8 @@ TEST_CASE("the loss and every gradient agree with PyTorch's autograd to 1e-10", 
         const double relative = scale > 0 ? worst / scale : worst;
         INFO(fmt::format("worst flat index {}: attn {:.17g}, torch {:.17g}, error scale {:.3g}", worst_index,
                          actual.data[worst_index], expected_value(data[worst_index]), scale));
-        CHECK(worst <= kTolerance * scale);
+        // The decoder-only (GPT-2 style) cases, issue 15's, are held to 1e-12.
+        CHECK(worst <= (name.rfind("gpt_", 0) == 0 ? 1e-12 : kTolerance) * scale);
         if (relative > worst_case) worst_case = relative, worst_tensor = expected_names[k];
       }
       // The figures, for a report: ATTN_TEST_REPORT=1 build/tests/attn_tests "[torch][backward]"

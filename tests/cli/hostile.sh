@@ -187,6 +187,34 @@ case $case_name in
     expect_status 2
     expect_stderr "m.json: vocab[1]: expected a printable token, found the control character U+001B at byte 1"
     ;;
+  closed_stdout_with_html)
+    # As with the dump: the walkthrough cannot be written, so the lesson is not committed.
+    "$ATTN" explain --html lesson.html >&- 2>err
+    status=$?
+    expect_status 1
+    expect_stderr "attn: cannot write to standard output: Bad file descriptor"
+    expect_files ""
+    ;;
+  html_numeric_error)
+    # A run that overflows shows its steps up to the overflow on the terminal, and leaves no
+    # lesson: the file is written whole or not at all.
+    "$ATTN" explain -c "$1" --html lesson.html >out 2>err
+    status=$?
+    expect_status 2
+    one_line_stderr
+    grep -q "Step 8: Transpose K" out || fail "the steps before the overflow are not shown"
+    expect_files ""
+    ;;
+  html_quiet)
+    # --quiet --html: nothing on the terminal, the lesson in the file.
+    "$ATTN" explain --quiet --html lesson.html "I love AI" >out 2>err
+    status=$?
+    expect_status 0
+    [ ! -s out ] && [ ! -s err ] || fail "printed: $(cat out err)"
+    grep -q '<h4 class="step-title">Step 67: Softmax over the vocabulary</h4>' lesson.html || fail "no last step"
+    [ "$(grep -c '<svg class="heatmap"' lesson.html)" = 6 ] || fail "not 6 heatmaps"
+    expect_files "lesson.html "
+    ;;
   *)
     fail "no such case"
     ;;

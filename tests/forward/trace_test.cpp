@@ -119,5 +119,13 @@ TEST_CASE("the layer and step options read trace names back", "[trace][names]") 
   CHECK(attn::step_kind_of_suffix("scaled_scores") == attn::StepKind::ScaledScores);
   CHECK(attn::step_kind_of_suffix("weights") == attn::StepKind::AttentionWeights);
   CHECK(attn::step_kind_of_suffix("output.logits") == attn::StepKind::Logits);
+  CHECK(attn::step_kind_of_suffix("q_rope") == attn::StepKind::RotatedQueries);
+  CHECK(attn::step_kind_of_suffix("v_repeat") == attn::StepKind::RepeatedValues);
+  const attn::StepId k_rope{attn::StepKind::RotatedKeys, attn::Sequence::Source, attn::Stack::Encoder, 1,
+                            attn::Block::SelfAttention};
+  CHECK(attn::trace_name(k_rope) == "encoder.1.attention.k_rope");
+  const attn::StepId v_repeat{attn::StepKind::RepeatedValues, attn::Sequence::Target, attn::Stack::Decoder, 0,
+                              attn::Block::CrossAttention};
+  CHECK(attn::trace_name(attn::gradient_of(v_repeat)) == "grad.decoder.0.cross_attention.v_repeat");
   CHECK_FALSE(attn::step_kind_of_suffix("scores"));  // a step kind of its own, not an alias
 }

@@ -8,9 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -25,6 +28,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "error_message.h"
+#include "model/examples.h"
 #include "model/json_reader.h"
 
 using attn_test::input_error_of;
@@ -89,14 +93,29 @@ TEST_CASE("the dump holds every tensor, in order, nested like its shape, full pr
       CHECK(t["data"][0][0][0][1].get<double>() == weights.at({0, 0, 0, 1}));
 }
 
-TEST_CASE("masked scores dump -inf as -Infinity, as Python's json reads it", "[dump]") {
+TEST_CASE("the JSON dump writes -inf as a string by default, or as null or as Python's literal", "[dump]") {
   const attn::Model model = small_model(true);
   attn::Trace trace;
   attn::run_model(model, trace);
+  const auto dumped = [&](attn::JsonNonFinite mode) {
+    std::ostringstream out;
+    attn::write_trace_json(out, trace, model, attn::DumpOptions{mode});
+    const std::string text = out.str();
+    const std::size_t at = text.find("\"name\": \"encoder.0.attention.masked_scores\"");
+    return text.substr(text.find("\"data\": ", at), text.find('}', at) - text.find("\"data\": ", at));
+  };
+  CHECK(dumped(attn::JsonNonFinite::String) ==
+        "\"data\": [[[[0.03535533905932738, \"-Infinity\"], [0.07778174593052023, 0.17677669529663687]]]]");
+  CHECK(dumped(attn::JsonNonFinite::Null) ==
+        "\"data\": [[[[0.03535533905932738, null], [0.07778174593052023, 0.17677669529663687]]]]");
+  CHECK(dumped(attn::JsonNonFinite::Literal) ==
+        "\"data\": [[[[0.03535533905932738, -Infinity], [0.07778174593052023, 0.17677669529663687]]]]");
+  // the default is the string, which strict parsers read
   std::ostringstream out;
   attn::write_trace_json(out, trace, model);
-  CHECK(out.str().find("\"name\": \"encoder.0.attention.masked_scores\"") != std::string::npos);
-  CHECK(out.str().find("-Infinity") != std::string::npos);
+  CHECK(attn::Json::parse(out.str())["tensors"][1]["data"][0][1] == "-Infinity");
+  CHECK(attn::parse_json_non_finite("null") == attn::JsonNonFinite::Null);
+  CHECK_FALSE(attn::parse_json_non_finite("Null").has_value());
 }
 
 TEST_CASE("an unwritable dump path is an input error and leaves no file", "[dump][errors]") {
@@ -177,7 +196,7 @@ TEST_CASE("a write error mid-dump leaves neither a partial dump nor a temporary 
   const std::string folder = scratch.path + "/trace_dir";
   REQUIRE(::mkdir(folder.c_str(), 0755) == 0);
   CHECK(input_error_of([&] { attn::write_trace_file(folder, trace, model); }) ==
-        folder + ": cannot write the dump: Is a directory");
+        folder + ": cannot write the dump: it is a directory; give a file name, such as " + folder + "/trace.json");
   CHECK(scratch.files() == std::vector<std::string>{"trace_dir"});
 }
 
@@ -264,7 +283,7 @@ TEST_CASE("a streamed dump is the same text as the dump of a kept trace", "[dump
   attn::write_trace_json(expected, kept, model);
 
   attn::StringOutput out;
-  attn::TraceDump dump(out, false, model);
+  attn::TraceDump dump(out, attn::DumpFormat::Json, model);
   attn::Trace streamed;
   streamed.keep_entries(false);
   streamed.set_sink([&](const attn::TraceRecord& r) { dump.add(r); });
@@ -304,7 +323,7 @@ TEST_CASE("a .npz dump holds one array per trace entry", "[dump][npz]") {
   attn::Trace trace;
   attn::run_model(model, trace);
   attn::StringOutput out;
-  attn::TraceDump dump(out, true, model);
+  attn::TraceDump dump(out, attn::DumpFormat::Npz, model);
   for (const auto& e : trace.entries()) dump.add(e.record());
   dump.finish(trace);
   // every entry's file name appears in a local header, in order
@@ -313,8 +332,81 @@ TEST_CASE("a .npz dump holds one array per trace entry", "[dump][npz]") {
     at = out.text.find(e.name + ".npy", at);
     REQUIRE(at != std::string::npos);
   }
-  CHECK(attn::TraceDump::is_npz_path("run.npz"));
-  CHECK_FALSE(attn::TraceDump::is_npz_path("run.json"));
+  // then the metadata, last
+  CHECK(out.text.find("__meta__.json", at) != std::string::npos);
+}
+
+TEST_CASE("the .npz holds token ids as int64, padding masks as bool, and the JSON's metadata", "[dump][npz]") {
+  // Two sentences of different lengths: ids, a padding mask, an additive mask.
+  const attn::Model model = attn::load_model_text(attn::find_example("padded_batch").json, "padded_batch");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  attn::StringOutput out;
+  attn::TraceDump dump(out, attn::DumpFormat::Npz, model);
+  for (const auto& e : trace.entries()) dump.add(e.record());
+  dump.finish(trace);
+  // tokens.ids: '<i8', its values as little-endian int64 after the 64-byte header
+  // (where an array's .npy header starts, and where its data does)
+  const auto array_at = [&](const std::string& name) {
+    const std::size_t at = out.text.find(name + ".npy");
+    REQUIRE(at != std::string::npos);
+    const std::size_t header = out.text.find("\x93NUMPY", at);
+    const auto length =
+        static_cast<unsigned char>(out.text[header + 8]) + 256 * static_cast<unsigned char>(out.text[header + 9]);
+    return std::pair{header, header + 10 + length};
+  };
+  const auto [ids, id_data] = array_at("tokens.ids");
+  CHECK(out.text.substr(ids + 10, 59) == "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }");
+  const auto& id_values = find_entry(trace, "tokens.ids")->tensor.data;
+  for (std::size_t i = 0; i < 6; ++i) {
+    std::int64_t id = -1;
+    std::memcpy(&id, out.text.data() + id_data + 8 * i, 8);
+    CHECK(static_cast<double>(id) == id_values[i]);
+  }
+  // tokens.padding_mask: '|b1', one byte each, 1 at the padded position
+  const auto [mask, mask_data] = array_at("tokens.padding_mask");
+  CHECK(out.text.substr(mask + 10, 59) == "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 3), }");
+  CHECK(out.text.substr(mask_data, 6) == std::string("\0\0\0\0\0\1", 6));
+  // the metadata: the JSON dump's keys, each tensor's dtype
+  const std::size_t meta = out.text.find("__meta__.json");
+  const std::size_t meta_start = out.text.find("{\"format\"", meta);
+  REQUIRE(meta_start != std::string::npos);
+  const attn::Json doc =
+      attn::Json::parse(out.text.substr(meta_start, out.text.find("}\n", meta_start) + 2 - meta_start));
+  CHECK(doc["format"] == "attn-trace");
+  CHECK(doc["model"]["vocab_size"] == 7);
+  CHECK(doc["tokens"]["source"] == attn::Json::parse(R"([["I", "love", "AI"], ["you", "too", "<PAD>"]])"));
+  REQUIRE(doc["tensors"].size() == trace.entries().size());
+  CHECK(doc["tensors"][0] ==
+        attn::Json::parse(R"({"name": "tokens.ids", "shape": [2, 3], "axes": ["B", "S"], "dtype": "int64"})"));
+  std::size_t additive = 0;
+  for (const auto& t : doc["tensors"])
+    if (t["name"] == "encoder.mask") additive += t["dtype"] == "float64";  // 0 and -inf, added to the scores
+  CHECK(additive == 1);
+}
+
+TEST_CASE("a dump's name says its format, and other extensions are refused", "[dump][errors]") {
+  CHECK(attn::dump_format("run.npz") == attn::DumpFormat::Npz);
+  CHECK(attn::dump_format("out/run.json") == attn::DumpFormat::Json);
+  CHECK(attn::dump_format("-") == attn::DumpFormat::Json);
+  CHECK(attn::dump_format("/dev/null") == attn::DumpFormat::Json);  // a device: written into
+  const std::string expected =
+      ": cannot write the dump: expected a name ending in .json (JSON) or .npz (NumPy), or - "
+      "for JSON on standard output, found ";
+  CHECK(input_error_of([] { attn::dump_format("trace.npy"); }) == "trace.npy" + expected + "\".npy\"");
+  CHECK(input_error_of([] { attn::dump_format("trace.NPZ"); }) ==
+        "trace.NPZ" + expected + "\".NPZ\" (did you mean \".npz\"?)");
+  CHECK(input_error_of([] { attn::dump_format("v1.0/trace"); }) ==
+        "v1.0/trace" + expected + "a name without an extension");
+  CHECK(input_error_of([] { attn::dump_format(".json.bak"); }) == ".json.bak" + expected + "\".bak\"");
+  // before the run, and before a temporary file exists
+  ScratchFolder scratch;
+  CHECK(input_error_of([&] { attn::check_dump_target(scratch.path + "/t.npy", {}); }) ==
+        scratch.path + "/t.npy" + expected + "\".npy\"");
+  const attn::Model model = small_model(false);
+  CHECK(input_error_of([&] { attn::TraceDump dump(scratch.path + "/t.Json", model); }) ==
+        scratch.path + "/t.Json" + expected + "\".Json\" (did you mean \".json\"?)");
+  CHECK(scratch.files().empty());
 }
 
 TEST_CASE("a dump abandoned mid-run (an error) leaves no file behind", "[dump][errors]") {
@@ -364,9 +456,48 @@ TEST_CASE("the dump holds every parameter under its model-file path", "[dump][pa
   CHECK(numbers == attn::parameter_count(model));
   // In a .npz, one array each after the trace's.
   attn::StringOutput npz;
-  attn::TraceDump dump(npz, true, model);
+  attn::TraceDump dump(npz, attn::DumpFormat::Npz, model);
   for (const auto& e : trace.entries()) dump.add(e.record());
   dump.finish(trace);
   CHECK(npz.text.find("encoder.0.ffn.W_1.npy") != std::string::npos);
   CHECK(npz.text.find("decoder.0.norm2.gamma.npy") != std::string::npos);
+  // and listed in __meta__.json after the tensors, with their axes and type
+  CHECK(npz.text.find(R"("parameters": [{"name":"embedding","shape":[)") != std::string::npos);
+  CHECK(npz.text.find(R"({"name":"encoder.0.attention.W_q","shape":[4,4],"axes":["N","H*d"],"dtype":"float64"})") !=
+        std::string::npos);
+}
+
+TEST_CASE("a variant model's dump names its variants and their tensors", "[dump][variants]") {
+  const attn::Model model = attn::load_model_text(attn::find_example("llama_block").json, "llama_block");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model);
+  // The masks' -Infinity is Python's JSON, not nlohmann's: read as a large number here.
+  std::string text = out.str();
+  for (std::size_t at = text.find("-Infinity"); at != std::string::npos; at = text.find("-Infinity", at))
+    text.replace(at, 9, "-1e308");
+  const attn::Json doc = attn::Json::parse(text);
+  CHECK(doc["model"]["norm"] == "rmsnorm");
+  CHECK(doc["model"]["activation"] == "swiglu");
+  CHECK(doc["model"]["positional_encoding"] == "rope");
+  CHECK(doc["model"]["rope_theta"] == 10000.0);
+  CHECK(doc["model"]["num_kv_heads"] == 1);
+  CHECK(doc["model"]["sliding_window"] == 4);
+  std::vector<std::string> names;
+  for (const auto& t : doc["tensors"]) names.push_back(t["name"].get<std::string>());
+  for (const char* name : {"encoder.0.attention.q_rope", "encoder.0.attention.k_rope", "encoder.0.attention.k_repeat",
+                           "encoder.0.attention.v_repeat"})
+    CHECK(std::find(names.begin(), names.end(), name) != names.end());
+  for (const auto& t : doc["tensors"])
+    if (t["name"] == "encoder.0.attention.k_heads") CHECK(t["axes"] == attn::Json::array({"G", "S", "d"}));
+  // The paper's models keep their keys: none of the variants' appears.
+  const attn::Model plain = small_model(false);
+  attn::Trace plain_trace;
+  attn::run_model(plain, plain_trace);
+  std::ostringstream plain_out;
+  attn::write_trace_json(plain_out, plain_trace, plain);
+  const attn::Json plain_doc = attn::Json::parse(plain_out.str());
+  for (const char* key : {"norm", "rope_theta", "num_kv_heads", "sliding_window"})
+    CHECK_FALSE(plain_doc["model"].contains(key));
 }

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include <omp.h>
+
 #include <catch2/catch.hpp>
 
 #include "kernels/matrix_kernel.h"
@@ -80,6 +82,32 @@ TEST_CASE("a batched product is each item's product, whichever thread computes i
     }
     CAPTURE(offset);
     CHECK(differ == 0);
+  }
+}
+
+TEST_CASE("a product is cut into pieces set by its sizes, not by the threads", "[kernels][matmul][threads]") {
+  // Below a million multiply-adds or 16 columns: one piece. Above: one per 256 columns, 2 to 16.
+  CHECK(attn::product_pieces(64, 64, 64) == 1);
+  CHECK(attn::product_pieces(100000, 100, 8) == 1);
+  CHECK(attn::product_pieces(300, 64, 64) == 2);
+  CHECK(attn::product_pieces(512, 512, 512) == 2);
+  CHECK(attn::product_pieces(512, 512, 2048) == 8);
+  CHECK(attn::product_pieces(16, 64, 50000) == 16);
+  // The same bits on 5, 3, 2 and 1 threads (4 pieces of 256 columns here, 5 of 280). The
+  // largest team first: LLVM's libomp 14 (the sanitizer build's) leaks the threads it adds
+  // when a team of two or more grows, which LeakSanitizer would report.
+  for (const std::size_t P : {1024, 1400}) {
+    const std::size_t M = 40, K = 48;
+    CAPTURE(P, attn::product_pieces(M, K, P));
+    const std::vector<double> a = wave(M * K, 0.31, 0.2), b = wave(K * P, 0.13, 0.9);
+    const int threads_before = omp_get_max_threads();
+    std::vector<std::vector<double>> results;
+    for (const int threads : {5, 3, 2, 1}) {
+      omp_set_num_threads(threads);
+      results.push_back(product_at(a, b, M, K, P, 0, 0, 0));
+    }
+    omp_set_num_threads(threads_before);
+    for (std::size_t i = 1; i < results.size(); ++i) CHECK(same_bits(results[i], results[0]));
   }
 }
 

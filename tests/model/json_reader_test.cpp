@@ -1,11 +1,14 @@
 #include "model/json_reader.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 
 #include <catch2/catch.hpp>
+
+#include "attn/model_file.h"
 #include "error_message.h"
 
 using attn_test::input_error_of;
@@ -74,6 +77,51 @@ TEST_CASE("a device with no size is read only up to the limit", "[json][errors][
   // /dev/zero never ends: without the limit while reading, this would eat all memory.
   CHECK(input_error_of([&] { attn::read_text_file("/dev/zero", 100000); }) ==
         "/dev/zero: expected a model file of at most 97.7 KiB, found more than that; is this the right file?");
+}
+
+namespace {
+
+// Runs read_text_file("-", max_bytes) with standard input reading `path` from `offset` on.
+std::string read_stdin_from(const char* path, std::uint64_t max_bytes, off_t offset = 0) {
+  const int saved = ::dup(STDIN_FILENO);
+  const int fd = ::open(path, O_RDONLY);
+  REQUIRE(fd >= 0);
+  REQUIRE(::lseek(fd, offset, SEEK_SET) == offset);
+  ::dup2(fd, STDIN_FILENO);
+  ::close(fd);
+  std::string result;
+  try {
+    result = attn::read_text_file("-", max_bytes);
+  } catch (const attn::InputError& e) {
+    result = std::string("error: ") + e.what();
+  }
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("a model file named - is standard input, read with the same limits and named <stdin>",
+          "[json][errors][limits]") {
+  char name[] = "/tmp/attn_json_reader_stdin_XXXXXX";
+  const int fd = ::mkstemp(name);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, "{\"a\": [1, 2]}", 13) == 13);
+  ::close(fd);
+  CHECK(read_stdin_from(name, 100) == "{\"a\": [1, 2]}");
+  // A redirected file is refused before reading when what is left of it is too big, and
+  // only what is left counts.
+  CHECK(read_stdin_from(name, 10) ==
+        "error: <stdin>: expected a model file of at most 10 bytes, found 13 bytes; is this the right file?");
+  CHECK(read_stdin_from(name, 10, 6) == "[1, 2]}");
+  std::remove(name);
+  // A device or a pipe is read only up to the limit.
+  CHECK(read_stdin_from("/dev/zero", 100000) ==
+        "error: <stdin>: expected a model file of at most 97.7 KiB, found more than that; is this the right file?");
+  CHECK(read_stdin_from("/dev/null", 100) == "");
+  CHECK(attn::model_file_name("-") == "<stdin>");
+  CHECK(attn::model_file_name("m.json") == "m.json");
 }
 
 TEST_CASE("JSON nested deeper than the limit is refused with its position", "[json][errors][limits]") {

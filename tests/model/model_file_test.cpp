@@ -2,7 +2,7 @@
 #include "attn/error.h"
 #include "model/json_reader.h"
 
-#include <chrono>
+#include <ctime>
 
 #include <catch2/catch.hpp>
 #include "error_message.h"
@@ -347,4 +347,56 @@ TEST_CASE("validate lists at most 100 problems, then says it stopped", "[loader]
   CHECK(messages[0] == "model.json: vocab[1]: duplicate token \"a\" (already vocab[0])");
   CHECK(messages[99] == "model.json: vocab[100]: duplicate token \"a\" (already vocab[0])");
   CHECK(messages[100] == "model.json: more problems, not listed: validate stops after 100");
+}
+
+TEST_CASE("the variants' keys load with their defaults and their shapes", "[loader][variants]") {
+  const attn::Model plain = attn::load_model_text(kValid, "model.json");
+  CHECK(plain.config.norm == attn::Norm::LayerNorm);
+  CHECK(plain.config.kv_heads() == 2);
+  CHECK(plain.config.sliding_window == 0);
+  CHECK(plain.config.rope_theta == 10000.0);
+  // G = 1: W_k and W_v are (d_model, 1 * d_head); RMSNorm has no beta; SwiGLU has W_3.
+  const attn::Model m = attn::load_model_text(R"({
+    "model": {"d_model": 4, "num_heads": 2, "num_kv_heads": 1, "d_ff": 3, "norm": "rmsnorm",
+              "activation": "swiglu", "positional_encoding": "rope", "rope_theta": 500, "causal": true,
+              "sliding_window": 2},
+    "input": {"X": [[1, 0, 1, 0], [0, 1, 1, 0]]},
+    "encoder": "randn", "encoder_norm": {}})",
+                                              "model.json");
+  CHECK(m.config.norm == attn::Norm::RMSNorm);
+  CHECK(m.config.kv_heads() == 1);
+  CHECK(m.config.rope_theta == 500.0);
+  CHECK(m.config.sliding_window == 2);
+  CHECK(m.encoder[0].attention.W_q.shape == attn::Shape{4, 4});
+  CHECK(m.encoder[0].attention.W_k.shape == attn::Shape{4, 2});
+  CHECK(m.encoder[0].attention.W_v.shape == attn::Shape{4, 2});
+  CHECK(m.encoder[0].ffn.W_3.shape == attn::Shape{4, 3});
+  CHECK(m.encoder[0].norm1.beta.data.empty());
+  CHECK(m.encoder_norm.beta.data.empty());
+  CHECK(m.encoder_norm.gamma.data == std::vector<double>{1, 1, 1, 1});
+}
+
+TEST_CASE("the variants' errors name the key, what was expected and what was found", "[loader][errors][variants]") {
+  // Per-head matrices give every head its own keys: they cannot be grouped.
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "num_kv_heads": 1}, "input": {"X": [[1,2,3,4]]},
+      "encoder": [{"attention": {"heads": [{"W_q": "randn", "W_k": "randn", "W_v": "randn"},
+                                          {"W_q": "randn", "W_k": "randn", "W_v": "randn"}]}}]})") ==
+        "model.json: encoder[0].attention.heads: expected fused W_q, W_k, W_v with model.num_kv_heads = 1: per-head "
+        "matrices give every head its own keys and values");
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "num_kv_heads": 2, "d_ff": 3}, "input": {"X": [[1,2,3,4]]},
+      "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"},
+                   "ffn": {"W_1": "randn", "W_2": "randn", "W_3": "randn"}}]})") ==
+        "model.json: encoder[0].ffn.W_3: expected no W_3: only model.activation \"swiglu\" has an up projection (W_3)");
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 3, "activation": "swiglu"},
+      "input": {"X": [[1,2,3,4]]},
+      "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"},
+                   "ffn": {"W_1": "randn", "b_1": "randn", "W_2": "randn", "W_3": "randn"}}]})") ==
+        "model.json: encoder[0].ffn.b_1: expected no b_1 with model.activation \"swiglu\" (Llama's gate silu(x W_1) "
+        "has no bias)");
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "positional_encoding": "rope", "rope_theta": 0},
+      "input": {"X": [[1,2,3,4]]}, "encoder": "randn"})") ==
+        "model.json: model.rope_theta: expected a number > 0, found 0");
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "norm": "batchnorm"}, "input": {"X": [[1,2,3,4]]},
+      "encoder": "randn"})")
+            .rfind("model.json: model.norm: expected one of \"layernorm\", \"rmsnorm\", found \"batchnorm\"", 0) == 0);
 }

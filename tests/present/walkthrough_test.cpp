@@ -263,3 +263,37 @@ TEST_CASE("every bundled example fits in 75 columns, and in 60", "[walkthrough][
     }
   }
 }
+
+TEST_CASE("the Llama-style example walks through every variant in order", "[walkthrough][variants]") {
+  const std::string text = walkthrough_of("/data/examples/llama_block.json");
+  INFO(text);
+  // The layer's steps in the order the forward pass records them: RMSNorm, the projections
+  // (keys and values G = 1 head wide), the split, RoPE on Q and K, the repeat, the window's
+  // mask used, SwiGLU.
+  const char* in_order[] = {"Step 4: Causal mask with a sliding window of W = 4",
+                            "query i sees the keys i-3 .. i",
+                            "Step 5: RMSNorm before the sub-layer (pre-norm)",
+                            "(S=7,N=8) @ (N=8,G*d=4) -> (S=7,G*d=4)",
+                            "K_heads = K split into 1 key/value head",
+                            "Step 12: Rotate the queries by position (RoPE)",
+                            "position 1, pair (0, 2): angle = 1 × 10000^(-0/4) = 1 × 1 = 1",
+                            "13  K_rope = K_heads turned by position -> (G=1,S=7,d=4)",
+                            "Step 14: Repeat the 1 key head for the 2 query heads",
+                            "(G=1,S=7,d=4) -> (H=2,S=7,d=4)",
+                            "key head 0 -> query heads 0, 1",
+                            "K_T = K_rep.transpose(-2, -1)",
+                            "scores = Q_rope · K_T",
+                            "context = weights · V_rep",
+                            "hidden = SiLU(a) ⊙ u",
+                            "Final RMSNorm of the decoder-only stack"};
+  std::size_t at = 0;
+  for (const char* line : in_order) {
+    INFO(line);
+    const std::size_t found = text.find(line, at);
+    REQUIRE(found != std::string::npos);
+    at = found;
+  }
+  // RoPE adds nothing to the embeddings.
+  CHECK(contains(text, "X = emb   (no positions added: RoPE turns the queries and keys inside"));
+  CHECK_FALSE(contains(text, "PE ="));
+}

@@ -90,6 +90,16 @@ CASES = [
          act="relu", norm_first=True, src=[["the", "cat", "sat"], ["a", "dog", "ran"]],
          tgt=[["<BOS>", "the", "cat"], ["<BOS>", "big", "dog"]], output="tied",
          labels=[["the", "cat", "sat"], ["big", "dog", "<PAD>"]]),
+    # kind "gpt": a decoder-only (GPT-2 style) model, model.architecture "decoder-only": its layers
+    # are nn.TransformerEncoderLayer(norm_first=True) blocks under a causal mask (GPT-2's block
+    # but for its tanh GELU), in an nn.TransformerEncoder with a final LayerNorm; learned
+    # positions; the head tied to the embedding (or linear).
+    dict(name="gpt_pre_gelu_learned_tied", kind="gpt", layers=2, N=8, H=2, F=16, act="gelu", norm_first=True,
+         positions="learned", max_len=8, src=[["<BOS>", "the", "cat", "sat"], ["<BOS>", "big", "dog", "<PAD>"]],
+         output="tied", labels=[["the", "cat", "sat", "on"], ["big", "dog", "ran", "<PAD>"]]),
+    dict(name="gpt_unbatched_relu_linear", kind="gpt", layers=1, N=6, H=3, F=10, act="relu", norm_first=True,
+         positions="learned", max_len=6, src=["<BOS>", "red", "cat", "ran", "far"], output="linear",
+         labels=["red", "cat", "ran", "far", "on"]),
 ]
 
 
@@ -410,6 +420,11 @@ def build_modules(c):
         module = nn.TransformerEncoder(nn.TransformerEncoderLayer(N, H, Fw, **common), c["layers"], norm=enc_norm,
                                        enable_nested_tensor=False)
         enc = list(module.layers)
+    elif kind == "gpt":
+        enc_norm = nn.LayerNorm(N, eps=c.get("eps", 1e-5))
+        module = nn.TransformerEncoder(nn.TransformerEncoderLayer(N, H, Fw, **common), c["layers"], norm=enc_norm,
+                                       enable_nested_tensor=False)
+        enc = list(module.layers)
     elif kind == "encoder_decoder_layer":
         module = nn.ModuleList([nn.TransformerEncoderLayer(N, H, Fw, **common),
                                 nn.TransformerDecoderLayer(N, H, Fw, **common)])
@@ -427,6 +442,70 @@ def build_modules(c):
             T.randomize_norm(norm)
     module.train()  # not the eval() fast path; dropout is 0
     return module, enc, dec, enc_norm, dec_norm
+
+
+def decoder_only_layer(tr, j, x, p, c, mask, H, d):
+    pre = f"decoder.{j}."
+    x1 = sublayer(tr, pre, 1, x, p["norm1"], c,
+                  lambda h: attention(tr, pre + "self_attention.", h, h, p["attention"], H, d, mask))
+    x2 = sublayer(tr, pre, 2, x1, p["norm2"], c, lambda h: feed_forward(tr, pre + "ffn.", h, p["ffn"], c["act"]))
+    return tr.rec(pre + "output", x2)
+
+
+def run_gpt_case(case, tr):
+    """A decoder-only model as attn records it: tokens, embedding, input, decoder.self_mask,
+    decoder.<j>.*, decoder.norm, output.*."""
+    c = case.c
+    N, H, d = case.N, case.H, case.d
+    eps = c.get("eps", 1e-5)
+    module, blocks, _, final_norm, _ = build_modules(c)
+    head = None
+    if c.get("output") == "linear":
+        head = nn.Linear(N, len(VOCAB))
+        T.randomize_linear(head)
+    params = [encoder_layer_from_module(layer, N) for layer in blocks]
+    x, kpm = case.source(tr)
+    S = x.shape[1]
+    causal = nn.Transformer.generate_square_subsequent_mask(S).to(DT)
+    mask = T.combined_mask(S, S, causal, kpm)
+    tr.rec("decoder.self_mask", mask, batch_axis=mask.dim() == 3, gradient=False)
+    h = x
+    for j, p in enumerate(params):
+        h = decoder_only_layer(tr, j, h, p, c, mask, H, d)
+    h = tr.rec("decoder.norm", layer_norm(h, norm_from_module(final_norm), eps))
+    loss, extra = loss_and_head(case, tr, h, head)
+
+    m = case.doc["model"]
+    m.update({"architecture": "decoder-only", "d_ff": c["F"], "activation": c["act"], "norm_first": c["norm_first"],
+              "layer_norm_eps": eps})
+    layers = []
+    for layer in blocks:
+        j = T.encoder_layer_json(layer, N)
+        layers.append({"self_attention": j["attention"], "norm1": j["norm1"], "ffn": j["ffn"], "norm2": j["norm2"]})
+    case.doc["decoder"] = layers
+    case.doc["decoder_norm"] = T.norm_json(final_norm)
+    case.doc["output"] = {"W": nested(head.weight.T), "b": nested(head.bias)} if head is not None else "tied"
+
+    def weight_grads():
+        out = [("grad.embedding", case.embedding.grad), ("grad.positions", case.positions.grad)]
+        for j, p in enumerate(params):
+            out += attention_grads(f"grad.decoder.{j}.self_attention", p["attention"], H, d, False)
+            out += block_grads(f"grad.decoder.{j}.norm1", p["norm1"]) + block_grads(f"grad.decoder.{j}.ffn", p["ffn"])
+            out += block_grads(f"grad.decoder.{j}.norm2", p["norm2"])
+        out += block_grads("grad.decoder_norm", norm_from_module(final_norm))
+        if head is not None:
+            out += [("grad.output.W", head.weight.grad.T), ("grad.output.b", head.bias.grad)]
+        return out
+
+    def module_run():
+        """nn.TransformerEncoder's own forward under the causal mask, with the same loss."""
+        xm, _ = case.embed(Trace(case.batched), case.sentences("src"), ("t", "e"))
+        hm = module(xm, mask=causal, src_key_padding_mask=kpm)
+        return loss_and_head(case, Trace(case.batched), hm, head)[0]
+
+    leaves = list(module.parameters()) + ([] if head is None else list(head.parameters()))
+    leaves += [case.embedding, case.positions]
+    return loss, extra, weight_grads, (module_run, leaves)
 
 
 def run_module_case(case, tr):
@@ -549,7 +628,7 @@ def make_case(index, c):
     torch.manual_seed(3000 + index)
     case = Case(c)
     tr = Trace(True)
-    run = run_attention_case if c["kind"] == "attention" else run_module_case
+    run = {"attention": run_attention_case, "gpt": run_gpt_case}.get(c["kind"], run_module_case)
     loss, extra, weight_grads, module_check = run(case, tr)
     tr.batched = case.batched
     loss.backward()

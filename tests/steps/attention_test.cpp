@@ -331,3 +331,22 @@ TEST_CASE("a masked score's gradient is exactly 0, and the rest pass through", "
   const Tensor ds = attn::softmax_rows_backward(attn::softmax_rows(masked), d);
   CHECK(ds.data[1] == 0.0);
 }
+
+TEST_CASE("repeat_kv_heads: query head h reads key/value head h // (H/G), its backward sums the copies",
+          "[attention][gqa]") {
+  // G = 2 heads of one position and d = 1, values 10 and 20, repeated to H = 4: [10, 10, 20, 20].
+  attn::Tensor kv({1, 2, 1, 1}, {"B", "G", "S", "d"});
+  kv.data = {10, 20};
+  const attn::Tensor r = attn::repeat_kv_heads(kv, 4);
+  CHECK(r.shape == attn::Shape{1, 4, 1, 1});
+  CHECK(r.data == std::vector<double>{10, 10, 20, 20});
+  CHECK(r.axes[1] == "H");
+  // Multi-query: one head for all.
+  CHECK(attn::repeat_kv_heads(kv, 2).data == std::vector<double>{10, 20});
+  attn::Tensor d({1, 4, 1, 1}, {"B", "H", "S", "d"});
+  d.data = {1, 2, 3, 4};
+  const attn::Tensor g = attn::repeat_kv_heads_backward(d, 2);
+  CHECK(g.shape == attn::Shape{1, 2, 1, 1});
+  CHECK(g.data == std::vector<double>{3, 7});  // 1 + 2, 3 + 4
+  CHECK(attn::repeat_kv_heads_backward(d, 1).data == std::vector<double>{10});
+}

@@ -103,3 +103,60 @@ TEST_CASE("ReLU's backward passes nothing where the pre-activation is exactly 0"
   CHECK(g.db.data == std::vector<double>{0, 7});
   CHECK(g.dx.data == std::vector<double>{7});
 }
+
+TEST_CASE("gelu_tanh and SwiGLU's SiLU, and their derivatives, as PyTorch float64", "[feed_forward]") {
+  // F.gelu(x, approximate="tanh") and F.silu in float64 at these points, y and autograd's dy/dx
+  // (PyTorch 1.13).
+  const double x[] = {-1.0, 0.5, 2.0, -3.0};
+  const double gelu_tanh[] = {-0.15880800939172324, 0.34571400982514394, 1.954597694087775, -0.0036373920817729943};
+  const double gelu_tanh_grad[] = {-0.08296408384578252, 0.8673699035346424, 1.0860992566236183, -0.011584166630969648};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK_THAT(attn::activate(x[i], attn::Activation::GELUTanh), WithinAbs(gelu_tanh[i], 1e-15));
+    CHECK_THAT(attn::activate_derivative(x[i], attn::Activation::GELUTanh), WithinAbs(gelu_tanh_grad[i], 1e-15));
+  }
+  const double silu[] = {-0.2689414213699951, 0.3112296656009273, 1.7615941559557646};
+  const double silu_grad[] = {0.07232948812851325, 0.7399611873026519, 1.0907842487848955};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK_THAT(attn::activate(x[i], attn::Activation::SwiGLU), WithinAbs(silu[i], 1e-15));
+    CHECK_THAT(attn::activate_derivative(x[i], attn::Activation::SwiGLU), WithinAbs(silu_grad[i], 1e-15));
+  }
+}
+
+TEST_CASE("swiglu_hidden: silu(x W_1) times x W_3, element by element", "[feed_forward]") {
+  // x = [1, 2]; W_1 columns give a = [0.5, -1], W_3 columns give u = [2, 3]:
+  // hidden = [silu(0.5) · 2, silu(-1) · 3] = [0.6224593312018546, -0.8068242641099853]
+  attn::Tensor x({1, 1, 2}, {"B", "S", "N"}), W1({2, 2}, {"N", "F"}), W3({2, 2}, {"N", "F"});
+  x.data = {1, 2};
+  W1.data = {0.5, 1, 0, -1};
+  W3.data = {2, 1, 0, 1};
+  const attn::Tensor h = attn::swiglu_hidden(x, W1, W3);
+  REQUIRE(h.shape == attn::Shape{1, 1, 2});
+  CHECK_THAT(h.data[0], WithinAbs(0.6224593312018546, 1e-15));
+  CHECK_THAT(h.data[1], WithinAbs(-0.8068242641099853, 1e-15));
+}
+
+TEST_CASE("gelu_tanh and SwiGLU backward agree with central differences", "[feed_forward][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 4}, {"B", "S", "N"}, 0.1);
+  const attn::Tensor W1 = attn_test::wave_tensor({4, 6}, {"N", "F"}, 0.5);
+  const attn::Tensor W3 = attn_test::wave_tensor({4, 6}, {"N", "F"}, 0.9);
+  const attn::Tensor b1 = attn_test::wave_tensor({6}, {"F"}, 1.5);
+  const attn::Tensor dh = attn_test::wave_tensor({2, 3, 6}, {"B", "S", "F"}, 2.5);
+  const auto act = attn::Activation::GELUTanh;
+  const attn::Tensor hidden = attn::feed_forward_hidden(x, W1, b1, act);
+  const attn::ProjectionGradients g = attn::feed_forward_hidden_backward(x, W1, b1, act, hidden, dh);
+  CHECK(relative_error(
+            g.dx, numeric_gradient([&](const attn::Tensor& v) { return attn::feed_forward_hidden(v, W1, b1, act); }, x,
+                                   dh)) < 1e-8);
+  CHECK(relative_error(
+            g.dW, numeric_gradient([&](const attn::Tensor& v) { return attn::feed_forward_hidden(x, v, b1, act); }, W1,
+                                   dh)) < 1e-8);
+  const attn::SwigluGradients s = attn::swiglu_hidden_backward(x, W1, W3, dh);
+  CHECK(relative_error(s.dx, numeric_gradient([&](const attn::Tensor& v) { return attn::swiglu_hidden(v, W1, W3); }, x,
+                                              dh)) < 1e-8);
+  CHECK(relative_error(s.dW_1, numeric_gradient([&](const attn::Tensor& v) { return attn::swiglu_hidden(x, v, W3); },
+                                                W1, dh)) < 1e-8);
+  CHECK(relative_error(s.dW_3, numeric_gradient([&](const attn::Tensor& v) { return attn::swiglu_hidden(x, W1, v); },
+                                                W3, dh)) < 1e-8);
+}

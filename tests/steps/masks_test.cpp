@@ -35,3 +35,28 @@ TEST_CASE("attention_mask combines causal and key padding additively", "[masks]"
   // cross-attention: 1 query over 2 keys
   CHECK(attn::attention_mask(1, 2, false, &padding).data == std::vector<double>{0, 0, 0, -inf});
 }
+
+TEST_CASE("sliding window: query i sees keys i-W+1 .. i, with the causal mask", "[masks][sliding_window]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  // S = 4, W = 2: row 0 sees 0; row 1 sees 0, 1; row 2 sees 1, 2; row 3 sees 2, 3.
+  const attn::Tensor m = attn::sliding_window_mask(4, 4, 2);
+  const std::vector<double> expected = {0,    -inf, -inf, -inf,  //
+                                        0,    0,    -inf, -inf,  //
+                                        -inf, 0,    0,    -inf,  //
+                                        -inf, -inf, 0,    0};
+  CHECK(m.data == expected);
+  // W = 1: each position sees itself only; W >= S: the causal mask.
+  const attn::Tensor one = attn::sliding_window_mask(3, 3, 1);
+  CHECK(one.data == std::vector<double>{0, -inf, -inf, -inf, 0, -inf, -inf, -inf, 0});
+  CHECK(attn::sliding_window_mask(3, 3, 3).data == attn::causal_mask(3, 3).data);
+  // With padding: (B,S,T), a padded key hidden as well.
+  attn::Tensor padding({1, 4}, {"B", "S"});
+  padding.data = {0, 0, 0, 1};
+  const attn::Tensor both = attn::attention_mask(4, 4, true, &padding, 2);
+  CHECK(both.shape == attn::Shape{1, 4, 4});
+  CHECK(both.data[3 * 4 + 3] == -inf);  // row 3: key 3 is <PAD>
+  CHECK(both.data[3 * 4 + 2] == 0);
+  CHECK(both.data[3 * 4 + 1] == -inf);  // outside the window
+  // Without causal the window does not apply (the loader refuses that model).
+  CHECK(attn::attention_mask(2, 2, false, nullptr, 1).data == std::vector<double>{0, 0, 0, 0});
+}

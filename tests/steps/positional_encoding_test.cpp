@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "gradient_check.h"
+
 using Catch::Matchers::WithinAbs;
 
 TEST_CASE("sinusoidal positions: seed 004's table of 6 positions x 4 dims", "[positional_encoding]") {
@@ -62,4 +64,28 @@ TEST_CASE("positions' backward: the batch's gradients summed, into the first S r
   attn::Tensor table({3, 1}, {"S", "N"});
   attn::learned_positions_backward(dpe, table);
   CHECK(table.data == std::vector<double>{11, 22, 0});
+}
+
+TEST_CASE("rope_rotate turns pair (i, i + d/2) of position p by p · theta^(-2i/d)", "[positional_encoding][rope]") {
+  // One head, 3 positions, d = 4, theta = 100. Position 2: pair 0 turns by 2 · 100^0 = 2,
+  // pair 1 by 2 · 100^(-1/2) = 0.2. Row [0.5, -1, 2, 3] becomes
+  //   [0.5 cos 2 - 2 sin 2, -1 cos 0.2 - 3 sin 0.2, 2 cos 2 + 0.5 sin 2, 3 cos 0.2 + (-1) sin 0.2].
+  attn::Tensor x({1, 1, 3, 4}, {"B", "H", "S", "d"});
+  x.data = {1, 2, 3, 4, 5, 6, 7, 8, 0.5, -1, 2, 3};
+  const attn::Tensor y = attn::rope_rotate(x, 100.0);
+  REQUIRE(y.shape == x.shape);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(y.data[i] == x.data[i]);  // position 0: angle 0
+  const double expected[] = {-2.0266682719249345, -1.5760745702264254, -0.37764495968144396, 2.7415304027286638};
+  for (std::size_t i = 0; i < 4; ++i) CHECK_THAT(y.data[8 + i], WithinAbs(expected[i], 1e-15));
+  CHECK(attn::rope_angle(2, 1, 4, 100.0) == 0.2);
+}
+
+TEST_CASE("rope_rotate_backward agrees with central differences, and undoes the turn", "[positional_encoding][rope]") {
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 5, 6}, {"B", "H", "S", "d"}, 0.4);
+  const attn::Tensor dy = attn_test::wave_tensor({2, 3, 5, 6}, {"B", "H", "S", "d"}, 1.7);
+  const attn::Tensor dx = attn::rope_rotate_backward(dy, 10000.0);
+  const auto f = [](const attn::Tensor& v) { return attn::rope_rotate(v, 10000.0); };
+  CHECK(attn_test::relative_error(dx, attn_test::numeric_gradient(f, x, dy)) < 1e-9);
+  // A rotation's transpose is its inverse: turning back gives x again.
+  CHECK(attn_test::relative_error(attn::rope_rotate_backward(attn::rope_rotate(x, 10000.0), 10000.0), x) < 1e-15);
 }

@@ -1,0 +1,99 @@
+// Generating text one token at a time (attn generate): the next-token choice (greedy, or a
+// seeded draw after temperature, top-k and top-p) and the KV cache that lets each new
+// token be computed from its own row alone. docs/generation.md describes both, the draw
+// precisely enough for a NumPy notebook to repeat it.
+#ifndef ATTN_GENERATE_H_
+#define ATTN_GENERATE_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "attn/model.h"
+#include "attn/trace.h"
+
+namespace attn {
+
+class NumpyRandom;
+
+// How the next token is chosen from the logits (Hugging Face's semantics).
+struct SamplingOptions {
+  double temperature = 0;  // 0: greedy (the most probable token; no random draw)
+  std::size_t top_k = 0;   // keep the K largest logits (ties with the K-th kept); 0: all
+  double top_p = 1;        // keep the most probable tokens until their probability reaches P; 1: all
+};
+
+// One choice, with what the walkthrough shows of it.
+struct SamplingResult {
+  std::vector<double> probabilities;  // softmax(logits), the never-written tokens at 0
+  std::vector<double> distribution;   // what was drawn from: after temperature, top-k, top-p (0 where removed)
+  std::size_t kept_after_top_k = 0;   // tokens left by top-k (all when off)
+  std::size_t kept = 0;               // tokens left after top-p
+  std::optional<double> draw;         // the uniform number u in [0, 1), none when greedy
+  double cumulative_before = 0;       // the chosen token's interval [before, after) of the cumulative
+  double cumulative_after = 0;
+  std::size_t id = 0;  // the token chosen
+};
+
+// Chooses the next token from one row of V logits. Tokens in `never` (<PAD>, <UNK>, <BOS>)
+// are never chosen. Greedy (temperature 0): the largest logit, the lower id on ties; `rng`
+// is not used. Otherwise: logits / T; top-k; softmax; top-p (tokens by probability, largest
+// first, lower id first on ties, kept while the probability before them is below P; at
+// least one); renormalized; u = rng->random_sample() (one draw per token); the token is the
+// first id whose cumulative probability exceeds u (np.searchsorted(np.cumsum(p), u, "right")).
+SamplingResult choose_next_token(const double* logits, std::size_t V, const SamplingOptions& options,
+                                 const std::vector<std::size_t>& never, NumpyRandom* rng);
+
+// Multiply-adds of one step: with the cache (the new row alone) and without it (a full
+// pass over the whole prefix, as attn explain runs it).
+struct StepCost {
+  std::uint64_t with_cache = 0;
+  std::uint64_t without_cache = 0;
+};
+
+// The keys and values of one decoder layer's self-attention, every position so far, (H,t,d)
+// each; for an encoder-decoder also its cross-attention's over the source, (H,S,d), computed
+// once.
+struct LayerCache {
+  Tensor k, v;
+  Tensor cross_k, cross_v;
+};
+
+// The decoder of a decoder-only or encoder-decoder model, run one new token at a time with
+// a KV cache. The prompt (the decoder-only input, or the encoder-decoder's source and <BOS>)
+// runs through run_model once; give every record of that run to observe(), which keeps the
+// keys and values. Then each step() computes the new token's row alone.
+class KvCacheDecoder {
+ public:
+  // InputError when the model cannot generate (no output head; an encoder alone).
+  explicit KvCacheDecoder(const Model& model);
+
+  // A record of the prompt's full run: the self- and cross-attention keys and values of each
+  // decoder layer are kept, and the last position's logits.
+  void observe(const TraceRecord& record);
+  // The logits (V,) of the last position of the observed run, or of the last step.
+  const std::vector<double>& logits() const { return logits_; }
+  // How many positions the cache holds.
+  std::size_t length() const;
+  const std::vector<LayerCache>& caches() const { return caches_; }
+
+  // Feeds token `id` at position length(): its embedding, then each layer with the cache
+  // (its keys and values appended), the final norm and the output head, every step recorded
+  // into `trace` (one row: Q (1,H*d), scores (H,1,t+1), ...). Returns the logits.
+  const std::vector<double>& step(std::size_t id, Trace& trace);
+  // The multiply-adds of the last step with and without the cache.
+  StepCost last_cost() const { return cost_; }
+  // The cost of a step that feeds position `position`, by formula.
+  StepCost cost_at(std::size_t position) const;
+
+ private:
+  const Model& model_;
+  std::vector<LayerCache> caches_;
+  std::vector<double> logits_;
+  std::size_t source_len_ = 0;
+  StepCost cost_;
+};
+
+}  // namespace attn
+
+#endif  // ATTN_GENERATE_H_

@@ -1,0 +1,39 @@
+// --html FILE: the walkthrough as one self-contained web page (src/html/), for every command
+// that shows a walkthrough. A command adds the option with add_html_option, opens the lesson
+// before its run with open_html_lesson (a path that cannot be written is refused before
+// anything runs), starts its walkthrough with start_walkthrough, and commits the lesson once
+// the run has succeeded.
+#ifndef ATTN_CLI_HTML_OPTION_H_
+#define ATTN_CLI_HTML_OPTION_H_
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "attn/model.h"
+#include "attn/trace.h"
+#include "attn/walkthrough.h"
+#include "explain_command.h"
+#include "html/html_lesson.h"
+
+namespace attn::cli {
+
+void add_html_option(CLI::App& command, std::string& path);
+
+// The lesson options.html_path asks for, titled by what was run (`command`, "attn explain",
+// and the sentence, example or model file); nullptr without --html. InputError when the path
+// cannot be written, is the model file or the dump.
+std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, const char* command, const Model& model,
+                                             const WalkthroughOptions& walkthrough);
+
+// The run's walkthrough: on the terminal into `out` unless `quiet`, and into `lesson` when
+// there is one; nullptr when it is drawn nowhere. `forget`: as StreamingWalkthrough's.
+std::unique_ptr<StreamingWalkthrough> start_walkthrough(std::ostream& out, Trace& trace, const Model& model,
+                                                        const WalkthroughOptions& walkthrough, bool quiet, bool forget,
+                                                        HtmlLesson* lesson);
+
+}  // namespace attn::cli
+
+#endif  // ATTN_CLI_HTML_OPTION_H_
