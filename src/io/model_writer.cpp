@@ -216,7 +216,7 @@ void add_tokens(ObjectText& o, const TokenInput& in, const char* text_key, const
 
 // input.labels: each sentence's labels as tokens, as many as the sentence has positions.
 std::string labels_text(const Model& model) {
-  const TokenInput& seq = model.has_decoder() ? model.target_tokens : model.source_tokens;
+  const TokenInput& seq = model.has_target() ? model.target_tokens : model.source_tokens;
   const std::size_t B = model.labels.shape[0], T = model.labels.shape[1];
   std::vector<std::string> rows;
   for (std::size_t b = 0; b < B; ++b) {

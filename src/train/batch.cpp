@@ -34,7 +34,7 @@ TokenInput token_batch(const Dataset& data, const std::vector<std::size_t>& batc
 Tensor label_batch(const Model& model, const Dataset& data, const std::vector<std::size_t>& batch) {
   std::size_t L = 0;
   for (std::size_t i : batch) L = std::max(L, data.examples[i].labels.size());
-  Tensor labels({batch.size(), L}, {"B", model.has_decoder() ? "T" : "S"});
+  Tensor labels({batch.size(), L}, {"B", model.has_target() ? "T" : "S"});
   std::fill(labels.data.begin(), labels.data.end(), static_cast<double>(model.vocab.pad_id().value_or(0)));
   for (std::size_t b = 0; b < batch.size(); ++b) {
     const auto& ids = data.examples[batch[b]].labels;
@@ -48,7 +48,7 @@ Tensor output_grad_batch(const Model& model, const Dataset& data, const std::vec
   std::size_t L = 0;
   const std::size_t W = data.examples[batch[0]].output_grad.shape[1];
   for (std::size_t i : batch) L = std::max(L, data.examples[i].output_grad.shape[0]);
-  Tensor g({batch.size(), L, W}, {"B", model.has_decoder() ? "T" : "S", data.examples[batch[0]].output_grad.axes[1]});
+  Tensor g({batch.size(), L, W}, {"B", model.has_target() ? "T" : "S", data.examples[batch[0]].output_grad.axes[1]});
   for (std::size_t b = 0; b < batch.size(); ++b) {
     const Tensor& e = data.examples[batch[b]].output_grad;
     std::copy(e.data.begin(), e.data.end(), g.data.begin() + static_cast<std::ptrdiff_t>(b * L * W));
@@ -70,7 +70,7 @@ void set_batch(Model& model, const Dataset& data, const std::vector<std::size_t>
     model.source_tokens = token_batch(data, batch, &Example::source);
   model.target_input = Tensor();
   model.target_tokens = TokenInput{};
-  if (model.has_decoder()) {
+  if (model.has_target()) {
     model.target_input_batched = true;
     if (first.target.empty())
       model.target_input = stack(data, batch, &Example::target_x, "T");

@@ -48,7 +48,7 @@ Example read_example(const Json& document, const std::string& source, std::size_
   if (shell.batched)
     reader.fail(shell.has_tokens() ? shell.source_tokens.json_path : "X",
                 "expected one example per line: one sentence, one list of tokens or X of shape (S, d_model)");
-  if (shell.has_decoder() && shell.target_tokens.empty() && shell.target_input.data.empty())
+  if (shell.has_target() && shell.target_tokens.empty() && shell.target_input.data.empty())
     reader.fail("", "expected the decoder's input: target_text, target_tokens or target_X (the model has a decoder)");
   read_loss_section(context, document, "", shell);
   if (shell.labels.data.empty() && shell.output_grad.data.empty())

@@ -176,7 +176,7 @@ std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, c
   RunSize size = run_size_of(model);
   size.batch = std::min(options.batch_size, data.examples.size());
   size.seq_len = data.max_source;
-  size.target_len = model.has_decoder() ? data.max_target : 0;
+  size.target_len = model.has_target() ? data.max_target : 0;
   size.trace_kept = true;
   size.backward = true;
   const std::uint64_t run = estimate_run_bytes(model.config, size);

@@ -44,14 +44,13 @@ std::string model_text(const std::string& comment, const Tokens& vocab, const Si
   doc["comment"] = comment;
   nlohmann::json model = {{"d_model", s.d_model},   {"num_heads", s.heads}, {"d_ff", s.d_ff},
                           {"num_layers", s.layers}, {"seed", seed},         {"scale_embeddings", true}};
-  if (s.decoder_only) model["causal"] = true;
+  if (s.decoder_only) model["architecture"] = "decoder-only";
   doc["model"] = model;
   doc["vocab"] = vocab;
   doc["embedding"] = {{"randn", {vocab.size(), s.d_model}}, {"std", 1.0 / std::sqrt(static_cast<double>(s.d_model))}};
   if (s.decoder_only) {
     doc["input"] = {{"tokens", example.target}, {"labels", example.labels}};
-    doc["encoder"] = "xavier_uniform";
-    doc["encoder_norm"] = {{"gamma", "ones"}, {"beta", "zeros"}};
+    doc["decoder"] = "xavier_uniform";
   } else {
     doc["input"] = {{"tokens", example.source}, {"target_tokens", example.target}, {"labels", example.labels}};
     doc["encoder"] = "xavier_uniform";
@@ -71,7 +70,7 @@ Dataset dataset_of(const std::vector<Pair>& pairs, const Model& model, const std
     e.source = pairs[i].source;
     e.target = pairs[i].target;
     for (const std::string& t : pairs[i].labels) e.labels.push_back(*model.vocab.find(t));
-    if (!model.has_decoder()) {
+    if (!model.has_target()) {
       e.source = pairs[i].target;
       e.target.clear();
     }
@@ -215,7 +214,7 @@ TrainingTask sort_task(const TaskSizes& asked) {
     (k < 129 ? held_out : train).push_back(p);
   }
   const std::string description =
-      "Task sort: sort 6 digits 0-2, decoder-only (a causal encoder with an output head) reading \"<BOS> digits = "
+      "Task sort: sort 6 digits 0-2, decoder-only (GPT-style: causal self-attention, no encoder) reading \"<BOS> digits = "
       "sorted\" and learning the sorted half (600 training sequences of the 729, 129 held out), d_model 16, 2 heads, "
       "d_ff 64, 2 layers";
   Sizes sizes{16, 2, 64, 2, true};

@@ -96,8 +96,9 @@ TEST_CASE("copy and reverse: the output is the input (reversed), held out unseen
 
 TEST_CASE("sort: decoder-only, labels on the sorted half only", "[train][tasks]") {
   const attn::TrainingTask task = attn::make_task("sort");
-  CHECK_FALSE(task.model.has_decoder());
-  CHECK(task.model.config.causal);
+  CHECK(task.model.config.architecture == attn::Architecture::DecoderOnly);
+  CHECK_FALSE(task.model.has_target());
+  CHECK(task.model.encoder.empty());
   CHECK(task.train.examples.size() + task.held_out.examples.size() == 729);  // 3^6
   std::set<Tokens> seen;
   for (const auto& e : task.train.examples) seen.insert(e.source);
