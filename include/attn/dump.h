@@ -2,7 +2,7 @@
 //
 // JSON (docs/dump-format.md), for a name ending in ".json" or "-" (standard output):
 //   {"format": "attn-trace", "version": 1, "model": {...}, "tensors": [{"name", "shape",
-//    "axes", "data"}, ...], "parameters": [the same, for each of model_parameters()],
+//    "axes", "data"}, ...], "parameters": [the same, for each of parameters() (attn/parameters.h)],
 //    "tokens": {...}, "warnings": [...]}
 // Tensors in the order computed, data nested like the shape, every double as Python's
 // repr writes it (shortest round-trip). JSON has no infinity or NaN: DumpOptions say how

@@ -162,17 +162,8 @@ struct Model {
   bool has_target() const { return has_decoder() && !decoder_only(); }
 };
 
-// Every learned tensor (weights, biases, norms, the embedding and position tables; an
-// output head tied to the embedding adds none), named by its path in the model file with
-// list indices as numbers: "embedding", "encoder.0.attention.W_q", "encoder.0.ffn.W_1",
-// "encoder.0.norm1.gamma", "decoder.0.cross_attention.W_o", "output.W". Per-head matrices
-// appear as the fused ones they make up. Defined in src/model/parameter_count.cpp.
-struct NamedParameter {
-  std::string name;
-  const Tensor* tensor;
-};
-std::vector<NamedParameter> model_parameters(const Model& model);
-// How many learned numbers: the sizes of model_parameters() added up.
+// How many learned numbers: the sizes of parameters() (attn/parameters.h, the one list of
+// a model's weights) added up. Defined in src/model/parameter_count.cpp.
 std::size_t parameter_count(const Model& model);
 
 }  // namespace attn

@@ -215,6 +215,13 @@ class Trace {
   const std::vector<std::vector<std::string>>* tokens(Sequence sequence) const;
 
   const std::vector<TraceEntry>& entries() const { return entries_; }
+  // The kept entries, moved out (the trace is left empty): attn train takes the weights'
+  // gradients without a copy.
+  std::vector<TraceEntry> take_entries() {
+    std::vector<TraceEntry> out;
+    out.swap(entries_);
+    return out;
+  }
   const std::vector<TraceWarning>& warnings() const { return warnings_; }
   // The kept entry with this id, or nullptr.
   const TraceEntry* find(const StepId& id) const;

@@ -13,8 +13,9 @@
 namespace attn::cli {
 
 void setup_init(CLI::App& app, InitOptions& options) {
-  CLI::App* init = app.add_subcommand(
-      "init", "Write a model file of a given size, every weight \"randn\": a paper-sized model in a few lines of JSON");
+  CLI::App* init = app.add_subcommand("init",
+                                      "Write a model file of a given size, every weight \"xavier_uniform\" (or "
+                                      "--init): a paper-sized model in a few lines of JSON");
   std::string names;
   for (const auto& p : presets()) names += fmt::format("\n  {:<5} {}", p.name, p.description);
   init->add_option("-p,--preset", options.preset, "Start from these sizes:" + names)
@@ -36,6 +37,11 @@ void setup_init(CLI::App& app, InitOptions& options) {
       ->transform(non_negative_integer());
   init->add_option("--seed", options.seed, "Seed of every \"randn\", as np.random.seed")
       ->transform(non_negative_integer())
+      ->capture_default_str();
+  init->add_option("--init", options.init,
+                   "How the layers' weights are drawn: xavier_uniform (PyTorch's, unsaturated at any size), randn, "
+                   "normal_0.02 or kaiming_uniform")
+      ->check(CLI::IsMember({"xavier_uniform", "randn", "normal_0.02", "kaiming_uniform"}))
       ->capture_default_str();
   init->add_option("-o,--output", options.output, "Write the model file to FILE (default: stdout)")
       ->check(non_empty("a file name"));
@@ -71,12 +77,14 @@ int run_init(const InitOptions& options) {
   given("--batch", options.batch, size.batch);
   size.seed = options.seed;
   if (options.seed != 0) command += fmt::format(" --seed {}", options.seed);
+  size.init = options.init;
+  if (options.init != "xavier_uniform") command += " --init " + options.init;
 
   const std::string comment = fmt::format(
       "Made by '{}': d_model {}, {} heads, {}{} encoder layer{}, input X of {} random sequence{} of {} tokens. Every "
-      "weight is \"randn\", drawn from np.random.seed({}) in the order of docs/model-file.md.",
+      "weight is \"{}\", drawn from np.random.seed({}) in the order of docs/model-file.md.",
       command, size.d_model, size.num_heads, size.d_ff ? fmt::format("d_ff {}, ", size.d_ff) : "no feed-forward, ",
-      size.num_layers, size.num_layers == 1 ? "" : "s", size.batch, size.batch == 1 ? "" : "s", size.seq_len,
+      size.num_layers, size.num_layers == 1 ? "" : "s", size.batch, size.batch == 1 ? "" : "s", size.seq_len, size.init,
       size.seed);
   const std::string text = model_file_text(size, comment, "attn init");
 

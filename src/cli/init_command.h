@@ -15,6 +15,7 @@ struct InitOptions {
   std::string preset = "tiny";
   std::size_t d_model = 0, heads = 0, d_ff = 0, layers = 0, seq = 0, batch = 0;  // given: replaces the preset's
   std::uint32_t seed = 0;
+  std::string init = "xavier_uniform";
   std::string output = "-";           // -o FILE; "-": stdout
   bool force = false;                 // replace an existing FILE
   const CLI::App* command = nullptr;  // to ask which options were given

@@ -22,6 +22,7 @@
 #include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
+#include "train_command.h"
 #include "validate_command.h"
 
 namespace {
@@ -35,7 +36,8 @@ void prepare_process(int argc, char** argv) {
   // chose a policy, `attn explain` and `attn grad` (the commands that run models) run themselves again
   // with passive waiting; if that fails it goes on.
   if (argc > 1 &&
-      (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "generate") &&
+      (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "generate" ||
+       std::string(argv[1]) == "train") &&
       std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
     ::execv("/proc/self/exe", argv);
 #ifdef M_MMAP_THRESHOLD
@@ -78,6 +80,8 @@ int main(int argc, char** argv) {
   attn::cli::setup_validate(app, validate);
   attn::cli::InitOptions init;
   attn::cli::setup_init(app, init);
+  attn::cli::TrainCommandOptions train;
+  attn::cli::setup_train(app, train);
 
   // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
   if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;

@@ -1,6 +1,7 @@
 #include "core/numpy_random.h"
 
 #include <cmath>
+#include <utility>
 
 namespace attn {
 
@@ -35,6 +36,23 @@ Tensor NumpyRandom::randn(const Shape& shape, const AxisNames& axes) {
   Tensor out(shape, axes);
   for (double& v : out.data) v = standard_normal();
   return out;
+}
+
+std::vector<std::size_t> NumpyRandom::permutation(std::size_t n) {
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  // NumPy's _shuffle_raw over np.arange(n), with random_interval(i) for each i from n-1 to 1
+  // (the 32-bit branch: attn's data sets have fewer than 2^32 examples).
+  for (std::size_t i = n; i-- > 1;) {
+    std::uint64_t mask = i;
+    for (int shift = 1; shift <= 32; shift *= 2) mask |= mask >> shift;
+    std::uint64_t j = 0;
+    do {
+      j = engine_() & mask;
+    } while (j > i);
+    std::swap(order[i], order[j]);
+  }
+  return order;
 }
 
 }  // namespace attn

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "attn/tensor.h"
 
@@ -33,6 +34,12 @@ class NumpyRandom {
   double standard_normal();
   // np.random.randn(*shape), filled in C order.
   Tensor randn(const Shape& shape, const AxisNames& axes = {});
+  // One value of np.random.uniform(low, high): low + (high - low) * random_sample().
+  double uniform(double low, double high) { return low + (high - low) * random_sample(); }
+  // np.random.permutation(n): 0 .. n-1 shuffled by the legacy Fisher-Yates (from the last
+  // place down, each swap partner drawn as NumPy's random_interval draws it: 32-bit words
+  // masked to the smallest power of two above, redrawn until in range).
+  std::vector<std::size_t> permutation(std::size_t n);
 
  private:
   Mt19937 engine_;  // seeded by init_genrand, as NumPy's mt19937_seed

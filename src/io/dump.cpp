@@ -114,8 +114,8 @@ class TraceDump::Json {
   void finish(const Trace& trace, const Model& model) {
     out_.write("\n], \"parameters\": [");
     first_ = true;
-    for (const auto& p : model_parameters(model))
-      add_entry(p.name, p.tensor->shape, p.tensor->axes, p.tensor->data.data());
+    for (const auto& p : parameters(model))
+      add_entry(parameter_name(p.id), p.tensor->shape, p.tensor->axes, p.tensor->data.data());
     out_.write(fmt::format("\n], \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
                            warning_summary(trace).dump()));
   }
@@ -191,13 +191,13 @@ class TraceDump::Npz {
 
   // The model's parameters, after the tensors, as in the JSON dump.
   void finish(const Trace& trace, const Model& model) {
-    nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
-    for (const auto& p : model_parameters(model)) {
-      writer_.add(p.name, p.tensor->shape, p.tensor->data.data());
-      parameters.push_back(
-          {{"name", p.name}, {"shape", p.tensor->shape}, {"axes", p.tensor->axes}, {"dtype", "float64"}});
+    nlohmann::ordered_json weights = nlohmann::ordered_json::array();
+    for (const auto& p : parameters(model)) {
+      const std::string name = parameter_name(p.id);
+      writer_.add(name, p.tensor->shape, p.tensor->data.data());
+      weights.push_back({{"name", name}, {"shape", p.tensor->shape}, {"axes", p.tensor->axes}, {"dtype", "float64"}});
     }
-    writer_.add_file("__meta__.json", npz_metadata(model_, trace, tensors_, parameters));
+    writer_.add_file("__meta__.json", npz_metadata(model_, trace, tensors_, weights));
     writer_.finish();
   }
 

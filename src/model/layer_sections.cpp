@@ -36,6 +36,15 @@ Json randn_decoder_layer(const ModelConfig& config, bool decoder_only) {
               {"ffn", randn_feed_forward(config)}};
 }
 
+// The layer `layer` stands for with every "randn" replaced by `kind`.
+Json with_initializer(const Json& layer, const std::string& kind) {
+  if (layer.is_string()) return layer.get<std::string>() == "randn" ? Json(kind) : layer;
+  if (!layer.is_object()) return layer;
+  Json out = layer;
+  for (auto it = out.begin(); it != out.end(); ++it) it.value() = with_initializer(it.value(), kind);
+  return out;
+}
+
 // A list of layers; one object repeated `count` times; or "randn", `randn_layer` repeated.
 // `count_given`: the model section set the count (`count_field`), which a list must match.
 LayerList layer_list(const JsonReader& reader, const Json& value, const std::string& key, std::size_t count,
@@ -48,10 +57,12 @@ LayerList layer_list(const JsonReader& reader, const Json& value, const std::str
     for (const Json& layer : value) list.listed_layers.push_back(&layer);
     list.count = value.size();
   } else if (value.is_string()) {
-    if (value.get<std::string>() != "randn")
-      reader.fail(
-          key, fmt::format("expected a list of layers, one layer object or \"randn\", found {}", describe_json(value)));
-    list.template_layer = std::make_shared<const Json>(randn_layer);
+    const std::string kind = value.get<std::string>();
+    if (kind != "randn" && kind != "xavier_uniform" && kind != "normal_0.02" && kind != "kaiming_uniform")
+      reader.fail(key, fmt::format("expected a list of layers, one layer object, \"randn\", \"xavier_uniform\", "
+                                   "\"normal_0.02\" or \"kaiming_uniform\", found {}",
+                                   describe_json(value)));
+    list.template_layer = std::make_shared<const Json>(with_initializer(randn_layer, kind));
     list.count = count;
   } else if (value.is_object()) {
     list.template_layer = std::shared_ptr<const Json>(&value, [](const Json*) {});  // the document owns it

@@ -53,9 +53,9 @@ std::string model_file_text(const ModelSize& s, const std::string& comment, cons
       "  \"comment\": \"{}\",\n"
       "  \"model\": {{\"d_model\": {}, \"num_heads\": {}{}, \"num_layers\": {}, \"seed\": {}}},\n"
       "  \"input\": {{\"X\": {{\"randn\": {}}}}},\n"
-      "  \"encoder\": \"randn\"\n"
+      "  \"encoder\": \"{}\"\n"
       "}}\n",
-      escaped, s.d_model, s.num_heads, d_ff, s.num_layers, s.seed, x_shape);
+      escaped, s.d_model, s.num_heads, d_ff, s.num_layers, s.seed, x_shape, s.init);
 }
 
 }  // namespace attn

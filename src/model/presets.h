@@ -18,6 +18,10 @@ struct ModelSize {
   std::size_t seq_len = 0;     // S, the length of the random input X
   std::size_t batch = 0;       // B; 1 writes X as one sequence, (S, N)
   std::uint32_t seed = 0;      // np.random.seed for every "randn"
+  // How the layers' weights are drawn: "xavier_uniform" (the default: scores stay unsaturated
+  // at the paper's size, where N(0, 1) weights give one-hot attention), "randn",
+  // "normal_0.02" or "kaiming_uniform" (docs/model-file.md, "Initializers").
+  std::string init = "xavier_uniform";
 };
 
 struct Preset {
@@ -33,7 +37,7 @@ const std::vector<Preset>& presets();
 // The preset called `name`, or nullptr.
 const Preset* find_preset(const std::string& name);
 
-// The model file's text: the model block, X = randn (B, S, N) and "encoder": "randn".
+// The model file's text: the model block, X = randn (B, S, N) and "encoder": size.init.
 // InputError(source, "--heads", ...) and the like when the sizes do not fit together
 // (heads must divide d_model; everything else positive).
 std::string model_file_text(const ModelSize& size, const std::string& comment, const std::string& source);

@@ -8,6 +8,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/parameters.h"
+#include "attn/trace.h"
 
 namespace {
 
@@ -47,7 +48,7 @@ TEST_CASE("a decoder-only model has its layers under decoder, no encoder, no cro
   // norm2 (8) = 128; the embedding 4 x 4 = 16; the head is tied.
   CHECK(attn::parameter_count(m) == 2 * 128 + 16);
   std::vector<std::string> names;
-  for (const auto& p : attn::model_parameters(m)) names.push_back(p.name);
+  for (const auto& p : attn::parameters(m)) names.push_back(attn::parameter_name(p.id));
   CHECK(names == std::vector<std::string>{"embedding",
                                           "decoder.0.self_attention.W_q",
                                           "decoder.0.self_attention.W_k",

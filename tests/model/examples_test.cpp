@@ -1,12 +1,15 @@
 #include "model/examples.h"
 
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "attn/forward.h"
 #include "attn/model_file.h"
 
 TEST_CASE("every bundled example loads and runs", "[examples]") {
-  REQUIRE(attn::bundled_examples().size() == 8);
+  REQUIRE(attn::bundled_examples().size() == 12);
   for (const auto& e : attn::bundled_examples()) {
     INFO(e.name);
     const attn::Model model = attn::load_model_text(e.json, e.name);
@@ -28,4 +31,26 @@ TEST_CASE("find_example by full name, by its seed prefix, or a clear error", "[e
 TEST_CASE("example summaries are the first sentence of the comment", "[examples]") {
   CHECK(attn::example_summary(attn::find_example("seed002")) ==
         "Seed 002 (identity heads): \"I love machine learning\" as 4 embeddings, d_model 4, 2 heads of 2.");
+}
+
+TEST_CASE("the shipped trained models predict their input's labels", "[examples][trained]") {
+  // Each trained file holds its first held-out example (never seen in training) as its input:
+  // the translator's is "I love AI", labels "J' aime l' IA <EOS>".
+  for (const char* name : {"trained_translate", "trained_copy", "trained_reverse", "trained_sort"}) {
+    INFO(name);
+    const attn::Model model = attn::load_model_text(attn::find_example(name).json, name);
+    attn::Trace trace(!model.batched);
+    const attn::Tensor p = attn::run_model(model, trace);  // (T, V) probabilities, unbatched
+    const std::size_t V = p.shape.back(), T = model.labels.size();
+    REQUIRE(p.size() == T * V);
+    for (std::size_t t = 0; t < T; ++t) {
+      const auto label = static_cast<std::size_t>(model.labels.data[t]);
+      if (label == *model.vocab.pad_id()) continue;
+      INFO("position " << t << ", label " << model.vocab.token(label));
+      CHECK(p.data[t * V + label] > 0.9);
+    }
+  }
+  const attn::Model translator =
+      attn::load_model_text(attn::find_example("trained_translate").json, "trained_translate");
+  CHECK(translator.source_tokens.tokens == std::vector<std::vector<std::string>>{{"I", "love", "AI"}});
 }

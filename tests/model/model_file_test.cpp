@@ -107,7 +107,7 @@ TEST_CASE("non-finite numbers and generator typos", "[loader][errors]") {
       error_of(
           R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": [[1, 2]]}, "encoder": [{"attention": {"W_q": "randm"}}]})") ==
       "model.json: encoder[0].attention.W_q: expected numbers or one of \"randn\", \"zeros\", \"ones\", \"identity\", "
-      "found \"randm\"; did you mean \"randn\"?");
+      "\"xavier_uniform\", \"normal_0.02\", \"kaiming_uniform\", found \"randm\"; did you mean \"randn\"?");
   CHECK(error_of(
             R"({"model": {"d_model": 2, "num_heads": 1}, "input": {"X": "randn"}, "encoder": [{"attention": {}}]})") ==
         "model.json: input.X: the shape is not implied by the model; write {\"randn\": [S, 2]} or {\"randn\": [B, S, "
@@ -232,7 +232,7 @@ TEST_CASE("regression inputs from fuzzing and review give one clear line", "[loa
   CHECK(message_of("null_d_model.json") == "null_d_model.json: model.d_model: expected a positive integer, found null");
   CHECK(message_of("null_weight_and_layer.json") ==
         "null_weight_and_layer.json: encoder[0].attention.W_q: expected a [2, 2] array of numbers or \"randn\", "
-        "\"zeros\", \"ones\", \"identity\", found null");
+        "\"zeros\", \"ones\", \"identity\", \"xavier_uniform\", \"normal_0.02\", \"kaiming_uniform\", found null");
   // A newline in a key split the error over two lines.
   CHECK(message_of("control_chars_in_key.json") ==
         "control_chars_in_key.json: mo\\ndel: unknown key \"mo\\ndel\"; did you mean \"model\"?");
@@ -263,7 +263,7 @@ TEST_CASE("validate reports a null the file wrote, and never aborts on it", "[lo
   CHECK(validate("null_weight_and_layer.json") ==
         std::vector<std::string>{
             "null_weight_and_layer.json: encoder[0].attention.W_q: expected a [2, 2] array of numbers or \"randn\", "
-            "\"zeros\", \"ones\", \"identity\", found null",
+            "\"zeros\", \"ones\", \"identity\", \"xavier_uniform\", \"normal_0.02\", \"kaiming_uniform\", found null",
             "null_weight_and_layer.json: encoder[1].attention: expected an object, found null"});
 }
 

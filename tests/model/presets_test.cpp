@@ -20,7 +20,7 @@ TEST_CASE("the presets are the seeds' size and the paper's base and big encoders
   CHECK(attn::find_preset("huge") == nullptr);
 }
 
-TEST_CASE("a preset's model file is a few lines of randn that load as that model", "[presets]") {
+TEST_CASE("a preset's model file is a few lines of xavier_uniform that load as that model", "[presets]") {
   attn::ModelSize size = attn::find_preset("base")->size;
   size.seq_len = 512;
   CHECK(attn::model_file_text(size, "base", "test") ==
@@ -28,7 +28,7 @@ TEST_CASE("a preset's model file is a few lines of randn that load as that model
         "  \"comment\": \"base\",\n"
         "  \"model\": {\"d_model\": 512, \"num_heads\": 8, \"d_ff\": 2048, \"num_layers\": 6, \"seed\": 0},\n"
         "  \"input\": {\"X\": {\"randn\": [512, 512]}},\n"
-        "  \"encoder\": \"randn\"\n"
+        "  \"encoder\": \"xavier_uniform\"\n"
         "}\n");
 
   const attn::Model tiny =

@@ -1,0 +1,275 @@
+#include "train_command.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "attn/error.h"
+#include "attn/loss_curve.h"
+#include "attn/model_file.h"
+#include "attn/model_writer.h"
+#include "attn/train.h"
+#include "io/number_text.h"
+#include "io/output_file.h"
+#include "present/terminal.h"
+#include "standard_streams.h"
+#include "train_report.h"
+#include "validators.h"
+
+namespace attn::cli {
+
+namespace {
+
+const char* const kSource = "attn train";
+
+bool given(const TrainCommandOptions& options, const char* name) {
+  return options.command && options.command->count(name) > 0;
+}
+
+// What to train and on what: a model file and data files, or a task's own.
+struct Run {
+  Model model;
+  Dataset data;
+  std::optional<Dataset> held_out;
+  TrainOptions options;
+  std::string description;  // what the trained file's comment says was done
+};
+
+OptimizerOptions optimizer_options(const TrainCommandOptions& o, OptimizerOptions base) {
+  if (given(o, "--optimizer"))
+    base.kind = o.optimizer == "sgd"     ? OptimizerKind::SGD
+                : o.optimizer == "adamw" ? OptimizerKind::AdamW
+                                         : OptimizerKind::Adam;
+  if (given(o, "--schedule"))
+    base.schedule = o.schedule == "cosine" ? ScheduleKind::Cosine
+                    : o.schedule == "noam" ? ScheduleKind::Noam
+                                           : ScheduleKind::Constant;
+  // torch's defaults: AdamW decays by 0.01, the others not at all; noam's factor is 1
+  if (given(o, "--optimizer") && !given(o, "--weight-decay"))
+    base.weight_decay = base.kind == OptimizerKind::AdamW ? 0.01 : 0.0;
+  if (given(o, "--schedule") && !given(o, "--lr")) base.lr = base.schedule == ScheduleKind::Noam ? 1.0 : 1e-3;
+  if (given(o, "--lr")) base.lr = o.lr;
+  if (given(o, "--weight-decay")) base.weight_decay = o.weight_decay;
+  if (given(o, "--momentum")) base.momentum = o.momentum;
+  if (given(o, "--warmup")) base.warmup = o.warmup;
+  if (base.momentum != 0 && base.kind != OptimizerKind::SGD)
+    throw InputError(kSource, "--momentum", "only SGD takes a momentum (Adam's is --beta1 0.9)");
+  if (base.schedule == ScheduleKind::Noam && base.warmup == 0)
+    throw InputError(kSource, "--warmup", "the noam schedule needs warmup steps (the paper: 4000)");
+  return base;
+}
+
+// The options given on the command line replace the task's (or the defaults).
+TrainOptions train_options(const TrainCommandOptions& o, TrainOptions base, std::size_t examples) {
+  if (given(o, "--batch-size")) base.batch_size = o.batch_size;
+  if (given(o, "--clip")) base.clip = o.clip;
+  if (given(o, "--seed")) base.seed = o.seed;
+  if (given(o, "--no-shuffle")) base.shuffle = false;
+  if (given(o, "--eval-every")) base.eval_every = o.eval_every;
+  base.optimizer = optimizer_options(o, base.optimizer);
+  if (base.batch_size == 0) throw InputError(kSource, "--batch-size", "expected a positive integer, found 0");
+  const std::size_t per_epoch = (examples + base.batch_size - 1) / base.batch_size;
+  if (given(o, "--steps")) base.steps = o.steps;
+  if (given(o, "--epochs")) base.steps = o.epochs * per_epoch;
+  if (base.steps == 0 && !given(o, "--steps") && !given(o, "--epochs")) base.steps = per_epoch;
+  if (base.steps == 0)
+    throw InputError(kSource, given(o, "--steps") ? "--steps" : "--epochs", "expected at least one step");
+  if (base.optimizer.schedule == ScheduleKind::Cosine && base.optimizer.warmup >= base.steps)
+    throw InputError(kSource, "--warmup",
+                     fmt::format("expected fewer warmup steps than the {} steps of the run (cosine decays after "
+                                 "the warmup)",
+                                 base.steps));
+  return base;
+}
+
+Run file_run(const TrainCommandOptions& o, const LoadOptions& load) {
+  if (o.model_file.empty()) throw InputError(kSource, "-c", "missing: the model to train (-c FILE), or --task NAME");
+  if (o.data_file.empty()) throw InputError(kSource, "--data", "missing: the training examples (--data FILE)");
+  if (o.output.empty()) throw InputError(kSource, "-o", "missing: where to write the trained model (-o FILE)");
+  for (const char* size : {"--d-model", "--heads", "--d-ff", "--layers"})
+    if (given(o, size))
+      throw InputError(kSource, size, "only with --task: a model file gives its own sizes (attn init makes one)");
+  Run run;
+  run.model = load_model_file(o.model_file, load);
+  run.data = read_dataset(o.data_file, run.model);
+  run.description = fmt::format("{} trained on {}", o.model_file, o.data_file);
+  return run;
+}
+
+Run task_run(const TrainCommandOptions& o) {
+  if (!o.model_file.empty() || !o.data_file.empty())
+    throw InputError(kSource, "--task", "a task makes its own model and data: leave out -c and --data");
+  TaskSizes sizes;
+  sizes.d_model = o.d_model;
+  sizes.heads = o.heads;
+  sizes.d_ff = o.d_ff;
+  sizes.layers = o.layers;
+  TrainingTask task = make_task(o.task, sizes);
+  Run run;
+  run.model = std::move(task.model);
+  run.data = std::move(task.train);
+  run.held_out = std::move(task.held_out);
+  run.options = task.options;
+  run.description = task.description;
+  return run;
+}
+
+// What the run did, in words: "1500 steps of adam (lr 0.003, cosine schedule, ...)".
+std::string training_text(const TrainOptions& t) {
+  const OptimizerOptions& p = t.optimizer;
+  const char* optimizer = p.kind == OptimizerKind::SGD ? "sgd" : p.kind == OptimizerKind::AdamW ? "adamw" : "adam";
+  const char* schedule = p.schedule == ScheduleKind::Cosine ? "cosine"
+                         : p.schedule == ScheduleKind::Noam ? "noam"
+                                                            : "constant";
+  return fmt::format("{} steps of {} (lr {}, {} schedule, warmup {}, weight decay {}{}), batches of {}, {}{}", t.steps,
+                     optimizer, shortest_text(p.lr), schedule, p.warmup, shortest_text(p.weight_decay),
+                     p.momentum != 0 ? ", momentum " + shortest_text(p.momentum) : "", t.batch_size,
+                     t.shuffle ? fmt::format("shuffled from seed {}", t.seed) : "in file order",
+                     t.clip > 0 ? ", gradients clipped to norm " + shortest_text(t.clip) : "");
+}
+
+// The command that makes the same file: attn train and every option given that changes the
+// weights (not -o, --log, --force, --quiet, --curve).
+std::string reproduce_command(const TrainCommandOptions& o) {
+  std::string out = "attn train";
+  if (!o.command) return out;
+  for (const CLI::Option* opt : o.command->get_options()) {
+    const std::string name = opt->get_name();
+    if (opt->count() == 0 || name == "--help" || name == "--output" || name == "--log" || name == "--force" ||
+        name == "--quiet" || name == "--curve" || name == "--max-memory" || name == "--eval-every")
+      continue;
+    out += " " + (name == "--config" ? std::string("-c") : name);
+    for (const std::string& value : opt->results())
+      if (name != "--no-shuffle") out += " " + value;
+  }
+  return out + " -o FILE";
+}
+
+void check_memory(const Run& run, const LoadOptions& load) {
+  const std::uint64_t limit = load.max_memory_bytes ? load.max_memory_bytes : default_memory_limit();
+  const std::uint64_t need = estimate_training_bytes(run.model, run.data, run.options);
+  if (need > limit)
+    throw InputError(kSource, "--batch-size",
+                     fmt::format("training is estimated to need {:.1f} GiB, more than the limit of {:.1f} GiB "
+                                 "(--max-memory); use smaller batches",
+                                 static_cast<double>(need) / 1073741824.0, static_cast<double>(limit) / 1073741824.0));
+}
+
+void refuse_existing(const std::string& path, bool force) {
+  struct stat st {};
+  if (!force && path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    throw InputError(path, "", "already exists; use --force to replace it");
+}
+
+}  // namespace
+
+int run_train(const TrainCommandOptions& o) {
+  LoadOptions load;
+  if (o.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(o.max_memory_gib * 1073741824.0);
+  Run run = o.task.empty() ? file_run(o, load) : task_run(o);
+  if (!o.eval_file.empty()) run.held_out = read_dataset(o.eval_file, run.model);
+  run.options = train_options(o, run.options, run.data.examples.size());
+  check_memory(run, load);
+  if (!o.output.empty()) refuse_existing(o.output, o.force);
+  if (!o.log_file.empty()) refuse_existing(o.log_file, o.force);
+  const std::string held_out_source = !o.eval_file.empty() ? o.eval_file : "the task's held-out set";
+
+  TrainProgress progress(!o.quiet && ::isatty(STDERR_FILENO));
+  TrainLog log(o.log_file);
+  std::optional<EvalReport> last_eval;
+  TrainCallbacks callbacks;
+  callbacks.on_step = [&](const StepReport& r) {
+    log.step(r);
+    progress.step(r);
+  };
+  callbacks.on_eval = [&](std::size_t step, const EvalReport& r) {
+    log.eval(step, r);
+    progress.eval(r);
+    last_eval = r;
+  };
+  const std::vector<double> losses =
+      train_model(run.model, run.data, run.held_out ? &*run.held_out : nullptr, run.options, callbacks);
+  progress.clear();
+  log.commit();
+  if (!o.output.empty()) {
+    OutputFile out(o.output, "the model file");
+    out.write(model_file_json(
+        run.model, fmt::format("{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}",
+                               run.description, reproduce_command(o), training_text(run.options),
+                               last_eval && last_eval->has_labels
+                                   ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*last_eval),
+                                                 fmt::format("{:.4f}", last_eval->loss))
+                                   : "")));
+    out.commit();
+  }
+  if (!o.quiet)
+    std::cout << train_summary(losses, last_eval, held_out_source, o.curve,
+                               std::min<std::size_t>(terminal_width(STDOUT_FILENO), 75));
+  return 0;
+}
+
+void setup_train(CLI::App& app, TrainCommandOptions& options) {
+  CLI::App* train = app.add_subcommand(
+      "train", "Learn every weight of a model from examples (or run a built-in task) and write the trained model");
+  train->add_option("-c,--config", options.model_file, "The model file to train (its weights are the start)")
+      ->check(non_empty("a file name"));
+  train->add_option("--data", options.data_file, "Training examples, JSON Lines: one model-file input per line")
+      ->check(non_empty("a file name"));
+  train
+      ->add_option("--task", options.task,
+                   "A built-in task with its own model and data: copy, reverse, sort, translate")
+      ->check(CLI::IsMember(task_names()));
+  train->add_option("--d-model", options.d_model, "With --task: d_model (N) instead of the task's")
+      ->transform(non_negative_integer());
+  train->add_option("--heads", options.heads, "With --task: number of heads, a divisor of d_model")
+      ->transform(non_negative_integer());
+  train->add_option("--d-ff", options.d_ff, "With --task: feed-forward width")->transform(non_negative_integer());
+  train->add_option("--layers", options.layers, "With --task: layers (each stack)")->transform(non_negative_integer());
+  train->add_option("-o,--output", options.output, "Write the trained model to FILE (a model file)")
+      ->check(non_empty("a file name"));
+  train->add_flag("-f,--force", options.force, "Replace FILE if it exists");
+  train->add_option("--eval", options.eval_file, "Held-out examples: their loss and exact match, at the end")
+      ->check(non_empty("a file name"));
+  train->add_option("--eval-every", options.eval_every, "Also evaluate every N steps")
+      ->transform(non_negative_integer());
+  train->add_option("--log", options.log_file, "Write every step's loss, lr and gradient norm to FILE (JSON Lines)")
+      ->check(non_empty("a file name"));
+  train->add_option("--steps", options.steps, "Number of updates")->transform(non_negative_integer());
+  train->add_option("--epochs", options.epochs, "Passes over the data (instead of --steps)")
+      ->transform(non_negative_integer())
+      ->excludes("--steps");
+  train->add_option("--batch-size", options.batch_size, "Examples per update")->transform(non_negative_integer());
+  train->add_option("--optimizer", options.optimizer, "sgd, adam or adamw (torch.optim's)")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
+  train->add_option("--lr", options.lr, "Learning rate (noam: its factor, default 1)")->check(CLI::PositiveNumber);
+  train->add_option("--weight-decay", options.weight_decay, "Weight decay (default: adamw 0.01, else 0)")
+      ->check(CLI::NonNegativeNumber);
+  train->add_option("--momentum", options.momentum, "SGD's momentum")->check(CLI::Range(0.0, 1.0));
+  train->add_option("--schedule", options.schedule, "Learning rate schedule: constant, cosine or noam (the paper's)")
+      ->check(CLI::IsMember({"constant", "cosine", "noam"}));
+  train->add_option("--warmup", options.warmup, "Steps of linear warmup")->transform(non_negative_integer());
+  train->add_option("--clip", options.clip, "Clip the global gradient norm to this (clip_grad_norm_)")
+      ->check(CLI::PositiveNumber);
+  train->add_option("--seed", options.seed, "Seed of the shuffling, as np.random.seed")
+      ->transform(non_negative_integer());
+  train->add_flag("--no-shuffle", options.no_shuffle, "Batches in file order, cycling");
+  train->add_option("--curve", options.curve, "The loss curve at the end: auto, unicode, ascii or none")
+      ->check(CLI::IsMember({"auto", "unicode", "ascii", "none"}));
+  train->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");
+  train
+      ->add_option("--max-memory", options.max_memory_gib,
+                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
+      ->check(memory_limit_gib());
+  options.command = train;
+  train->callback([&options]() {
+    const int code = run_train(options);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,152 @@
+// The data of attn train: one example per line of a JSON Lines file, each read as a model
+// file's input is read (model/input_section.cpp, model/loss_section.cpp).
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "attn/model_file.h"
+#include "attn/train.h"
+#include "core/numpy_random.h"
+#include "model/input_section.h"
+#include "model/json_reader.h"
+#include "model/load_context.h"
+#include "model/loss_section.h"
+#include "model/token_input.h"
+
+namespace attn {
+
+namespace {
+
+// The model as the input reader needs it, without an input: a copy made once per file.
+Model input_shell(const Model& model) {
+  Model shell = model;
+  shell.input = shell.target_input = shell.labels = shell.output_grad = Tensor();
+  shell.source_tokens = shell.target_tokens = TokenInput{};
+  return shell;
+}
+
+// (1, L, W) -> (L, W): one example's tensor without the batch axis.
+Tensor without_batch_axis(Tensor t) {
+  if (t.rank() == 3) {
+    t.shape.erase(t.shape.begin());
+    t.axes.erase(t.axes.begin());
+  }
+  return t;
+}
+
+// The example of one line, read against `shell` (whose input it replaces).
+Example read_example(const Json& document, const std::string& source, std::size_t line, Model& shell) {
+  LoadContext context(source, LoadOptions{});
+  context.rng = NumpyRandom(shell.config.seed);
+  const JsonReader& reader = context.reader;
+  shell.source = source;
+  shell.input = shell.target_input = shell.labels = shell.output_grad = Tensor();
+  shell.source_tokens = shell.target_tokens = TokenInput{};
+  const LayerCounts layers{shell.encoder.size(), shell.decoder.size()};
+  read_input(context, document, "", layers, shell);
+  if (shell.batched)
+    reader.fail(shell.has_tokens() ? shell.source_tokens.json_path : "X",
+                "expected one example per line: one sentence, one list of tokens or X of shape (S, d_model)");
+  if (shell.has_target() && shell.target_tokens.empty() && shell.target_input.data.empty())
+    reader.fail("", "expected the decoder's input: target_text, target_tokens or target_X (the model has a decoder)");
+  read_loss_section(context, document, "", shell);
+  if (shell.labels.data.empty() && shell.output_grad.data.empty())
+    reader.fail("", shell.output.present ? "expected labels: training needs the token each output position should "
+                                           "predict (<PAD> where nothing is learned)"
+                                         : "expected output_grad: training a model without an output head needs the "
+                                           "gradient of the loss with respect to its output");
+  Example example;
+  example.line = line;
+  if (shell.has_tokens()) example.source = token_lists(shell.source_tokens)[0];
+  if (!shell.target_tokens.empty()) example.target = token_lists(shell.target_tokens)[0];
+  example.x = without_batch_axis(std::move(shell.input));
+  example.target_x = without_batch_axis(std::move(shell.target_input));
+  for (double id : shell.labels.data) example.labels.push_back(static_cast<std::size_t>(id));
+  example.output_grad = without_batch_axis(std::move(shell.output_grad));
+  return example;
+}
+
+std::size_t source_length(const Example& e) { return e.source.empty() ? e.x.shape.at(0) : e.source.size(); }
+std::size_t target_length(const Example& e) {
+  if (!e.target.empty()) return e.target.size();
+  return e.target_x.data.empty() ? 0 : e.target_x.shape.at(0);
+}
+
+// Examples of different lengths are padded: with <PAD> for tokens, which numbers cannot be.
+void check_lengths(const Dataset& data, const Model& model) {
+  const Example& first = data.examples.front();
+  for (const Example& e : data.examples) {
+    const std::string source = fmt::format("{}:{}", data.source, e.line);
+    const bool differs = source_length(e) != source_length(first) || target_length(e) != target_length(first);
+    if (!differs) continue;
+    if ((!e.x.data.empty() && source_length(e) != source_length(first)) ||
+        (!e.target_x.data.empty() && target_length(e) != target_length(first)))
+      throw InputError(source, e.x.data.empty() ? "target_X" : "X",
+                       fmt::format("expected {} positions like line {}: examples given as numbers cannot be padded",
+                                   e.x.data.empty() ? target_length(first) : source_length(first), first.line));
+    if (!model.vocab.pad_id())
+      throw InputError(source, "",
+                       fmt::format("expected as many tokens as line {}: examples of different lengths are padded with "
+                                   "\"<PAD>\", which the vocabulary does not have",
+                                   first.line));
+  }
+}
+
+}  // namespace
+
+Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model) {
+  Dataset data;
+  data.source = source;
+  Model shell = input_shell(model);
+  std::size_t line = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    ++line;
+    const std::string content = text.substr(at, end - at);
+    at = end + 1;
+    if (content.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", source, line);
+    const Json document = parse_json(content, where);
+    data.examples.push_back(read_example(document, where, line, shell));
+    data.max_source = std::max(data.max_source, source_length(data.examples.back()));
+    data.max_target = std::max(data.max_target, target_length(data.examples.back()));
+  }
+  if (data.examples.empty()) throw InputError(source, "", "expected at least one example (one JSON object per line)");
+  check_lengths(data, model);
+  return data;
+}
+
+Dataset read_dataset(const std::string& path, const Model& model) {
+  return parse_dataset(read_text_file(path), path, model);
+}
+
+struct BatchOrder::Stream {
+  explicit Stream(std::uint32_t seed) : rng(seed) {}
+  NumpyRandom rng;
+};
+
+BatchOrder::BatchOrder(std::size_t examples, std::size_t batch_size, bool shuffle, std::uint32_t seed)
+    : n_(examples),
+      batch_(std::max<std::size_t>(batch_size, 1)),
+      shuffle_(shuffle),
+      stream_(std::make_shared<Stream>(seed)) {}
+
+std::vector<std::size_t> BatchOrder::next() {
+  if (at_ == 0) {
+    if (shuffle_) {
+      order_ = stream_->rng.permutation(n_);
+    } else {
+      order_.resize(n_);
+      for (std::size_t i = 0; i < n_; ++i) order_[i] = i;
+    }
+  }
+  const std::size_t end = std::min(at_ + batch_, n_);
+  std::vector<std::size_t> batch(order_.begin() + static_cast<std::ptrdiff_t>(at_),
+                                 order_.begin() + static_cast<std::ptrdiff_t>(end));
+  at_ = end == n_ ? 0 : end;
+  return batch;
+}
+
+}  // namespace attn

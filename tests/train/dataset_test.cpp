@@ -1,0 +1,75 @@
+// attn train's data: JSON Lines read as model-file inputs, batches padded with <PAD>, and the
+// order of the batches (NumPy's permutation when shuffling).
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "attn/model_file.h"
+#include "attn/train.h"
+#include "error_message.h"
+
+namespace {
+
+// <PAD> 0, <UNK> 1, <BOS> 2, <EOS> 3, a 4, b 5
+const char* const kModel = R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 4},
+  "vocab": ["<PAD>", "<UNK>", "<BOS>", "<EOS>", "a", "b"], "embedding": "randn",
+  "input": {"text": "a b", "target_text": "<BOS> b a", "labels": "b a <EOS>"},
+  "encoder": "randn", "decoder": "randn", "output": "tied"})";
+
+}  // namespace
+
+TEST_CASE("a batch is padded with <PAD>, its labels too", "[train][dataset]") {
+  attn::Model model = attn::load_model_text(kModel, "m.json");
+  const attn::Dataset data = attn::parse_dataset(
+      "{\"text\": \"a b a\", \"target_text\": \"<BOS> a\", \"labels\": \"a <EOS>\"}\n"
+      "\n"
+      "{\"tokens\": [\"b\"], \"target_tokens\": [\"<BOS>\", \"b\", \"b\"], \"labels\": [5, 5, 3]}\n",
+      "d.jsonl", model);
+  REQUIRE(data.examples.size() == 2);
+  CHECK(data.examples[1].line == 3);
+  CHECK(data.max_source == 3);
+  CHECK(data.max_target == 3);
+  attn::set_batch(model, data, {0, 1});
+  CHECK(model.labels.shape == attn::Shape{2, 3});
+  CHECK(model.labels.data == std::vector<double>{4, 3, 0, 5, 5, 3});
+  CHECK(model.source_tokens.tokens == std::vector<std::vector<std::string>>{{"a", "b", "a"}, {"b"}});
+  CHECK(model.target_tokens.tokens == std::vector<std::vector<std::string>>{{"<BOS>", "a"}, {"<BOS>", "b", "b"}});
+}
+
+TEST_CASE("a bad line is named by its number and JSON path", "[train][dataset]") {
+  const attn::Model model = attn::load_model_text(kModel, "m.json");
+  CHECK(attn_test::input_error_of([&] {
+          attn::parse_dataset("{\"text\": \"a\", \"target_text\": \"<BOS>\", \"labels\": \"a\"}\n{\"text\": 3}\n",
+                              "d.jsonl", model);
+        }).rfind("d.jsonl:2", 0) == 0);
+  const std::string no_labels = attn_test::input_error_of(
+      [&] { attn::parse_dataset("{\"text\": \"a\", \"target_text\": \"<BOS>\"}", "d.jsonl", model); });
+  CHECK(no_labels.rfind("d.jsonl:1", 0) == 0);
+  CHECK(no_labels.find("expected labels") != std::string::npos);
+  CHECK(attn_test::input_error_of([&] {
+          attn::parse_dataset("\n\n", "d.jsonl", model);
+        }).find("at least one example") != std::string::npos);
+  CHECK(attn_test::input_error_of([&] {
+          attn::parse_dataset("{\"text\": \"a\"", "d.jsonl", model);
+        }).rfind("d.jsonl:1", 0) == 0);
+}
+
+TEST_CASE("batches: file order cycling, or NumPy's permutation per epoch", "[train][dataset]") {
+  attn::BatchOrder plain(10, 4, false, 0);
+  CHECK(plain.batches_per_epoch() == 3);
+  CHECK(plain.next() == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(plain.next() == std::vector<std::size_t>{4, 5, 6, 7});
+  CHECK(plain.next() == std::vector<std::size_t>{8, 9});
+  CHECK(plain.next() == std::vector<std::size_t>{0, 1, 2, 3});
+  // np.random.seed(0); np.random.permutation(10) twice (NumPy 1.24):
+  //   [2, 8, 4, 9, 1, 6, 7, 3, 0, 5], then [3, 5, 1, 2, 9, 8, 0, 6, 7, 4]
+  attn::BatchOrder shuffled(10, 4, true, 0);
+  CHECK(shuffled.next() == std::vector<std::size_t>{2, 8, 4, 9});
+  CHECK(shuffled.next() == std::vector<std::size_t>{1, 6, 7, 3});
+  CHECK(shuffled.next() == std::vector<std::size_t>{0, 5});
+  CHECK(shuffled.next() == std::vector<std::size_t>{3, 5, 1, 2});
+  // np.random.seed(7); np.random.permutation(5) = [0, 3, 2, 1, 4]
+  attn::BatchOrder seven(5, 5, true, 7);
+  CHECK(seven.next() == std::vector<std::size_t>{0, 3, 2, 1, 4});
+}
