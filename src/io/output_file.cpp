@@ -6,10 +6,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -21,10 +25,14 @@ namespace {
 // Big enough that a write(2) call costs little next to the copy it makes.
 constexpr std::size_t kBufferSize = std::size_t{4} << 20;
 
-// The temporary file a signal handler must remove. A fixed buffer: a handler may only call
-// async-signal-safe functions (unlink, sigaction, raise), not touch a std::string.
-char g_temp_path[4096];
-volatile std::sig_atomic_t g_temp_active = 0;
+// The temporary files a signal handler must remove (a dump and an HTML page may be written
+// at once). Fixed buffers: a handler may only call async-signal-safe functions (unlink,
+// sigaction, raise), not touch a std::string.
+constexpr int kSlots = 4;
+char g_temp_paths[kSlots][4096];
+volatile std::sig_atomic_t g_temp_active[kSlots] = {};
+// TempFiles alive: the handlers are installed when the first is made, restored after the last.
+int g_handler_users = 0;
 // Every signal whose default action ends the process: the temporary file must go with it.
 // SIGPIPE (`attn explain --dump big.json | head -1`), SIGABRT (a failed assertion in a
 // library), the timers and resource limits (SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF), and
@@ -37,9 +45,15 @@ struct sigaction g_previous[kSignalCount];
 // temporary file; ignored, it makes the write fail with EFBIG, which is reported.
 struct sigaction g_previous_xfsz;
 
+void remove_temp_files() {
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_temp_active[i]) ::unlink(g_temp_paths[i]);
+    g_temp_active[i] = 0;
+  }
+}
+
 extern "C" void remove_temp_and_reraise(int sig) {
-  if (g_temp_active) ::unlink(g_temp_path);
-  g_temp_active = 0;
+  remove_temp_files();
   // Die of the same signal, as the shell expects (exit status 128 + sig).
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
@@ -49,9 +63,37 @@ extern "C" void remove_temp_and_reraise(int sig) {
 
 // Also at exit(): a library that gives up by calling exit() (libgomp, when it cannot start
 // a thread) unwinds no stack, so no destructor would remove the file.
-extern "C" void remove_temp_at_exit() {
-  if (g_temp_active) ::unlink(g_temp_path);
-  g_temp_active = 0;
+extern "C" void remove_temp_at_exit() { remove_temp_files(); }
+
+void install_handlers() {
+  struct sigaction action {};
+  action.sa_handler = remove_temp_and_reraise;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < kSignalCount; ++i) {
+    ::sigaction(kCleanupSignals[i], nullptr, &g_previous[i]);
+    // A signal the user chose to ignore (nohup) stays ignored.
+    if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &action, nullptr);
+  }
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGXFSZ, &ignore, &g_previous_xfsz);
+}
+
+void restore_handlers() {
+  for (std::size_t i = 0; i < kSignalCount; ++i)
+    if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
+  ::sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
+}
+
+// `pattern` with its trailing XXXXXX replaced by random letters and digits, as mkstemp does.
+std::string with_random_suffix(std::string pattern) {
+  static const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static std::mt19937_64 engine(
+      std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32) ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  for (std::size_t i = pattern.size() - 6; i < pattern.size(); ++i) pattern[i] = kLetters[engine() % 62];
+  return pattern;
 }
 
 // The machine's refusals (a full disk, a quota, an I/O error, no descriptors left) are
@@ -83,12 +125,36 @@ std::string temporary_name(const std::string& target) {
 }  // namespace
 
 TempFile::TempFile(const std::string& target, std::string what) : target_(target), what_(std::move(what)) {
-  std::string name = temporary_name(target);
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) cannot_write(target_, what_, std::strerror(errno), errno);
-  path_ = name;
-  // mkstemp makes the file private (0600). A file that is replaced keeps its own mode (a
-  // private 0600 dump stays private); a new one is an ordinary output file.
+  static const bool at_exit_registered = std::atexit(remove_temp_at_exit) == 0;
+  (void)at_exit_registered;
+  // The handler knows the file's name before the file exists: a signal between creating
+  // the file and registering it would leave it behind (seen under load, as mkstemp then
+  // registering). So the name is drawn here, registered, and only then created, with
+  // O_EXCL as mkstemp does; a name taken already is drawn again.
+  if (g_handler_users++ == 0) install_handlers();
+  for (int i = 0; i < kSlots && slot_ < 0; ++i)
+    if (!g_temp_active[i]) slot_ = i;
+  const std::string pattern = temporary_name(target);
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    path_ = with_random_suffix(pattern);
+    const bool tracked = slot_ >= 0 && path_.size() < sizeof g_temp_paths[0];
+    if (tracked) {
+      std::memcpy(g_temp_paths[slot_], path_.c_str(), path_.size() + 1);
+      g_temp_active[slot_] = 1;
+    }
+    fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) break;
+    const int error = errno;
+    if (tracked) g_temp_active[slot_] = 0;  // the name is someone else's, or nothing was made
+    if (error != EEXIST || attempt == 100) {
+      if (--g_handler_users == 0) restore_handlers();
+      cannot_write(target_, what_, std::strerror(error), error);
+    }
+  }
+  if (slot_ >= 0 && !g_temp_active[slot_]) slot_ = -1;  // a name too long for the handler's buffer
+  // Created private (0600). A file that is replaced keeps its own mode (a private 0600 dump
+  // stays private); a new one is an ordinary output file.
   struct stat existing {};
   if (::stat(target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
     ::fchmod(fd, existing.st_mode & 07777);
@@ -98,42 +164,18 @@ TempFile::TempFile(const std::string& target, std::string what) : target_(target
     ::fchmod(fd, 0666 & ~mask);
   }
   ::close(fd);
-  static const bool at_exit_registered = std::atexit(remove_temp_at_exit) == 0;
-  (void)at_exit_registered;
-  // Remove the file if a signal stops the process, unless another TempFile already does
-  // that or the name does not fit the handler's buffer.
-  if (!g_temp_active && path_.size() < sizeof g_temp_path) {
-    std::memcpy(g_temp_path, path_.c_str(), path_.size() + 1);
-    g_temp_active = 1;
-    owns_signals_ = true;
-    struct sigaction action {};
-    action.sa_handler = remove_temp_and_reraise;
-    sigemptyset(&action.sa_mask);
-    for (std::size_t i = 0; i < kSignalCount; ++i) {
-      ::sigaction(kCleanupSignals[i], nullptr, &g_previous[i]);
-      // A signal the user chose to ignore (nohup) stays ignored.
-      if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &action, nullptr);
-    }
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    ::sigaction(SIGXFSZ, &ignore, &g_previous_xfsz);
-  }
 }
 
 TempFile::~TempFile() {
   if (!committed_) std::remove(path_.c_str());
-  if (owns_signals_) {
-    g_temp_active = 0;
-    for (std::size_t i = 0; i < kSignalCount; ++i)
-      if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kCleanupSignals[i], &g_previous[i], nullptr);
-    ::sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
-  }
+  if (slot_ >= 0) g_temp_active[slot_] = 0;
+  if (--g_handler_users == 0) restore_handlers();
 }
 
 void TempFile::commit() {
   if (std::rename(path_.c_str(), target_.c_str()) != 0) cannot_write(target_, what_, std::strerror(errno), errno);
   committed_ = true;
+  if (slot_ >= 0) g_temp_active[slot_] = 0;  // its name is the target's now
 }
 
 OutputFile::OutputFile(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {

@@ -27,7 +27,9 @@ namespace attn {
 // -9 mid-write leaves the .*.tmp-* file, but never a partial file under the target's
 // name). It has the mode of the file it replaces, so a private file stays private. While
 // it exists SIGXFSZ is ignored, so a file size limit (ulimit -f) makes the write fail with
-// an error instead of killing the process. One at a time holds the signal handlers.
+// an error instead of killing the process. Up to four at a time are removed by the signal
+// handlers (a dump and an HTML page are written at once); more are removed by their
+// destructors and at exit only.
 class TempFile {
  public:
   // InputError(target, "", "cannot write <what>: ...") if it cannot be created.
@@ -44,7 +46,7 @@ class TempFile {
   std::string what_;
   std::string path_;
   bool committed_ = false;
-  bool owns_signals_ = false;
+  int slot_ = -1;  // which of the signal handler's names is this file's; -1: none
 };
 
 class OutputFile : public ByteOutput {
