@@ -12,9 +12,25 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/model_file.h"
 #include "model/json_reader.h"
 
 namespace attn_test {
+
+// A gradient case of <dir>: what PyTorch computed (<name>.expected.json) and the model file
+// it was computed from (<name>.json), loaded for the backward pass.
+struct BackwardCase {
+  attn::Json expected;
+  attn::Model model;
+};
+inline BackwardCase load_backward_case(const std::string& dir, const std::string& name) {
+  BackwardCase c;
+  c.expected = attn::parse_json(attn::read_text_file(dir + name + ".expected.json"), name + ".expected.json");
+  attn::LoadOptions options;
+  options.backward = true;
+  c.model = attn::load_model_file(dir + name + ".json", options);
+  return c;
+}
 
 // |attn - torch| <= 1e-12 * max(1, |torch|): absolute near zero, relative for large values.
 constexpr double kTolerance = 1e-12;

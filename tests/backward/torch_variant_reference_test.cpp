@@ -69,12 +69,8 @@ TEST_CASE("the variant reference case list holds every generated case", "[torch]
 TEST_CASE("the variants' forward entries and gradients agree with PyTorch float64 to 1e-12", "[torch][variants]") {
   for (const std::string& name : attn_test::case_names(kCaseDir)) {
     DYNAMIC_SECTION(name) {
-      const attn::Json expected =
-          attn::parse_json(attn::read_text_file(kCaseDir + name + ".expected.json"), name + ".expected.json");
+      const auto [expected, model] = attn_test::load_backward_case(kCaseDir, name);
       INFO(expected.at("description").get<std::string>());
-      attn::LoadOptions options;
-      options.backward = true;
-      const attn::Model model = attn::load_model_file(kCaseDir + name + ".json", options);
       REQUIRE(model.batched == expected.at("batched").get<bool>());
       attn::Trace trace(!model.batched);
       attn::run_model(model, trace);
