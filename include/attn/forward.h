@@ -15,13 +15,15 @@ Tensor run_model(const Model& model, Trace& trace);
 
 // With no target given (the decoder reads <BOS> alone, TokenInput::from_bos) and an output
 // head, appends the model's own greedy predictions to the target, as generating text does:
-// one run of the model per token, at most `max_tokens`, each sentence ending after <EOS>
-// (the ended ones padded with <PAD>). Tokens a model never writes (<PAD>, <UNK>, <BOS>) are
-// never picked. Returns how many tokens each sentence gained.
+// one run of the model per token, at most `max_tokens`, a sentence ending when it predicts
+// <EOS>: the <EOS> is not appended (the decoder's last position is the one that predicts it),
+// and in a batch the ended sentences are padded with <PAD> while the others go on. Tokens a
+// model never writes (<PAD>, <UNK>, <BOS>) are never picked. Returns how many tokens were
+// appended to each sentence.
 std::size_t extend_target_greedily(Model& model, std::size_t max_tokens);
-// How many tokens attn explain generates so: enough for the decoder's input (<BOS> and them)
-// to be as long as the source's longest sentence, at least two so that the causal mask has
-// something to hide, at most 8.
+// How many tokens attn explain generates so: up to two more than the source's longest
+// sentence (a translation may be longer than its source: "I love AI" -> "J' aime l' IA"),
+// at most 15; a trained model stops earlier, at its <EOS>.
 std::size_t generated_length(const Model& model);
 
 }  // namespace attn

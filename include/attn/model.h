@@ -114,6 +114,9 @@ struct TokenInput {
   // No target was given: the decoder starts from <BOS> alone (attn explain then appends
   // the model's own greedy predictions, as generating does).
   bool from_bos = false;
+  // Per sentence, whether attn explain's greedy run stopped because the last position
+  // predicts <EOS> (extend_target_greedily): what that position writes, for the lesson.
+  std::vector<bool> predicts_end;
   // What the learner should know about this input (a <BOS> put in front, say): shown under
   // its tokens step and recorded with the trace's warnings.
   std::vector<std::string> notes;

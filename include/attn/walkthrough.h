@@ -19,14 +19,18 @@
 
 namespace attn {
 
-// How tensors are printed (present/array_format.h): NumPy's print options.
+// How tensors are printed (present/array_format.h): NumPy's print options, with the
+// lesson's defaults.
 struct ArrayFormatOptions {
-  int precision = 4;             // at most this many digits after the point
-  bool suppress_small = true;    // never scientific unless a value reaches 1e8
-  std::size_t threshold = 1000;  // summarize arrays with more elements than this
-  std::size_t edge_items = 3;    // elements kept at each edge of a summarized axis
-  std::size_t line_width = 75;   // wrap rows longer than this
-  bool integers = false;         // print as integers (token ids)
+  int precision = 4;           // at most this many digits after the point
+  bool suppress_small = true;  // never scientific unless a value reaches 1e8
+  // Summarize arrays with more elements than this. NumPy's is 1000; the lesson's 64 prints
+  // an 8x8 matrix whole and summarizes the d_ff-wide feed-forward weights, so that the
+  // default lesson fits in 500 lines (--threshold 1000 for NumPy's).
+  std::size_t threshold = 64;
+  std::size_t edge_items = 3;   // elements kept at each edge of a summarized axis
+  std::size_t line_width = 75;  // wrap rows longer than this
+  bool integers = false;        // print as integers (token ids)
 };
 
 // How many colours the terminal understands.
@@ -82,7 +86,7 @@ struct WalkthroughOptions {
   // --full: every step in full, as the first of its kind is shown (its why, worked element,
   // intermediate forms and stats line), and vocabulary-sized tensors whole.
   bool full = false;
-  std::size_t top_k = 5;  // a vocabulary-sized row is shown as its k largest entries
+  std::size_t top_k = 3;  // a vocabulary-sized row is shown as its k largest entries
   bool map = true;        // the map of the run (its stages and their steps) at the top, unless steps are picked
   bool color = false;     // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;

@@ -23,24 +23,24 @@ struct ExplainOptions {
   std::string html_path;                   // --html FILE: the walkthrough as a web page
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
-  std::size_t threshold = 1000;
+  std::size_t threshold = ArrayFormatOptions{}.threshold;
   bool quiet = false;
   bool timings = false;       // --timings: load, forward and dump times on stderr
   double max_memory_gib = 0;  // 0: half the machine's memory
   // Teaching controls.
-  bool brief = false;            // no "why" explanations
-  std::string cell;              // --cell b,h,i,j: the element worked out in full
-  std::string steps;             // --steps 5-9,softmax
-  std::string layer;             // --layer 1 | encoder.1 | decoder.0
-  int head = -1;                 // --head h
-  int batch = -1;                // --batch b
-  bool pause = false;            // one step at a time: Enter, b, a step number, q
-  bool full = false;             // every step in full, vocabulary-sized tensors whole
-  std::size_t top_k = 5;         // --top K: vocabulary-sized rows as their K largest
-  std::string color = "auto";    // auto | always | never
-  std::string heatmap = "auto";  // auto | color | shade | ascii
-  bool list_only = false;        // attn steps: titles, formulas and shapes only
-  std::string labels;            // attn grad --labels: the loss's labels, replacing the file's
+  bool brief = false;                              // no "why" explanations
+  std::string cell;                                // --cell b,h,i,j: the element worked out in full
+  std::string steps;                               // --steps 5-9,softmax
+  std::string layer;                               // --layer 1 | encoder.1 | decoder.0
+  int head = -1;                                   // --head h
+  int batch = -1;                                  // --batch b
+  bool pause = false;                              // one step at a time: Enter, b, a step number, q
+  bool full = false;                               // every step in full, vocabulary-sized tensors whole
+  std::size_t top_k = WalkthroughOptions{}.top_k;  // --top K: vocabulary-sized rows as their K largest
+  std::string color = "auto";                      // auto | always | never
+  std::string heatmap = "auto";                    // auto | color | shade | ascii
+  bool list_only = false;                          // attn steps: titles, formulas and shapes only
+  std::string labels;                              // attn grad --labels: the loss's labels, replacing the file's
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);

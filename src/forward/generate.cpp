@@ -1,5 +1,6 @@
 // Greedy generation of the decoder's input: with no target given, the decoder reads <BOS>
-// and then the tokens the model predicts itself, one run of the model per token.
+// and then the tokens the model predicts itself, one run of the model per token, until it
+// predicts <EOS>.
 #include <algorithm>
 
 #include "attn/forward.h"
@@ -11,7 +12,7 @@ namespace attn {
 std::size_t generated_length(const Model& model) {
   std::size_t longest = 0;
   for (const auto& tokens : token_lists(model.source_tokens)) longest = std::max(longest, tokens.size());
-  return std::clamp<std::size_t>(longest, 2, 8) - 1;
+  return std::clamp<std::size_t>(longest + 2, 1, 15);
 }
 
 std::size_t extend_target_greedily(Model& model, std::size_t max_tokens) {
@@ -20,22 +21,34 @@ std::size_t extend_target_greedily(Model& model, std::size_t max_tokens) {
   std::vector<std::vector<std::string>> lists = token_lists(target);
   const std::vector<std::size_t> never = model.vocab.never_written_ids();
   const auto end = model.vocab.find(Vocabulary::kEnd);
+  // A sentence has ended once its last position predicts <EOS>: the decoder never reads the
+  // <EOS> it wrote, so the lesson's last row is the one that predicts it.
   std::vector<bool> ended(lists.size(), false);
   std::size_t added = 0;
-  while (added < max_tokens && std::find(ended.begin(), ended.end(), false) != ended.end()) {
+  while (added < max_tokens) {
     Trace trace;
     trace.keep_entries(false);
     const Tensor p = run_model(model, trace);  // (B,T,V)
     const std::size_t T = p.shape[1], V = p.shape[2];
     std::vector<std::vector<std::string>> longer = lists;
+    bool grew = false;
     for (std::size_t b = 0; b < lists.size(); ++b) {
-      const auto pick = top_tokens(p.data.data() + (b * T + T - 1) * V, V, 1, never);
-      if (pick.empty() || (ended[b] && !model.vocab.pad_id())) break;
-      longer[b].push_back(ended[b] ? Vocabulary::kPad : model.vocab.token(pick[0].id));
-      ended[b] = ended[b] || (end && pick[0].id == *end);
+      const auto pick =
+          ended[b] ? std::vector<TokenProbability>{} : top_tokens(p.data.data() + (b * T + T - 1) * V, V, 1, never);
+      ended[b] = ended[b] || pick.empty() || (end && pick[0].id == *end);
+      if (!ended[b]) {
+        longer[b].push_back(model.vocab.token(pick[0].id));
+        grew = true;
+      } else {
+        longer[b].push_back(Vocabulary::kPad);  // the batch's sentences keep one length
+      }
     }
-    if (longer[lists.size() - 1].size() == lists[0].size()) break;  // nothing could be added
-    lists = std::move(longer);
+    target.predicts_end = ended;
+    // Stop when every sentence has ended, or when an ended one cannot be padded.
+    if (!grew ||
+        (lists.size() > 1 && !model.vocab.pad_id() && std::find(ended.begin(), ended.end(), true) != ended.end()))
+      break;
+    lists = std::move(longer);  // (B, T+1) tokens
     target.texts.clear();
     target.tokens = lists;
     ++added;

@@ -143,6 +143,7 @@ std::string heatmap_group(const HeatmapView& view, const std::string& id) {
            "</figure>\n";
   }
   out += "</div>\n" + color_legend();
+  if (!view.footnote.empty()) out += element("p", "caption", view.footnote);
   return out + "<p class=\"readout\">rows are queries, columns keys; hover over a cell for its weight</p>\n</div>\n";
 }
 

@@ -1,5 +1,5 @@
-// The model `attn explain` uses when no -c FILE is given. Its source is
-// data/default_model.json, compiled into the binary.
+// The model `attn explain` uses when no -c FILE is given: the trained translator,
+// data/examples/trained_translate.json, compiled into the binary.
 #ifndef ATTN_MODEL_DEFAULT_MODEL_H_
 #define ATTN_MODEL_DEFAULT_MODEL_H_
 
@@ -7,7 +7,7 @@
 
 namespace attn {
 
-// The JSON text of data/default_model.json.
+// The JSON text of data/examples/trained_translate.json.
 const std::string& default_model_json();
 // The name errors and the dump give it.
 inline const char* kDefaultModelSource = "<default model>";

@@ -20,6 +20,40 @@ const char* projection_letter(StepKind kind) {
   return "v";
 }
 
+namespace {
+// What decoder position t writes, the token after it: its label when the file gives labels,
+// else the next target token, or <EOS> after the last when the greedy run predicted it;
+// empty where unknown or <PAD>.
+std::string written_token(const PrintContext& c, std::size_t b, std::size_t t) {
+  const Model& m = c.model;
+  if (!m.labels.data.empty()) {
+    const std::size_t T = m.labels.shape.back();
+    if (t >= T || b * T + t >= m.labels.size()) return "";
+    const std::string token = m.vocab.token(static_cast<std::size_t>(m.labels.data[b * T + t]));
+    return token == Vocabulary::kPad ? "" : token;
+  }
+  const auto* tokens = c.trace.tokens(Sequence::Target);
+  if (!tokens || b >= tokens->size()) return "";
+  const std::vector<std::string>& row = (*tokens)[b];
+  const bool last = t + 1 >= row.size() || row[t + 1] == Vocabulary::kPad;
+  if (!last) return row[t + 1];
+  const auto& ends = m.target_tokens.predicts_end;
+  return t < row.size() && row[t] != Vocabulary::kPad && b < ends.size() && ends[b] ? Vocabulary::kEnd : "";
+}
+
+// Under a cross-attention heatmap: each row is where the decoder writes its next token, so
+// the keys it weighs are the source words it reads to write that token (the alignment).
+std::string writes_line(const PrintContext& c, std::size_t b, std::size_t T) {
+  const auto labels = c.labels(Sequence::Target, b, T, false);
+  std::string pairs;
+  for (std::size_t t = 0; t < T; ++t) {
+    const std::string next = written_token(c, b, t);
+    if (!next.empty()) pairs += fmt::format("{}{}→{}", pairs.empty() ? "" : "  ", labels[t], next);
+  }
+  return pairs.empty() ? "" : "each row writes: " + pairs;
+}
+}  // namespace
+
 void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const StepId& id, PrintContext& c) {
   if (!c.options.views || !c.page.views_shown()) return;
   const std::size_t S = weights.shape[weights.rank() - 2], T = weights.shape.back();
@@ -47,6 +81,7 @@ void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const St
     view.caption = fmt::format("heatmap{}: rows are queries, columns keys",
                                B > 1 ? fmt::format(" of batch item {}", b) : std::string());
     if (B > 1) view.batch_item = b;
+    if (id.block == Block::CrossAttention) view.footnote = writes_line(c, b, S);
     c.page.heatmap(view);
   }
 }

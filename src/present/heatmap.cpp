@@ -95,7 +95,7 @@ std::string legend_text(const HeatmapOptions& options, bool any_masked, const st
       out += std::string(" ") + heatmap_cell_colors((k + 0.5) / 5, options.depth) + bands[k] + kResetSequence;
   }
   out += any_masked ? std::string("; ") + mask_glyph(options.style) + " masked" : "";
-  out += std::string("; ") + marker(options.style) + " strongest key\n";
+  out += std::string("; ") + marker(options.style) + (options.marker_names_key ? " strongest key\n" : " strongest\n");
   if (options.numbered_columns) {
     std::string keys = "columns:";
     for (std::size_t j = 0; j < columns.size(); ++j)
@@ -186,7 +186,9 @@ std::string render_heatmap(const Tensor& weights, const std::vector<std::string>
       for (std::size_t j = 0; j < columns; ++j)
         if (value(i, j) == strongest && !is_masked(masked, i * columns + j))
           keys += (keys.empty() ? "" : ", ") + column_labels[j];
-      line += fmt::format("  {} {} {}", marker(options.style), keys, value_text(strongest, options.decimals));
+      line += options.marker_names_key
+                  ? fmt::format("  {} {} {}", marker(options.style), keys, value_text(strongest, options.decimals))
+                  : fmt::format("  {} {}", marker(options.style), value_text(strongest, options.decimals));
     }
     trim_right(line);
     out += line + "\n";
@@ -262,6 +264,19 @@ std::string render_heatmaps(const std::vector<HeatmapBlock>& blocks, const std::
       widest = std::max(widest, w);
     }
     if (widest > width) continue;
+    // Heads side by side read better than stacked: drop the key's name from the markers
+    // when that is what makes them fit (the shade shows which key it is).
+    if (total > width && blocks.size() > 1 && options.marker_names_key) {
+      HeatmapOptions short_markers = options;
+      short_markers.marker_names_key = false;
+      const RenderedBlocks narrow = render_blocks(blocks, row_labels, column_labels, short_markers);
+      std::size_t narrow_total = 0;
+      for (std::size_t w : narrow.widths) narrow_total += (narrow_total ? gap : 0) + w;
+      if (narrow_total <= width) {
+        const std::string legend = options.legend ? legend_text(short_markers, any_masked, column_labels) : "";
+        return side_by_side(narrow, gap) + legend;
+      }
+    }
     const std::string legend =
         options.legend ? legend_text(options, any_masked,
                                      column_labels.empty()

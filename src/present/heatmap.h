@@ -34,6 +34,7 @@ struct HeatmapOptions {
   int decimals = 2;               // digits after the point of the values ("0.29")
   bool legend = true;             // the lines explaining the shades or colours, the mask and the arrow
   bool numbered_columns = false;  // columns headed 0, 1, ... and narrow: for many keys
+  bool marker_names_key = true;   // "◀ love 0.51"; false: "◀ 0.51", so that heads fit side by side
 };
 
 // One heatmap: a (rows, columns) matrix of weights, rows = queries, columns = keys, and

@@ -24,6 +24,7 @@ struct HeatmapView {
   std::vector<std::string> titles;
   std::vector<std::string> row_labels, column_labels;
   std::string caption;                    // the line above the heatmap
+  std::string footnote;                   // a line below it (how to read the rows), or empty
   std::optional<std::size_t> batch_item;  // which one, when the batch has several
 };
 

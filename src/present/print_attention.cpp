@@ -84,9 +84,10 @@ void print_split_heads(const TraceEntry& e, PrintContext& c) {
     c.page.shapes(shape_with_axes(projection->tensor) + " -> " + shape_with_axes(t));
     return;
   }
+  // Q_heads shows every number of the (S,H,d) in-between tensor: head h is its columns h*d..
   c.page.formula(fmt::format("1. reshape: {} -> {}   (head h: {} columns from h*{})",
                              shape_with_axes(projection->tensor), shape_with_axes(view), d, d));
-  c.page.tensor(upper + ".reshape", view);
+  if (c.options.full) c.page.tensor(upper + ".reshape", view);
   c.page.formula(
       fmt::format("2. transpose{}: {} -> {}   (heads first)", order, shape_with_axes(view), shape_with_axes(t)));
   c.page.tensor(name, t);
@@ -156,7 +157,11 @@ void print_transposed_keys(const TraceEntry& e, PrintContext& c) {
   c.page.formula(fmt::format("K_T = {}.transpose(-2, -1)   ({} · K_T then sums over d)", c.operand_name(e, 0),
                              display_name(StepId{attending_queries(c, e.id)})));
   c.page.shapes(equation(e.operands, "->", e.tensor));
-  if (c.page.detailed()) c.page.tensor(display_name(e.id), e.tensor);
+  // A rearrangement: each head's keys as columns, the numbers of K unchanged.
+  if (c.options.full)
+    c.page.tensor(display_name(e.id), e.tensor);
+  else if (c.page.detailed())
+    c.page.line("(K's numbers, each head's keys as columns; --full prints K_T)");
 }
 
 void print_scores(const TraceEntry& e, PrintContext& c) {
@@ -254,9 +259,10 @@ void print_merged_heads(const TraceEntry& e, PrintContext& c) {
         transposed(ctx, batched ? std::vector<std::size_t>{0, 2, 1, 3} : std::vector<std::size_t>{1, 0, 2});
     const char* order = batched ? "(0, 2, 1, 3)" : "(1, 0, 2)";
     if (c.page.detailed()) {
+      // The split of the queries showed the reshape's in-between tensor; this is its inverse.
       c.page.formula(fmt::format("1. transpose{}: {} -> {}   (positions first)", order, shape_with_axes(ctx),
                                  shape_with_axes(back)));
-      c.page.tensor("context.transpose", back);
+      if (c.options.full) c.page.tensor("context.transpose", back);
       c.page.formula(
           fmt::format("2. reshape: {} -> {}   (the heads side by side)", shape_with_axes(back), shape_with_axes(t)));
     } else {

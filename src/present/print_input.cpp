@@ -35,11 +35,11 @@ void print_token_ids(const TraceEntry& e, PrintContext& c) {
       c.page.line(row);
     }
   }
+  const bool listed = c.trace.tokens(e.id.sequence) != nullptr;
   if (is_target(e) && c.model.target_tokens.from_bos)
-    c.page.line(
-        "(no target was given: the decoder reads <BOS>, then the model's own greedy predictions, one at a "
-        "time, as when it writes text)");
-  c.page.tensor(display_name(e.id), t, true);
+    c.page.line("(no target given: the decoder reads <BOS>, then its greedy picks to <EOS>)");
+  // The line above already gives every id; --full (or no token list) prints the array too.
+  if (!listed || c.options.full) c.page.tensor(display_name(e.id), t, true);
 }
 
 void print_padding_mask(const TraceEntry& e, PrintContext& c) {
@@ -58,9 +58,14 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
   if (e.operands.size() == 2)
     c.page.shapes(fmt::format("{} ids into E {} -> {}", shape_with_axes(e.operands[0].shape, e.operands[0].axes),
                               shape_with_axes(e.operands[1].shape, e.operands[1].axes), shape_with_axes(t)));
-  if (c.page.detailed()) c.page.weight("E", c.model.embedding);
   const auto* tokens = c.trace.tokens(e.id.sequence);
   const std::size_t N = c.model.config.d_model, B = batch_count(t), S = t.shape[t.rank() - 2];
+  // E is vocabulary-sized, like the logits: only the rows looked up matter here.
+  if (c.page.detailed() && c.options.full)
+    c.page.weight("E", c.model.embedding);
+  else if (c.page.detailed() && c.options.show_weights)
+    c.page.line(fmt::format("(E: V={} rows; the {} looked up {}; --full prints E whole)", c.model.embedding.shape[0],
+                            B * S, tokens && B * S <= 16 ? "follow" : "are emb"));
   if (!tokens || B * S > 16) {
     c.page.tensor(display_name(e.id), t);
     return;
@@ -69,7 +74,7 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
   for (std::size_t b = 0; b < B; ++b) {
     if (!shown_item(c, b)) continue;
     for (std::size_t s = 0; s < S; ++s) {
-      const std::string& token = (*tokens)[b][s];
+      const std::string& token = (*tokens)[b][s];  // row b*S+s of emb (B*S,N)
       const auto id = c.model.vocab.find(token);
       Tensor row({N}, {"N"});
       std::copy(t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s) * N),
@@ -83,8 +88,8 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
 void print_scaled_embedding(const TraceEntry& e, PrintContext& c) {
   const std::size_t N = c.model.config.d_model;
   c.page.begin_step("scale_embedding", "Scale the embeddings", "embedding");
-  c.page.formula(
-      fmt::format("emb_scaled = emb · √d_model = emb · √{} = emb · {}", N, plain_number(std::sqrt(double(N)))));
+  c.page.formula(fmt::format("emb_scaled = emb · √{} = emb · {}   (times √d_model, as in the paper)", N,
+                             plain_number(std::sqrt(double(N)))));
   c.page.shapes(shape_with_axes(e.tensor) + " · scalar -> " + shape_with_axes(e.tensor));
   c.page.tensor(display_name(e.id), e.tensor);
 }
@@ -136,8 +141,7 @@ void print_input(const TraceEntry& e, PrintContext& c) {
   c.page.key_tensor(display_name(e.id), e.tensor);
 }
 
-// The additive masks: shown in boolean form (which keys are blocked) and as added to the
-// scores.
+// The additive masks, as added to the scores: -inf where a query may not see a key.
 void print_mask(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool encoder = e.id.stack == Stack::Encoder;
@@ -172,14 +176,8 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
   else if (causal)
     c.page.formula("query i sees the keys j <= i   (nothing from the future)");
   if (t.rank() == 3 || cross) c.page.formula("padded keys (<PAD>) are hidden from every query");
+  if (c.page.detailed()) c.page.formula("mask = -inf where a query (row) may not see a key (column), else 0");
   c.page.shapes(shape_with_axes(t));
-  if (c.page.detailed()) {
-    Tensor blocked = t;
-    for (double& v : blocked.data) v = std::isinf(v) ? 1.0 : 0.0;
-    c.page.line("blocked = 1 where a query may not see a key:");
-    c.page.tensor("blocked", blocked, true);
-    c.page.line("mask = -inf where blocked, else 0 (added to the scores):");
-  }
   c.page.tensor(display_name(e.id), t);
 }
 

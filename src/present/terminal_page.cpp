@@ -190,6 +190,7 @@ void TerminalPage::heatmap(const HeatmapView& view) {
       body_ << "    " << l << "\n";
     else
       write_wrapped("    ", l);
+  if (!view.footnote.empty()) write_wrapped("  ", view.footnote);
 }
 
 // Left out when too wide: the tensor above shows the same numbers.

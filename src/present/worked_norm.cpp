@@ -50,7 +50,7 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
   const std::size_t count = x.size();
 
   std::string out = fmt::format("LayerNorm({}), {} = {}\n", row_name, row_name, bracketed(xs, m));
-  const std::size_t width = display_width("√(variance + eps)");
+  const std::size_t width = display_width("√(var + eps)");
   out += labelled("mean", width,
                   fmt::format("({}) / {} = {} / {} = {}", sum_text(xs, m), count, format_worked_number(total, p), count,
                               mean_text));
@@ -59,7 +59,7 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
   out += labelled("variance", width,
                   fmt::format("({}) / {} = {} / {} = {}   (÷ N: biased)", sum_text(qs, m), count,
                               format_worked_number(square_total, p), count, variance_text));
-  out += labelled("√(variance + eps)", width, fmt::format("√({} + {:g}) = {}", variance_text, eps, denominator_text));
+  out += labelled("√(var + eps)", width, fmt::format("√({} + {:g}) = {}", variance_text, eps, denominator_text));
   out += labelled("x̂", width, fmt::format("(x - mean) / {} = {}", denominator_text, bracketed(ns, m)));
 
   bool identity = true;

@@ -342,10 +342,10 @@ TrainingTask translate_task(const TaskSizes& asked) {
   const std::string description = fmt::format(
       "Task translate: English to French from a small grammar (6 subjects, 5 verbs agreeing with them, the/a and an "
       "optional colour agreeing with 10 nouns, or AI; docs/training.md), {} training pairs and {} held out (\"I love "
-      "AI\" among them, never seen in training), an encoder-decoder of d_model 8, 2 heads, d_ff 32, 1 layer each",
+      "AI\" among them, never seen in training), an encoder-decoder of d_model 6, 2 heads, d_ff 24, 1 layer each",
       train.size(), held_out.size());
-  return finish("translate", description, translation_vocab(all), Sizes{8, 2, 32, 1}, train, held_out,
-                adam(3000, 32, 3e-3, 100), 0, asked);
+  return finish("translate", description, translation_vocab(all), Sizes{6, 2, 24, 1}, train, held_out,
+                adam(6000, 32, 3e-3, 100), 0, asked);
 }
 
 }  // namespace

@@ -197,7 +197,16 @@ TEST_CASE("per-head heatmaps side by side when they fit, else stacked, else numb
       "a ██     ◀ x 1.00    a ██ ██  ◀ x, y 0.50\n"
       "b ░░ ██  ◀ y 0.75    b    ██  ◀ y 1.00\n";
   CHECK(attn::render_heatmaps(blocks, {"a", "b"}, {"x", "y"}, options, 41) == side_by_side);
-  // One column less: one block under the other (the widest is 20).
+  // One column less: side by side still, the markers without the keys' names (the shade
+  // shows which): 15 + 4 + 15 = 34 columns.
+  const std::string short_markers =
+      "head 0             head 1\n"
+      "   x  y               x  y\n"
+      "a ██     ◀ 1.00    a ██ ██  ◀ 0.50\n"
+      "b ░░ ██  ◀ 0.75    b    ██  ◀ 1.00\n";
+  CHECK(attn::render_heatmaps(blocks, {"a", "b"}, {"x", "y"}, options, 40) == short_markers);
+  CHECK(attn::render_heatmaps(blocks, {"a", "b"}, {"x", "y"}, options, 34) == short_markers);
+  // Narrower than that: one block under the other, with the keys' names (the widest is 20).
   const std::string stacked =
       "head 0\n"
       "   x  y\n"
@@ -207,7 +216,8 @@ TEST_CASE("per-head heatmaps side by side when they fit, else stacked, else numb
       "   x  y\n"
       "a ██ ██  ◀ x, y 0.50\n"
       "b    ██  ◀ y 1.00\n";
-  CHECK(attn::render_heatmaps(blocks, {"a", "b"}, {"x", "y"}, options, 40) == stacked);
+  CHECK(attn::render_heatmaps(blocks, {"a", "b"}, {"x", "y"}, options, 33) == stacked);
+  CHECK(attn::render_heatmaps(blocks, {"a", "b"}, {"x", "y"}, options, 20) == stacked);
   // Narrower than a block: columns numbered, one glyph wide, keys listed under the maps.
   options.legend = true;
   const std::string numbered = attn::render_heatmaps(blocks, {"a", "b"}, {"x", "y"}, options, 19);

@@ -74,8 +74,9 @@ TEST_CASE("seed 002 walkthrough shows the heads side by side as slices of the fu
   CHECK(contains(text, "Step 14: Output projection"));
 }
 
-TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walkthrough][default]") {
-  attn::Model model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
+TEST_CASE("the untrained example walks the whole pipeline for \"I love AI\"", "[walkthrough][default]") {
+  // The built-in model before the trained translator: seed 004's round numbers, by hand.
+  attn::Model model = attn::load_model_text(attn::find_example("untrained_i_love_ai").json, "untrained_i_love_ai");
   attn::replace_source_text(model, "I love AI", "text");
   attn::replace_target_text(model, "J' aime l' IA", "--target");
   attn::Trace trace(!model.batched);
@@ -92,8 +93,8 @@ TEST_CASE("the default model walks the whole pipeline for \"I love AI\"", "[walk
   // PE(1, 2) worked out as seed 004 does it
   CHECK(contains(text, "divisor  = 10000^(2i/d_model) = 10000^(2×1/4) = 10000^0.5 = 100"));
   CHECK(contains(text, "angle    = pos / divisor = 1 / 100 = 0.01"));
-  // the teaching views: a stats line above a summarized tensor (E), an explanation, a heatmap
-  CHECK(contains(text, "  E (V=335,N=4) n=1340 x∈[-1.84, 2.2] μ="));
+  // the teaching views: the vocabulary-sized E as the rows looked up, an explanation, a heatmap
+  CHECK(contains(text, "  (E: V=335 rows; the 3 looked up follow; --full prints E whole)"));
   CHECK(contains(text, "  │ Each score is a query's dot product with a key"));
   CHECK(contains(text, "heatmap: rows are queries, columns keys"));
   CHECK(contains(text, "══ Encoder layer 0 of 1 (post-norm: LayerNorm(x + f(x))) ══"));
@@ -223,11 +224,12 @@ std::pair<std::size_t, std::size_t> lines_and_width(const std::string& text) {
 }  // namespace
 
 TEST_CASE("the default lesson: at most 500 lines of at most 75 columns", "[walkthrough][default]") {
-  // What `attn explain "I love AI"` prints at 75 columns: the built-in model, the decoder fed its
-  // own greedy picks. It was 1,172 lines (67 steps; --brief 938), 304 of them wider than 75.
+  // What `attn explain "I love AI"` prints at 75 columns: the built-in model (the trained
+  // translator), the decoder fed its own greedy picks until it predicts <EOS>: it reads
+  // "<BOS> J' aime l' IA". It was 1,172 lines (67 steps; --brief 938), 304 of them wider than 75.
   attn::Model model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
   attn::replace_source_text(model, "I love AI", "text");
-  CHECK(attn::extend_target_greedily(model, attn::generated_length(model)) == 2);
+  CHECK(attn::extend_target_greedily(model, attn::generated_length(model)) == 4);
   attn::WalkthroughOptions options;
   options.array.line_width = 75;
   const std::string text = kept_walkthrough_of(model, options);
@@ -235,19 +237,21 @@ TEST_CASE("the default lesson: at most 500 lines of at most 75 columns", "[walkt
   const auto [lines, widest] = lines_and_width(text);
   CHECK(lines <= 500);
   CHECK(widest <= 75);
-  // Nothing a learner needs is lost: every step, the causal mask over 3 target tokens, each kind
-  // worked once, the top tokens.
-  CHECK(contains(text, "── Step 67: Softmax over the vocabulary"));
-  CHECK(contains(text, "mask = [[  0. -inf -inf]"));
+  // Nothing a learner needs is lost: every step, the causal mask over 5 target tokens, each kind
+  // worked once, every weight (the d_ff-wide ones summarized), the top tokens, the alignment.
+  CHECK(contains(text, "── Step 69: Softmax over the vocabulary"));
+  CHECK(contains(text, "mask = [[  0. -inf -inf -inf -inf]"));
   for (const char* worked :
        {"Q[0][0] = X[0] · W_q[:,0]", "K[0][0] = X[0] · W_k[:,0]", "V[0][0] = X[0] · W_v[:,0]",
         "attn_out[0][0] = concat[0] · W_o[:,0]", "residual1[0] = X[0] + attn_out[0]",
-        "z[0][0] = add_norm1[0] · W_1[:,0] + b_1[0]", "hidden[0][0] = ReLU(z[0][0])",
-        "ffn[0][0] = hidden[0] · W_2[:,0] + b_2[0]", "logits[0][\"", "W_1 = [[", "gamma = [1. 1. 1. 1.]"})
+        "z[0][0] = add_norm1[0] · W_1[:,0]", "hidden[0][0] = ReLU(z[0][0])", "ffn[0][0] = hidden[0] · W_2[:,0]",
+        "logits[0][\"J'\"]", "W_1 = [[", "W_2 = [[", "gamma = [", "beta = ["})
     CHECK(contains(text, worked));
-  CHECK(contains(text, "top 5 next tokens"));
+  CHECK(contains(text, "top 3 next tokens"));
+  CHECK(contains(text, "each row writes: <BOS>→J'  J'→aime  aime→l'  l'→IA  IA→<EOS>"));
+  CHECK(contains(text, "greedy pick (the most probable at each position): J' aime l' IA <EOS>"));
   // Each why once: the second attention block points back to the first.
-  CHECK(contains(text, "── Step 6: Key projection ─"));
+  CHECK(contains(text, "── Step 7: Key projection ─"));
   CHECK(contains(text, "(as step 6)"));
 }
 

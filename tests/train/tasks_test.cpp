@@ -71,7 +71,9 @@ TEST_CASE("translate: the grammar's French, I love AI held out", "[train][tasks]
   const attn::Example& first = task.held_out.examples.front();
   CHECK(first.target == Tokens{"<BOS>", "J'", "aime", "l'", "IA"});
   CHECK(label_tokens(task.model, first) == Tokens{"J'", "aime", "l'", "IA", "<EOS>"});
-  CHECK(task.model.config.d_model == 8);
+  // the smallest that learns the corpus: d_model 4 reaches 14% held out, 6 reaches 99%
+  CHECK(task.model.config.d_model == 6);
+  CHECK(task.model.config.d_ff == 24);
 }
 
 TEST_CASE("copy and reverse: the output is the input (reversed), held out unseen", "[train][tasks]") {
@@ -124,7 +126,7 @@ TEST_CASE("a task's sizes can be replaced, and a wrong name is refused", "[train
   const attn::TrainingTask task = attn::make_task("translate", sizes);
   CHECK(task.model.config.d_model == 12);
   CHECK(task.model.config.num_heads == 3);
-  CHECK(task.description.find("d_model 12, 3 heads, d_ff 32") != std::string::npos);
+  CHECK(task.description.find("d_model 12, 3 heads, d_ff 24") != std::string::npos);
   CHECK(attn_test::input_error_of([] { attn::make_task("dance"); }) ==
         "attn train: --task: expected one of copy, reverse, sort, translate, found \"dance\"");
 }

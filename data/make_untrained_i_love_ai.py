@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Writes data/default_model.json, the model `attn explain` uses when no -c FILE is given.
+"""Writes data/examples/untrained_i_love_ai.json: attn's built-in model until the trained
+translator replaced it, kept as a bundled example because its inputs are round numbers a
+learner can follow by hand (docs/steps/ works with it).
 
 Seed 004's "I love AI" walkthrough at its own size: d_model 4, 2 heads, d_ff 8, one encoder
 layer and one decoder layer, sinusoidal positions, the output tied to the embedding.
@@ -10,7 +12,7 @@ scaled by 0.5 and rounded to 2 decimals, so that a learner can read them. W_q of
 is seed 004's; every other weight is "randn", drawn by attn from np.random.seed(0) in the
 documented order, so a NumPy notebook can reproduce them.
 
-Run: /usr/bin/python3 data/make_default_model.py  (then rebuild: the JSON is compiled in)
+Run: /usr/bin/python3 data/make_untrained_i_love_ai.py  (then rebuild: the JSON is compiled in)
 """
 import json
 import os
@@ -55,7 +57,8 @@ def main():
     rows = [row for _, row in SEED004]
     rows += (rng.randn(len(vocab) - len(SEED004), 4) * 0.5).round(2).tolist()
     model = {
-        "comment": "attn's built-in model (made by data/make_default_model.py): seed 004's 'I love AI' at "
+        "comment": "Untrained (made by data/make_untrained_i_love_ai.py; attn's built-in model before "
+                   "the trained translator): seed 004's 'I love AI' at "
                    "d_model 4, 2 heads, d_ff 8, one encoder and one decoder layer.",
         "model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "activation": "relu", "norm_first": False,
                   "layer_norm_eps": 1e-5, "positional_encoding": "sinusoidal", "scale_embeddings": False,
@@ -97,7 +100,7 @@ def main():
             text = json.dumps(value)
         lines.append(f"  {json.dumps(key)}: {text}{comma}")
     lines.append("}")
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_model.json")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples", "untrained_i_love_ai.json")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"{path}: {len(vocab)} tokens")
