@@ -24,10 +24,7 @@ namespace attn {
 struct ArrayFormatOptions {
   int precision = 4;           // at most this many digits after the point
   bool suppress_small = true;  // never scientific unless a value reaches 1e8
-  // Summarize arrays with more elements than this. NumPy's is 1000; the lesson's 64 prints
-  // an 8x8 matrix whole and summarizes the d_ff-wide feed-forward weights, so that the
-  // default lesson fits in 500 lines (--threshold 1000 for NumPy's).
-  std::size_t threshold = 64;
+  std::size_t threshold = 1000;  // summarize arrays with more elements than this
   std::size_t edge_items = 3;   // elements kept at each edge of a summarized axis
   std::size_t line_width = 75;  // wrap rows longer than this
   bool integers = false;        // print as integers (token ids)
@@ -87,6 +84,11 @@ struct WalkthroughOptions {
   // intermediate forms and stats line), and vocabulary-sized tensors whole.
   bool full = false;
   std::size_t top_k = 3;  // a vocabulary-sized row is shown as its k largest entries
+  // Two kinds of tensor are summarized past this many numbers (an 8x8 matrix), whatever the
+  // array threshold: the feed-forward's d_ff-wide ones (W_1, W_3, W_2, hidden: an F axis),
+  // four times as wide as the rest, their worked element showing the column it uses; and the
+  // vocabulary-sized embedding table E, shown as the rows looked up. --full shows both.
+  std::size_t wide_threshold = 64;
   bool map = true;        // the map of the run (its stages and their steps) at the top, unless steps are picked
   bool color = false;     // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;

@@ -23,7 +23,7 @@ struct ExplainOptions {
   std::string html_path;                   // --html FILE: the walkthrough as a web page
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal
-  std::size_t threshold = ArrayFormatOptions{}.threshold;
+  std::size_t threshold = 1000;
   bool quiet = false;
   bool timings = false;       // --timings: load, forward and dump times on stderr
   double max_memory_gib = 0;  // 0: half the machine's memory

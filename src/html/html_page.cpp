@@ -145,13 +145,13 @@ void HtmlPage::side_by_side(const NamedTensors& matrices) {
   fold();
   body_ += "<div class=\"side-by-side\">\n";
   for (const auto& [label, matrix] : matrices)
-    body_ += tensor_figure({matrix, label, "", false, false}, "", options_.array);
+    body_ += tensor_figure({matrix, label, "", false, false, options_.array.threshold}, "", options_.array);
   body_ += "</div>\n";
 }
 
 void HtmlPage::labeled_vector(const std::string& label, const Tensor& row) {
   fold();
-  body_ += tensor_figure({row, label, "", false, false}, "", options_.array);
+  body_ += tensor_figure({row, label, "", false, false, options_.array.threshold}, "", options_.array);
 }
 
 void HtmlPage::heatmap(const HeatmapView& view) {

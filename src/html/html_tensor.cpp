@@ -121,6 +121,7 @@ std::string tensor_figure(const ShownTensor& shown, const std::string& stats, co
   const Tensor& t = shown.tensor;
   ArrayFormatOptions array = options;
   array.integers = shown.integers;
+  array.threshold = shown.threshold;
   const std::string name = shown.label + shown.slice;
   std::string out = "<figure class=\"tensor\"><figcaption>";
   if (!name.empty()) out += "<code>" + escaped(name) + "</code> ";

@@ -244,7 +244,10 @@ void Page::tensor(const std::string& label, const Tensor& full, bool integers) {
   const Tensor slice_of_full = slicing ? selected_slice(full, options_.filter) : Tensor();
   const Tensor& t = slicing ? slice_of_full : full;
   const bool sliced = t.rank() != full.rank();
-  const bool summarized = t.size() > options_.array.threshold;
+  const std::size_t threshold = axis_of(t, "F") < t.rank() && !options_.full
+                                    ? std::min(options_.array.threshold, options_.wide_threshold)
+                                    : options_.array.threshold;
+  const bool summarized = t.size() > threshold;
   std::string slice;
   if (sliced) {
     std::string index;
@@ -253,7 +256,8 @@ void Page::tensor(const std::string& label, const Tensor& full, bool integers) {
       index += fmt::format("{}h={}", index.empty() ? "" : ",", *options_.filter.head);
     slice = "[" + index + "]";
   }
-  renderer_.tensor({t, label, slice, integers, options_.stats && !integers && (summarized || options_.full)});
+  renderer_.tensor(
+      {t, label, slice, integers, options_.stats && !integers && (summarized || options_.full), threshold});
 }
 
 void Page::key_tensor(const std::string& label, const Tensor& t) {

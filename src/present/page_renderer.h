@@ -52,6 +52,7 @@ struct ShownTensor {
   std::string slice;      // "[b=0,h=1]" when --batch or --head picked a slice of it, else ""
   bool integers = false;  // token ids, masks of 0 and 1
   bool stats = false;     // with its stats line
+  std::size_t threshold = 1000;  // summarized past this many elements (ArrayFormatOptions::threshold)
 };
 
 // One line of the map of the run: a stage and its steps.

@@ -60,8 +60,8 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
                               shape_with_axes(e.operands[1].shape, e.operands[1].axes), shape_with_axes(t)));
   const auto* tokens = c.trace.tokens(e.id.sequence);
   const std::size_t N = c.model.config.d_model, B = batch_count(t), S = t.shape[t.rank() - 2];
-  // E is vocabulary-sized, like the logits: only the rows looked up matter here.
-  if (c.page.detailed() && c.options.full)
+  // E is vocabulary-sized, like the logits: past a small table only the rows looked up matter.
+  if (c.page.detailed() && (c.options.full || c.model.embedding.size() <= c.options.wide_threshold))
     c.page.weight("E", c.model.embedding);
   else if (c.page.detailed() && c.options.show_weights)
     c.page.line(fmt::format("(E: V={} rows; the {} looked up {}; --full prints E whole)", c.model.embedding.shape[0],

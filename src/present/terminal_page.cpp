@@ -134,6 +134,7 @@ void TerminalPage::tensor(const ShownTensor& shown) {
   if (shown.stats) write_wrapped("  ", format_tensor_stats(shown.tensor, label.empty() ? "tensor" : label), "2");
   ArrayFormatOptions array = options_.array;
   array.integers = shown.integers;
+  array.threshold = shown.threshold;
   std::string prefix = label + shown.slice;
   if (!prefix.empty()) prefix += " = ";
   body_ << prefix << format_array(shown.tensor, array, display_width(prefix)) << "\n";

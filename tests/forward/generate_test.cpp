@@ -43,7 +43,7 @@ TEST_CASE("with no target the decoder reads <BOS>, then the model's own greedy p
   }
 }
 
-TEST_CASE("a given target is not extended; an untrained model writes up to the limit", "[generate]") {
+TEST_CASE("a given target is not extended, and an untrained model writes up to the limit", "[generate]") {
   attn::Model given = default_model_reading("I love AI");
   attn::replace_target_text(given, "<BOS> J' aime", "--target");
   CHECK(attn::extend_target_greedily(given, 5) == 0);
