@@ -22,12 +22,12 @@ namespace attn {
 // How tensors are printed (present/array_format.h): NumPy's print options, with the
 // lesson's defaults.
 struct ArrayFormatOptions {
-  int precision = 4;           // at most this many digits after the point
-  bool suppress_small = true;  // never scientific unless a value reaches 1e8
+  int precision = 4;             // at most this many digits after the point
+  bool suppress_small = true;    // never scientific unless a value reaches 1e8
   std::size_t threshold = 1000;  // summarize arrays with more elements than this
-  std::size_t edge_items = 3;   // elements kept at each edge of a summarized axis
-  std::size_t line_width = 75;  // wrap rows longer than this
-  bool integers = false;        // print as integers (token ids)
+  std::size_t edge_items = 3;    // elements kept at each edge of a summarized axis
+  std::size_t line_width = 75;   // wrap rows longer than this
+  bool integers = false;         // print as integers (token ids)
 };
 
 // How many colours the terminal understands.
@@ -89,8 +89,8 @@ struct WalkthroughOptions {
   // four times as wide as the rest, their worked element showing the column it uses; and the
   // vocabulary-sized embedding table E, shown as the rows looked up. --full shows both.
   std::size_t wide_threshold = 64;
-  bool map = true;        // the map of the run (its stages and their steps) at the top, unless steps are picked
-  bool color = false;     // ANSI colours (titles, formulas, heatmap cells)
+  bool map = true;     // the map of the run (its stages and their steps) at the top, unless steps are picked
+  bool color = false;  // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;
   // Heatmap cells: coloured backgrounds when colour is on, Unicode shading otherwise, or
   // plain ASCII characters when asked (terminals without Unicode).

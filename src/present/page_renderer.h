@@ -48,10 +48,10 @@ struct StepTitle {
 // A tensor as the Page shows it: the slice --batch and --head leave, under its label.
 struct ShownTensor {
   const Tensor& tensor;
-  std::string label;      // "Q"; may be empty
-  std::string slice;      // "[b=0,h=1]" when --batch or --head picked a slice of it, else ""
-  bool integers = false;  // token ids, masks of 0 and 1
-  bool stats = false;     // with its stats line
+  std::string label;             // "Q"; may be empty
+  std::string slice;             // "[b=0,h=1]" when --batch or --head picked a slice of it, else ""
+  bool integers = false;         // token ids, masks of 0 and 1
+  bool stats = false;            // with its stats line
   std::size_t threshold = 1000;  // summarized past this many elements (ArrayFormatOptions::threshold)
 };
 

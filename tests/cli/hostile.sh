@@ -211,7 +211,7 @@ case $case_name in
     status=$?
     expect_status 0
     [ ! -s out ] && [ ! -s err ] || fail "printed: $(cat out err)"
-    grep -q '<h4 class="step-title">Step 67: Softmax over the vocabulary</h4>' lesson.html || fail "no last step"
+    grep -q '<h4 class="step-title">Step 69: Softmax over the vocabulary</h4>' lesson.html || fail "no last step"
     [ "$(grep -c '<svg class="heatmap"' lesson.html)" = 6 ] || fail "not 6 heatmaps"
     expect_files "lesson.html "
     ;;

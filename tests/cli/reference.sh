@@ -61,7 +61,7 @@ case $case_name in
     expect 'softmax ' attn explain --steps sof
     expect '--head --heatmap --help ' attn explain --he
     expect '' attn explain --head ''
-    expect 'data/default_model.json ' attn validate data/default_m
+    expect 'data/examples/trained_translate.json ' attn validate data/examples/trained_tr
     ;;
   zsh_completion)
     "$ATTN" --completion zsh >_attn || fail "attn --completion zsh failed"

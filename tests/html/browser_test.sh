@@ -118,8 +118,10 @@ cat >probe.js <<'EOF'
 EOF
 awk '/^<\/body>/ { system("cat probe.js") } { print }' lesson.html >probe.html
 browse --dump-dom "file://$work/probe.html" >probe-dom.html
-grep -qF 'readout: head 0: query "I" (0) → key "I" (0): weight 0.1117' probe-dom.html ||
+# The first heatmap is step 15's (the encoder's softmax); its first cell, softmax of the first
+# row of scaled scores, is 0.9541 (NumPy, from the run's dump).
+grep -qF 'readout: head 0: query "I" (0) → key "I" (0): weight 0.9541' probe-dom.html ||
   fail "hovering the first cell did not show its query, key and weight: $(grep -A3 'id="probe"' probe-dom.html)"
-grep -qxF 'hm-14-0-0: none' probe-dom.html && grep -qxF 'hm-14-0-1: block' probe-dom.html ||
+grep -qxF 'hm-15-0-0: none' probe-dom.html && grep -qxF 'hm-15-0-1: block' probe-dom.html ||
   fail "picking head 1 does not show head 1 alone: $(grep -A3 'id="probe"' probe-dom.html)"
 echo "browser test: $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; generate: $generate_titles titles, $generate_sections token sections; hover and head selector work; $("$png_check" lesson.png 0 0)"
