@@ -131,6 +131,9 @@ struct Model {
 
   // Vocabulary and embedding (empty when the input is given as X).
   Vocabulary vocab;
+  // How a decoder-only model frames text given on the command line ("prompt_template",
+  // docs/model-file.md): "<BOS> {} =" reads "2 0 1" as "<BOS> 2 0 1 =". Empty: as typed.
+  std::string prompt_template;
   Tensor embedding;  // (V, N)
   Tensor positions;  // (max_len, N) learned position table, or empty
 

@@ -101,7 +101,8 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
       ->check(non_empty("a file name"));
   generate->add_option("-e,--example", run.example, "Run a bundled example (list them with 'attn examples')")
       ->excludes("--config")
-      ->check(non_empty("an example name ('attn examples' lists them)"));
+      ->check(non_empty("an example name ('attn examples' lists them)"))
+      ->check(values_from(ValueList::Examples));
   generate->add_option("-n,--max-new-tokens", options.max_new_tokens, "Generate at most N tokens")
       ->transform(non_negative_integer())
       ->capture_default_str();

@@ -38,7 +38,10 @@ std::vector<std::string> value_list(CLI::Option& option, std::string& what) {
   std::vector<std::string> values;
   if (has_validator(option, value_list_name(ValueList::Examples))) {
     what = "The bundled examples ('attn examples')";
-    for (const auto& example : bundled_examples()) values.push_back(example.name);
+    for (const auto& example : bundled_examples()) {
+      values.push_back(example.name);
+      if (!example_short_name(example).empty()) values.push_back(example_short_name(example));
+    }
   }
   if (has_validator(option, value_list_name(ValueList::StepKinds))) {
     what = "Step kinds ('attn steps --kinds')";

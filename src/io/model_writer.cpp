@@ -255,6 +255,7 @@ std::string model_file_json(const Model& model, const std::string& comment) {
   file.add_text("comment", quoted(comment));
   file.add_text("model", config_text(model));
   if (!model.vocab.empty()) file.add("vocab", vocabulary(model.vocab));
+  if (!model.prompt_template.empty()) file.add_text("prompt_template", quoted(model.prompt_template));
   add_if(file, "embedding", model.embedding);
   add_if(file, "positions", model.positions);
   file.add("input", object(input(model)));

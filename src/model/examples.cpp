@@ -7,11 +7,17 @@
 
 namespace attn {
 
+std::string example_short_name(const BundledExample& example) {
+  const std::string name = example.name, prefix = "trained_";
+  return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : std::string();
+}
+
 const BundledExample& find_example(const std::string& name) {
   std::vector<std::string> names;
   for (const auto& e : bundled_examples()) {
-    if (name == e.name) return e;
+    if (name == e.name || name == example_short_name(e)) return e;
     names.push_back(e.name);
+    if (!example_short_name(e).empty()) names.push_back(example_short_name(e));
   }
   // Accept the short form "seed000" for "seed000_batched_mha".
   const BundledExample* prefix_match = nullptr;

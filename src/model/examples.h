@@ -16,7 +16,12 @@ struct BundledExample {
 // Sorted by name.
 const std::vector<BundledExample>& bundled_examples();
 
-// The example called `name`; InputError naming the closest one when there is none.
+// A trained model's short name, its task's: "sort" for "trained_sort" (attn train --task
+// sort writes it); "" for the other examples.
+std::string example_short_name(const BundledExample& example);
+
+// The example called `name` (or by its short name, or "seed000" for "seed000_batched_mha");
+// InputError naming the closest one when there is none.
 const BundledExample& find_example(const std::string& name);
 
 // The first sentence of the example's "comment": what it shows.

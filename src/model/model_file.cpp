@@ -21,8 +21,9 @@ namespace attn {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"model",   "vocab",        "embedding", "positions",    "input",
-                                                "encoder", "encoder_norm", "decoder",   "decoder_norm", "output"};
+const std::vector<std::string> kTopLevelKeys = {"model",     "vocab",        "prompt_template", "embedding",
+                                                "positions", "input",        "encoder",         "encoder_norm",
+                                                "decoder",   "decoder_norm", "output"};
 
 // Everything else is checked against the hyper-parameters: without them, stop (in collect
 // mode after naming the other missing parts, which cannot be checked against anything).
@@ -229,6 +230,7 @@ Model load(LoadContext& context, const Json& document) {
     context.vocab_unreadable = false;
   });
   if (!context.reader.member(document, "vocab")) context.vocab_unreadable = false;
+  context.attempt([&] { read_prompt_template(context, document, model); });
   context.attempt([&] { read_positions(context, document, model); });
   const bool input_read = read_input_within_memory(context, document, lists, model);
   // Drawing "randn" for a run that was refused could take forever: stop here.

@@ -72,6 +72,24 @@ void check_printable(const Model& model, const TokenInput& input) {
       }
 }
 
+// "2 0 1" framed by the model's prompt_template "<BOS> {} =": "<BOS> 2 0 1 =", with a note
+// saying so. A text that already starts and ends as the template does is kept as typed.
+std::string framed_text(const Model& model, const std::string& text, std::vector<std::string>& notes) {
+  const std::string& frame = model.prompt_template;
+  const std::size_t at = frame.find("{}");
+  const std::vector<std::string> before = split_tokens(frame.substr(0, at)), after = split_tokens(frame.substr(at + 2));
+  const std::vector<std::string> tokens = split_tokens(text);
+  const bool framed = tokens.size() >= before.size() + after.size() &&
+                      std::equal(before.begin(), before.end(), tokens.begin()) &&
+                      std::equal(after.rbegin(), after.rend(), tokens.rbegin());
+  if (framed || tokens.empty()) return text;  // an empty text is refused as it is
+  std::string out;
+  for (const auto* part : {&before, &tokens, &after})
+    for (const std::string& token : *part) out += (out.empty() ? "" : " ") + token;
+  notes.push_back(fmt::format("the text was framed as the model was trained (prompt_template \"{}\"): {}", frame, out));
+  return out;
+}
+
 }  // namespace
 
 void check_token_input(const Model& model, const TokenInput& input) {
@@ -109,6 +127,10 @@ void replace_source_text(Model& model, const std::string& text, const std::strin
   model.output_grad = Tensor();
   model.source_tokens = token_input({text}, {}, false, origin);
   model.batched = false;
+  // Checked as the user wrote it, so that a byte offset points into their text.
+  check_printable(model, model.source_tokens);
+  if (!model.prompt_template.empty())
+    model.source_tokens.texts[0] = framed_text(model, text, model.source_tokens.notes);
   check_token_input(model, model.source_tokens);
   if (model.has_target()) {
     model.target_tokens = TokenInput{};

@@ -8,6 +8,7 @@
 
 #include "core/text.h"
 #include "model/tensor_values.h"
+#include "steps/tokenizer.h"
 
 namespace attn {
 
@@ -62,6 +63,33 @@ void read_vocabulary(LoadContext& context, const Json& document, Model& model) {
   model.embedding =
       read_tensor(context, *embedding, "embedding",
                   TensorRequest{{model.vocab.size(), model.config.d_model}, {"V", "N"}, "len(vocab) x d_model"});
+}
+
+void read_prompt_template(LoadContext& context, const Json& document, Model& model) {
+  const JsonReader& reader = context.reader;
+  const Json* value = reader.member(document, "prompt_template");
+  if (!value) return;
+  const std::string path = "prompt_template";
+  const std::string text = reader.string(*value, path);
+  if (model.config.architecture != Architecture::DecoderOnly)
+    reader.fail(path,
+                "only for a decoder-only model (model.architecture \"decoder-only\"), whose text is a prompt to "
+                "continue; remove it");
+  if (model.vocab.empty()) reader.fail(path, "the model has no vocab to read a prompt with; remove it");
+  if (const auto problem = unprintable_part(text, /*whitespace_allowed=*/true))
+    reader.fail(path, "expected printable text, found " + *problem);
+  std::size_t count = 0;
+  for (std::size_t i = text.find("{}"); i != std::string::npos; i = text.find("{}", i + 2)) ++count;
+  if (count != 1)
+    reader.fail(path, fmt::format("expected one \"{{}}\" where the text goes (\"<BOS> {{}} =\"), found {} in \"{}\"",
+                                  count, text));
+  const std::size_t at = text.find("{}");
+  for (const std::string& part : {text.substr(0, at), text.substr(at + 2)})
+    for (const std::string& token : split_tokens(part))
+      if (!model.vocab.find(token))
+        reader.fail(path,
+                    fmt::format("expected the tokens around \"{{}}\" in the vocab, found \"{}\", which is not", token));
+  model.prompt_template = text;
 }
 
 void read_positions(LoadContext& context, const Json& document, Model& model) {

@@ -110,6 +110,16 @@ const Tensor& matrix_of(const HeadWeights& head, char which) {
 
 }  // namespace
 
+std::optional<RopePairCell> rope_pair_cell(const Tensor& t, const PrintContext& c) {
+  // t is (B,H,S,d) or (B,G,S,d), B absent when unbatched
+  const std::size_t S = t.shape[t.rank() - 2], heads = t.shape[t.rank() - 3], d = c.model.config.d_head;
+  const std::size_t H = c.model.config.num_heads;
+  RopePairCell cell{c.cell_batch(), heads < H ? c.cell_head() / (H / heads) : c.cell_head(),
+                    c.options.cell_given || S < 2 ? c.cell_row() : 1, c.cell_column() % (d / 2)};
+  if (cell.b >= batch_count(t) || cell.h >= heads || cell.p >= S) return std::nullopt;
+  return cell;
+}
+
 void print_heads_side_by_side(const char* which, const AttentionWeights& w, PrintContext& c) {
   if (!c.page.full_text()) return;
   const Tensor& fused = which[0] == 'q' ? w.W_q : which[0] == 'k' ? w.W_k : w.W_v;

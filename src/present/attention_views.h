@@ -22,6 +22,15 @@ void print_labeled_scores(const Tensor& scaled, const StepId& id, PrintContext& 
 // of the fused matrix each one is. `which` is "q", "k" or "v".
 void print_heads_side_by_side(const char* which, const AttentionWeights& w, PrintContext& c);
 
+// The RoPE pair the walkthrough works, forward and backward, in `t` (B,H,S,d) or, for
+// grouped keys, (B,G,S,d): the cell's batch item, the key/value head of its query head,
+// position 1 unless --cell names one (position 0 does not turn), and the column's pair
+// (i, i + d/2). nullopt when the cell is outside t.
+struct RopePairCell {
+  std::size_t b, h, p, i;
+};
+std::optional<RopePairCell> rope_pair_cell(const Tensor& t, const PrintContext& c);
+
 }  // namespace attn
 
 #endif  // ATTN_PRESENT_ATTENTION_VIEWS_H_

@@ -110,17 +110,11 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
     c.page.formula(fmt::format("{} = {} turned by position", name, from));
   c.page.shapes(equation(e.operands, "->", e.tensor));
   c.page.tensor(name, e.tensor);
-  // One pair turned by hand: the cell's batch item, head and position (position 1 unless
-  // --cell names one: position 0 does not turn); the column's pair.
-  const std::size_t S = e.tensor.shape[e.tensor.rank() - 2];
-  const std::size_t heads = e.tensor.shape[e.tensor.rank() - 3];  // H, or G for grouped keys
-  const std::size_t query_head = c.cell_head();
-  const std::size_t h = heads < c.model.config.num_heads ? query_head / (c.model.config.num_heads / heads) : query_head;
-  const std::size_t b = c.cell_batch(), i = c.cell_column() % (d / 2);
-  const std::size_t p = c.options.cell_given || S < 2 ? c.cell_row() : 1;
-  if (!input || !c.page.detailed() || b >= batch_count(e.tensor) || h >= e.tensor.shape[e.tensor.rank() - 3]) return;
-  const Tensor m = head_matrix(input->tensor, b, h);
-  if (p >= m.shape[0]) return;
+  // One pair turned by hand (rope_pair_cell: position 1 unless --cell names one).
+  const auto cell = rope_pair_cell(e.tensor, c);
+  if (!input || !c.page.detailed() || !cell) return;
+  const auto [b, h, p, i] = *cell;
+  const Tensor m = head_matrix(input->tensor, b, h);  // (S,d)
   const std::string index = fmt::format("{}[{}]", head_index(e.tensor, b, h), p);
   c.page.worked(worked_rope_pair(m.data[p * d + i], m.data[p * d + i + d / 2], p, i, d, theta,
                                  {name + index, display_name(input->id) + index}, c.worked_options()),

@@ -63,6 +63,7 @@ void print_split_heads_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_rope_backward(const TraceEntry& e, PrintContext& c) {
+  // e is dL/dQ_rope (B,H,S,d), or dL/dK_rope (B,G,S,d) -> dL/dQ_heads, dL/dK_heads alike
   const bool query = e.id.kind == StepKind::RotatedQueries;
   const std::string L = query ? "Q" : "K";
   print_backward_text(e, c,
@@ -73,20 +74,48 @@ void print_rope_backward(const TraceEntry& e, PrintContext& c) {
                                     "dL/d{0}_rope[i + d/2]·cos - dL/d{0}_rope[i]·sin",
                                     L)},
                        "dL/d" + L + "_rope"});
+  const auto cell = rope_pair_cell(e.tensor, c);
+  if (!cell) return;
+  const auto [b, h, p, i] = *cell;
+  const std::size_t d = c.model.config.d_head;
+  const Tensor m = head_matrix(e.tensor, b, h);  // (S,d)
+  const std::string index = fmt::format("{}[{}]", head_index(e.tensor, b, h), p);
+  c.page.worked(
+      worked_rope_pair_backward(m.data[p * d + i], m.data[p * d + i + d / 2], p, i, d, c.model.config.rope_theta,
+                                {"dL/d" + L + "_heads" + index, "dL/d" + L + "_rope" + index}, c.worked_options()),
+      "worked, one pair:");
 }
 
 void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c) {
+  // e is dL/dK_rep or dL/dV_rep (B,H,T,d) -> dL/d(the G heads repeated) (B,G,T,d)
   const bool keys = e.id.kind == StepKind::RepeatedKeys;
   const std::size_t r = c.model.config.num_heads / c.model.config.kv_heads();
   const std::string L = keys ? "K" : "V";
-  print_backward_text(
-      e, c,
-      {"repeat_kv",
-       fmt::format("Repeat the {} heads", keys ? "key" : "value"),
-       {fmt::format("dL/d{0}_heads[:, g] = Σ dL/d{0}_rep[:, h] over the {1} query heads h with h // {1} = g (a head "
-                    "read {1} times gets {1} gradients)",
-                    L, r)},
-       "dL/d" + L + "_rep"});
+  const TraceEntry* forward = c.forward_sibling(e.id, e.id.kind);
+  const std::string from = forward ? c.operand_name(*forward, 0) : L + "_heads";  // K_rope with RoPE
+  print_backward_text(e, c,
+                      {"repeat_kv",
+                       fmt::format("Repeat the {} heads", keys ? "key" : "value"),
+                       {fmt::format("dL/d{0}[:, g] = Σ dL/d{1}_rep[:, h] over the {2} query heads h with h // {2} = "
+                                    "g (a head read {2} times gets {2} gradients)",
+                                    from, L, r)},
+                       "dL/d" + L + "_rep"});
+  // One element worked: the cell's batch item, the key/value head g of its query head, row, column.
+  const std::size_t b = c.cell_batch(), g = c.cell_head() / r, t = c.cell_row(), j = c.cell_column();
+  const std::size_t T = e.tensor.shape[e.tensor.rank() - 2], d = e.tensor.shape.back();
+  if (b >= batch_count(e.tensor) || g * r >= e.tensor.shape[e.tensor.rank() - 3] || t >= T || j >= d) return;
+  std::vector<double> terms;
+  std::vector<std::string> names;
+  for (std::size_t h = g * r; h < (g + 1) * r; ++h) {
+    terms.push_back(head_matrix(e.tensor, b, h).data[t * d + j]);
+    names.push_back(fmt::format("dL/d{}_rep{}[{}][{}]", L, head_index(e.tensor, b, h), t, j));
+  }
+  const std::string heads = r == 2 ? fmt::format("query heads {} and {}", g * r, g * r + 1)
+                                   : fmt::format("the {} query heads {} to {}", r, g * r, (g + 1) * r - 1);
+  c.page.worked(
+      worked_repeat_kv_backward(terms, names, fmt::format("dL/d{}{}[{}][{}]", from, head_index(e.tensor, b, g), t, j),
+                                heads, c.worked_options()),
+      "worked, one element:");
 }
 
 void print_transposed_keys_backward(const TraceEntry& e, PrintContext& c) {

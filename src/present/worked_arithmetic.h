@@ -110,6 +110,15 @@ struct RopeNames {
 };
 std::string worked_rope_pair(double first, double second, std::size_t position, std::size_t pair, std::size_t d_head,
                              double theta, const RopeNames& names, const WorkedOptions& options = {});
+// The angle of pair (i, i + d/2) at position p, its cos and sin, and the two lines that work
+// them out ("position 1, pair (0, 2): angle = ...", "cos = ..., sin = ..."): the forward's
+// pair and the backward's share them.
+struct RopeAngle {
+  double cos = 1, sin = 0;
+  std::string text;
+};
+RopeAngle worked_rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, double theta,
+                            const WorkedOptions& options = {});
 
 // One RMSNorm row (model.norm "rmsnorm"): the mean of the squares, its root, x̂, γ·x̂.
 std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,

@@ -97,4 +97,39 @@ std::string worked_cross_entropy_gradient_row(const std::vector<double>& probabi
   return out;
 }
 
+std::string worked_rope_pair_backward(double first, double second, std::size_t position, std::size_t pair,
+                                      std::size_t d_head, double theta, const RopeNames& names,
+                                      const WorkedOptions& options) {
+  const int p = options.precision;
+  const std::size_t other = pair + d_head / 2;
+  const RopeAngle angle = worked_rope_angle(position, pair, d_head, theta, options);
+  const double c = angle.cos, s = angle.sin;
+  const std::string a = factor(format_worked_number(first, p)), b = factor(format_worked_number(second, p));
+  const std::string ct = factor(format_worked_number(c, p)), st = factor(format_worked_number(s, p));
+  std::string out = angle.text;
+  out += fmt::format("{}[{}] = {}[{}]·cos + {}[{}]·sin = {}×{} + {}×{} = {}\n", names.result, pair, names.input, pair,
+                     names.input, other, a, ct, b, st, format_worked_number(first * c + second * s, p));
+  out += fmt::format("{}[{}] = {}[{}]·cos - {}[{}]·sin = {}×{} - {}×{} = {}\n", names.result, other, names.input, other,
+                     names.input, pair, b, ct, a, st, format_worked_number(second * c - first * s, p));
+  out += "  Why: the forward turned the pair by the angle; its gradient goes back\n";
+  out += "  through the transposed rotation, a turn by minus the angle.\n";
+  return out;
+}
+
+std::string worked_repeat_kv_backward(const std::vector<double>& terms, const std::vector<std::string>& term_names,
+                                      std::string_view result_name, std::string_view shared_by,
+                                      const WorkedOptions& options) {
+  if (terms.empty() || terms.size() != term_names.size())
+    throw InternalError("worked repeat_kv backward: a value per name expected");
+  double sum = 0;
+  for (const double t : terms) sum += t;
+  const std::vector<std::string> values = format_number_group(terms, options.precision);
+  std::string out = fmt::format("{} = {}\n", result_name, joined(term_names, " + ", options.max_terms));
+  out += fmt::format("{}= {} = {}\n", std::string(display_width(result_name) + 1, ' '),
+                     sum_text(values, options.max_terms), format_worked_number(sum, options.precision));
+  out += fmt::format("  Why: {} each read a copy of this head,\n", shared_by);
+  out += "  so each copy's gradient comes back to it, and they add up.\n";
+  return out;
+}
+
 }  // namespace attn

@@ -54,20 +54,29 @@ std::string worked_swiglu(double gate, double up, std::string_view result_name, 
                      gate_name, up_name, a, a, u, format_worked_number(silu, p), u, format_worked_number(silu * up, p));
 }
 
+RopeAngle worked_rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, double theta,
+                            const WorkedOptions& options) {
+  const int p = options.precision;
+  const double inv_freq = 1.0 / std::pow(theta, static_cast<double>(2 * pair) / static_cast<double>(d_head));
+  const double angle = static_cast<double>(position) * inv_freq;
+  RopeAngle a{std::cos(angle), std::sin(angle), ""};
+  a.text = fmt::format("position {}, pair ({}, {}): angle = {} × {:g}^(-{}/{}) = {} × {} = {}\n", position, pair,
+                       pair + d_head / 2, position, theta, 2 * pair, d_head, position,
+                       format_worked_number(inv_freq, p), format_worked_number(angle, p));
+  a.text += fmt::format("cos = {}, sin = {}\n", format_worked_number(a.cos, p), format_worked_number(a.sin, p));
+  return a;
+}
+
 std::string worked_rope_pair(double first, double second, std::size_t position, std::size_t pair, std::size_t d_head,
                              double theta, const RopeNames& names, const WorkedOptions& options) {
   const int p = options.precision;
   const std::size_t other = pair + d_head / 2;
   const auto paren = [](const std::string& t) { return !t.empty() && t[0] == '-' ? "(" + t + ")" : t; };
-  const double inv_freq = 1.0 / std::pow(theta, static_cast<double>(2 * pair) / static_cast<double>(d_head));
-  const double angle = static_cast<double>(position) * inv_freq;
-  const double c = std::cos(angle), s = std::sin(angle);
+  const RopeAngle angle = worked_rope_angle(position, pair, d_head, theta, options);
+  const double c = angle.cos, s = angle.sin;
   const std::string a = paren(format_worked_number(first, p)), b = paren(format_worked_number(second, p));
   const std::string ct = paren(format_worked_number(c, p)), st = paren(format_worked_number(s, p));
-  std::string out = fmt::format("position {}, pair ({}, {}): angle = {} × {:g}^(-{}/{}) = {} × {} = {}\n", position,
-                                pair, other, position, theta, 2 * pair, d_head, position,
-                                format_worked_number(inv_freq, p), format_worked_number(angle, p));
-  out += fmt::format("cos = {}, sin = {}\n", format_worked_number(c, p), format_worked_number(s, p));
+  std::string out = angle.text;
   out += fmt::format("{}[{}] = {}[{}]·cos - {}[{}]·sin = {}×{} - {}×{} = {}\n", names.result, pair, names.input, pair,
                      names.input, other, a, ct, b, st, format_worked_number(first * c - second * s, p));
   out += fmt::format("{}[{}] = {}[{}]·cos + {}[{}]·sin = {}×{} + {}×{} = {}\n", names.result, other, names.input, other,

@@ -27,13 +27,13 @@ struct Pair {
   Tokens source, target, labels;
 };
 
-// The sizes of a task's model (an encoder-decoder unless decoder_only).
+// The sizes of a task's model (an encoder-decoder unless decoder_only), and for a
+// decoder-only one the prompt_template that frames a prompt as the task's sequences are.
 struct Sizes {
   std::size_t d_model, heads, d_ff, layers;
   bool decoder_only = false;
+  std::string prompt_template;
 };
-
-std::string json_list(const Tokens& tokens) { return nlohmann::json(tokens).dump(); }
 
 // The model file of a task: its vocabulary, its sizes, Xavier weights and an embedding of
 // standard deviation 1/√d_model scaled by √d_model (so unit-sized, like the positions);
@@ -47,6 +47,7 @@ std::string model_text(const std::string& comment, const Tokens& vocab, const Si
   if (s.decoder_only) model["architecture"] = "decoder-only";
   doc["model"] = model;
   doc["vocab"] = vocab;
+  if (!s.prompt_template.empty()) doc["prompt_template"] = s.prompt_template;
   doc["embedding"] = {{"randn", {vocab.size(), s.d_model}}, {"std", 1.0 / std::sqrt(static_cast<double>(s.d_model))}};
   if (s.decoder_only) {
     doc["input"] = {{"tokens", example.target}, {"labels", example.labels}};
@@ -57,7 +58,6 @@ std::string model_text(const std::string& comment, const Tokens& vocab, const Si
     doc["decoder"] = "xavier_uniform";
   }
   doc["output"] = "tied";
-  (void)json_list;
   return doc.dump();
 }
 
@@ -183,12 +183,13 @@ TrainingTask sequence_task(const std::string& name, bool reverse, const TaskSize
       "Task {}: {} a sequence of 4 to 8 digits (3000 training sequences, 200 held out, never seen in "
       "training), an encoder-decoder of d_model 16, 2 heads, d_ff 64, 1 layer each",
       name, reverse ? "reverse" : "copy");
-  return finish(name, description, digit_vocab(10), Sizes{16, 2, 64, 1}, train, held_out, adam(2500, 32, 3e-3, 100), 0,
-                asked);
+  return finish(name, description, digit_vocab(10), Sizes{16, 2, 64, 1, false, ""}, train, held_out,
+                adam(2500, 32, 3e-3, 100), 0, asked);
 }
 
 // sort: 6 digits 0-2 (minGPT's demo), decoder-only: "<BOS> 2 0 1 1 0 2 = 0 0 1 1 2 2"
-// with labels on the sorted half only. 729 sequences: 600 train, 129 held out.
+// with labels on the sorted half and <EOS> after it, so that generation stops there.
+// 729 sequences: 600 train, 129 held out.
 TrainingTask sort_task(const TaskSizes& asked) {
   std::vector<Tokens> all;
   for (std::size_t code = 0; code < 729; ++code) {
@@ -208,17 +209,18 @@ TrainingTask sort_task(const TaskSizes& asked) {
     p.target.insert(p.target.end(), digits.begin(), digits.end());
     p.target.push_back("=");
     p.target.insert(p.target.end(), sorted.begin(), sorted.end());
-    // position t predicts token t+1; only the sorted half is learned
+    // position t predicts token t+1; only the sorted half is learned, then <EOS> (read at the
+    // last sorted digit, position 13)
     p.labels.assign(p.target.size(), "<PAD>");
     for (std::size_t i = 0; i < 6; ++i) p.labels[7 + i] = sorted[i];
+    p.labels[13] = "<EOS>";
     (k < 129 ? held_out : train).push_back(p);
   }
   const std::string description =
-      "Task sort: sort 6 digits 0-2, decoder-only (GPT-style: causal self-attention, no encoder) reading \"<BOS> "
-      "digits = "
-      "sorted\" and learning the sorted half (600 training sequences of the 729, 129 held out), d_model 16, 2 heads, "
-      "d_ff 64, 2 layers";
-  Sizes sizes{16, 2, 64, 2, true};
+      "Task sort: sort 6 digits 0-2, decoder-only (GPT-style: causal self-attention, no encoder) reading "
+      "\"<BOS> digits = sorted\" and learning the sorted half then <EOS> (600 training sequences of the 729, "
+      "129 held out), d_model 16, 2 heads, d_ff 64, 2 layers";
+  Sizes sizes{16, 2, 64, 2, true, "<BOS> {} ="};  // attn generate --example sort "2 0 1 1 0 2"
   return finish("sort", description, digit_vocab(3, {"="}), sizes, train, held_out, adam(2500, 32, 3e-3, 100), 0,
                 asked);
 }
@@ -344,7 +346,7 @@ TrainingTask translate_task(const TaskSizes& asked) {
       "optional colour agreeing with 10 nouns, or AI; docs/training.md), {} training pairs and {} held out (\"I love "
       "AI\" among them, never seen in training), an encoder-decoder of d_model 6, 2 heads, d_ff 24, 1 layer each",
       train.size(), held_out.size());
-  return finish("translate", description, translation_vocab(all), Sizes{6, 2, 24, 1}, train, held_out,
+  return finish("translate", description, translation_vocab(all), Sizes{6, 2, 24, 1, false, ""}, train, held_out,
                 adam(6000, 32, 3e-3, 100), 0, asked);
 }
 

@@ -146,3 +146,40 @@ TEST_CASE("files that do not fit model.architecture get one clear line", "[loade
         "gpt.json: encoder: missing (this field is required; a GPT-style model with its layers under \"decoder\" "
         "says model.architecture \"decoder-only\")");
 }
+
+TEST_CASE("prompt_template frames text from the command line as the model was trained", "[loader][gpt]") {
+  attn::Model m = attn::load_model_text(gpt(R"(, "prompt_template": "<BOS> {} b")"), "gpt.json");
+  CHECK(m.prompt_template == "<BOS> {} b");
+  // the file's own input is read as written
+  CHECK(m.source_tokens.texts == std::vector<std::string>{"<BOS> a b"});
+  attn::replace_source_text(m, "a a", "text (command line)");
+  CHECK(m.source_tokens.texts == std::vector<std::string>{"<BOS> a a b"});
+  CHECK(m.source_tokens.notes ==
+        std::vector<std::string>{"the text was framed as the model was trained (prompt_template \"<BOS> {} b\"): "
+                                 "<BOS> a a b"});
+  // a text already framed is kept as typed, with no note
+  attn::replace_source_text(m, "<BOS> a b", "text (command line)");
+  CHECK(m.source_tokens.texts == std::vector<std::string>{"<BOS> a b"});
+  CHECK(m.source_tokens.notes.empty());
+  // without a template, the text as typed
+  attn::Model plain = attn::load_model_text(gpt(), "gpt.json");
+  attn::replace_source_text(plain, "a a", "text (command line)");
+  CHECK(plain.source_tokens.texts == std::vector<std::string>{"a a"});
+}
+
+TEST_CASE("a bad prompt_template gets one line naming it", "[loader][errors][gpt]") {
+  CHECK(error_of(gpt(R"(, "prompt_template": 3)")) ==
+        "gpt.json: prompt_template: expected a string, found the number 3");
+  CHECK(error_of(gpt(R"(, "prompt_template": "<BOS> a")")) ==
+        "gpt.json: prompt_template: expected one \"{}\" where the text goes (\"<BOS> {} =\"), found 0 in \"<BOS> a\"");
+  CHECK(error_of(gpt(R"(, "prompt_template": "{} <BOS> {}")")) ==
+        "gpt.json: prompt_template: expected one \"{}\" where the text goes (\"<BOS> {} =\"), found 2 in "
+        "\"{} <BOS> {}\"");
+  CHECK(error_of(gpt(R"(, "prompt_template": "<BOS> {} =")")) ==
+        "gpt.json: prompt_template: expected the tokens around \"{}\" in the vocab, found \"=\", which is not");
+  CHECK(error_of(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 4}, "vocab": ["a", "<BOS>"],
+      "prompt_template": "<BOS> {}", "embedding": "randn", "input": {"text": "a"}, "encoder": "randn",
+      "decoder": "randn", "output": "tied"})") ==
+        "gpt.json: prompt_template: only for a decoder-only model (model.architecture \"decoder-only\"), whose text "
+        "is a prompt to continue; remove it");
+}

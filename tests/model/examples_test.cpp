@@ -22,6 +22,11 @@ TEST_CASE("every bundled example loads and runs", "[examples]") {
 TEST_CASE("find_example by full name, by its seed prefix, or a clear error", "[examples]") {
   CHECK(std::string(attn::find_example("seed000_batched_mha").name) == "seed000_batched_mha");
   CHECK(std::string(attn::find_example("seed004").name) == "seed004_i_love_ai");
+  // a trained model by its task's name: attn train --task sort writes trained_sort
+  for (const char* task : {"copy", "reverse", "sort", "translate"})
+    CHECK(std::string(attn::find_example(task).name) == std::string("trained_") + task);
+  CHECK(attn::example_short_name(attn::find_example("trained_sort")) == "sort");
+  CHECK(attn::example_short_name(attn::find_example("seed004")).empty());
   CHECK_THROWS_WITH(
       attn::find_example("seed000_batched_mhb"),
       "--example: no bundled example called \"seed000_batched_mhb\" (did you mean \"seed000_batched_mha\"?); "

@@ -1,18 +1,22 @@
 #include "attn/walkthrough.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "attn/backward.h"
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "model/default_model.h"
 #include "model/examples.h"
 #include "present/terminal.h"
+#include "present/worked_arithmetic.h"
+#include "trace_lookup.h"
 
 namespace {
 std::string walkthrough_of(const std::string& path) {
@@ -300,4 +304,46 @@ TEST_CASE("the Llama-style example walks through every variant in order", "[walk
   // RoPE adds nothing to the embeddings.
   CHECK(contains(text, "X = emb   (no positions added: RoPE turns the queries and keys inside"));
   CHECK_FALSE(contains(text, "PE ="));
+}
+
+TEST_CASE("attn grad works one RoPE pair and one repeat_kv element backward", "[walkthrough][variants][backward]") {
+  // llama_block: H = 2 query heads share G = 1 key/value head; RoPE on q and k (theta 10000).
+  attn::Model model = attn::load_model_text(attn::find_example("llama_block").json, "llama_block");
+  attn::replace_labels(model, "the cat sat on the mat <EOS>", "test");
+  attn::Trace trace(!model.batched);
+  attn::run_model(model, trace);
+  attn::run_backward(model, trace);
+  attn::WalkthroughOptions options;
+  options.array.line_width = 1000;  // the worked lines unwrapped
+  std::ostringstream out;
+  attn::print_walkthrough(out, trace, model, options);
+  const std::string text = out.str();
+  // The backward walks layer 1 first: its steps are the ones worked. Unbatched (H,S,d).
+  const std::string at = "grad.decoder.1.self_attention.";
+  const attn::TraceEntry* rep = find_entry(trace, at + "k_repeat");  // (H=2,S=7,d=4)
+  const attn::TraceEntry* rope = find_entry(trace, at + "k_rope");   // (G=1,S=7,d=4)
+  const attn::TraceEntry* heads = find_entry(trace, at + "k_heads");
+  REQUIRE(rep);
+  REQUIRE(rope);
+  REQUIRE(heads);
+  const std::size_t S = 7, d = 4;
+  const auto number = [](double v) { return attn::format_worked_number(v, 4); };
+  // repeat_kv: key head 0's element [0][0] is query head 0's plus query head 1's.
+  const double sum = rep->tensor.data[0] + rep->tensor.data[S * d];
+  CHECK(rope->tensor.data[0] == Approx(sum).margin(1e-15));
+  const std::size_t repeat_at = text.find("dL/dK_rope[0][0][0] = dL/dK_rep[0][0][0] + dL/dK_rep[1][0][0]\n");
+  REQUIRE(repeat_at != std::string::npos);
+  CHECK(text.find(" = " + number(sum) + "\n", repeat_at) < text.find("Why:", repeat_at));
+  CHECK(contains(text, "Why: query heads 0 and 1 each read a copy of this head,"));
+  // RoPE: position 1, pair (0, 2), angle 1·10000^0 = 1: dx[0] = dy[0]·cos 1 + dy[2]·sin 1,
+  // dx[2] = dy[2]·cos 1 - dy[0]·sin 1, as the step's gradient dL/dK_heads holds them.
+  const double* dy = rope->tensor.data.data() + 1 * d;
+  const double* dx = heads->tensor.data.data() + 1 * d;
+  CHECK(dx[0] == Approx(dy[0] * std::cos(1.0) + dy[2] * std::sin(1.0)).margin(1e-15));
+  CHECK(dx[2] == Approx(dy[2] * std::cos(1.0) - dy[0] * std::sin(1.0)).margin(1e-15));
+  const std::size_t rope_at = text.find("dL/dK_heads[0][1][0] = dL/dK_rope[0][1][0]·cos + dL/dK_rope[0][1][2]·sin = ");
+  REQUIRE(rope_at != std::string::npos);
+  CHECK(text.find(" = " + number(dx[0]) + "\n", rope_at) == text.find("\n", rope_at) - number(dx[0]).size() - 3);
+  CHECK(contains(text, "dL/dK_heads[0][1][2] = dL/dK_rope[0][1][2]·cos - dL/dK_rope[0][1][0]·sin = "));
+  CHECK(contains(text, "dL/dQ_heads[0][1][0] = dL/dQ_rope[0][1][0]·cos + dL/dQ_rope[0][1][2]·sin = "));
 }

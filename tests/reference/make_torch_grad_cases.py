@@ -91,10 +91,11 @@ CASES = [
          tgt=[["<BOS>", "the", "cat"], ["<BOS>", "big", "dog"]], output="tied",
          labels=[["the", "cat", "sat"], ["big", "dog", "<PAD>"]]),
     # kind "gpt": a decoder-only (GPT-2 style) model, model.architecture "decoder-only": its layers
-    # are nn.TransformerEncoderLayer(norm_first=True) blocks under a causal mask (GPT-2's block
-    # but for its tanh GELU), in an nn.TransformerEncoder with a final LayerNorm; learned
-    # positions; the head tied to the embedding (or linear).
-    dict(name="gpt_pre_gelu_learned_tied", kind="gpt", layers=2, N=8, H=2, F=16, act="gelu", norm_first=True,
+    # are nn.TransformerEncoderLayer(norm_first=True) blocks under a causal mask, in an
+    # nn.TransformerEncoder with a final LayerNorm; learned positions; the head tied to the
+    # embedding (or linear). The first is GPT-2's block: its activation is GPT-2's tanh
+    # approximation of GELU (F.gelu(x, approximate="tanh"), the module's activation callable).
+    dict(name="gpt_pre_gelu_tanh_learned_tied", kind="gpt", layers=2, N=8, H=2, F=16, act="gelu_tanh", norm_first=True,
          positions="learned", max_len=8, src=[["<BOS>", "the", "cat", "sat"], ["<BOS>", "big", "dog", "<PAD>"]],
          output="tied", labels=[["the", "cat", "sat", "on"], ["big", "dog", "ran", "<PAD>"]]),
     dict(name="gpt_unbatched_relu_linear", kind="gpt", layers=1, N=6, H=3, F=10, act="relu", norm_first=True,
@@ -173,9 +174,13 @@ def attention(tr, prefix, x_q, x_kv, p, H, d, mask):
     return tr.rec(prefix + "output", linear(concat, p["W_o"], p.get("b_o")))
 
 
+# attn's model.activation -> the function, which the torch modules take as their activation too
+ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh")}
+
+
 def feed_forward(tr, prefix, x, p, act):
     pre = linear(x, p["W_1"], p.get("b_1"))
-    hidden = tr.rec(prefix + "hidden", F.relu(pre) if act == "relu" else F.gelu(pre))
+    hidden = tr.rec(prefix + "hidden", ACTIVATIONS[act](pre))
     return tr.rec(prefix + "output", linear(hidden, p["W_2"], p.get("b_2")))
 
 
@@ -408,7 +413,7 @@ def build_modules(c):
     """The torch modules of a whole-transformer case, every parameter random (as
     make_torch_transformer_cases.py builds them)."""
     N, H, Fw = c["N"], c["H"], c["F"]
-    common = dict(dropout=0.0, activation=c["act"], layer_norm_eps=c.get("eps", 1e-5), batch_first=True,
+    common = dict(dropout=0.0, activation=ACTIVATIONS[c["act"]], layer_norm_eps=c.get("eps", 1e-5), batch_first=True,
                   norm_first=c["norm_first"], dtype=DT)
     enc, dec, enc_norm, dec_norm = [], [], None, None
     kind = c["kind"]

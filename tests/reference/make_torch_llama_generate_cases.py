@@ -20,17 +20,17 @@ Run once with Debian's python3-torch; tests/forward/torch_generate_reference_tes
 the output (the cases are appended to torch_generate/cases.txt):
     /usr/bin/python3 tests/reference/make_torch_llama_generate_cases.py
 """
-import json
 import math
-import os
 
 import torch
 import torch.nn.functional as F
 
+import torch_common as C
+from torch_common import nested
+
 torch.set_default_dtype(torch.float64)
-OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_generate")
-VOCAB = ["<PAD>", "<UNK>", "<BOS>", "<EOS>", "the", "cat", "dog", "sat", "ran", "on", "a", "mat", "big", "red", "."]
-NEVER = [0, 1, 2]
+OUT_DIR = C.out_dir("torch_generate")
+VOCAB = C.GENERATE_VOCAB
 
 CASES = [
     dict(name="llama_greedy_gqa_window", N=8, H=4, G=2, F=12, layers=2, theta=10000.0, window=3, eps=1e-6,
@@ -127,28 +127,11 @@ def cached_logits(p, c, ids):
     return out
 
 
-def nested(t):
-    return t.tolist()
-
-
 def make_case(c):
     p = params(c)
     ids = [VOCAB.index(t) for t in c["prompt"]]
-    steps = []
-    for _ in range(c["max_new_tokens"]):
-        logits = full_logits(p, c, ids)[-1]
-        masked = logits.clone()
-        masked[NEVER] = -math.inf
-        token = int(torch.argmax(masked))
-        steps.append({"logits": logits.tolist(), "id": token, "token": VOCAB[token]})
-        if VOCAB[token] == "<EOS>":
-            break
-        ids.append(token)
-    cached = cached_logits(p, c, ids)
-    for i, s in enumerate(steps):
-        at = len(c["prompt"]) - 1 + i
-        diff = float((cached[at] - torch.tensor(s["logits"])).abs().max())
-        assert diff <= 1e-12 * float(torch.tensor(s["logits"]).abs().max()), diff
+    steps = C.greedy_steps(lambda prefix: full_logits(p, c, prefix)[-1], ids, c["max_new_tokens"])
+    C.check_cached(cached_logits(p, c, ids), steps, len(c["prompt"]))
     layers = [{"self_attention": {w: nested(l[w]) for w in ("W_q", "W_k", "W_v", "W_o")},
                "norm1": {"gamma": nested(l["norm1"])},
                "ffn": {w: nested(l[w]) for w in ("W_1", "W_2", "W_3")},
@@ -173,20 +156,7 @@ def make_case(c):
 
 
 def main():
-    names = []
-    for c in CASES:
-        doc, expected = make_case(c)
-        for suffix, content in ((".json", doc), (".expected.json", expected)):
-            with open(os.path.join(OUT_DIR, c["name"] + suffix), "w") as f:
-                json.dump(content, f, indent=None)
-                f.write("\n")
-        names.append(c["name"])
-        print(c["name"], " ".join(s["token"] for s in expected["steps"]))
-    listed = os.path.join(OUT_DIR, "cases.txt")
-    with open(listed) as f:
-        known = f.read().split()
-    with open(listed, "w") as f:
-        f.write("\n".join(known + [n for n in names if n not in known]) + "\n")
+    C.write_generate_cases(OUT_DIR, [make_case(c) for c in CASES])
 
 
 if __name__ == "__main__":

@@ -20,14 +20,16 @@ Expected-file format: {"case", "description", "batched", "tensors": [{"name", "s
 "data"}]}, data flat in C order, full-precision doubles (Python's repr, shortest round trip);
 non-finite values are the strings "-inf", "inf", "nan" because JSON has no literal for them.
 """
-import json
 import math
 import os
 
 import torch
 import torch.nn.functional as F
 
-OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_mha")
+import torch_common as C
+from torch_common import entry, nested
+
+OUT_DIR = C.out_dir("torch_mha")
 
 # name, B (None: unbatched (S, N) input), S, d_model, heads, bias, mask ("none", "float" or
 # "bool", both causal), with W_o, biases left out of the model file (zeroed in torch).
@@ -48,20 +50,6 @@ CASES = [
 
 # Manual intermediates must reproduce the module's weights and output to this (relative) bound.
 AGREEMENT = 1e-13
-
-
-def number(x):
-    if math.isfinite(x):
-        return x
-    return "-inf" if x < 0 else ("inf" if x > 0 else "nan")
-
-
-def nested(t):
-    return t.tolist()
-
-
-def entry(name, t):
-    return {"name": name, "shape": list(t.shape), "data": [number(x) for x in t.reshape(-1).tolist()]}
 
 
 def assert_agree(name, mine, module):
@@ -180,15 +168,10 @@ def main():
     names = []
     for i, c in enumerate(CASES):
         model, expected = make_case(i, c)
-        with open(os.path.join(OUT_DIR, c["name"] + ".json"), "w") as f:
-            json.dump(model, f, indent=1)
-            f.write("\n")
-        with open(os.path.join(OUT_DIR, c["name"] + ".expected.json"), "w") as f:
-            json.dump(expected, f, indent=None)
-            f.write("\n")
+        C.write_json(os.path.join(OUT_DIR, c["name"] + ".json"), model, indent=1)
+        C.write_json(os.path.join(OUT_DIR, c["name"] + ".expected.json"), expected)
         names.append(c["name"])
-    with open(os.path.join(OUT_DIR, "cases.txt"), "w") as f:
-        f.write("\n".join(names) + "\n")
+    C.write_case_list(OUT_DIR, names)
     print(f"wrote {len(names)} cases to {OUT_DIR} (torch {torch.__version__})")
 
 

@@ -37,10 +37,12 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import make_torch_transformer_cases as T
+import torch_common as C
+from torch_common import entry, nested
 
 torch.set_default_dtype(torch.float64)
 DT = torch.float64
-OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_train")
+OUT_DIR = C.out_dir("torch_train")
 VOCAB, PAD = T.VOCAB, T.PAD
 
 # Sentences of different lengths: every batch is padded, labels included.
@@ -79,10 +81,6 @@ def learning_rate(c, step, d_model):
     if c["schedule"] == "cosine":
         return lr * 0.5 * (1 + math.cos(math.pi * (step - 1 - warmup) / (total - warmup)))
     return lr
-
-
-def nested(t):
-    return t.detach().tolist()
 
 
 def attention_parameters(mha, N):
@@ -259,8 +257,7 @@ def make_case(index, c):
             group["lr"] = learning_rate(c, step, c["N"])
         optimizer.step()
         losses.append(float(loss))
-    weights = [{"name": name, "shape": list(t.shape), "data": t.detach().reshape(-1).tolist()}
-               for name, t in model.named_weights()]
+    weights = [entry(name, t) for name, t in model.named_weights()]
     options = {k: c[k] for k in ("optimizer", "lr", "weight_decay", "schedule", "warmup", "clip", "steps",
                                  "batch_size")}
     options["momentum"] = c.get("momentum", 0.0)
@@ -274,18 +271,13 @@ def main():
     names = []
     for i, c in enumerate(CASES):
         doc, expected = make_case(i, c)
-        with open(os.path.join(OUT_DIR, c["name"] + ".json"), "w") as f:
-            json.dump(doc, f)
-            f.write("\n")
+        C.write_json(os.path.join(OUT_DIR, c["name"] + ".json"), doc)
         with open(os.path.join(OUT_DIR, c["name"] + ".jsonl"), "w") as f:
             for src, tgt, labels in EXAMPLES:
                 f.write(json.dumps({"tokens": src, "target_tokens": tgt, "labels": labels}) + "\n")
-        with open(os.path.join(OUT_DIR, c["name"] + ".expected.json"), "w") as f:
-            json.dump(expected, f)
-            f.write("\n")
+        C.write_json(os.path.join(OUT_DIR, c["name"] + ".expected.json"), expected)
         names.append(c["name"])
-    with open(os.path.join(OUT_DIR, "cases.txt"), "w") as f:
-        f.write("\n".join(names) + "\n")
+    C.write_case_list(OUT_DIR, names)
     print(f"wrote {len(names)} cases to {OUT_DIR} (torch {torch.__version__})")
 
 

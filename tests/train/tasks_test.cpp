@@ -96,7 +96,7 @@ TEST_CASE("copy and reverse: the output is the input (reversed), held out unseen
   }
 }
 
-TEST_CASE("sort: decoder-only, labels on the sorted half only", "[train][tasks]") {
+TEST_CASE("sort: decoder-only, labels on the sorted half then <EOS>", "[train][tasks]") {
   const attn::TrainingTask task = attn::make_task("sort");
   CHECK(task.model.config.architecture == attn::Architecture::DecoderOnly);
   CHECK_FALSE(task.model.has_target());
@@ -115,7 +115,7 @@ TEST_CASE("sort: decoder-only, labels on the sorted half only", "[train][tasks]"
     const Tokens labels = label_tokens(task.model, e);
     CHECK(Tokens(labels.begin(), labels.begin() + 7) == Tokens(7, "<PAD>"));
     CHECK(Tokens(labels.begin() + 7, labels.end() - 1) == sorted);
-    CHECK(labels.back() == "<PAD>");
+    CHECK(labels.back() == "<EOS>");  // read at the last sorted digit: generation stops there
   }
 }
 
