@@ -48,7 +48,7 @@ const std::vector<StepKindDescription> kStepKinds = {
     {"ffn", "the position-wise feed-forward network"},
     {"layer_output", "a layer's result"},
     {"logits", "scores for every vocabulary token"},
-    {"probabilities", "softmax over the vocabulary, top 5, greedy pick"},
+    {"probabilities", "softmax over the vocabulary, top 3, greedy pick"},
 };
 
 // The stage of the run an entry belongs to, for the map: the source's input steps, each
