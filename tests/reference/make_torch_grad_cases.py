@@ -42,6 +42,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import make_torch_transformer_cases as T
+from torch_common import nested, number
 
 torch.set_default_dtype(torch.float64)
 DT = torch.float64
@@ -104,14 +105,6 @@ CASES = [
 ]
 
 
-def number(x):
-    if math.isfinite(x):
-        return x
-    return "-inf" if x < 0 else ("inf" if x > 0 else "nan")
-
-
-def nested(t):
-    return t.detach().tolist()
 
 
 def assert_close(name, mine, other, bound=MODULE_AGREEMENT):
