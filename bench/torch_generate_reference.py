@@ -26,6 +26,7 @@ def main():
     G, W = m.get("num_kv_heads", H), m.get("sliding_window", 0)
     rms, swiglu, rope = m.get("norm") == "rmsnorm", m.get("activation") == "swiglu", m.get(
         "positional_encoding") == "rope"
+    gelu_approximation = "tanh" if m.get("activation") == "gelu_tanh" else "none"
     d = N // H
     t = lambda v: torch.tensor(v, dtype=torch.float64)
     E = t(doc["embedding"])
@@ -49,7 +50,8 @@ def main():
     def ffn(x, f):
         if swiglu:
             return (F.silu(x @ f["W_1"]) * (x @ f["W_3"])) @ f["W_2"]
-        return F.gelu(x @ f["W_1"]) @ f["W_2"]
+        # GPT-2's tanh approximation when the model file asks for it, else the exact erf GELU
+        return F.gelu(x @ f["W_1"], approximate=gelu_approximation) @ f["W_2"]
 
     def run():
         ids = [doc["vocab"].index(x) for x in doc["input"]["tokens"]]
