@@ -49,7 +49,7 @@ void check_one_line(const std::string& message) {
 // The loader's verdict: the model, or the error messages in order (one for explain's mode).
 struct Outcome {
   bool loaded = false;
-  attn::Model model;
+  attn::LoadedModel model;
   std::vector<std::string> errors;
 };
 
@@ -93,8 +93,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Outcome small = load(text, kRunLimit, false);
   if (!small.loaded) return 0;
   try {
-    attn::Trace trace(!small.model.batched);
-    attn::run_model(small.model, trace);
+    attn::Trace trace(!small.model.input.batched);
+    attn::run_model(small.model.model, small.model.input, trace);
   } catch (const attn::NumericError& e) {
     check_one_line(e.what());
   } catch (const std::exception& e) {

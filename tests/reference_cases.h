@@ -21,14 +21,14 @@ namespace attn_test {
 // it was computed from (<name>.json), loaded for the backward pass.
 struct BackwardCase {
   attn::Json expected;
-  attn::Model model;
+  attn::LoadedModel run;
 };
 inline BackwardCase load_backward_case(const std::string& dir, const std::string& name) {
   BackwardCase c;
   c.expected = attn::parse_json(attn::read_text_file(dir + name + ".expected.json"), name + ".expected.json");
   attn::LoadOptions options;
   options.backward = true;
-  c.model = attn::load_model_file(dir + name + ".json", options);
+  c.run = attn::load_model_file(dir + name + ".json", options);
   return c;
 }
 

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "attn/trace.h"
 
 namespace attn {
@@ -81,9 +82,10 @@ class TraceDump {
  public:
   // Opens `path` (a temporary file beside it; "-" is stdout, JSON). InputError when the
   // path cannot be written or has no known extension (dump_format).
-  TraceDump(const std::string& path, const Model& model, const DumpOptions& options = {});
+  TraceDump(const std::string& path, const Model& model, const RunInput& input, const DumpOptions& options = {});
   // Writes to `out` instead, in `format` (the tests).
-  TraceDump(ByteOutput& out, DumpFormat format, const Model& model, const DumpOptions& options = {});
+  TraceDump(ByteOutput& out, DumpFormat format, const Model& model, const RunInput& input,
+            const DumpOptions& options = {});
   ~TraceDump();  // without finish(): nothing is left at `path`
   TraceDump(const TraceDump&) = delete;
   TraceDump& operator=(const TraceDump&) = delete;
@@ -97,7 +99,7 @@ class TraceDump {
  private:
   class Json;
   class Npz;
-  void open(DumpFormat format, const Model& model, const DumpOptions& options);
+  void open(DumpFormat format, const Model& model, const RunInput& input, const DumpOptions& options);
   std::unique_ptr<OutputFile> file_;
   ByteOutput* out_ = nullptr;
   std::unique_ptr<Json> json_;
@@ -106,12 +108,14 @@ class TraceDump {
 };
 
 // The whole JSON dump of a kept trace.
-void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const DumpOptions& options = {});
+void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,
+                      const DumpOptions& options = {});
 
 // The dump of a kept trace to `path`, JSON or .npz by its extension, whole or not at all
 // (see OutputFile: a temporary file renamed into place; "-" is stdout; devices and pipes
 // are written into; a symbolic link keeps pointing at the new dump).
-void write_trace_file(const std::string& path, const Trace& trace, const Model& model, const DumpOptions& options = {});
+void write_trace_file(const std::string& path, const Trace& trace, const Model& model, const RunInput& input,
+                      const DumpOptions& options = {});
 
 // Checks, before a run, that the dump can go to `dump_path` without destroying anything:
 // refuses a name without a known extension (dump_format), a directory, a folder that does

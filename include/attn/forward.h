@@ -4,14 +4,15 @@
 #define ATTN_FORWARD_H_
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "attn/trace.h"
 
 namespace attn {
 
-// Runs the whole model: tokens and embeddings (or X), the encoder stack, the decoder
+// Runs the whole model on `input`: tokens and embeddings (or X), the encoder stack, the decoder
 // stack and the output head, whichever the model has. Returns the last tensor computed
 // (probabilities with an output head, else the last layer's output).
-Tensor run_model(const Model& model, Trace& trace);
+Tensor run_model(const Model& model, const RunInput& input, Trace& trace);
 
 // With no target given (the decoder reads <BOS> alone, TokenInput::from_bos) and an output
 // head, appends the model's own greedy predictions to the target, as generating text does:
@@ -20,11 +21,11 @@ Tensor run_model(const Model& model, Trace& trace);
 // and in a batch the ended sentences are padded with <PAD> while the others go on. Tokens a
 // model never writes (<PAD>, <UNK>, <BOS>) are never picked. Returns how many tokens were
 // appended to each sentence.
-std::size_t extend_target_greedily(Model& model, std::size_t max_tokens);
+std::size_t extend_target_greedily(const Model& model, RunInput& input, std::size_t max_tokens);
 // How many tokens attn explain generates so: up to two more than the source's longest
 // sentence (a translation may be longer than its source: "I love AI" -> "J' aime l' IA"),
 // at most 15; a trained model stops earlier, at its <EOS>.
-std::size_t generated_length(const Model& model);
+std::size_t generated_length(const RunInput& input);
 
 }  // namespace attn
 

@@ -1,15 +1,18 @@
-// The model a run uses: hyper-parameters, the input and every weight, resolved from the
-// JSON file ("randn" drawn, "identity" built, shapes checked). Everything the forward
-// pass reads is here; nothing here is computed by the forward pass.
+// The model a run uses: hyper-parameters and every weight, resolved from the JSON file
+// ("randn" drawn, "identity" built, shapes checked). One run's input is apart from it
+// (attn/run_input.h): the same Model runs any number of inputs, and nothing here is
+// computed or changed by a run.
 #ifndef ATTN_MODEL_H_
 #define ATTN_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "attn/step_variants.h"
 #include "attn/tensor.h"
+#include "attn/tokenizer.h"
 #include "attn/vocabulary.h"
 
 namespace attn {
@@ -105,52 +108,20 @@ struct OutputWeights {
   Tensor b;  // (V,), or empty
 };
 
-// Text or token input, before tokenizing and lookup.
-struct TokenInput {
-  std::vector<std::string> texts;                // given as text: split by the tokenize step
-  std::vector<std::vector<std::string>> tokens;  // given as tokens, one list per batch item
-  bool batched = false;                          // the file gave a list of sentences
-  std::string json_path;                         // where it came from ("input.text"), for messages
-  // No target was given: the decoder starts from <BOS> alone (attn explain then appends
-  // the model's own greedy predictions, as generating does).
-  bool from_bos = false;
-  // Per sentence, whether attn explain's greedy run stopped because the last position
-  // predicts <EOS> (extend_target_greedily): what that position writes, for the lesson.
-  std::vector<bool> predicts_end;
-  // What the learner should know about this input (a <BOS> put in front, say): shown under
-  // its tokens step and recorded with the trace's warnings.
-  std::vector<std::string> notes;
-
-  bool empty() const { return texts.empty() && tokens.empty(); }
-};
-
 struct Model {
   std::string source;  // file name for messages ("model.json", "<default model>")
   ModelConfig config;
-  bool batched = true;  // false when the input was one sequence: print without B
 
   // Vocabulary and embedding (empty when the input is given as X).
   Vocabulary vocab;
+  // What reads the input's text and tokens into ids (the forward pass asks it): the word
+  // tokenizer over `vocab` for a model file; null without a vocabulary.
+  std::shared_ptr<const Tokenizer> tokenizer;
   // How a decoder-only model frames text given on the command line ("prompt_template",
   // docs/model-file.md): "<BOS> {} =" reads "2 0 1" as "<BOS> 2 0 1 =". Empty: as typed.
   std::string prompt_template;
   Tensor embedding;  // (V, N)
   Tensor positions;  // (max_len, N) learned position table, or empty
-
-  // The input: either numbers X (B,S,N), or tokens looked up in the vocabulary.
-  Tensor input;                       // (B, S, N) when given as X
-  TokenInput source_tokens;           // when given as text or tokens
-  Tensor target_input;                // (B, T, N) when the decoder input is given as X
-  bool target_input_batched = false;  // target_X was (B, T, N) in the file
-  TokenInput target_tokens;
-
-  // What attn grad differentiates (docs/model-file.md): with an output head, the label of
-  // every output position, (B,T) token ids, <PAD> where nothing is learned (after a
-  // sentence's end too); without one, output_grad, dL/d(the final output), shaped like it
-  // with the B axis. Empty when the file gives none; a sentence on the command line drops
-  // them (they belong to the file's input).
-  Tensor labels;
-  Tensor output_grad;
 
   std::vector<EncoderLayerWeights> encoder;
   NormWeights encoder_norm;  // optional final LayerNorm of the stack (nn.Transformer has one)
@@ -158,7 +129,6 @@ struct Model {
   NormWeights decoder_norm;
   OutputWeights output;
 
-  bool has_tokens() const { return !source_tokens.empty(); }
   // Whether the model has decoder layers (an encoder-decoder's or a decoder-only model's).
   bool has_decoder() const { return !decoder.empty(); }
   // A decoder-only (GPT-style) model: its decoder layers read the input (the source

@@ -1,5 +1,7 @@
-// Loads a model file (docs/model-file.md) into a Model: checks every field, draws "randn"
-// values in the documented order, and refuses runs too big for the memory limit.
+// Loading a model: one door, load_model(source), whatever the format; the JSON model file
+// (docs/model-file.md) is read into a Model and the RunInput its "input" section gives:
+// every field checked, "randn" values drawn in the documented order, runs too big for the
+// memory limit refused.
 #ifndef ATTN_MODEL_FILE_H_
 #define ATTN_MODEL_FILE_H_
 
@@ -7,6 +9,7 @@
 #include <string>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 
 namespace attn {
 
@@ -25,12 +28,33 @@ struct LoadOptions {
   bool backward = false;
 };
 
-// The path "-" reads the model from standard input, named "<stdin>" in errors.
-Model load_model_file(const std::string& path, const LoadOptions& options = {});
+// A model as loaded, and the input its source gives (empty when it gives none).
+struct LoadedModel {
+  Model model;
+  RunInput input;
+};
+
+// The formats a model comes in.
+enum class ModelFormat {
+  ModelFile,          // attn's JSON model file (docs/model-file.md), or "-" for standard input
+  HuggingFaceFolder,  // a folder with config.json and safetensors (issue 22: not yet read)
+};
+// Which format `source` is, from what is there: a folder holding config.json, else a model
+// file (whose reader names what it found, a folder without config.json say).
+ModelFormat model_format_of(const std::string& source);
+
+// The one door: loads `source` whatever its format, then checks the loaded description (the
+// run's memory against options.max_memory_bytes, the input against the vocabulary) the same
+// way for every format. InputError for a format attn cannot read yet.
+LoadedModel load_model(const std::string& source, const LoadOptions& options = {});
+
+// The JSON model file. The path "-" reads the model from standard input, named "<stdin>" in
+// errors.
+LoadedModel load_model_file(const std::string& path, const LoadOptions& options = {});
 // How errors name the model file at `path`: the path itself, or "<stdin>" for "-".
 std::string model_file_name(const std::string& path);
 // `source` names the document in error messages ("model.json", "<default model>").
-Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options = {});
+LoadedModel load_model_text(const std::string& text, const std::string& source, const LoadOptions& options = {});
 
 // Tokenizes a text or token input and looks every token up, as the run will: InputError
 // (at the input's JSON path) for an empty sentence, a word not in the vocabulary when it has
@@ -40,24 +64,24 @@ void check_token_input(const Model& model, const TokenInput& input);
 // The sentence given on the command line replaces the file's input (and its target, which
 // belonged to the file's sentence: the decoder then starts from <BOS>, or from --target).
 // InputError when the model has no vocabulary. `origin` names it in messages.
-void replace_source_text(Model& model, const std::string& text, const std::string& origin);
+void replace_source_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin);
 // The decoder's input sentence. InputError when the model has no decoder or no vocabulary.
-void replace_target_text(Model& model, const std::string& text, const std::string& origin);
+void replace_target_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin);
 // Both drop the file's input.labels and input.output_grad, which belong to its input.
 
 // The labels given on the command line (attn grad --labels): a sentence tokenized as the
 // output positions' sequence (the target with a decoder), one token per position.
 // InputError (at `origin`) without an output head, for a batch, or for the wrong count.
-void replace_labels(Model& model, const std::string& text, const std::string& origin);
+void replace_labels(const Model& model, RunInput& input, const std::string& text, const std::string& origin);
 
 // InputError naming input.labels (a model with an output head) or input.output_grad (one
 // without) when the model defines no loss for attn grad to differentiate.
-void check_loss_defined(const Model& model);
+void check_loss_defined(const Model& model, const RunInput& input);
 
 // The memory limit for the run as the model now stands, after a sentence from the command
 // line replaced its input (replace_source_text, replace_target_text): InputError at that
 // sentence when the run is estimated to need more than options' limit.
-void check_run_memory(const Model& model, const LoadOptions& options);
+void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options);
 
 // The sizes of a run that decide its memory.
 struct RunSize {
@@ -69,8 +93,8 @@ struct RunSize {
   bool backward = false;          // attn grad: every layer's activations, their gradients, the weights' gradients
 };
 
-// The sizes of a run of the model as it stands: B, S (in tokens), T, the layers, V.
-RunSize run_size_of(const Model& model);
+// The sizes of a run of the model on `input`: B, S (in tokens), T, the layers, V.
+RunSize run_size_of(const Model& model, const RunInput& input);
 
 // The memory a run is estimated to need, in bytes (weights plus the intermediates alive:
 // every layer's when the trace keeps them, else the largest layer's). Saturates at UINT64_MAX for absurd sizes.

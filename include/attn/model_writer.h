@@ -8,14 +8,15 @@
 #include <string>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 
 namespace attn {
 
 // The model file's text: "comment", the "model" block with every choice spelled out, the
-// vocabulary, the weights (per-head matrices as "heads"), the input the model holds (its
+// vocabulary, the weights (per-head matrices as "heads"), `input` (its
 // text, tokens or X, the target, labels or output_grad), and the output head. Vectors on
 // one line, matrices one row per line.
-std::string model_file_json(const Model& model, const std::string& comment);
+std::string model_file_json(const Model& model, const RunInput& input, const std::string& comment);
 
 }  // namespace attn
 

@@ -59,6 +59,15 @@ class Tokenizer {
   virtual std::optional<std::size_t> special_id(SpecialRole role) const = 0;
   // Whether an id is a special (control) token: skipped by decode's skip_special_tokens.
   virtual bool is_special(std::size_t id) const = 0;
+
+  // What the forward pass asks (a tokenizer need not override them). The tokens of `text` as
+  // the run shows them before lookup: by default encode's pieces, nothing added (a model
+  // file's text writes its own <BOS>); the word tokenizer's words as typed ("ai").
+  virtual std::vector<std::string> split(const std::string& text) const { return encode(text, false).pieces; }
+  // The id a token given by name stands for (a model file's input.tokens, a piece of
+  // split()): find()'s exact match by default; the word tokenizer also matches another case
+  // ("ai" finds "AI").
+  virtual std::optional<std::size_t> lookup(const std::string& token) const { return find(token); }
 };
 
 }  // namespace attn

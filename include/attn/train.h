@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -75,9 +76,9 @@ class BatchOrder {
   std::shared_ptr<Stream> stream_;
 };
 
-// Puts the examples `batch` of `data` into the model's input (source, target, labels or
+// The examples `batch` of `data` as one run's input (source, target, labels or
 // output_grad), padded with <PAD> to the longest: what one training step or evaluation runs.
-void set_batch(Model& model, const Dataset& data, const std::vector<std::size_t>& batch);
+RunInput batch_input(const Model& model, const Dataset& data, const std::vector<std::size_t>& batch);
 
 struct TrainOptions {
   std::size_t steps = 0;
@@ -118,7 +119,7 @@ std::vector<double> train_model(Model& model, const Dataset& data, const Dataset
                                 const TrainCallbacks& callbacks);
 
 // The figures of `data` under the model as it stands, in batches of `batch_size`.
-EvalReport evaluate(Model& model, const Dataset& data, std::size_t batch_size);
+EvalReport evaluate(const Model& model, const Dataset& data, std::size_t batch_size);
 
 // A built-in task (attn train --task NAME): its model, its seeded training and held-out
 // data, and the options that train it (docs/training.md, "The tasks").
@@ -126,6 +127,7 @@ struct TrainingTask {
   std::string name;
   std::string description;  // for the trained file's comment
   Model model;
+  RunInput input;  // the input its model file carries: the first held-out example
   Dataset train, held_out;
   TrainOptions options;
 };

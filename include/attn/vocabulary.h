@@ -1,4 +1,8 @@
-// The model's vocabulary: the table the tokenizer step looks tokens up in (steps/tokenizer.h).
+// A word vocabulary: the model file's "vocab", token strings whose ids are their indexes, and
+// the one place that spells the special tokens of attn's own models ("<PAD>", "<UNK>",
+// "<BOS>", "<EOS>"). Everything else asks for a special token by its role (SpecialRole,
+// attn/tokenizer.h) and gets an id. The word tokenizer (src/tokenizers/word_tokenizer.h)
+// reads text with it.
 #ifndef ATTN_VOCABULARY_H_
 #define ATTN_VOCABULARY_H_
 
@@ -8,15 +12,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "attn/tokenizer.h"
+
 namespace attn {
 
-// The model's vocabulary: token strings, the id of each being its index.
 class Vocabulary {
  public:
   static constexpr const char* kPad = "<PAD>";
   static constexpr const char* kUnknown = "<UNK>";
   static constexpr const char* kBegin = "<BOS>";
   static constexpr const char* kEnd = "<EOS>";
+  // How a word vocabulary spells the token of `role`.
+  static const char* spelling(SpecialRole role);
 
   Vocabulary() = default;
   // Tokens must be distinct: the loader reports duplicates with their JSON path, so a
@@ -30,18 +37,21 @@ class Vocabulary {
 
   // The id of `token`: an exact match, else a case-insensitive one ("ai" finds "AI").
   std::optional<std::size_t> find(const std::string& token) const;
-  std::optional<std::size_t> pad_id() const { return exact(kPad); }
-  std::optional<std::size_t> unknown_id() const { return exact(kUnknown); }
-  // The ids of the tokens a model never writes as its next token: <PAD>, <UNK>, <BOS>.
+  // The id of a token spelled exactly so.
+  std::optional<std::size_t> exact(const std::string& token) const;
+  // The special token that plays `role`, if the vocabulary has it.
+  std::optional<std::size_t> special_id(SpecialRole role) const { return exact(spelling(role)); }
+  std::optional<std::size_t> pad_id() const { return special_id(SpecialRole::Pad); }
+  std::optional<std::size_t> unknown_id() const { return special_id(SpecialRole::Unknown); }
+  // The ids of the tokens a model never writes as its next token: padding, unknown, begin.
   std::vector<std::size_t> never_written_ids() const {
     std::vector<std::size_t> ids;
-    for (const char* token : {kPad, kUnknown, kBegin})
-      if (const auto id = exact(token)) ids.push_back(*id);
+    for (const SpecialRole role : {SpecialRole::Pad, SpecialRole::Unknown, SpecialRole::Begin})
+      if (const auto id = special_id(role)) ids.push_back(*id);
     return ids;
   }
 
  private:
-  std::optional<std::size_t> exact(const std::string& token) const;
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, std::size_t> ids_;
   std::unordered_map<std::string, std::size_t> lower_ids_;  // first token for each lowercase form

@@ -1,5 +1,5 @@
 // The terminal walkthrough: reads a finished trace (and the model, for its weights and
-// vocabulary) and prints each step in order: a numbered title, the formula, the shape
+// vocabulary, and the run's input) and prints each step in order: a numbered title, the formula, the shape
 // equation with named axes on both sides, a short "why", the tensor printed the way NumPy
 // prints it with a stats line, and for the steps a learner checks by hand one element
 // worked out in full, labeled tables and attention heatmaps.
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "attn/trace.h"
 
 namespace attn {
@@ -109,8 +110,8 @@ struct StepPlace {
 // The walkthrough of a finished run, every entry of `trace`: the map of the run, then its
 // steps. InputError for a --batch or --head index the run does not have, or a --steps number
 // beyond its last step, before anything is printed.
-void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options,
-                       std::vector<StepPlace>* places = nullptr);
+void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,
+                       const WalkthroughOptions& options, std::vector<StepPlace>* places = nullptr);
 
 // The walkthrough made while the model runs, so that a paper-sized run holds about one
 // layer's tensors rather than all of them: give it every entry as the trace stores it
@@ -124,10 +125,11 @@ class PageRenderer;  // how a walkthrough is drawn besides on the terminal: pres
 class StreamingWalkthrough {
  public:
   // The terminal's walkthrough, written to `out`.
-  StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model, const WalkthroughOptions& options,
-                       bool forget);
+  StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model, const RunInput& input,
+                       const WalkthroughOptions& options, bool forget);
   // No terminal text: only the pages given to draw_also (an HTML lesson with --quiet).
-  StreamingWalkthrough(Trace& trace, const Model& model, const WalkthroughOptions& options, bool forget);
+  StreamingWalkthrough(Trace& trace, const Model& model, const RunInput& input, const WalkthroughOptions& options,
+                       bool forget);
   ~StreamingWalkthrough();
   StreamingWalkthrough(const StreamingWalkthrough&) = delete;
   StreamingWalkthrough& operator=(const StreamingWalkthrough&) = delete;

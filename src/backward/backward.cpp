@@ -30,14 +30,15 @@ double record_loss(Trace& trace, double loss) {
 // The output head backward from the cross-entropy of the labels: records the loss (into
 // *loss too), grad.output.probabilities and grad.output.logits; returns dL/d(the head's
 // input).
-Tensor output_head_backward(const Model& model, const StepId& hidden, const GradScope& at, double* loss) {
+Tensor output_head_backward(const Model& model, const Tensor& labels, const StepId& hidden, const GradScope& at,
+                            double* loss) {
   const Tensor logits = at.value(StepKind::Logits);
   const Tensor p = at.value(StepKind::Probabilities);
   const auto ignore = model.vocab.pad_id();
-  *loss = record_loss(at.trace(), cross_entropy(logits, model.labels, ignore));
+  *loss = record_loss(at.trace(), cross_entropy(logits, labels, ignore));
   // L = mean -log p[label]: dL/dp = -1 / (n p[label]); through the softmax, (p - onehot) / n
-  at.record(StepKind::Probabilities, cross_entropy_probabilities_gradient(p, model.labels, ignore));
-  const Tensor dlogits = cross_entropy_backward(p, model.labels, ignore);
+  at.record(StepKind::Probabilities, cross_entropy_probabilities_gradient(p, labels, ignore));
+  const Tensor dlogits = cross_entropy_backward(p, labels, ignore);
   at.record(StepKind::Logits, dlogits, {at.kept(StepKind::Probabilities), at.kept_gradient(StepKind::Probabilities)});
   const Tensor x = at.value(hidden);
   if (model.output.tied)
@@ -165,8 +166,8 @@ void embed_sequence_backward(const Model& model, const GradScope& at, const Tens
 
 }  // namespace
 
-double run_backward(const Model& model, Trace& trace) {
-  check_loss_defined(model);
+double run_backward(const Model& model, const RunInput& input, Trace& trace) {
+  check_loss_defined(model, input);
   require(!trace.entries().empty(), "run_backward: the forward trace is empty (keep its entries)");
   WeightGradients weights(model);
   const StepId final_output = trace.entries().back().id;  // what run_model returned
@@ -178,11 +179,11 @@ double run_backward(const Model& model, Trace& trace) {
   double loss = 0;
   if (model.output.present) {
     const StepId hidden = model.has_decoder() ? decoder_result(model, rows) : encoder_result(model, source);
-    d = output_head_backward(model, hidden, rows, &loss);
+    d = output_head_backward(model, input.labels, hidden, rows, &loss);
   } else {
     // L = sum(output ⊙ output_grad): dL/doutput = output_grad
-    loss = record_loss(trace, output_grad_loss(rows.value(final_output), model.output_grad));
-    d = model.output_grad;
+    loss = record_loss(trace, output_grad_loss(rows.value(final_output), input.output_grad));
+    d = input.output_grad;
   }
 
   // A decoder-only model: its stack, then the input's embeddings
@@ -199,14 +200,14 @@ double run_backward(const Model& model, Trace& trace) {
     Tensor dmemory;
     const Tensor dy = decoder_stack_backward(model, encoder_result(model, source), target, std::move(d), dmemory);
     target.record(StepKind::Input, dy);
-    if (!model.target_tokens.empty()) embed_sequence_backward(model, target, dy);
+    if (!input.target_tokens.empty()) embed_sequence_backward(model, target, dy);
     d = std::move(dmemory);
   }
 
   // 3. the encoder stack, its input and the source's embeddings
   const Tensor dx = encoder_stack_backward(model, source, std::move(d));
   source.record(StepKind::Input, dx);
-  if (model.has_tokens()) embed_sequence_backward(model, source, dx);
+  if (input.has_tokens()) embed_sequence_backward(model, source, dx);
 
   // 4. every weight's gradient
   weights.record(trace);

@@ -19,6 +19,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "command_run.h"
 #include "html_option.h"
 #include "model/default_model.h"
 #include "model/examples.h"
@@ -26,16 +27,11 @@
 #include "present/progress.h"
 #include "present/terminal.h"
 #include "standard_streams.h"
-#include "steps/tokenizer.h"
 #include "validators.h"
 
 namespace attn::cli {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Runs `work` and adds the seconds it took to `total` (the dump's and the walkthrough's
 // shares of a run, which --timings leaves out of the forward pass).
@@ -89,10 +85,10 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options) {
 
 // The --batch, --layer and --cell a run's walkthrough could never show: refused before
 // anything runs, naming the range the model has (they used to pick nothing, silently).
-void check_selection(const WalkthroughOptions& walk, const Model& model) {
-  const RunSize size = run_size_of(model);
+void check_selection(const WalkthroughOptions& walk, const Model& model, const RunInput& input) {
+  const RunSize size = run_size_of(model, input);
   const StepFilter& filter = walk.filter;
-  if (filter.batch && !model.batched)
+  if (filter.batch && !input.batched)
     throw InputError(
         "--batch", "",
         "this run's input is one sequence, not a batch: there is no batch item to pick (leave --batch out)");
@@ -114,7 +110,7 @@ void check_selection(const WalkthroughOptions& walk, const Model& model) {
   // Rows are positions; columns are positions (scores, weights) or features (Q's H*d,
   // d_model, the feed-forward's d_ff).
   const auto& c = model.config;
-  const std::size_t B = model.batched ? size.batch : 1, rows = std::max(size.seq_len, size.target_len);
+  const std::size_t B = input.batched ? size.batch : 1, rows = std::max(size.seq_len, size.target_len);
   const std::size_t columns = std::max({rows, c.d_model, c.num_heads * c.d_head, c.d_ff});
   const auto& cell = walk.cell;
   if (cell[0] >= B || cell[1] >= c.num_heads || cell[2] >= rows || cell[3] >= columns)
@@ -127,7 +123,7 @@ void check_selection(const WalkthroughOptions& walk, const Model& model) {
 // Checks what can be checked before anything is read, then loads the model the options
 // name (a file, standard input, an example or the built-in one) with the command line's
 // sentences in place.
-Model load_run_model(const ExplainOptions& options, LoadOptions& load) {
+LoadedModel load_run_model(const ExplainOptions& options, LoadOptions& load) {
   const bool model_from_stdin = options.model_file == "-";
   if (model_from_stdin && options.pause)
     throw InputError("--pause", "", "waits for Enter on standard input, which -c - reads the model file from");
@@ -135,17 +131,18 @@ Model load_run_model(const ExplainOptions& options, LoadOptions& load) {
     check_dump_target(options.dump_path, {model_from_stdin ? std::string() : options.model_file});
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
-  Model model;
+  LoadedModel loaded;
   if (!options.example.empty()) {
     const BundledExample& example = find_example(options.example);
-    model = load_model_text(example.json, std::string("example ") + example.name, load);
+    loaded = load_model_text(example.json, std::string("example ") + example.name, load);
   } else {
-    model = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
-                                       : load_model_file(options.model_file, load);
+    loaded = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
+                                        : load_model(options.model_file, load);
   }
-  if (!options.text.empty()) replace_source_text(model, options.text, "text (command line)");
-  if (!options.target.empty()) replace_target_text(model, options.target, "--target (command line)");
-  return model;
+  if (!options.text.empty()) replace_source_text(loaded.model, loaded.input, options.text, "text (command line)");
+  if (!options.target.empty())
+    replace_target_text(loaded.model, loaded.input, options.target, "--target (command line)");
+  return loaded;
 }
 
 std::string model_source_name(const ExplainOptions& options) {
@@ -251,88 +248,92 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   });
 }
 
+namespace {
+
+// The walkthrough as the run makes it (on the terminal, into the lesson), with the progress
+// line on stderr while nothing else prints there, and the streamed dump.
+struct ExplainOutputs {
+  std::unique_ptr<StreamingWalkthrough> printer;
+  std::ostringstream paged;  // --pause: the whole walkthrough, paged once the run is over
+  std::unique_ptr<ProgressLine> progress;
+  double print_seconds = 0;
+};
+
+void start_outputs(CommandRun& run, const ExplainOptions& options, const WalkthroughOptions& walkthrough, Trace& trace,
+                   ExplainOutputs& outputs, std::chrono::steady_clock::time_point started) {
+  run.open_lesson(walkthrough);
+  std::ostream& out = options.pause ? outputs.paged : run.terminal();
+  outputs.printer = start_walkthrough(out, trace, run.model(), run.input(), walkthrough, options.quiet,
+                                      !run.dump_to_stdout(), run.lesson());
+  // The progress line shares the terminal with nothing else: not while the walkthrough
+  // prints to it.
+  const bool show_progress =
+      ::isatty(STDERR_FILENO) && (options.quiet || !::isatty(run.dump_to_stdout() ? STDERR_FILENO : STDOUT_FILENO));
+  if (show_progress)
+    outputs.progress =
+        std::make_unique<ProgressLine>(std::cerr, run.model().encoder.size(), run.model().decoder.size());
+  TraceDump* dump = run.dump();
+  if (dump || show_progress)
+    trace.set_sink([&run, &outputs, dump, started](const TraceRecord& record) {
+      if (outputs.progress)
+        outputs.progress->update(record.id, dump ? dump->bytes_written() : 0, seconds_since(started));
+      if (dump) timed(run.dump_seconds(), [&] { dump->add(record); });
+    });
+  if (outputs.printer)
+    trace.set_entry_observer(
+        [&outputs](const TraceEntry& entry) { timed(outputs.print_seconds, [&] { outputs.printer->add(entry); }); });
+}
+
+}  // namespace
+
 int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
-  Model model = load_run_model(options, load);
+  CommandRun run(options, "attn explain", load);
+  const Model& model = run.model();
+  RunInput& input = run.input();
   // No target: the decoder reads what the model itself writes, as when it generates.
-  if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
+  if (input.target_tokens.from_bos) extend_target_greedily(model, input, generated_length(input));
   // A sentence from the command line can make the run as large as any file can.
-  if (!options.text.empty() || !options.target.empty() || model.target_tokens.from_bos) check_run_memory(model, load);
+  if (!options.text.empty() || !options.target.empty() || input.target_tokens.from_bos)
+    check_run_memory(model, input, run.load_options());
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is
   // computed and keeps about one layer of tensors; a dump to a file writes each tensor to
   // the temporary file as it comes. A dump to stdout waits until the run has succeeded,
   // since what is written there cannot be taken back, so it keeps the whole trace.
-  const bool dump_streams = !options.dump_path.empty() && options.dump_path != "-";
-  const bool dump_at_end = options.dump_path == "-";
-  Trace trace(!model.batched);
-  trace.keep_entries(!options.quiet || dump_at_end || !options.html_path.empty());
-  DumpOptions dump_options;
-  dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
-  std::unique_ptr<TraceDump> dump;
-  if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
-  std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
+  Trace trace(!input.batched);
+  trace.keep_entries(!options.quiet || run.dump_to_stdout() || !options.html_path.empty());
+  run.open_dump();
   const WalkthroughOptions walkthrough = walkthrough_options(options);
-  check_selection(walkthrough, model);
+  check_selection(walkthrough, model, input);
   // The walkthrough is written once the run is over, its map first (and a wrong --steps
   // number is an error alone); --pause pages through it.
-  std::ostringstream paged;
-  std::ostream& out = options.pause ? paged : terminal;
-  const auto lesson = open_html_lesson(options, "attn explain", model, walkthrough);
-  const auto printer = start_walkthrough(out, trace, model, walkthrough, options.quiet, !dump_at_end, lesson.get());
-  // The progress line shares the terminal with nothing else: not while the walkthrough
-  // prints to it.
-  const bool show_progress =
-      ::isatty(STDERR_FILENO) && (options.quiet || !::isatty(dump_at_end ? STDERR_FILENO : STDOUT_FILENO));
-  ProgressLine progress(std::cerr, model.encoder.size(), model.decoder.size());
-  double dump_seconds = 0, print_seconds = 0;
-  if (dump || show_progress)
-    trace.set_sink([&](const TraceRecord& record) {
-      if (show_progress) progress.update(record.id, dump ? dump->bytes_written() : 0, seconds_since(started));
-      if (!dump) return;
-      timed(dump_seconds, [&] { dump->add(record); });
-    });
-  if (printer)
-    trace.set_entry_observer([&](const TraceEntry& entry) { timed(print_seconds, [&] { printer->add(entry); }); });
+  ExplainOutputs outputs;
+  start_outputs(run, options, walkthrough, trace, outputs, started);
   const auto run_started = std::chrono::steady_clock::now();
   try {
-    run_model(model, trace);
+    run_model(model, input, trace);
   } catch (const NumericError&) {
     // Show every step up to the one that overflowed; the error then names it.
-    if (printer) printer->finish(false);
-    terminal << paged.str();
+    if (outputs.printer) outputs.printer->finish(false);
+    run.terminal() << outputs.paged.str();
     throw;
   }
-  if (printer) timed(print_seconds, [&] { printer->finish(); });
-  if (printer && options.pause && !options.quiet)
-    page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
+  if (outputs.printer) timed(outputs.print_seconds, [&] { outputs.printer->finish(); });
+  if (outputs.printer && options.pause && !options.quiet)
+    page_steps(outputs.paged.str(), outputs.printer->step_places(), std::cin, run.terminal(), std::cerr);
   // without the dump's and the walkthrough's shares
-  const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
-  // A walkthrough that could not be written fails the run before the dump or the lesson is
-  // committed.
-  if (!options.dump_path.empty() || lesson) check_standard_output();
-  if (lesson) lesson->commit();
-  if (!options.dump_path.empty()) {
-    timed(dump_seconds, [&] {
-      if (dump_at_end) {
-        dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
-        for (const auto& e : trace.entries()) dump->add(e.record());
-      }
-      dump->finish(trace);
-    });
-  }
-  progress.clear();
+  const double forward_seconds = seconds_since(run_started) - run.dump_seconds() - outputs.print_seconds;
+  run.commit(trace);
+  if (outputs.progress) outputs.progress->clear();
   if (options.timings)
     std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{})\n", load_seconds,
-                             forward_seconds, dump_seconds, omp_get_max_threads(),
+                             forward_seconds, run.dump_seconds(), omp_get_max_threads(),
                              omp_get_max_threads() == 1 ? "" : "s");
-  if (options.quiet) {
-    // The notes still matter without the walkthrough: an unknown word, a fully masked row.
-    for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
-  }
+  run.print_notes_if_quiet(trace);
   return 0;
 }
 

@@ -40,7 +40,6 @@ struct ExplainOptions {
   std::string color = "auto";                      // auto | always | never
   std::string heatmap = "auto";                    // auto | color | shade | ascii
   bool list_only = false;                          // attn steps: titles, formulas and shapes only
-  std::string labels;                              // attn grad --labels: the loss's labels, replacing the file's
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);
@@ -55,11 +54,11 @@ int run_explain(const ExplainOptions& options);
 // What explain and grad share: the model the options name (a file, standard input, an
 // example or the built-in one), with the command line's sentences; the walkthrough's
 // options; the name of the model in messages ("example seed000_batched_mha", the file name).
-Model load_run_model(const ExplainOptions& options, LoadOptions& load);
+LoadedModel load_run_model(const ExplainOptions& options, LoadOptions& load);
 WalkthroughOptions walkthrough_options(const ExplainOptions& options);
 // The --batch, --layer and --cell a run's walkthrough could never show: InputError before
 // anything runs, naming the range the model has.
-void check_selection(const WalkthroughOptions& walk, const Model& model);
+void check_selection(const WalkthroughOptions& walk, const Model& model, const RunInput& input);
 std::string model_source_name(const ExplainOptions& options);
 
 }  // namespace attn::cli

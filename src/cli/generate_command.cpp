@@ -2,6 +2,9 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -35,25 +38,25 @@ void check_options(const GenerateOptions& o) {
 
 // The decoder's starting sequence: a decoder-only model's input text, or <BOS> for an
 // encoder-decoder (whose source is the text).
-std::vector<std::string> start_tokens(Model& model) {
+std::vector<std::string> start_tokens(const Model& model, RunInput& input) {
   if (!model.has_decoder())
     throw InputError(model.source, "decoder",
                      "this model has no decoder to generate with: give a decoder-only model (model.architecture "
                      "\"decoder-only\") or an encoder-decoder");
-  if (!model.has_tokens())
+  if (!input.has_tokens())
     throw InputError(model.source, "input", "generate reads text: this model's input is numbers (input.X)");
-  if (model.batched)
+  if (input.batched)
     throw InputError(model.source, "input",
                      "generate continues a single text; this file's input is a batch: give one TEXT on the command "
                      "line");
-  if (model.decoder_only()) return token_lists(model.source_tokens)[0];
+  if (model.decoder_only()) return token_lists(input.source_tokens)[0];
   if (!model.has_target())
     throw InputError(model.source, model.decoder.empty() ? "decoder" : "model.architecture",
                      "this model has no decoder to generate with: give a decoder-only model (model.architecture "
                      "\"decoder-only\") or an encoder-decoder");
-  if (!start_from_bos(model))
+  if (!start_from_bos(model, input))
     throw InputError(model.source, "vocab", "the decoder starts from \"<BOS>\", which this vocabulary lacks");
-  return {"<BOS>"};
+  return {model.vocab.token(*model.vocab.special_id(SpecialRole::Begin))};
 }
 
 // A record of step `t`, named step.<t>.<name>, for the dump.
@@ -142,133 +145,185 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
   });
 }
 
-int run_generate(const GenerateOptions& options) {
+namespace {
+
+// One generation: the model and its input (the prompt), the cache, the outputs, and what was
+// generated so far.
+struct Generation {
+  Generation(const GenerateOptions& options, LoadedModel loaded, std::ostream& out)
+      : options(options), loaded(std::move(loaded)), out(out) {}
+
+  const GenerateOptions& options;
+  LoadedModel loaded;
+  std::ostream& out;                // the walkthrough's terminal: stderr when the dump takes stdout
+  std::vector<std::string> tokens;  // the decoder's sequence so far
+  std::unique_ptr<KvCacheDecoder> decoder;
+  std::optional<std::size_t> stop;
+  WalkthroughOptions walk;
+  std::unique_ptr<TraceDump> dump;
+  std::unique_ptr<HtmlLesson> lesson;
+  PageRenderer* page = nullptr;
+  std::ostream* terminal = nullptr;  // nullptr with --quiet
+  bool draw = false;                 // on the terminal or the page
+  std::vector<std::string> generated;
+  std::uint64_t saved = 0;  // multiply-adds the cache saved
+
+  const Model& model() const { return loaded.model; }
+};
+
+// Loads the model with the prompt and checks everything a run needs before anything runs:
+// a decoder, a text, an output head (the cache refuses a model without one), the --stop
+// token, the memory; then opens the dump and the lesson.
+std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   check_options(options);
   const ExplainOptions& run = options.run;
   if (!run.dump_path.empty()) check_dump_target(run.dump_path, {run.model_file});
   LoadOptions load;
-  Model model = load_run_model(run, load);
-  std::vector<std::string> tokens = start_tokens(model);
-  auto decoder = std::make_unique<KvCacheDecoder>(model);  // no output head: refused here
-  std::optional<std::size_t> stop = model.vocab.find(options.stop);
-  if (!stop && options.stop != "<EOS>")
+  auto g =
+      std::make_unique<Generation>(options, load_run_model(run, load), run.dump_path == "-" ? std::cerr : std::cout);
+  const Model& model = g->model();
+  g->tokens = start_tokens(model, g->loaded.input);
+  g->decoder = std::make_unique<KvCacheDecoder>(model);  // no output head: refused here
+  g->stop = model.vocab.find(options.stop);
+  if (!g->stop && options.stop != Vocabulary::kEnd)
     throw InputError("--stop", "",
                      fmt::format("\"{}\" is not in the vocabulary of {}, so it could never be generated",
                                  printable(options.stop), model.source));
-  check_run_memory(model, load);
-
-  const WalkthroughOptions walk = walkthrough_options(run);
-  const bool print = !run.quiet;
-  std::ostream& out = run.dump_path == "-" ? std::cerr : std::cout;
-  std::unique_ptr<TraceDump> dump;
-  if (!run.dump_path.empty()) dump = std::make_unique<TraceDump>(run.dump_path, model);
+  check_run_memory(model, g->loaded.input, load);
+  g->walk = walkthrough_options(run);
+  if (!run.dump_path.empty()) g->dump = std::make_unique<TraceDump>(run.dump_path, model, g->loaded.input);
   // --html: the same walkthrough on a web page, the first token's steps and then each new
   // token's, committed once the run is over; a path that cannot take it is refused here.
-  const auto lesson = open_html_lesson(run, "attn generate", model, walk);
-  PageRenderer* page = lesson ? &lesson->keep_open() : nullptr;
-  std::ostream* terminal = print ? &out : nullptr;
-  const bool draw = print || lesson;
-  SamplingOptions sampling{options.temperature, options.top_k, options.top_p};
-  NumpyRandom rng(options.seed);
-  const std::vector<std::size_t> never = model.vocab.never_written_ids();
+  g->lesson = open_html_lesson(run, "attn generate", model, g->walk);
+  g->page = g->lesson ? &g->lesson->keep_open() : nullptr;
+  g->terminal = run.quiet ? nullptr : &g->out;
+  g->draw = !run.quiet || g->lesson;
+  return g;
+}
 
-  // Step 0: the prompt (and for an encoder-decoder the source), the whole run shown.
-  Trace prompt(!model.batched);
-  prompt.keep_entries(draw);
+// Step 0: the prompt (and for an encoder-decoder the source), the whole run shown; its keys
+// and values fill the cache.
+void run_prompt(Generation& g, Trace& prompt) {
+  const Model& model = g.model();
+  const GenerateOptions& options = g.options;
+  prompt.keep_entries(g.draw);
   prompt.set_sink([&](const TraceRecord& r) {
-    decoder->observe(r);
-    if (dump) dump_record(*dump, 0, r);
+    g.decoder->observe(r);
+    if (g.dump) dump_record(*g.dump, 0, r);
   });
-  if (draw) {
-    if (print)
-      out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
-                         model.source, tokens.size(), tokens.size() == 1 ? "" : "s", options.max_new_tokens,
-                         options.temperature == 0
-                             ? "greedy (temperature 0)"
-                             : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
-                         options.stop);
+  if (g.draw) {
+    if (g.terminal)
+      g.out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
+                           model.source, g.tokens.size(), g.tokens.size() == 1 ? "" : "s", options.max_new_tokens,
+                           options.temperature == 0
+                               ? "greedy (temperature 0)"
+                               : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
+                           options.stop);
     const std::string first =
         fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
-    if (print) out << "\n" << first << "\n";
-    if (page) page->layer_header(first);
-    const auto walkthrough = start_walkthrough(out, prompt, model, walk, !print, true, lesson.get());
+    if (g.terminal) g.out << "\n" << first << "\n";
+    if (g.page) g.page->layer_header(first);
+    const auto walkthrough =
+        start_walkthrough(g.out, prompt, model, g.loaded.input, g.walk, !g.terminal, true, g.lesson.get());
     prompt.set_entry_observer([&](const TraceEntry& e) { walkthrough->add(e); });
-    run_model(model, prompt);
+    run_model(model, g.loaded.input, prompt);
     walkthrough->finish();
-    print_cache_after_prompt(terminal, page, *decoder, model, walk);
+    print_cache_after_prompt(g.terminal, g.page, *g.decoder, model, g.walk);
   } else {
-    run_model(model, prompt);
+    run_model(model, g.loaded.input, prompt);
   }
-  if (dump) dump_caches(*dump, 0, *decoder);
+  if (g.dump) dump_caches(*g.dump, 0, *g.decoder);
+}
 
-  std::vector<std::string> generated;
+// --no-cache: the whole prefix again, as attn explain would run it, into a new cache. The
+// model's input is not touched: the prefix is a run input of its own.
+void rerun_prefix(Generation& g) {
+  auto full = std::make_unique<KvCacheDecoder>(g.model());
+  Trace again(true);
+  again.keep_entries(false);
+  again.set_sink([&](const TraceRecord& r) { full->observe(r); });
+  RunInput prefix = g.loaded.input;
+  TokenInput& sequence = g.model().decoder_only() ? prefix.source_tokens : prefix.target_tokens;
+  sequence.texts.clear();
+  sequence.tokens = {g.tokens};
+  run_model(g.model(), prefix, again);
+  g.decoder = std::move(full);
+}
+
+// Token after token until --stop, -n or the end of a learned position table.
+void generate_tokens(Generation& g) {
+  const Model& model = g.model();
+  const GenerateOptions& options = g.options;
+  const SamplingOptions sampling{options.temperature, options.top_k, options.top_p};
+  NumpyRandom rng(options.seed);
+  const std::vector<std::size_t> never = model.vocab.never_written_ids();
   std::size_t draws = 0;
-  std::uint64_t saved = 0;
   for (std::size_t n = 1;; ++n) {
-    const std::vector<double>& logits = decoder->logits();
+    const std::vector<double>& logits = g.decoder->logits();
     const SamplingResult choice = choose_next_token(logits.data(), logits.size(), sampling, never, &rng);
-    if (draw) print_choice(terminal, page, choice, sampling, model, tokens, n, draws, options.seed, walk);
+    if (g.draw) print_choice(g.terminal, g.page, choice, sampling, model, g.tokens, n, draws, options.seed, g.walk);
     if (choice.draw) ++draws;
     const std::string token = model.vocab.token(choice.id);
-    if (stop && choice.id == *stop) break;
-    generated.push_back(token);
-    tokens.push_back(token);
+    if (g.stop && choice.id == *g.stop) break;
+    g.generated.push_back(token);
+    g.tokens.push_back(token);
     if (n == options.max_new_tokens) break;
-    if (model.config.positional_encoding == PositionalEncoding::Learned && decoder->length() >= model.config.max_len) {
+    if (model.config.positional_encoding == PositionalEncoding::Learned &&
+        g.decoder->length() >= model.config.max_len) {
       const std::string note = fmt::format("the position table has {} rows: no room for more", model.config.max_len);
-      if (print) out << "\nnote: " << note << "\n";
-      if (page) page->note(note);
+      if (g.terminal) g.out << "\nnote: " << note << "\n";
+      if (g.page) g.page->note(note);
       break;
     }
-    Trace step(true);
-    step.keep_entries(draw);
-    if (dump) step.set_sink([&](const TraceRecord& r) { dump_record(*dump, n, r); });
-    if (options.no_cache) {  // the whole prefix again, as attn explain would run it
-      auto full = std::make_unique<KvCacheDecoder>(model);
-      Trace again(true);
-      again.keep_entries(false);
-      again.set_sink([&](const TraceRecord& r) { full->observe(r); });
-      if (model.decoder_only()) {
-        model.source_tokens.texts.clear();
-        model.source_tokens.tokens = {tokens};
-      } else {
-        model.target_tokens.texts.clear();
-        model.target_tokens.tokens = {tokens};
-      }
-      run_model(model, again);
-      decoder = std::move(full);
+    if (options.no_cache) {
+      rerun_prefix(g);
       continue;
     }
-    decoder->step(choice.id, step);
-    saved += decoder->last_cost().without_cache - decoder->last_cost().with_cache;
-    if (dump) dump_caches(*dump, n, *decoder);
-    if (draw) print_generation_step(terminal, page, step, *decoder, model, tokens, n + 1, walk);
+    Trace step(true);
+    step.keep_entries(g.draw);
+    if (g.dump) step.set_sink([&](const TraceRecord& r) { dump_record(*g.dump, n, r); });
+    g.decoder->step(choice.id, step);
+    g.saved += g.decoder->last_cost().without_cache - g.decoder->last_cost().with_cache;
+    if (g.dump) dump_caches(*g.dump, n, *g.decoder);
+    if (g.draw) print_generation_step(g.terminal, g.page, step, *g.decoder, model, g.tokens, n + 1, g.walk);
   }
+}
 
+// What was generated, on the terminal (or alone with --quiet) and the page; then the lesson
+// and the dump committed.
+void finish(Generation& g, const Trace& prompt) {
   std::string text;
-  for (const auto& t : generated) text += (text.empty() ? "" : " ") + t;
-  if (print) {
-    out << fmt::format("\nGenerated {} token{}: {}\n", generated.size(), generated.size() == 1 ? "" : "s", text);
-    out << fmt::format("The KV cache saved {} multiply-adds over running the whole prefix for every token.\n",
-                       grouped_number(saved));
-  } else if (run.dump_path != "-") {
+  for (const auto& t : g.generated) text += (text.empty() ? "" : " ") + t;
+  const std::string count = fmt::format("{} token{}", g.generated.size(), g.generated.size() == 1 ? "" : "s");
+  const std::string saved = fmt::format(
+      "The KV cache saved {} multiply-adds over running the whole prefix for every token.", grouped_number(g.saved));
+  if (g.terminal)
+    g.out << fmt::format("\nGenerated {}: {}\n", count, text) << saved << "\n";
+  else if (g.options.run.dump_path != "-")
     std::cout << text << "\n";
+  if (g.page) {
+    g.page->layer_header(fmt::format("══ Generated {}: {} ══", count, text));
+    g.page->line(saved);
   }
-  if (page) {
-    page->layer_header(
-        fmt::format("══ Generated {} token{}: {} ══", generated.size(), generated.size() == 1 ? "" : "s", text));
-    page->line(fmt::format("The KV cache saved {} multiply-adds over running the whole prefix for every token.",
-                           grouped_number(saved)));
-  }
-  if (lesson) {
+  if (g.lesson) {
     // A walkthrough that could not be written fails the run before the lesson is committed.
     check_standard_output();
-    lesson->commit();
+    g.lesson->commit();
   }
-  if (dump) {
+  if (g.dump) {
     check_standard_output();
-    dump->finish(prompt);
+    g.dump->finish(prompt);
   }
+}
+
+}  // namespace
+
+int run_generate(const GenerateOptions& options) {
+  const std::unique_ptr<Generation> generation = prepare(options);
+  Trace prompt(!generation->loaded.input.batched);
+  run_prompt(*generation, prompt);
+  generate_tokens(*generation);
+  finish(*generation, prompt);
   return 0;
 }
 

@@ -19,8 +19,8 @@ struct GenerateOptions {
   std::size_t top_k = 0;
   double top_p = 1;
   std::uint32_t seed = 0;
-  std::string stop = "<EOS>";
-  bool no_cache = false;  // --no-cache: a full pass over the prefix for every token (bench/generate)
+  std::string stop = Vocabulary::kEnd;  // --stop TOKEN: the word vocabulary's end token by default
+  bool no_cache = false;                // --no-cache: a full pass over the prefix for every token (bench/generate)
 };
 
 void setup_generate(CLI::App& app, GenerateOptions& options);

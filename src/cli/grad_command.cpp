@@ -15,6 +15,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "command_run.h"
 #include "html_option.h"
 #include "pager.h"
 #include "standard_streams.h"
@@ -24,117 +25,89 @@ namespace attn::cli {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The walkthrough of the whole run, forward and backward: written once made (a wrong
 // --steps number is an error alone), or paged one step at a time with --pause.
-void print_run(const Trace& trace, const Model& model, const ExplainOptions& options, std::ostream& terminal) {
+void print_run(const Trace& trace, const Model& model, const RunInput& input, const ExplainOptions& options,
+               std::ostream& terminal) {
   const WalkthroughOptions walkthrough = walkthrough_options(options);
   if (!options.pause) {
-    print_walkthrough(terminal, trace, model, walkthrough);
+    print_walkthrough(terminal, trace, model, input, walkthrough);
     return;
   }
   std::ostringstream paged;
   std::vector<StepPlace> places;
-  print_walkthrough(paged, trace, model, walkthrough, &places);
+  print_walkthrough(paged, trace, model, input, walkthrough, &places);
   page_steps(paged.str(), places, std::cin, terminal, std::cerr);
 }
 
 }  // namespace
 
-void setup_grad(CLI::App& app, ExplainOptions& options) {
+void setup_grad(CLI::App& app, GradOptions& options) {
   CLI::App* grad = app.add_subcommand(
       "grad",
       "Run a model, compute its loss, then walk back through every step: the gradient of every tensor "
       "and every weight (the backward pass)");
-  add_model_options(*grad, options);
+  add_model_options(*grad, options.run);
   grad->add_option("--labels", options.labels,
                    "The loss's labels, one token per output position (replaces the model file's input.labels)")
       ->check(non_empty("the labels, as a sentence"));
-  add_walkthrough_options(*grad, options, /*with_html=*/true);
+  add_walkthrough_options(*grad, options.run, /*with_html=*/true);
   grad->callback([&options]() {
     const int code = run_grad(options);
     if (code != 0) throw CLI::RuntimeError(code);
   });
 }
 
-int run_grad(const ExplainOptions& options) {
+int run_grad(const GradOptions& grad) {
+  const ExplainOptions& options = grad.run;
   const auto started = std::chrono::steady_clock::now();
   LoadOptions load;
   load.backward = true;  // the whole forward trace is kept, and a gradient for every tensor
   // No greedy target here: a decoder without one reads <BOS> alone, the labels' one position.
-  Model model = load_run_model(options, load);
-  if (!options.labels.empty()) replace_labels(model, options.labels, "--labels (command line)");
-  check_loss_defined(model);
+  CommandRun run(options, "attn grad", load);
+  const Model& model = run.model();
+  RunInput& input = run.input();
+  if (!grad.labels.empty()) replace_labels(model, input, grad.labels, "--labels (command line)");
+  check_loss_defined(model, input);
   // A sentence from the command line can make the run as large as any file can.
-  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, load);
+  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, input, run.load_options());
   // Bad --steps, --layer, --cell, --batch: refused before the run.
   const WalkthroughOptions walkthrough = walkthrough_options(options);
-  check_selection(walkthrough, model);
+  check_selection(walkthrough, model, input);
   const double load_seconds = seconds_since(started);
 
   // The backward reads every forward entry, so the trace keeps them. The gradients are kept
   // for the walkthrough and for a dump to stdout (written once the run has succeeded); a
   // dump to a file takes each record as it is made, as explain's does.
-  Trace trace(!model.batched);
-  const bool dump_to_stdout = options.dump_path == "-";
-  trace.keep_gradients(!options.quiet || dump_to_stdout || !options.html_path.empty());
-  DumpOptions dump_options;
-  dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
-  std::unique_ptr<TraceDump> dump;
-  double dump_seconds = 0;
-  if (!options.dump_path.empty() && !dump_to_stdout) {
-    dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
-    trace.set_sink([&](const TraceRecord& record) {
-      const auto before = std::chrono::steady_clock::now();
-      dump->add(record);
-      dump_seconds += seconds_since(before);
-    });
-  }
-  std::ostream& terminal = dump_to_stdout ? std::cerr : std::cout;
+  Trace trace(!input.batched);
+  trace.keep_gradients(!options.quiet || run.dump_to_stdout() || !options.html_path.empty());
+  run.open_dump();
+  run.stream_into_dump(trace);
   // The lesson (--html) is drawn once the backward pass is done, and committed when the
   // terminal's walkthrough was written; a path that cannot take it is refused here.
-  const auto lesson = open_html_lesson(options, "attn grad", model, walkthrough);
+  run.open_lesson(walkthrough);
   auto timer = std::chrono::steady_clock::now();
   try {
-    run_model(model, trace);
+    run_model(model, input, trace);
   } catch (const NumericError&) {
     // Show every step up to the one that overflowed; the error then names it.
-    if (!options.quiet) print_run(trace, model, options, terminal);
+    if (!options.quiet) print_run(trace, model, input, options, run.terminal());
     throw;
   }
-  const double forward_seconds = seconds_since(timer) - dump_seconds;
+  const double forward_seconds = seconds_since(timer) - run.dump_seconds();
   timer = std::chrono::steady_clock::now();
-  const double dumped_before_backward = dump_seconds;
-  run_backward(model, trace);
-  const double backward_seconds = seconds_since(timer) - (dump_seconds - dumped_before_backward);
+  const double dumped_before_backward = run.dump_seconds();
+  run_backward(model, input, trace);
+  const double backward_seconds = seconds_since(timer) - (run.dump_seconds() - dumped_before_backward);
 
-  if (!options.quiet) print_run(trace, model, options, terminal);
-  if (lesson) {
-    draw_lesson(*lesson, trace, model, walkthrough);
-    // A walkthrough that could not be written fails the run before the lesson is committed.
-    check_standard_output();
-    lesson->commit();
-  }
-  if (!options.dump_path.empty()) {
-    // A walkthrough that could not be written fails the run before the dump is committed.
-    check_standard_output();
-    timer = std::chrono::steady_clock::now();
-    if (dump_to_stdout) {
-      dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
-      for (const auto& e : trace.entries()) dump->add(e.record());
-    }
-    dump->finish(trace);
-    dump_seconds += seconds_since(timer);
-  }
+  if (!options.quiet) print_run(trace, model, input, options, run.terminal());
+  if (run.lesson()) draw_lesson(*run.lesson(), trace, model, input, walkthrough);
+  run.commit(trace);
   if (options.timings)
     std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s ({} thread{})\n",
-                             load_seconds, forward_seconds, backward_seconds, dump_seconds, omp_get_max_threads(),
+                             load_seconds, forward_seconds, backward_seconds, run.dump_seconds(), omp_get_max_threads(),
                              omp_get_max_threads() == 1 ? "" : "s");
-  if (options.quiet)
-    for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
+  run.print_notes_if_quiet(trace);
   return 0;
 }
 

@@ -9,10 +9,15 @@
 
 namespace attn::cli {
 
-void setup_grad(CLI::App& app, ExplainOptions& options);
+struct GradOptions {
+  ExplainOptions run;  // the model, the input, the dump and the walkthrough, as explain's
+  std::string labels;  // --labels: the loss's labels, replacing the file's
+};
+
+void setup_grad(CLI::App& app, GradOptions& options);
 // Returns the process exit code; throws attn::InputError for bad input (a model without
 // labels or output_grad among them).
-int run_grad(const ExplainOptions& options);
+int run_grad(const GradOptions& options);
 
 }  // namespace attn::cli
 

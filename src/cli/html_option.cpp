@@ -34,19 +34,20 @@ std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, cons
 }
 
 std::unique_ptr<StreamingWalkthrough> start_walkthrough(std::ostream& out, Trace& trace, const Model& model,
-                                                        const WalkthroughOptions& walkthrough, bool quiet, bool forget,
-                                                        HtmlLesson* lesson) {
+                                                        const RunInput& input, const WalkthroughOptions& walkthrough,
+                                                        bool quiet, bool forget, HtmlLesson* lesson) {
   std::unique_ptr<StreamingWalkthrough> printer;
   if (!quiet)
-    printer = std::make_unique<StreamingWalkthrough>(out, trace, model, walkthrough, forget);
+    printer = std::make_unique<StreamingWalkthrough>(out, trace, model, input, walkthrough, forget);
   else if (lesson)
-    printer = std::make_unique<StreamingWalkthrough>(trace, model, walkthrough, forget);
+    printer = std::make_unique<StreamingWalkthrough>(trace, model, input, walkthrough, forget);
   if (lesson) lesson->attach(*printer);
   return printer;
 }
 
-void draw_lesson(HtmlLesson& lesson, Trace& trace, const Model& model, const WalkthroughOptions& walkthrough) {
-  StreamingWalkthrough pages(trace, model, walkthrough, /*forget=*/false);
+void draw_lesson(HtmlLesson& lesson, Trace& trace, const Model& model, const RunInput& input,
+                 const WalkthroughOptions& walkthrough) {
+  StreamingWalkthrough pages(trace, model, input, walkthrough, /*forget=*/false);
   lesson.attach(pages);
   for (const auto& entry : trace.entries()) pages.add(entry);
   pages.finish();

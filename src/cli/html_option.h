@@ -31,13 +31,14 @@ std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, cons
 // The run's walkthrough: on the terminal into `out` unless `quiet`, and into `lesson` when
 // there is one; nullptr when it is drawn nowhere. `forget`: as StreamingWalkthrough's.
 std::unique_ptr<StreamingWalkthrough> start_walkthrough(std::ostream& out, Trace& trace, const Model& model,
-                                                        const WalkthroughOptions& walkthrough, bool quiet, bool forget,
-                                                        HtmlLesson* lesson);
+                                                        const RunInput& input, const WalkthroughOptions& walkthrough,
+                                                        bool quiet, bool forget, HtmlLesson* lesson);
 
 // Draws a finished run's whole trace (attn grad's forward and backward entries) into
 // `lesson`, step for step as the terminal's walkthrough shows it; the lesson is then ready
 // to commit.
-void draw_lesson(HtmlLesson& lesson, Trace& trace, const Model& model, const WalkthroughOptions& walkthrough);
+void draw_lesson(HtmlLesson& lesson, Trace& trace, const Model& model, const RunInput& input,
+                 const WalkthroughOptions& walkthrough);
 
 }  // namespace attn::cli
 

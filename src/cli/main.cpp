@@ -57,6 +57,41 @@ void prepare_process(int argc, char** argv) {
   Eigen::setNbThreads(1);
 }
 
+// Every subcommand's options, as the parser fills them.
+struct Commands {
+  attn::cli::ExplainOptions explain;
+  attn::cli::GenerateOptions generate;
+  attn::cli::GradOptions grad;
+  attn::cli::StepsOptions steps;
+  attn::cli::ValidateOptions validate;
+  attn::cli::InitOptions init;
+  attn::cli::TrainCommandOptions train;
+};
+
+void setup_commands(CLI::App& app, Commands& c) {
+  attn::cli::setup_explain(app, c.explain);
+  attn::cli::setup_examples(app);
+  attn::cli::setup_generate(app, c.generate);
+  attn::cli::setup_grad(app, c.grad);
+  attn::cli::setup_steps(app, c.steps);
+  attn::cli::setup_validate(app, c.validate);
+  attn::cli::setup_init(app, c.init);
+  attn::cli::setup_train(app, c.train);
+}
+
+// What a NumericError's numbers came from, named as the subcommand that ran names it: the
+// model a walkthrough ran, or what `attn train` trained. The subcommands that run no model
+// (examples, init, validate) name themselves.
+std::string numeric_error_source(const CLI::App& app, const Commands& c) {
+  if (app.got_subcommand("explain")) return attn::cli::model_source_name(c.explain);
+  if (app.got_subcommand("grad")) return attn::cli::model_source_name(c.grad.run);
+  if (app.got_subcommand("steps")) return attn::cli::model_source_name(c.steps.run);
+  if (app.got_subcommand("generate")) return attn::cli::model_source_name(c.generate.run);
+  if (app.got_subcommand("train")) return attn::cli::train_source_name(c.train);
+  for (const CLI::App* command : app.get_subcommands()) return "attn " + command->get_name();
+  return "attn";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,21 +102,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
   app.require_subcommand(1);
 
-  attn::cli::ExplainOptions explain;
-  attn::cli::setup_explain(app, explain);
-  attn::cli::setup_examples(app);
-  attn::cli::GenerateOptions generate;
-  attn::cli::setup_generate(app, generate);
-  attn::cli::ExplainOptions grad;
-  attn::cli::setup_grad(app, grad);
-  attn::cli::ExplainOptions steps;
-  attn::cli::setup_steps(app, steps);
-  attn::cli::ValidateOptions validate;
-  attn::cli::setup_validate(app, validate);
-  attn::cli::InitOptions init;
-  attn::cli::setup_init(app, init);
-  attn::cli::TrainCommandOptions train;
-  attn::cli::setup_train(app, train);
+  Commands commands;
+  setup_commands(app, commands);
 
   // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
   if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
@@ -111,11 +133,7 @@ int main(int argc, char** argv) {
   } catch (const attn::NumericError& e) {
     // "encoder.0.attention.scores[0, 1, 1] is inf (overflow)": the model's numbers are the
     // cause, so it is bad input and names the model file like any other input error.
-    // The model named as run_explain and run_grad name it.
-    const std::string source = attn::cli::model_source_name(app.got_subcommand("grad")       ? grad
-                                                            : app.got_subcommand("generate") ? generate.run
-                                                                                             : explain);
-    std::cerr << attn::printable(source + ": " + e.what()) << "\n";
+    std::cerr << attn::printable(numeric_error_source(app, commands) + ": " + e.what()) << "\n";
     return 2;
   } catch (const attn::EnvironmentError& e) {
     // A whole line already: "attn: cannot write to standard output: ...", "PATH: ...".

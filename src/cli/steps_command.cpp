@@ -9,22 +9,24 @@
 
 namespace attn::cli {
 
-void setup_steps(CLI::App& app, ExplainOptions& options) {
+void setup_steps(CLI::App& app, StepsOptions& options) {
   CLI::App* steps = app.add_subcommand(
       "steps", "List every step of a run (the built-in model, -c FILE or --example NAME) with its formula and shapes");
-  add_model_options(*steps, options);
-  steps->add_option("--layer", options.layer, "Only one layer: 1, encoder.1 or decoder.0")
+  add_model_options(*steps, options.run);
+  steps->add_option("--layer", options.run.layer, "Only one layer: 1, encoder.1 or decoder.0")
       ->check(values_from(ValueList::FreeText));
-  steps->add_flag("--kinds", options.brief, "List the step kinds --steps accepts instead");
+  steps->add_flag("--kinds", options.kinds, "List the step kinds --steps accepts instead");
   steps->callback([&options]() {
-    if (options.brief) {
+    if (options.kinds) {
       for (const auto& kind : step_kinds()) std::cout << fmt::format("{:<18} {}\n", kind.name, kind.description);
       return;
     }
-    options.list_only = true;
-    options.brief = true;
-    options.color = "never";
-    const int code = run_explain(options);
+    // explain's run, listed: titles, formulas and shapes, no colour
+    ExplainOptions& run = options.run;
+    run.list_only = true;
+    run.brief = true;
+    run.color = "never";
+    const int code = run_explain(run);
     if (code != 0) throw CLI::RuntimeError(code);
   });
 }

@@ -9,7 +9,12 @@
 
 namespace attn::cli {
 
-void setup_steps(CLI::App& app, ExplainOptions& options);
+struct StepsOptions {
+  ExplainOptions run;  // the model and its input, as explain's; run as a list
+  bool kinds = false;  // --kinds: list the step kinds --steps accepts instead
+};
+
+void setup_steps(CLI::App& app, StepsOptions& options);
 
 }  // namespace attn::cli
 

@@ -34,6 +34,7 @@ bool given(const TrainCommandOptions& options, const char* name) {
 // What to train and on what: a model file and data files, or a task's own.
 struct Run {
   Model model;
+  RunInput input;  // the input the trained file carries: the model file's, or the task's
   Dataset data;
   std::optional<Dataset> held_out;
   TrainOptions options;
@@ -95,7 +96,9 @@ Run file_run(const TrainCommandOptions& o, const LoadOptions& load) {
     if (given(o, size))
       throw InputError(kSource, size, "only with --task: a model file gives its own sizes (attn init makes one)");
   Run run;
-  run.model = load_model_file(o.model_file, load);
+  LoadedModel loaded = load_model(o.model_file, load);
+  run.model = std::move(loaded.model);
+  run.input = std::move(loaded.input);
   run.data = read_dataset(o.data_file, run.model);
   run.description = fmt::format("{} trained on {}", o.model_file, o.data_file);
   return run;
@@ -112,6 +115,7 @@ Run task_run(const TrainCommandOptions& o) {
   TrainingTask task = make_task(o.task, sizes);
   Run run;
   run.model = std::move(task.model);
+  run.input = std::move(task.input);
   run.data = std::move(task.train);
   run.held_out = std::move(task.held_out);
   run.options = task.options;
@@ -168,6 +172,10 @@ void refuse_existing(const std::string& path, bool force) {
 
 }  // namespace
 
+std::string train_source_name(const TrainCommandOptions& options) {
+  return options.task.empty() ? model_file_name(options.model_file) : std::string(kSource) + " --task " + options.task;
+}
+
 int run_train(const TrainCommandOptions& o) {
   LoadOptions load;
   if (o.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(o.max_memory_gib * 1073741824.0);
@@ -183,7 +191,9 @@ int run_train(const TrainCommandOptions& o) {
   TrainLog log(o.log_file);
   std::optional<EvalReport> last_eval;
   TrainCallbacks callbacks;
+  std::size_t steps_done = 0;
   callbacks.on_step = [&](const StepReport& r) {
+    steps_done = r.step;
     log.step(r);
     progress.step(r);
   };
@@ -192,19 +202,27 @@ int run_train(const TrainCommandOptions& o) {
     progress.eval(r);
     last_eval = r;
   };
-  const std::vector<double> losses =
-      train_model(run.model, run.data, run.held_out ? &*run.held_out : nullptr, run.options, callbacks);
+  std::vector<double> losses;
+  try {
+    losses = train_model(run.model, run.data, run.held_out ? &*run.held_out : nullptr, run.options, callbacks);
+  } catch (const NumericError& e) {
+    // The weights the optimizer made overflowed: say at which step, and what usually helps.
+    progress.clear();
+    throw NumericError(fmt::format("step {} of {}: {}: training diverged (try a smaller --lr, or --clip)",
+                                   steps_done + 1, run.options.steps, e.what()));
+  }
   progress.clear();
   log.commit();
   if (!o.output.empty()) {
     OutputFile out(o.output, "the model file");
-    out.write(model_file_json(
-        run.model, fmt::format("{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}",
-                               run.description, reproduce_command(o), training_text(run.options),
-                               last_eval && last_eval->has_labels
-                                   ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*last_eval),
-                                                 fmt::format("{:.4f}", last_eval->loss))
-                                   : "")));
+    out.write(
+        model_file_json(run.model, run.input,
+                        fmt::format("{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}",
+                                    run.description, reproduce_command(o), training_text(run.options),
+                                    last_eval && last_eval->has_labels
+                                        ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*last_eval),
+                                                      fmt::format("{:.4f}", last_eval->loss))
+                                        : "")));
     out.commit();
   }
   if (!o.quiet)

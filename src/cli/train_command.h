@@ -33,6 +33,8 @@ struct TrainCommandOptions {
 };
 
 void setup_train(CLI::App& app, TrainCommandOptions& options);
+// How errors name what is trained: the -c model file, or "attn train --task copy".
+std::string train_source_name(const TrainCommandOptions& options);
 // Returns the process exit code; throws attn::InputError for bad options or data.
 int run_train(const TrainCommandOptions& options);
 

@@ -15,14 +15,14 @@ namespace attn::cli {
 
 namespace {
 
-std::string summary(const Model& m) {
+std::string summary(const Model& m, const RunInput& in) {
   const ModelConfig& c = m.config;
   std::string input;
-  if (m.has_tokens())
-    input = m.source_tokens.texts.empty() ? "tokens" : "text";
+  if (in.has_tokens())
+    input = in.source_tokens.texts.empty() ? "tokens" : "text";
   else
-    input = shape_with_axes(m.batched ? m.input.shape : Shape(m.input.shape.begin() + 1, m.input.shape.end()),
-                            m.batched ? m.input.axes : AxisNames(m.input.axes.begin() + 1, m.input.axes.end()));
+    input = shape_with_axes(in.batched ? in.X.shape : Shape(in.X.shape.begin() + 1, in.X.shape.end()),
+                            in.batched ? in.X.axes : AxisNames(in.X.axes.begin() + 1, in.X.axes.end()));
   std::string parts = fmt::format("{} encoder layer{}", m.encoder.size(), m.encoder.size() == 1 ? "" : "s");
   if (m.decoder_only())
     parts = fmt::format("decoder-only (GPT-style), {} layer{}", m.decoder.size(), m.decoder.size() == 1 ? "" : "s");
@@ -65,8 +65,8 @@ int run_validate(const ValidateOptions& options) {
   int code = 0;
   for (const auto& file : options.files) {
     try {
-      const Model model = load_model_file(file, load);
-      std::cout << model_file_name(file) << ": valid: " << summary(model) << "\n";
+      const LoadedModel loaded = load_model(file, load);
+      std::cout << model_file_name(file) << ": valid: " << summary(loaded.model, loaded.input) << "\n";
     } catch (const InputErrors& e) {
       for (const auto& error : e.errors()) std::cerr << error.what() << "\n";
       code = 2;

@@ -18,8 +18,9 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
   const Sequence sequence = at.id(StepKind::Input).sequence;
   const char* axis = sequence == Sequence::Target ? "T" : "S";
 
-  // 1. tokenize and look up ids: (B lists) -> (B,S), padded with <PAD>
-  TokenIds ids = lookup_token_ids(token_lists(input), model.vocab);
+  // 1. tokenize and look up ids, as the model's tokenizer does: (B lists) -> (B,S), padded
+  const Tokenizer& tokenizer = *model.tokenizer;
+  TokenIds ids = lookup_token_ids(token_lists(input, tokenizer), tokenizer);
   ids.ids.axes = {"B", axis};
   at.trace().set_tokens(sequence, ids.tokens);
   const Traced id_tensor = at.record(StepKind::TokenIds, ids.ids);
@@ -27,16 +28,16 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
     for (std::size_t s = 0; s < ids.unknown[b].size(); ++s)
       if (ids.unknown[b][s])
         at.trace().warn(id_tensor.id, fmt::format("\"{}\" is not in the vocabulary: it becomes <UNK> (id {})",
-                                                  ids.tokens[b][s], *model.vocab.unknown_id()));
+                                                  ids.tokens[b][s], *tokenizer.special_id(SpecialRole::Unknown)));
 
   for (const auto& note : input.notes) at.trace().warn(id_tensor.id, note);
 
   // 2. padding mask (B,S): 1 at every <PAD>, added to even out the lengths or written in the input
   bool padded = false;
-  const auto pad = model.vocab.pad_id();
+  const auto pad = tokenizer.special_id(SpecialRole::Pad);
   for (std::size_t i = 0; pad && i < ids.ids.size(); ++i)
     padded = padded || ids.ids.data[i] == static_cast<double>(*pad);
-  if (padded) *padding = at.record(StepKind::PaddingMask, padding_mask(ids.ids, *model.vocab.pad_id()));
+  if (padded) *padding = at.record(StepKind::PaddingMask, padding_mask(ids.ids, *pad));
 
   // 3. embedding lookup: (B,S) ids into (V,N) -> (B,S,N), optionally * sqrt(N)
   Tensor x = embedding_lookup(ids.ids, model.embedding);

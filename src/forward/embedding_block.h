@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "forward/trace_scope.h"
 
 namespace attn {

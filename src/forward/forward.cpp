@@ -16,8 +16,8 @@ namespace {
 
 // The source's input X, (B,S,N): given as numbers, or made from tokens. Sets *padding when
 // sentences were padded.
-Traced source_input(const Model& model, const TraceScope& at, std::optional<Traced>* padding) {
-  Tensor x = model.has_tokens() ? embed_sequence(model, model.source_tokens, at, padding) : model.input;
+Traced source_input(const Model& model, const RunInput& input, const TraceScope& at, std::optional<Traced>* padding) {
+  Tensor x = input.has_tokens() ? embed_sequence(model, input.source_tokens, at, padding) : input.X;
   return at.record(StepKind::Input, std::move(x));
 }
 
@@ -38,11 +38,11 @@ Traced encoder_stack(const Model& model, Traced x, const Traced* mask, const Tra
 
 // The decoder stack over the target, attending to the encoder's output (memory), then its
 // final LayerNorm when the model has one. memory is (B,S,N) -> (B,T,N).
-Traced decoder_stack(const Model& model, const Traced& memory, const std::optional<Traced>& source_padding,
-                     const TraceScope& at) {
+Traced decoder_stack(const Model& model, const RunInput& input, const Traced& memory,
+                     const std::optional<Traced>& source_padding, const TraceScope& at) {
   std::optional<Traced> target_padding;
-  Tensor y = model.target_tokens.empty() ? model.target_input
-                                         : embed_sequence(model, model.target_tokens, at, &target_padding);
+  Tensor y =
+      input.target_tokens.empty() ? input.target_X : embed_sequence(model, input.target_tokens, at, &target_padding);
   y.axes[1] = "T";
   Traced x = at.record(StepKind::Input, std::move(y));
 
@@ -99,13 +99,13 @@ Traced output_head(const Model& model, const Traced& hidden, const TraceScope& a
 
 }  // namespace
 
-Tensor run_model(const Model& model, Trace& trace) {
+Tensor run_model(const Model& model, const RunInput& input, Trace& trace) {
   const ModelConfig& config = model.config;
   const TraceScope source(trace, Sequence::Source);
 
   // 1. the source: X as given, or tokens -> ids -> embeddings + positions, (B,S,N)
   std::optional<Traced> source_padding;
-  const Traced x = source_input(model, source, &source_padding);
+  const Traced x = source_input(model, input, source, &source_padding);
 
   // A decoder-only model: its decoder layers over X, then the output head.
   if (model.decoder_only())
@@ -127,7 +127,8 @@ Tensor run_model(const Model& model, Trace& trace) {
   if (!model.has_target() && !model.output.present) return std::move(hidden.value);
 
   // 4. the decoder stack over the target, attending to the encoder's output
-  if (model.has_target()) hidden = decoder_stack(model, hidden, source_padding, TraceScope(trace, Sequence::Target));
+  if (model.has_target())
+    hidden = decoder_stack(model, input, hidden, source_padding, TraceScope(trace, Sequence::Target));
   if (!model.output.present) return std::move(hidden.value);
 
   // 5. the output head

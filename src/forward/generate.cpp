@@ -9,18 +9,19 @@
 
 namespace attn {
 
-std::size_t generated_length(const Model& model) {
+std::size_t generated_length(const RunInput& input) {
   std::size_t longest = 0;
-  for (const auto& tokens : token_lists(model.source_tokens)) longest = std::max(longest, tokens.size());
+  for (const auto& tokens : token_lists(input.source_tokens)) longest = std::max(longest, tokens.size());
   return std::clamp<std::size_t>(longest + 2, 1, 15);
 }
 
-std::size_t extend_target_greedily(Model& model, std::size_t max_tokens) {
-  TokenInput& target = model.target_tokens;
+std::size_t extend_target_greedily(const Model& model, RunInput& input, std::size_t max_tokens) {
+  TokenInput& target = input.target_tokens;
   if (!target.from_bos || !model.output.present || !model.has_target()) return 0;
   std::vector<std::vector<std::string>> lists = token_lists(target);
   const std::vector<std::size_t> never = model.vocab.never_written_ids();
-  const auto end = model.vocab.find(Vocabulary::kEnd);
+  const auto end = model.vocab.special_id(SpecialRole::End);
+  const auto pad = model.vocab.special_id(SpecialRole::Pad);
   // A sentence has ended once its last position predicts <EOS>: the decoder never reads the
   // <EOS> it wrote, so the lesson's last row is the one that predicts it.
   std::vector<bool> ended(lists.size(), false);
@@ -28,7 +29,7 @@ std::size_t extend_target_greedily(Model& model, std::size_t max_tokens) {
   while (added < max_tokens) {
     Trace trace;
     trace.keep_entries(false);
-    const Tensor p = run_model(model, trace);  // (B,T,V)
+    const Tensor p = run_model(model, input, trace);  // (B,T,V)
     const std::size_t T = p.shape[1], V = p.shape[2];
     std::vector<std::vector<std::string>> longer = lists;
     bool grew = false;
@@ -40,14 +41,12 @@ std::size_t extend_target_greedily(Model& model, std::size_t max_tokens) {
         longer[b].push_back(model.vocab.token(pick[0].id));
         grew = true;
       } else {
-        longer[b].push_back(Vocabulary::kPad);  // the batch's sentences keep one length
+        longer[b].push_back(pad ? model.vocab.token(*pad) : std::string());  // the batch's sentences keep one length
       }
     }
     target.predicts_end = ended;
     // Stop when every sentence has ended, or when an ended one cannot be padded.
-    if (!grew ||
-        (lists.size() > 1 && !model.vocab.pad_id() && std::find(ended.begin(), ended.end(), true) != ended.end()))
-      break;
+    if (!grew || (lists.size() > 1 && !pad && std::find(ended.begin(), ended.end(), true) != ended.end())) break;
     lists = std::move(longer);  // (B, T+1) tokens
     target.texts.clear();
     target.tokens = lists;

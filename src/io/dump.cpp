@@ -103,9 +103,9 @@ void append_empty(std::string& out, const Shape& shape, std::size_t axis) {
 // warnings and the closing brackets in finish().
 class TraceDump::Json {
  public:
-  Json(ByteOutput& out, const Model& model, JsonNonFinite non_finite) : out_(out), non_finite_(non_finite) {
-    out_.write(fmt::format("{{\"format\": \"attn-trace\", \"version\": 1, \"model\": {}, \"tensors\": [",
-                           model_summary(model).dump()));
+  Json(ByteOutput& out, const nlohmann::json& summary, JsonNonFinite non_finite) : out_(out), non_finite_(non_finite) {
+    out_.write(
+        fmt::format("{{\"format\": \"attn-trace\", \"version\": 1, \"model\": {}, \"tensors\": [", summary.dump()));
   }
 
   void add(const TraceRecord& r) { add_entry(r.name, r.shape, r.axes, r.data); }
@@ -181,7 +181,7 @@ class TraceDump::Json {
 // The .npz dump: each tensor as it comes, then "__meta__.json".
 class TraceDump::Npz {
  public:
-  Npz(ByteOutput& out, const Model& model) : writer_(out), model_(model_summary(model)) {}
+  Npz(ByteOutput& out, nlohmann::json summary) : writer_(out), model_(std::move(summary)) {}
 
   void add(const TraceRecord& r) {
     const NpyType type = npz_type(r.id.kind);
@@ -207,23 +207,26 @@ class TraceDump::Npz {
   nlohmann::ordered_json tensors_ = nlohmann::ordered_json::array();
 };
 
-TraceDump::TraceDump(const std::string& path, const Model& model, const DumpOptions& options) : model_(&model) {
+TraceDump::TraceDump(const std::string& path, const Model& model, const RunInput& input, const DumpOptions& options)
+    : model_(&model) {
   const DumpFormat format = dump_format(path);  // before the temporary file exists
   file_ = std::make_unique<OutputFile>(path);
   out_ = file_.get();
-  open(format, model, options);
+  open(format, model, input, options);
 }
 
-TraceDump::TraceDump(ByteOutput& out, DumpFormat format, const Model& model, const DumpOptions& options)
+TraceDump::TraceDump(ByteOutput& out, DumpFormat format, const Model& model, const RunInput& input,
+                     const DumpOptions& options)
     : out_(&out), model_(&model) {
-  open(format, model, options);
+  open(format, model, input, options);
 }
 
-void TraceDump::open(DumpFormat format, const Model& model, const DumpOptions& options) {
+void TraceDump::open(DumpFormat format, const Model& model, const RunInput& input, const DumpOptions& options) {
+  const nlohmann::json summary = model_summary(model, input);
   if (format == DumpFormat::Npz)
-    npz_ = std::make_unique<Npz>(*out_, model);
+    npz_ = std::make_unique<Npz>(*out_, summary);
   else
-    json_ = std::make_unique<Json>(*out_, model, options.non_finite);
+    json_ = std::make_unique<Json>(*out_, summary, options.non_finite);
 }
 
 TraceDump::~TraceDump() = default;
@@ -253,15 +256,17 @@ class OstreamOutput : public ByteOutput {
 };
 }  // namespace
 
-void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const DumpOptions& options) {
+void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,
+                      const DumpOptions& options) {
   OstreamOutput output(out);
-  TraceDump dump(output, DumpFormat::Json, model, options);
+  TraceDump dump(output, DumpFormat::Json, model, input, options);
   for (const auto& e : trace.entries()) dump.add(e.record());
   dump.finish(trace);
 }
 
-void write_trace_file(const std::string& path, const Trace& trace, const Model& model, const DumpOptions& options) {
-  TraceDump dump(path, model, options);
+void write_trace_file(const std::string& path, const Trace& trace, const Model& model, const RunInput& input,
+                      const DumpOptions& options) {
+  TraceDump dump(path, model, input, options);
   for (const auto& e : trace.entries()) dump.add(e.record());
   dump.finish(trace);
 }

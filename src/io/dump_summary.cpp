@@ -2,7 +2,7 @@
 
 namespace attn {
 
-nlohmann::json model_summary(const Model& model) {
+nlohmann::json model_summary(const Model& model, const RunInput& input) {
   const ModelConfig& c = model.config;
   nlohmann::json m = {{"d_model", c.d_model},
                       {"num_heads", c.num_heads},
@@ -27,8 +27,8 @@ nlohmann::json model_summary(const Model& model) {
                       {"output", !model.output.present ? "none"
                                  : model.output.tied   ? "tied"
                                                        : "linear"},
-                      {"input", model.has_tokens() ? (model.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
-                      {"batched", model.batched}};
+                      {"input", input.has_tokens() ? (input.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
+                      {"batched", input.batched}};
   // The modern variants' keys only when the model uses them, so that the dumps of the
   // paper's models keep their keys.
   if (c.norm != Norm::LayerNorm) m["norm"] = "rmsnorm";

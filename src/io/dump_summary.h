@@ -9,13 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "attn/trace.h"
 #include "io/npz_writer.h"
 
 namespace attn {
 
 // The resolved hyper-parameters of the run: the dump's "model" object.
-nlohmann::json model_summary(const Model& model);
+nlohmann::json model_summary(const Model& model, const RunInput& input);
 // The token strings of each sequence, (B,S) with "<PAD>" where padded, or {}.
 nlohmann::json token_summary(const Trace& trace);
 // What the walkthrough prints as notes (unknown words, fully masked rows).

@@ -215,42 +215,42 @@ void add_tokens(ObjectText& o, const TokenInput& in, const char* text_key, const
 }
 
 // input.labels: each sentence's labels as tokens, as many as the sentence has positions.
-std::string labels_text(const Model& model) {
-  const TokenInput& seq = model.has_target() ? model.target_tokens : model.source_tokens;
-  const std::size_t B = model.labels.shape[0], T = model.labels.shape[1];
+std::string labels_text(const Model& model, const RunInput& input) {
+  const TokenInput& seq = model.has_target() ? input.target_tokens : input.source_tokens;
+  const std::size_t B = input.labels.shape[0], T = input.labels.shape[1];
   std::vector<std::string> rows;
   for (std::size_t b = 0; b < B; ++b) {
     std::size_t length = T;
     if (!seq.empty()) length = token_lists(seq)[b].size();
     std::vector<std::string> tokens;
     for (std::size_t t = 0; t < length; ++t)
-      tokens.push_back(model.vocab.token(static_cast<std::size_t>(model.labels.data[b * T + t])));
+      tokens.push_back(model.vocab.token(static_cast<std::size_t>(input.labels.data[b * T + t])));
     rows.push_back(string_list(tokens));
   }
-  if (!model.batched) return rows[0];
+  if (!input.batched) return rows[0];
   std::string out = "[";
   for (std::size_t i = 0; i < rows.size(); ++i) out += (i ? ", " : "") + rows[i];
   return out + "]";
 }
 
-ObjectText input(const Model& model) {
+ObjectText input_object(const Model& model, const RunInput& input) {
   ObjectText o;
-  if (model.has_tokens())
-    add_tokens(o, model.source_tokens, "text", "tokens");
+  if (input.has_tokens())
+    add_tokens(o, input.source_tokens, "text", "tokens");
   else
-    o.add("X", numbers(model.input, !model.batched));
-  if (!model.target_tokens.empty() && !model.target_tokens.from_bos)
-    add_tokens(o, model.target_tokens, "target_text", "target_tokens");
-  else if (!model.target_input.data.empty())
-    o.add("target_X", numbers(model.target_input, !model.target_input_batched));
-  if (!model.labels.data.empty()) o.add_text("labels", labels_text(model));
-  if (!model.output_grad.data.empty()) o.add("output_grad", numbers(model.output_grad, !model.batched));
+    o.add("X", numbers(input.X, !input.batched));
+  if (!input.target_tokens.empty() && !input.target_tokens.from_bos)
+    add_tokens(o, input.target_tokens, "target_text", "target_tokens");
+  else if (!input.target_X.data.empty())
+    o.add("target_X", numbers(input.target_X, !input.target_X_batched));
+  if (!input.labels.data.empty()) o.add_text("labels", labels_text(model, input));
+  if (!input.output_grad.data.empty()) o.add("output_grad", numbers(input.output_grad, !input.batched));
   return o;
 }
 
 }  // namespace
 
-std::string model_file_json(const Model& model, const std::string& comment) {
+std::string model_file_json(const Model& model, const RunInput& input, const std::string& comment) {
   ObjectText file;
   file.add_text("comment", quoted(comment));
   file.add_text("model", config_text(model));
@@ -258,7 +258,7 @@ std::string model_file_json(const Model& model, const std::string& comment) {
   if (!model.prompt_template.empty()) file.add_text("prompt_template", quoted(model.prompt_template));
   add_if(file, "embedding", model.embedding);
   add_if(file, "positions", model.positions);
-  file.add("input", object(input(model)));
+  file.add("input", object(input_object(model, input)));
   if (!model.encoder.empty()) file.add("encoder", layers<EncoderLayerWeights>(model.encoder, encoder_layer));
   if (!model.encoder_norm.gamma.data.empty()) file.add("encoder_norm", object(norm(model.encoder_norm)));
   if (model.has_decoder()) file.add("decoder", layers<DecoderLayerWeights>(model.decoder, decoder_layer));

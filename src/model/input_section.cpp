@@ -154,19 +154,19 @@ Sequence read_sequence(LoadContext& context, const Json& value, const std::strin
 }
 
 // The target must have the source's batch layout: one target per source sentence.
-void check_target_layout(const JsonReader& reader, const std::string& path, const Model& model) {
-  if (model.target_tokens.empty() && model.target_input.data.empty()) return;
-  const std::size_t source_b = model.has_tokens()
-                                   ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
-                                   : (model.input.rank() == 3 ? model.input.shape[0] : 0);
-  const bool given_as_x = model.target_tokens.empty();
-  const bool target_batched = given_as_x ? model.target_input_batched : model.target_tokens.batched;
+void check_target_layout(const JsonReader& reader, const std::string& path, const RunInput& input) {
+  if (input.target_tokens.empty() && input.target_X.data.empty()) return;
+  const std::size_t source_b = input.has_tokens()
+                                   ? std::max(input.source_tokens.texts.size(), input.source_tokens.tokens.size())
+                                   : (input.X.rank() == 3 ? input.X.shape[0] : 0);
+  const bool given_as_x = input.target_tokens.empty();
+  const bool target_batched = given_as_x ? input.target_X_batched : input.target_tokens.batched;
   const std::size_t target_b = given_as_x
-                                   ? model.target_input.shape[0]
-                                   : std::max(model.target_tokens.texts.size(), model.target_tokens.tokens.size());
-  const std::string where = given_as_x ? json_child(path, "target_X") : model.target_tokens.json_path;
-  if (target_batched != model.batched)
-    reader.fail(where, model.batched
+                                   ? input.target_X.shape[0]
+                                   : std::max(input.target_tokens.texts.size(), input.target_tokens.tokens.size());
+  const std::string where = given_as_x ? json_child(path, "target_X") : input.target_tokens.json_path;
+  if (target_batched != input.batched)
+    reader.fail(where, input.batched
                            ? fmt::format("expected a batch of {} targets like the source, found a single one", source_b)
                            : "expected a single target like the source, found a batch (a list)");
   if (source_b != target_b)
@@ -177,7 +177,7 @@ void check_target_layout(const JsonReader& reader, const std::string& path, cons
 }  // namespace
 
 void read_input(LoadContext& context, const Json& value, const std::string& path, const LayerCounts& layers,
-                Model& model) {
+                const Model& model, RunInput& input) {
   const JsonReader& reader = context.reader;
   reader.object(value, path, kInputKeys);
   if (model.decoder_only()) {
@@ -193,17 +193,17 @@ void read_input(LoadContext& context, const Json& value, const std::string& path
     reader.fail(path, "expected one of X (numbers), text or tokens, found none");
   one_given(reader, value, path, kTargetKeys);
   Sequence source = read_sequence(context, value, path, layers, kSourceKeys, model);
-  model.input = std::move(source.numbers.x);
-  model.source_tokens = std::move(source.tokens);
-  model.batched = model.has_tokens() ? model.source_tokens.batched : source.numbers.batched;
+  input.X = std::move(source.numbers.x);
+  input.source_tokens = std::move(source.tokens);
+  input.batched = input.has_tokens() ? input.source_tokens.batched : source.numbers.batched;
   // The target after the source: "randn" draws the source's X first (docs/model-file.md).
   Sequence target = read_sequence(context, value, path, layers, kTargetKeys, model);
-  model.target_input = std::move(target.numbers.x);
-  model.target_input_batched = target.numbers.batched;
-  model.target_tokens = std::move(target.tokens);
-  check_target_layout(reader, path, model);
-  if (model.has_tokens()) check_token_input(model, model.source_tokens);
-  if (!model.target_tokens.empty()) check_token_input(model, model.target_tokens);
+  input.target_X = std::move(target.numbers.x);
+  input.target_X_batched = target.numbers.batched;
+  input.target_tokens = std::move(target.tokens);
+  check_target_layout(reader, path, input);
+  if (input.has_tokens()) check_token_input(model, input.source_tokens);
+  if (!input.target_tokens.empty()) check_token_input(model, input.target_tokens);
 }
 
 }  // namespace attn

@@ -6,18 +6,19 @@
 #include <string>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "model/json_reader.h"
 #include "model/load_context.h"
 #include "model/memory_estimate.h"
 
 namespace attn {
 
-// Sets the model's source and target input from `value`. Needs the model's config and
+// Reads the source and target input from `value` into `input`. Needs the model's config and
 // vocab read. Text and tokens are checked as the run will look them up
 // (check_token_input); the target must have the source's batch layout. An X is refused
 // before it is drawn when it alone, or the run with `layers`, is over the memory limit.
 void read_input(LoadContext& context, const Json& value, const std::string& path, const LayerCounts& layers,
-                Model& model);
+                const Model& model, RunInput& input);
 
 }  // namespace attn
 

@@ -28,9 +28,10 @@ std::string exact_bytes(std::uint64_t bytes) {
   return bytes < 1024 ? file_size_text(bytes) : fmt::format("{} ({} bytes)", file_size_text(bytes), bytes);
 }
 
-[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes) {
+[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes,
+                            const char* what) {
   throw InputError(path, "",
-                   fmt::format("expected a model file of at most {}, found {}; is this the right file?",
+                   fmt::format("expected {} of at most {}, found {}; is this the right file?", what,
                                file_size_text(max_bytes), found));
 }
 
@@ -41,7 +42,7 @@ namespace {
 // Standard input, read in chunks up to the limit: a pipe has no size to check in advance,
 // and a regular file redirected to it (< model.json) is refused before reading when the
 // part left to read is too big.
-std::string read_standard_input(std::uint64_t max_bytes) {
+std::string read_standard_input(std::uint64_t max_bytes, const char* what) {
   const std::string name = kStandardInputName;
   struct stat info {};
   if (::fstat(STDIN_FILENO, &info) != 0) throw InputError(name, "", "cannot read: standard input is closed");
@@ -49,7 +50,7 @@ std::string read_standard_input(std::uint64_t max_bytes) {
   if (S_ISREG(info.st_mode)) {
     const off_t at = ::lseek(STDIN_FILENO, 0, SEEK_CUR);
     const auto left = static_cast<std::uint64_t>(info.st_size - (at > 0 && at <= info.st_size ? at : 0));
-    if (left > max_bytes) too_large(name, exact_bytes(left), max_bytes);
+    if (left > max_bytes) too_large(name, exact_bytes(left), max_bytes, what);
   }
   std::string text;
   std::vector<char> chunk(1 << 16);
@@ -60,7 +61,7 @@ std::string read_standard_input(std::uint64_t max_bytes) {
       if (errno == EINTR) continue;
       throw InputError(name, "", std::string("read error: ") + std::strerror(errno));
     }
-    if (text.size() + static_cast<std::uint64_t>(got) > max_bytes) too_large(name, "more than that", max_bytes);
+    if (text.size() + static_cast<std::uint64_t>(got) > max_bytes) too_large(name, "more than that", max_bytes, what);
     text.append(chunk.data(), static_cast<std::size_t>(got));
   }
   return text;
@@ -68,14 +69,14 @@ std::string read_standard_input(std::uint64_t max_bytes) {
 
 }  // namespace
 
-std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
-  if (path == "-") return read_standard_input(max_bytes);
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes, const char* what) {
+  if (path == "-") return read_standard_input(max_bytes, what);
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw InputError(path, "", "cannot open: no such file");
   if (S_ISDIR(info.st_mode)) throw InputError(path, "", "expected a file, found a directory");
   // A regular file's size is known: refuse before reading a byte.
   if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > max_bytes)
-    too_large(path, exact_bytes(static_cast<std::uint64_t>(info.st_size)), max_bytes);
+    too_large(path, exact_bytes(static_cast<std::uint64_t>(info.st_size)), max_bytes, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open for reading");
   // Read in chunks up to the limit: a device or a pipe (-c /dev/zero, -c <(...)) has no
@@ -85,7 +86,7 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
   while (in) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const auto got = static_cast<std::size_t>(in.gcount());
-    if (text.size() + got > max_bytes) too_large(path, "more than that", max_bytes);
+    if (text.size() + got > max_bytes) too_large(path, "more than that", max_bytes, what);
     text.append(chunk.data(), got);
   }
   if (in.bad()) throw InputError(path, "", "read error");

@@ -30,8 +30,10 @@ inline const char* kStandardInputName = "<stdin>";
 // The whole file as text; "-" reads standard input to its end. InputError (naming the path,
 // or "<stdin>") if it does not exist, is a directory, cannot be read or holds more
 // than `max_bytes` (checked before reading, and again while reading for files whose size
-// is not known in advance, such as /dev/zero or a pipe).
-std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes);
+// is not known in advance, such as /dev/zero or a pipe). `what` names the kind of file in
+// that message ("expected a data file of at most 256 MiB").
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes,
+                           const char* what = "a model file");
 
 // Parses JSON; a syntax error becomes "FILE: malformed JSON at line L, column C: ..."
 // (InputError); nesting deeper than `max_depth` arrays and objects becomes

@@ -8,7 +8,7 @@
 #include "attn/model_file.h"
 #include "model/tensor_values.h"
 #include "model/token_input.h"
-#include "steps/tokenizer.h"
+#include "tokenizers/word_tokenizer.h"
 
 namespace attn {
 
@@ -20,10 +20,10 @@ struct OutputSequence {
   std::size_t batch = 0;
 };
 
-OutputSequence output_sequence(const Model& model) {
+OutputSequence output_sequence(const Model& model, const RunInput& input) {
   const bool target = model.has_target();
-  const TokenInput& tokens = target ? model.target_tokens : model.source_tokens;
-  const Tensor& numbers = target ? model.target_input : model.input;
+  const TokenInput& tokens = target ? input.target_tokens : input.source_tokens;
+  const Tensor& numbers = target ? input.target_X : input.X;
   OutputSequence out;
   if (!tokens.empty()) {
     for (const auto& list : token_lists(tokens)) out.lengths.push_back(list.size());
@@ -68,11 +68,12 @@ std::vector<std::size_t> read_label_list(const JsonReader& reader, const Json& v
 }
 
 // The labels, (B,T) ids, <PAD> after each sentence's end.
-Tensor read_labels(const JsonReader& reader, const Json& value, const std::string& path, const Model& model) {
-  const OutputSequence out = output_sequence(model);
+Tensor read_labels(const JsonReader& reader, const Json& value, const std::string& path, const Model& model,
+                   const RunInput& input) {
+  const OutputSequence out = output_sequence(model, input);
   const char* against = model.has_target() ? "target" : "input";
   std::vector<Json> sentences;
-  if (model.batched) {
+  if (input.batched) {
     reader.array(value, path);
     if (value.size() != out.batch)
       reader.fail(path, fmt::format("expected {} lists of labels, one per {} sentence, found {}", out.batch, against,
@@ -87,7 +88,7 @@ Tensor read_labels(const JsonReader& reader, const Json& value, const std::strin
   std::fill(labels.data.begin(), labels.data.end(), static_cast<double>(pad));
   std::size_t counted = 0;
   for (std::size_t b = 0; b < sentences.size(); ++b) {
-    const std::string at = model.batched ? json_index(path, b) : path;
+    const std::string at = input.batched ? json_index(path, b) : path;
     const std::vector<std::size_t> ids = read_label_list(reader, sentences[b], at, model.vocab);
     if (ids.size() != out.lengths[b])
       reader.fail(at, fmt::format("expected {0} label{1}, one per position of the {2} ({0} token{1}), found {3}",
@@ -106,18 +107,19 @@ Tensor read_labels(const JsonReader& reader, const Json& value, const std::strin
 
 }  // namespace
 
-Shape final_output_shape(const Model& model) {
-  const OutputSequence out = output_sequence(model);
+Shape final_output_shape(const Model& model, const RunInput& input) {
+  const OutputSequence out = output_sequence(model, input);
   const std::size_t L = out.lengths.empty() ? 0 : *std::max_element(out.lengths.begin(), out.lengths.end());
   std::size_t W = model.config.d_model;
   if (!model.has_target() && !model.encoder.empty() && !model.encoder.back().full &&
       !model.encoder.back().attention.has_output_projection())
     W = model.config.num_heads * model.config.d_head;
-  if (model.batched) return {out.batch, L, W};
+  if (input.batched) return {out.batch, L, W};
   return {L, W};
 }
 
-void read_loss_section(LoadContext& context, const Json& value, const std::string& path, Model& model) {
+void read_loss_section(LoadContext& context, const Json& value, const std::string& path, const Model& model,
+                       RunInput& input) {
   const JsonReader& reader = context.reader;
   const Json* labels = reader.member(value, "labels");
   const Json* output_grad = reader.member(value, "output_grad");
@@ -129,41 +131,41 @@ void read_loss_section(LoadContext& context, const Json& value, const std::strin
       reader.fail(json_child(path, "labels"),
                   "the model has no output head to score the labels; give the gradient of its output as "
                   "input.output_grad instead (or add an \"output\")");
-    model.labels = read_labels(reader, *labels, json_child(path, "labels"), model);
+    input.labels = read_labels(reader, *labels, json_child(path, "labels"), model, input);
   }
   if (output_grad) {
     if (model.output.present)
       reader.fail(json_child(path, "output_grad"),
                   "the model has an output head, so its loss is the cross-entropy of input.labels; output_grad is "
                   "for models without one");
-    const Shape shape = final_output_shape(model);
+    const Shape shape = final_output_shape(model, input);
     Tensor g = read_tensor(context, *output_grad, json_child(path, "output_grad"),
-                           TensorRequest{shape, {}, model.batched ? "the output's (B, S, N)" : "the output's (S, N)"});
+                           TensorRequest{shape, {}, input.batched ? "the output's (B, S, N)" : "the output's (S, N)"});
     // (S, N) -> (1, S, N), as the input: the run always has a batch axis.
-    if (!model.batched) g.shape.insert(g.shape.begin(), 1);
+    if (!input.batched) g.shape.insert(g.shape.begin(), 1);
     g.axes = {"B", model.has_target() ? "T" : "S", shape.back() == model.config.d_model ? "N" : "H*d"};
-    model.output_grad = std::move(g);
+    input.output_grad = std::move(g);
   }
 }
 
-void replace_labels(Model& model, const std::string& text, const std::string& origin) {
+void replace_labels(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
   const JsonReader reader(model.source);
   if (!model.output.present)
     reader.fail(origin, "the model has no output head to score labels against (labels need an \"output\")");
-  if (model.batched) reader.fail(origin, "the model's input is a batch; --labels gives one sentence's labels");
-  model.labels = read_labels(reader, Json(text), origin, model);
+  if (input.batched) reader.fail(origin, "the model's input is a batch; --labels gives one sentence's labels");
+  input.labels = read_labels(reader, Json(text), origin, model, input);
 }
 
-void check_loss_defined(const Model& model) {
-  if (model.output.present && model.labels.data.empty())
+void check_loss_defined(const Model& model, const RunInput& input) {
+  if (model.output.present && input.labels.data.empty())
     throw InputError(model.source, "input.labels",
                      "missing: attn grad needs the loss's labels, one token per output position (the token each "
                      "position should predict); give them in the file or with --labels");
-  if (!model.output.present && model.output_grad.data.empty())
+  if (!model.output.present && input.output_grad.data.empty())
     throw InputError(model.source, "input.output_grad",
                      fmt::format("missing: attn grad needs the gradient of the loss with respect to the model's "
                                  "output, a tensor of shape {} (or \"randn\"): the loss is sum(output * output_grad)",
-                                 shape_string(final_output_shape(model))));
+                                 shape_string(final_output_shape(model, input))));
 }
 
 }  // namespace attn

@@ -7,22 +7,24 @@
 #include <string>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "model/json_reader.h"
 #include "model/load_context.h"
 
 namespace attn {
 
 // Reads input.labels or input.output_grad of the input object `value` at `path` into the
-// model, once everything else is read: labels are checked against the output positions
+// run input, once everything else is read: labels are checked against the output positions
 // (the target's when the model has a decoder) and the vocabulary; output_grad must have
 // the final output's shape, and its "randn" is drawn after every weight, so that adding it
 // changes no other number of the file.
-void read_loss_section(LoadContext& context, const Json& value, const std::string& path, Model& model);
+void read_loss_section(LoadContext& context, const Json& value, const std::string& path, const Model& model,
+                       RunInput& input);
 
 // The final output's shape as the file would write it: (B, L, W), or (L, W) when the input
 // is one sequence; L the target's length with a decoder, else the source's; W d_model, or
 // H*d_head after an attention block without W_o.
-Shape final_output_shape(const Model& model);
+Shape final_output_shape(const Model& model, const RunInput& input);
 
 }  // namespace attn
 

@@ -116,20 +116,21 @@ void check_run_memory(LoadContext& context, const Model& model, std::size_t batc
   check_run_size(context, model.config, size, path);
 }
 
-void check_memory_for_input(LoadContext& context, const Model& model, const LayerCounts& layers) {
+void check_memory_for_input(LoadContext& context, const Model& model, const RunInput& input,
+                            const LayerCounts& layers) {
   std::size_t B = 1, S = 1, T = 1;
-  if (!model.input.data.empty()) {
-    B = model.input.shape[0];
-    S = model.input.shape[1];
+  if (!input.X.data.empty()) {
+    B = input.X.shape[0];
+    S = input.X.shape[1];
   } else {
-    const TokenInput& source = model.source_tokens;
+    const TokenInput& source = input.source_tokens;
     B = std::max(source.texts.size(), source.tokens.size());
     for (const auto& text : source.texts) S = std::max(S, text.size());
     for (const auto& tokens : source.tokens) S = std::max(S, tokens.size());
   }
-  if (!model.target_input.data.empty()) T = model.target_input.shape[1];
-  for (const auto& text : model.target_tokens.texts) T = std::max(T, text.size());
-  for (const auto& tokens : model.target_tokens.tokens) T = std::max(T, tokens.size());
+  if (!input.target_X.data.empty()) T = input.target_X.shape[1];
+  for (const auto& text : input.target_tokens.texts) T = std::max(T, text.size());
+  for (const auto& tokens : input.target_tokens.tokens) T = std::max(T, tokens.size());
   // A decoder-only model's layers run over the input: counted as a decoder over a target
   // of its length (the cross-attention it lacks makes that an over-estimate).
   if (model.decoder_only()) T = S;
@@ -140,7 +141,7 @@ void check_memory_for_input(LoadContext& context, const Model& model, const Laye
 
 namespace attn {
 
-RunSize run_size_of(const Model& model) {
+RunSize run_size_of(const Model& model, const RunInput& input) {
   // The sentences' lengths in tokens, as the run will see them.
   const auto longest = [](const TokenInput& input) {
     std::size_t n = 1;
@@ -148,13 +149,13 @@ RunSize run_size_of(const Model& model) {
     return n;
   };
   RunSize size;
-  size.batch = model.has_tokens() ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
-                                  : model.input.shape[0];
-  size.seq_len = model.has_tokens() ? longest(model.source_tokens) : model.input.shape[1];
-  size.target_len = model.decoder_only()               ? size.seq_len
-                    : !model.target_tokens.empty()     ? longest(model.target_tokens)
-                    : !model.target_input.data.empty() ? model.target_input.shape[1]
-                                                       : 0;
+  size.batch = input.has_tokens() ? std::max(input.source_tokens.texts.size(), input.source_tokens.tokens.size())
+                                  : input.X.shape[0];
+  size.seq_len = input.has_tokens() ? longest(input.source_tokens) : input.X.shape[1];
+  size.target_len = model.decoder_only()           ? size.seq_len
+                    : !input.target_tokens.empty() ? longest(input.target_tokens)
+                    : !input.target_X.data.empty() ? input.target_X.shape[1]
+                                                   : 0;
   size.encoder_layers = model.encoder.size();
   size.decoder_layers = model.decoder.size();
   size.vocab = model.vocab.size();
@@ -162,14 +163,14 @@ RunSize run_size_of(const Model& model) {
   return size;
 }
 
-void check_run_memory(const Model& model, const LoadOptions& options) {
-  RunSize size = run_size_of(model);
+void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options) {
+  RunSize size = run_size_of(model, input);
   size.trace_kept = options.trace_kept;
   size.backward = options.backward;
   const std::uint64_t limit = memory_limit(options);
   const std::uint64_t need = estimate_run_bytes(model.config, size);
   if (need <= limit) return;
-  const std::string& path = model.has_tokens() ? model.source_tokens.json_path : std::string("input");
+  const std::string& path = input.has_tokens() ? input.source_tokens.json_path : std::string("input");
   throw InputError(model.source, path,
                    fmt::format("this run would need about {} (B={}, S={}, d_model={}, heads={}, layers={}), more "
                                "than the limit of {}; use a shorter text or raise --max-memory",

@@ -37,9 +37,9 @@ void check_weights_size(LoadContext& context, const ModelConfig& config, RunSize
 void check_run_memory(LoadContext& context, const Model& model, std::size_t batch, std::size_t seq_len,
                       std::size_t target_len, const LayerCounts& layers, const std::string& path);
 
-// check_run_memory for the input the model holds, reported at "input": X gives the sizes;
+// check_run_memory for the model's run on `input`, reported at "input": X gives the sizes;
 // text and tokens are bounded by their longest sentence (at most one token per character).
-void check_memory_for_input(LoadContext& context, const Model& model, const LayerCounts& layers);
+void check_memory_for_input(LoadContext& context, const Model& model, const RunInput& input, const LayerCounts& layers);
 
 }  // namespace attn
 

@@ -115,18 +115,19 @@ void check_weights_memory(LoadContext& context, const Json& document, const Mode
 
 // Reads the input and refuses a run over the memory limit. Returns whether the input was
 // read; without it the weights are still checked, if they alone fit in memory.
-bool read_input_within_memory(LoadContext& context, const Json& document, const LayerLists& lists, Model& model) {
+bool read_input_within_memory(LoadContext& context, const Json& document, const LayerLists& lists, const Model& model,
+                              RunInput& input) {
   const LayerCounts layers = layer_counts(lists);
   bool input_read = false;
   context.attempt([&] {
     // While X is read the run counts at least one encoder layer: a bad encoder list is
     // reported on its own and must not make a huge X look small.
     const LayerCounts while_reading{std::max<std::size_t>(1, layers.encoder), layers.decoder};
-    read_input(context, context.reader.required(document, "", "input"), "input", while_reading, model);
+    read_input(context, context.reader.required(document, "", "input"), "input", while_reading, model, input);
     input_read = true;
   });
   if (input_read)
-    context.attempt([&] { check_memory_for_input(context, model, layers); });
+    context.attempt([&] { check_memory_for_input(context, model, input, layers); });
   else
     context.attempt([&] { check_run_memory(context, model, 1, 1, 1, layers, "model"); });
   return input_read;
@@ -172,8 +173,8 @@ void read_decoder(LoadContext& context, const Json& document, const LayerList& l
 // What reads the encoder's output: the decoder's cross-attention (whose own input, when no
 // target was given, starts from <BOS>), else the output head. Both need d_model columns
 // from the encoder's last layer.
-void read_encoder_consumers(LoadContext& context, const Json& document, bool has_decoder, bool input_read,
-                            Model& model) {
+void read_encoder_consumers(LoadContext& context, const Json& document, bool has_decoder, bool input_read, Model& model,
+                            RunInput& input) {
   const JsonReader& reader = context.reader;
   const bool encoder_ends_narrow = !model.encoder.empty() && !model.encoder.back().full &&
                                    narrow_output(model.encoder.back().attention, model.config);
@@ -188,8 +189,8 @@ void read_encoder_consumers(LoadContext& context, const Json& document, bool has
     if (has_decoder && encoder_ends_narrow)
       reader.fail(json_child(json_index("encoder", model.encoder.size() - 1), "attention"),
                   "expected W_o: the decoder's cross-attention needs the encoder's output in d_model columns");
-    if (input_read && has_decoder && model.target_tokens.empty() && model.target_input.data.empty() &&
-        !start_from_bos(model))
+    if (input_read && has_decoder && input.target_tokens.empty() && input.target_X.data.empty() &&
+        !start_from_bos(model, input))
       reader.fail("input",
                   "the model has a decoder, so the input needs a target: target_X, target_text or "
                   "target_tokens (or a \"<BOS>\" token in the vocab to start from)");
@@ -203,9 +204,10 @@ void read_encoder_consumers(LoadContext& context, const Json& document, bool has
   });
 }
 
-Model load(LoadContext& context, const Json& document) {
+LoadedModel load(LoadContext& context, const Json& document) {
   context.reader.object(document, "", kTopLevelKeys);
-  Model model;
+  LoadedModel loaded;
+  Model& model = loaded.model;
   model.source = context.reader.file();
   model.config = read_hyper_parameters(context, document);
   context.attempt([&] { check_architecture(context.reader, document, model.config); });
@@ -232,23 +234,23 @@ Model load(LoadContext& context, const Json& document) {
   if (!context.reader.member(document, "vocab")) context.vocab_unreadable = false;
   context.attempt([&] { read_prompt_template(context, document, model); });
   context.attempt([&] { read_positions(context, document, model); });
-  const bool input_read = read_input_within_memory(context, document, lists, model);
+  const bool input_read = read_input_within_memory(context, document, lists, model, loaded.input);
   // Drawing "randn" for a run that was refused could take forever: stop here.
   if (context.run_refused) context.stop_if_errors();
   read_encoder(context, document, lists.encoder, model);
   read_decoder(context, document, lists.decoder, model);
-  read_encoder_consumers(context, document, lists.decoder.size() != 0, input_read, model);
+  read_encoder_consumers(context, document, lists.decoder.size() != 0, input_read, model, loaded.input);
   // Last: labels are checked against the output head and the target, and output_grad's
   // "randn" is drawn after every weight.
   if (input_read && context.errors.empty())
-    context.attempt([&] { read_loss_section(context, document.at("input"), "input", model); });
+    context.attempt([&] { read_loss_section(context, document.at("input"), "input", model, loaded.input); });
   context.stop_if_errors();
-  return model;
+  return loaded;
 }
 
 }  // namespace
 
-Model load_model_text(const std::string& text, const std::string& source, const LoadOptions& options) {
+LoadedModel load_model_text(const std::string& text, const std::string& source, const LoadOptions& options) {
   // The parsed document's memory counts too: refused before the parser allocates it.
   const Json document = parse_json(text, source, kMaxJsonDepth, memory_limit(options));
   LoadContext context(source, options);
@@ -264,7 +266,7 @@ Model load_model_text(const std::string& text, const std::string& source, const 
 
 std::string model_file_name(const std::string& path) { return path == "-" ? kStandardInputName : path; }
 
-Model load_model_file(const std::string& path, const LoadOptions& options) {
+LoadedModel load_model_file(const std::string& path, const LoadOptions& options) {
   return load_model_text(read_text_file(path), model_file_name(path), options);
 }
 

@@ -10,7 +10,7 @@
 #include "attn/model_file.h"
 #include "core/text.h"
 #include "model/json_reader.h"
-#include "steps/tokenizer.h"
+#include "tokenizers/word_tokenizer.h"
 
 namespace attn {
 
@@ -18,6 +18,13 @@ std::vector<std::vector<std::string>> token_lists(const TokenInput& input) {
   if (input.texts.empty()) return input.tokens;
   std::vector<std::vector<std::string>> lists;
   for (const auto& text : input.texts) lists.push_back(split_tokens(text));
+  return lists;
+}
+
+std::vector<std::vector<std::string>> token_lists(const TokenInput& input, const Tokenizer& tokenizer) {
+  if (input.texts.empty()) return input.tokens;
+  std::vector<std::vector<std::string>> lists;
+  for (const auto& text : input.texts) lists.push_back(tokenizer.split(text));
   return lists;
 }
 
@@ -106,63 +113,65 @@ void check_token_input(const Model& model, const TokenInput& input) {
   check_lookup(model, input, lists);
 }
 
-bool start_from_bos(Model& model) {
-  if (model.vocab.empty() || !model.vocab.find("<BOS>")) return false;
-  const std::size_t B = model.has_tokens()
-                            ? std::max(model.source_tokens.texts.size(), model.source_tokens.tokens.size())
-                            : model.input.shape[0];
-  model.target_input = Tensor();
-  model.target_tokens = token_input({}, std::vector<std::vector<std::string>>(B, {"<BOS>"}), model.batched,
-                                    "input (no target given: the decoder starts from <BOS>)");
-  model.target_tokens.from_bos = true;
+bool start_from_bos(const Model& model, RunInput& input) {
+  const auto begin = model.vocab.special_id(SpecialRole::Begin);
+  if (!begin) return false;
+  const std::size_t B = input.has_tokens()
+                            ? std::max(input.source_tokens.texts.size(), input.source_tokens.tokens.size())
+                            : input.X.shape[0];
+  input.target_X = Tensor();
+  input.target_tokens = token_input({}, std::vector<std::vector<std::string>>(B, {model.vocab.token(*begin)}),
+                                    input.batched, "input (no target given: the decoder starts from <BOS>)");
+  input.target_tokens.from_bos = true;
   return true;
 }
 
-void replace_source_text(Model& model, const std::string& text, const std::string& origin) {
+void replace_source_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
   if (model.vocab.empty())
     throw InputError(model.source, "vocab",
                      "this model has no vocabulary, so it cannot read text; give the input as input.X");
-  model.input = Tensor();
-  model.labels = Tensor();
-  model.output_grad = Tensor();
-  model.source_tokens = token_input({text}, {}, false, origin);
-  model.batched = false;
+  input.X = Tensor();
+  input.labels = Tensor();
+  input.output_grad = Tensor();
+  input.source_tokens = token_input({text}, {}, false, origin);
+  input.batched = false;
   // Checked as the user wrote it, so that a byte offset points into their text.
-  check_printable(model, model.source_tokens);
+  check_printable(model, input.source_tokens);
   if (!model.prompt_template.empty())
-    model.source_tokens.texts[0] = framed_text(model, text, model.source_tokens.notes);
-  check_token_input(model, model.source_tokens);
+    input.source_tokens.texts[0] = framed_text(model, text, input.source_tokens.notes);
+  check_token_input(model, input.source_tokens);
   if (model.has_target()) {
-    model.target_tokens = TokenInput{};
-    if (!start_from_bos(model))
+    input.target_tokens = TokenInput{};
+    if (!start_from_bos(model, input))
       throw InputError(model.source, "vocab",
                        "the model has a decoder but no \"<BOS>\" to start it from; give --target TEXT");
   }
 }
 
-void replace_target_text(Model& model, const std::string& text, const std::string& origin) {
+void replace_target_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
   if (!model.has_target())
     throw InputError(model.source, "decoder", "this model has no decoder, so a target sentence has nothing to feed");
   if (model.vocab.empty())
     throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read a target sentence");
-  if (model.batched)
+  if (input.batched)
     throw InputError(model.source, "input",
                      "the model's input is a batch; a single target sentence needs a single source sentence");
-  model.target_input = Tensor();
-  model.labels = Tensor();
-  model.output_grad = Tensor();
-  model.target_tokens = token_input({text}, {}, false, origin);
+  input.target_X = Tensor();
+  input.labels = Tensor();
+  input.output_grad = Tensor();
+  input.target_tokens = token_input({text}, {}, false, origin);
   // Checked as the user wrote it, so that a byte offset points into their text.
-  check_printable(model, model.target_tokens);
+  check_printable(model, input.target_tokens);
   // A decoder's input starts with <BOS>: the token it was trained to start from, whose
   // prediction is the first word. A target without it is read one position off.
   const auto tokens = split_tokens(text);
-  if (model.vocab.find("<BOS>") && (tokens.empty() || tokens[0] != "<BOS>")) {
-    model.target_tokens.texts[0] = "<BOS> " + text;
-    model.target_tokens.notes.push_back(
+  const auto begin = model.vocab.special_id(SpecialRole::Begin);
+  if (begin && (tokens.empty() || tokens[0] != model.vocab.token(*begin))) {
+    input.target_tokens.texts[0] = model.vocab.token(*begin) + " " + text;
+    input.target_tokens.notes.push_back(
         "the target did not start with <BOS>, the token a decoder starts from: attn put one in front");
   }
-  check_token_input(model, model.target_tokens);
+  check_token_input(model, input.target_tokens);
 }
 
 }  // namespace attn

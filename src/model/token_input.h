@@ -7,17 +7,20 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 
 namespace attn {
 
 // Without a target the decoder starts from <BOS> alone, as generation does, and predicts
-// the first word: sets model.target_tokens to one "<BOS>" per source sentence. Returns
+// the first word: sets input.target_tokens to one "<BOS>" per source sentence. Returns
 // false, and changes nothing, when the vocabulary has no <BOS>.
-bool start_from_bos(Model& model);
+bool start_from_bos(const Model& model, RunInput& input);
 
 // The token lists the run looks up: the texts split as the tokenize step splits them, or
 // the tokens as given, one list per sentence.
 std::vector<std::vector<std::string>> token_lists(const TokenInput& input);
+// The same, the texts split by `tokenizer` (Tokenizer::split): what the forward pass looks up.
+std::vector<std::vector<std::string>> token_lists(const TokenInput& input, const Tokenizer& tokenizer);
 
 }  // namespace attn
 

@@ -8,7 +8,7 @@
 
 #include "core/text.h"
 #include "model/tensor_values.h"
-#include "steps/tokenizer.h"
+#include "tokenizers/word_tokenizer.h"
 
 namespace attn {
 
@@ -58,6 +58,7 @@ void read_vocabulary(LoadContext& context, const Json& document, Model& model) {
   reader.array(*vocab, "vocab");
   if (vocab->empty()) reader.fail("vocab", "expected at least one token, found an empty array");
   model.vocab = Vocabulary(read_tokens(context, *vocab));
+  model.tokenizer = std::make_shared<const WordTokenizer>(model.vocab);
   if (!embedding) reader.fail("embedding", "missing: a vocab needs an embedding table (len(vocab) x d_model)");
   // (V, N): row i is token i's vector.
   model.embedding =

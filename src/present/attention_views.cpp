@@ -25,20 +25,24 @@ namespace {
 // else the next target token, or <EOS> after the last when the greedy run predicted it;
 // empty where unknown or <PAD>.
 std::string written_token(const PrintContext& c, std::size_t b, std::size_t t) {
-  const Model& m = c.model;
-  if (!m.labels.data.empty()) {
-    const std::size_t T = m.labels.shape.back();
-    if (t >= T || b * T + t >= m.labels.size()) return "";
-    const std::string token = m.vocab.token(static_cast<std::size_t>(m.labels.data[b * T + t]));
-    return token == Vocabulary::kPad ? "" : token;
+  const Vocabulary& vocab = c.model.vocab;
+  const auto pad = vocab.special_id(SpecialRole::Pad), end = vocab.special_id(SpecialRole::End);
+  const Tensor& labels = c.input.labels;
+  if (!labels.data.empty()) {
+    const std::size_t T = labels.shape.back();
+    if (t >= T || b * T + t >= labels.size()) return "";
+    const auto label = static_cast<std::size_t>(labels.data[b * T + t]);
+    return label == pad ? "" : vocab.token(label);
   }
+  const std::string padding = pad ? vocab.token(*pad) : std::string();
   const auto* tokens = c.trace.tokens(Sequence::Target);
   if (!tokens || b >= tokens->size()) return "";
   const std::vector<std::string>& row = (*tokens)[b];
-  const bool last = t + 1 >= row.size() || row[t + 1] == Vocabulary::kPad;
+  const bool last = t + 1 >= row.size() || (pad && row[t + 1] == padding);
   if (!last) return row[t + 1];
-  const auto& ends = m.target_tokens.predicts_end;
-  return t < row.size() && row[t] != Vocabulary::kPad && b < ends.size() && ends[b] ? Vocabulary::kEnd : "";
+  const auto& ends = c.input.target_tokens.predicts_end;
+  const bool ended = t < row.size() && !(pad && row[t] == padding) && b < ends.size() && ends[b];
+  return ended && end ? vocab.token(*end) : "";
 }
 
 // Under a cross-attention heatmap: each row is where the decoder writes its next token, so

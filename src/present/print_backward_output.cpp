@@ -18,25 +18,26 @@ constexpr std::size_t kLossPositionsShown = 16;
 // The labels' sequence: the target's positions with a decoder, else the source's.
 Sequence label_sequence(const Model& model) { return model.has_target() ? Sequence::Target : Sequence::Source; }
 
-std::size_t counted_positions(const Model& model) {
+std::size_t counted_positions(const Model& model, const Tensor& labels) {
   const auto pad = model.vocab.pad_id();
   std::size_t n = 0;
-  for (double label : model.labels.data) n += pad && static_cast<std::size_t>(label) == *pad ? 0 : 1;
+  for (double label : labels.data) n += pad && static_cast<std::size_t>(label) == *pad ? 0 : 1;
   return n;
 }
 
 // -log p(label) at each position, as worked_cross_entropy lists them.
 std::vector<LossPosition> loss_positions(const Tensor& p, PrintContext& c) {
   const Model& model = c.model;
-  const std::size_t T = model.labels.shape[1], V = model.vocab.size();
+  const Tensor& labels = c.input.labels;
+  const std::size_t T = labels.shape[1], V = model.vocab.size();
   const auto pad = model.vocab.pad_id();
   std::vector<LossPosition> positions;
-  for (std::size_t r = 0; r < model.labels.size() && positions.size() < kLossPositionsShown; ++r) {
+  for (std::size_t r = 0; r < labels.size() && positions.size() < kLossPositionsShown; ++r) {
     const std::size_t b = r / T, t = r % T;
-    const auto label = static_cast<std::size_t>(model.labels.data[r]);
+    const auto label = static_cast<std::size_t>(labels.data[r]);
     const std::string token = c.labels(label_sequence(model), b, T)[t];
     LossPosition pos;
-    pos.where = fmt::format("{}position {} (\"{}\")", model.batched ? fmt::format("[{}] ", b) : "", t, token);
+    pos.where = fmt::format("{}position {} (\"{}\")", c.input.batched ? fmt::format("[{}] ", b) : "", t, token);
     pos.label = model.vocab.token(label);
     pos.probability = p.data[r * V + label];
     pos.ignored = pad && label == *pad;
@@ -55,7 +56,7 @@ void print_loss(const TraceEntry& e, PrintContext& c) {
     c.page.formula(
         fmt::format("L = mean over the n = {} positions whose label is not <PAD> of -log p[label]   "
                     "(F.cross_entropy(logits, labels, ignore_index=<PAD>))",
-                    counted_positions(c.model)));
+                    counted_positions(c.model, c.input.labels)));
     c.page.shapes("labels (B,T), p (B,T,V) -> L, a scalar, shape []");
     StepId probabilities = e.id;
     probabilities.kind = StepKind::Probabilities;
@@ -68,8 +69,8 @@ void print_loss(const TraceEntry& e, PrintContext& c) {
         "L = Σ output ⊙ output_grad: so dL/doutput = output_grad, the model file's (PyTorch's "
         "y.backward(output_grad))");
     c.page.shapes("output and output_grad of one shape -> L, a scalar, shape []");
-    Tensor g = c.model.output_grad;
-    if (!c.model.batched) g = take_index(g, 0, 0);
+    Tensor g = c.input.output_grad;
+    if (!c.input.batched) g = take_index(g, 0, 0);
     c.page.tensor("output_grad", g);
   }
   c.page.line("L = " + plain_number(loss, c.options.array.precision + 2));
@@ -102,17 +103,17 @@ void print_logits_backward(const TraceEntry& e, PrintContext& c) {
   probabilities.kind = StepKind::Probabilities;
   probabilities.gradient = false;
   const TraceEntry* p = c.trace.find(probabilities);
-  const std::size_t T = c.model.labels.shape.size() == 2 ? c.model.labels.shape[1] : 0;
+  const std::size_t T = c.input.labels.shape.size() == 2 ? c.input.labels.shape[1] : 0;
   const std::size_t b = c.cell_batch(), t = c.cell_row(), V = c.model.vocab.size();
-  if (p && T && b < c.model.labels.shape[0] && t < T) {
-    const auto label = static_cast<std::size_t>(c.model.labels.data[b * T + t]);
+  if (p && T && b < c.input.labels.shape[0] && t < T) {
+    const auto label = static_cast<std::size_t>(c.input.labels.data[b * T + t]);
     const auto pad = c.model.vocab.pad_id();
     const std::vector<double> row(p->tensor.data.begin() + static_cast<std::ptrdiff_t>((b * T + t) * V),
                                   p->tensor.data.begin() + static_cast<std::ptrdiff_t>((b * T + t + 1) * V));
     if (!(pad && label == *pad))
       c.page.worked(worked_cross_entropy_gradient_row(
-          row, label, c.model.vocab.token(label), counted_positions(c.model),
-          fmt::format("dL/dlogits{}[{}]", c.model.batched ? fmt::format("[{}]", b) : "", t), c.worked_options()));
+          row, label, c.model.vocab.token(label), counted_positions(c.model, c.input.labels),
+          fmt::format("dL/dlogits{}[{}]", c.input.batched ? fmt::format("[{}]", b) : "", t), c.worked_options()));
   }
   print_weight_gradients(e, c, WeightKind::OutputW);
   print_weight_gradients(e, c, WeightKind::OutputB);

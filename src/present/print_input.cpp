@@ -36,7 +36,7 @@ void print_token_ids(const TraceEntry& e, PrintContext& c) {
     }
   }
   const bool listed = c.trace.tokens(e.id.sequence) != nullptr;
-  if (is_target(e) && c.model.target_tokens.from_bos)
+  if (is_target(e) && c.input.target_tokens.from_bos)
     c.page.line("(no target given: the decoder reads <BOS>, then its greedy picks to <EOS>)");
   // The line above already gives every id; --full (or no token list) prints the array too.
   if (!listed || c.options.full) c.page.tensor(display_name(e.id), t, true);

@@ -22,6 +22,7 @@ namespace attn {
 struct PrintContext {
   const Trace& trace;
   const Model& model;
+  const RunInput& input;  // the run's input: its batch layout, labels, what the decoder started from
   const WalkthroughOptions& options;
   Page& page;
 

@@ -114,13 +114,14 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
 // the map of the run.
 class Walkthrough {
  public:
-  Walkthrough(const Trace& trace, const Model& model, const WalkthroughOptions& options, PageRenderer& renderer)
+  Walkthrough(const Trace& trace, const Model& model, const RunInput& input, const WalkthroughOptions& options,
+              PageRenderer& renderer)
       : trace_(trace),
         model_(model),
         options_(options),
         renderer_(renderer),
         page_(renderer, model, options),
-        context_{trace, model, options, page_} {}
+        context_{trace, model, input, options, page_} {}
 
   // The number of the last step printed or passed over so far.
   int last_step() const { return page_.step(); }
@@ -267,11 +268,11 @@ void parse_layer_option(const std::string& text, StepFilter& filter) {
                                  printable(text)));
 }
 
-void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const WalkthroughOptions& options,
-                       std::vector<StepPlace>* places) {
+void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,
+                       const WalkthroughOptions& options, std::vector<StepPlace>* places) {
   for (const auto& e : trace.entries()) check_slice_options(e, options);
   TerminalPage page(out, options);
-  Walkthrough walkthrough(trace, model, options, page);
+  Walkthrough walkthrough(trace, model, input, options, page);
   for (const auto& entry : trace.entries()) walkthrough.print(entry);
   check_step_numbers(options.filter, walkthrough.last_step());
   walkthrough.write();
@@ -279,25 +280,26 @@ void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model
 }
 
 struct StreamingWalkthrough::State {
-  State(const Trace& trace, const Model& model) : trace(trace), model(model) {}
+  State(const Trace& trace, const Model& model, const RunInput& input) : trace(trace), model(model), input(input) {}
   const Trace& trace;
   const Model& model;
+  const RunInput& input;
   std::unique_ptr<TerminalPage> terminal;                  // none when only other pages are drawn
   std::vector<std::unique_ptr<Walkthrough>> walkthroughs;  // one per page, the terminal's first
   std::optional<StepId> pending;                           // the entry printed when the next one arrives
   std::optional<StepId> layer;                             // the layer of the newest entry
 };
 
-StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model,
+StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, const Model& model, const RunInput& input,
                                            const WalkthroughOptions& options, bool forget)
-    : StreamingWalkthrough(trace, model, options, forget) {
+    : StreamingWalkthrough(trace, model, input, options, forget) {
   state_->terminal = std::make_unique<TerminalPage>(out, options);
   draw_also(*state_->terminal, options);
 }
 
-StreamingWalkthrough::StreamingWalkthrough(Trace& trace, const Model& model, const WalkthroughOptions& options,
-                                           bool forget)
-    : trace_(trace), options_(options), forget_(forget), state_(std::make_unique<State>(trace, model)) {
+StreamingWalkthrough::StreamingWalkthrough(Trace& trace, const Model& model, const RunInput& input,
+                                           const WalkthroughOptions& options, bool forget)
+    : trace_(trace), options_(options), forget_(forget), state_(std::make_unique<State>(trace, model, input)) {
   // Every head has the model's H: a bad --head is refused before the first step prints.
   // (--batch is checked on the first entry, which has the B axis when there is one.)
   if (options.filter.head && *options.filter.head >= model.config.num_heads)
@@ -307,7 +309,8 @@ StreamingWalkthrough::StreamingWalkthrough(Trace& trace, const Model& model, con
 StreamingWalkthrough::~StreamingWalkthrough() = default;
 
 void StreamingWalkthrough::draw_also(PageRenderer& renderer, const WalkthroughOptions& options) {
-  state_->walkthroughs.push_back(std::make_unique<Walkthrough>(state_->trace, state_->model, options, renderer));
+  state_->walkthroughs.push_back(
+      std::make_unique<Walkthrough>(state_->trace, state_->model, state_->input, options, renderer));
 }
 
 namespace {

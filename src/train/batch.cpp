@@ -15,7 +15,7 @@ Tensor stack(const Dataset& data, const std::vector<std::size_t>& batch, Tensor 
   Tensor out = Tensor::uninitialized({batch.size(), L, N}, {"B", axis, "N"});
   for (std::size_t b = 0; b < batch.size(); ++b) {
     const Tensor& t = data.examples[batch[b]].*field;
-    require(t.size() == L * N, "set_batch: examples given as numbers differ in shape");
+    require(t.size() == L * N, "batch_input: examples given as numbers differ in shape");
     std::copy(t.data.begin(), t.data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(b * L * N));
   }
   return out;
@@ -58,31 +58,33 @@ Tensor output_grad_batch(const Model& model, const Dataset& data, const std::vec
 
 }  // namespace
 
-void set_batch(Model& model, const Dataset& data, const std::vector<std::size_t>& batch) {
-  require(!batch.empty(), "set_batch: an empty batch");
+RunInput batch_input(const Model& model, const Dataset& data, const std::vector<std::size_t>& batch) {
+  require(!batch.empty(), "batch_input: an empty batch");
   const Example& first = data.examples[batch[0]];
-  model.batched = true;
-  model.input = Tensor();
-  model.source_tokens = TokenInput{};
+  RunInput input;
+  input.batched = true;
+  input.X = Tensor();
+  input.source_tokens = TokenInput{};
   if (first.source.empty())
-    model.input = stack(data, batch, &Example::x, "S");
+    input.X = stack(data, batch, &Example::x, "S");
   else
-    model.source_tokens = token_batch(data, batch, &Example::source);
-  model.target_input = Tensor();
-  model.target_tokens = TokenInput{};
+    input.source_tokens = token_batch(data, batch, &Example::source);
+  input.target_X = Tensor();
+  input.target_tokens = TokenInput{};
   if (model.has_target()) {
-    model.target_input_batched = true;
+    input.target_X_batched = true;
     if (first.target.empty())
-      model.target_input = stack(data, batch, &Example::target_x, "T");
+      input.target_X = stack(data, batch, &Example::target_x, "T");
     else
-      model.target_tokens = token_batch(data, batch, &Example::target);
+      input.target_tokens = token_batch(data, batch, &Example::target);
   }
-  model.labels = Tensor();
-  model.output_grad = Tensor();
+  input.labels = Tensor();
+  input.output_grad = Tensor();
   if (!first.labels.empty())
-    model.labels = label_batch(model, data, batch);
+    input.labels = label_batch(model, data, batch);
   else
-    model.output_grad = output_grad_batch(model, data, batch);
+    input.output_grad = output_grad_batch(model, data, batch);
+  return input;
 }
 
 }  // namespace attn

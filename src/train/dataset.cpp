@@ -18,13 +18,9 @@ namespace attn {
 
 namespace {
 
-// The model as the input reader needs it, without an input: a copy made once per file.
-Model input_shell(const Model& model) {
-  Model shell = model;
-  shell.input = shell.target_input = shell.labels = shell.output_grad = Tensor();
-  shell.source_tokens = shell.target_tokens = TokenInput{};
-  return shell;
-}
+// The model as the input reader names it in messages (each line's "FILE:LINE"): a copy made
+// once per file.
+Model input_shell(const Model& model) { return model; }
 
 // (1, L, W) -> (L, W): one example's tensor without the batch axis.
 Tensor without_batch_axis(Tensor t) {
@@ -41,29 +37,28 @@ Example read_example(const Json& document, const std::string& source, std::size_
   context.rng = NumpyRandom(shell.config.seed);
   const JsonReader& reader = context.reader;
   shell.source = source;
-  shell.input = shell.target_input = shell.labels = shell.output_grad = Tensor();
-  shell.source_tokens = shell.target_tokens = TokenInput{};
+  RunInput input;
   const LayerCounts layers{shell.encoder.size(), shell.decoder.size()};
-  read_input(context, document, "", layers, shell);
-  if (shell.batched)
-    reader.fail(shell.has_tokens() ? shell.source_tokens.json_path : "X",
+  read_input(context, document, "", layers, shell, input);
+  if (input.batched)
+    reader.fail(input.has_tokens() ? input.source_tokens.json_path : "X",
                 "expected one example per line: one sentence, one list of tokens or X of shape (S, d_model)");
-  if (shell.has_target() && shell.target_tokens.empty() && shell.target_input.data.empty())
+  if (shell.has_target() && input.target_tokens.empty() && input.target_X.data.empty())
     reader.fail("", "expected the decoder's input: target_text, target_tokens or target_X (the model has a decoder)");
-  read_loss_section(context, document, "", shell);
-  if (shell.labels.data.empty() && shell.output_grad.data.empty())
+  read_loss_section(context, document, "", shell, input);
+  if (input.labels.data.empty() && input.output_grad.data.empty())
     reader.fail("", shell.output.present ? "expected labels: training needs the token each output position should "
                                            "predict (<PAD> where nothing is learned)"
                                          : "expected output_grad: training a model without an output head needs the "
                                            "gradient of the loss with respect to its output");
   Example example;
   example.line = line;
-  if (shell.has_tokens()) example.source = token_lists(shell.source_tokens)[0];
-  if (!shell.target_tokens.empty()) example.target = token_lists(shell.target_tokens)[0];
-  example.x = without_batch_axis(std::move(shell.input));
-  example.target_x = without_batch_axis(std::move(shell.target_input));
-  for (double id : shell.labels.data) example.labels.push_back(static_cast<std::size_t>(id));
-  example.output_grad = without_batch_axis(std::move(shell.output_grad));
+  if (input.has_tokens()) example.source = token_lists(input.source_tokens)[0];
+  if (!input.target_tokens.empty()) example.target = token_lists(input.target_tokens)[0];
+  example.x = without_batch_axis(std::move(input.X));
+  example.target_x = without_batch_axis(std::move(input.target_X));
+  for (double id : input.labels.data) example.labels.push_back(static_cast<std::size_t>(id));
+  example.output_grad = without_batch_axis(std::move(input.output_grad));
   return example;
 }
 
@@ -119,7 +114,7 @@ Dataset parse_dataset(const std::string& text, const std::string& source, const 
 }
 
 Dataset read_dataset(const std::string& path, const Model& model) {
-  return parse_dataset(read_text_file(path), path, model);
+  return parse_dataset(read_text_file(path, kMaxInputBytes, "a data file (JSON Lines)"), path, model);
 }
 
 struct BatchOrder::Stream {

@@ -47,70 +47,34 @@ bool has_per_head_weights(const Model& model) {
   return false;
 }
 
-// One forward and backward pass of the batch the model holds: the loss, and dL/dw for every
-// weight in parameters() order.
+// One forward and backward pass of a batch: the loss, and dL/dw for every weight in
+// parameters() order.
 struct Gradients {
   double loss = 0;
   std::vector<Tensor> weights;
   Accuracy accuracy;
 };
-Gradients forward_backward(const Model& model) {
+Gradients forward_backward(const Model& model, const RunInput& batch) {
   Trace trace(false);
-  const Tensor output = run_model(model, trace);
+  const Tensor output = run_model(model, batch, trace);
   Gradients g;
-  g.loss = run_backward(model, trace);
-  if (model.output.present) g.accuracy = accuracy(output, model.labels, model.vocab.pad_id());
+  g.loss = run_backward(model, batch, trace);
+  if (model.output.present) g.accuracy = accuracy(output, batch.labels, model.vocab.pad_id());
   for (TraceEntry& e : trace.take_entries())
     if (e.id.gradient && e.id.kind == StepKind::Weight) g.weights.push_back(std::move(e.tensor));
   return g;
 }
 
-// The input the model holds (the file's example), put back when training or evaluating,
-// which set batch after batch in its place, ends.
-class KeepInput {
- public:
-  explicit KeepInput(Model& model)
-      : model_(model),
-        batched_(model.batched),
-        target_batched_(model.target_input_batched),
-        input_(model.input),
-        target_input_(model.target_input),
-        labels_(model.labels),
-        output_grad_(model.output_grad),
-        source_(model.source_tokens),
-        target_(model.target_tokens) {}
-  ~KeepInput() {
-    model_.batched = batched_;
-    model_.target_input_batched = target_batched_;
-    model_.input = std::move(input_);
-    model_.target_input = std::move(target_input_);
-    model_.labels = std::move(labels_);
-    model_.output_grad = std::move(output_grad_);
-    model_.source_tokens = std::move(source_);
-    model_.target_tokens = std::move(target_);
-  }
-  KeepInput(const KeepInput&) = delete;
-  KeepInput& operator=(const KeepInput&) = delete;
-
- private:
-  Model& model_;
-  bool batched_, target_batched_;
-  Tensor input_, target_input_, labels_, output_grad_;
-  TokenInput source_, target_;
-};
-
 }  // namespace
 
 std::vector<double> train_model(Model& model, const Dataset& data, const Dataset* held_out, const TrainOptions& options,
                                 const TrainCallbacks& callbacks) {
-  KeepInput keep(model);
   Optimizer optimizer(options.optimizer, parameters(model));
   const bool per_head = has_per_head_weights(model);
   BatchOrder order(data.examples.size(), options.batch_size, options.shuffle, options.seed);
   std::vector<double> losses;
   for (std::size_t step = 1; step <= options.steps; ++step) {
-    set_batch(model, data, order.next());
-    Gradients g = forward_backward(model);
+    Gradients g = forward_backward(model, batch_input(model, data, order.next()));
     StepReport report;
     report.step = step;
     report.total = options.steps;
@@ -133,15 +97,14 @@ std::vector<double> train_model(Model& model, const Dataset& data, const Dataset
   return losses;
 }
 
-EvalReport evaluate(Model& model, const Dataset& data, std::size_t batch_size) {
-  KeepInput keep(model);
+EvalReport evaluate(const Model& model, const Dataset& data, std::size_t batch_size) {
   EvalReport report;
   double loss_sum = 0;
   std::size_t loss_weight = 0;
   for (std::size_t at = 0; at < data.examples.size(); at += batch_size) {
     std::vector<std::size_t> batch;
     for (std::size_t i = at; i < std::min(at + batch_size, data.examples.size()); ++i) batch.push_back(i);
-    set_batch(model, data, batch);
+    const RunInput input = batch_input(model, data, batch);
     Tensor logits;
     Trace trace(false);
     trace.keep_entries(false);
@@ -150,20 +113,20 @@ EvalReport evaluate(Model& model, const Dataset& data, std::size_t batch_size) {
       logits = Tensor::uninitialized(r.shape, r.axes);
       std::copy(r.data, r.data + logits.size(), logits.data.begin());
     });
-    const Tensor output = run_model(model, trace);
+    const Tensor output = run_model(model, input, trace);
     report.examples += batch.size();
     if (!model.output.present) {
-      const double loss = output_grad_loss(output, model.output_grad);
+      const double loss = output_grad_loss(output, input.output_grad);
       loss_sum += loss;
       loss_weight += 1;
       continue;
     }
     report.has_labels = true;
     const auto pad = model.vocab.pad_id();
-    const std::size_t n = counted_labels(model.labels, pad);
-    loss_sum += cross_entropy(logits, model.labels, pad) * static_cast<double>(n);
+    const std::size_t n = counted_labels(input.labels, pad);
+    loss_sum += cross_entropy(logits, input.labels, pad) * static_cast<double>(n);
     loss_weight += n;
-    const Accuracy a = accuracy(output, model.labels, pad);
+    const Accuracy a = accuracy(output, input.labels, pad);
     report.correct += a.correct;
     report.counted += a.counted;
     report.exact += a.exact;
@@ -173,7 +136,11 @@ EvalReport evaluate(Model& model, const Dataset& data, std::size_t batch_size) {
 }
 
 std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, const TrainOptions& options) {
-  RunSize size = run_size_of(model);
+  RunSize size;
+  size.encoder_layers = model.encoder.size();
+  size.decoder_layers = model.decoder.size();
+  size.vocab = model.vocab.size();
+  size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
   size.batch = std::min(options.batch_size, data.examples.size());
   size.seq_len = data.max_source;
   size.target_len = model.has_target() ? data.max_target : 0;

@@ -85,10 +85,10 @@ Dataset dataset_of(const std::vector<Pair>& pairs, const Model& model, const std
 Pair seq2seq(const Tokens& source, const Tokens& output) {
   Pair p;
   p.source = source;
-  p.target = {"<BOS>"};
+  p.target = {Vocabulary::kBegin};
   p.target.insert(p.target.end(), output.begin(), output.end());
   p.labels = output;
-  p.labels.push_back("<EOS>");
+  p.labels.push_back(Vocabulary::kEnd);
   return p;
 }
 
@@ -120,7 +120,7 @@ std::vector<Tokens> digit_sequences(NumpyRandom& rng, std::size_t count, std::si
 }
 
 Tokens digit_vocab(std::size_t digits, const Tokens& extra = {}) {
-  Tokens v = {"<PAD>", "<UNK>", "<BOS>", "<EOS>"};
+  Tokens v = {Vocabulary::kPad, Vocabulary::kUnknown, Vocabulary::kBegin, Vocabulary::kEnd};
   v.insert(v.end(), extra.begin(), extra.end());
   for (std::size_t d = 0; d < digits; ++d) v.push_back(std::to_string(d));
   return v;
@@ -148,8 +148,10 @@ TrainingTask finish(const std::string& name, std::string description, const Toke
   TrainingTask task;
   task.name = name;
   task.description = description;
-  task.model =
+  LoadedModel loaded =
       load_model_text(model_text(description, vocab, sizes, held_out.front(), seed), "task " + name, LoadOptions{});
+  task.model = std::move(loaded.model);
+  task.input = std::move(loaded.input);
   task.train = dataset_of(train, task.model, "task " + name + " (training)");
   task.held_out = dataset_of(held_out, task.model, "task " + name + " (held out)");
   task.options = options;
@@ -205,15 +207,15 @@ TrainingTask sort_task(const TaskSizes& asked) {
     Tokens sorted = digits;
     std::sort(sorted.begin(), sorted.end());
     Pair p;
-    p.target = {"<BOS>"};
+    p.target = {Vocabulary::kBegin};
     p.target.insert(p.target.end(), digits.begin(), digits.end());
     p.target.push_back("=");
     p.target.insert(p.target.end(), sorted.begin(), sorted.end());
     // position t predicts token t+1; only the sorted half is learned, then <EOS> (read at the
     // last sorted digit, position 13)
-    p.labels.assign(p.target.size(), "<PAD>");
+    p.labels.assign(p.target.size(), Vocabulary::kPad);
     for (std::size_t i = 0; i < 6; ++i) p.labels[7 + i] = sorted[i];
-    p.labels[13] = "<EOS>";
+    p.labels[13] = Vocabulary::kEnd;
     (k < 129 ? held_out : train).push_back(p);
   }
   const std::string description =
@@ -318,7 +320,17 @@ std::vector<Pair> translation_pairs() {
 
 Tokens translation_vocab(const std::vector<Pair>& pairs) {
   // "I love AI" -> "J' aime l' IA" first, in the order the default lesson's vocabulary has them
-  Tokens v = {"<PAD>", "<UNK>", "<BOS>", "<EOS>", "I", "love", "AI", "J'", "aime", "l'", "IA"};
+  Tokens v = {Vocabulary::kPad,
+              Vocabulary::kUnknown,
+              Vocabulary::kBegin,
+              Vocabulary::kEnd,
+              "I",
+              "love",
+              "AI",
+              "J'",
+              "aime",
+              "l'",
+              "IA"};
   std::set<std::string> have(v.begin(), v.end());
   for (const Pair& p : pairs)
     for (const Tokens* list : {&p.source, &p.labels})

@@ -123,15 +123,15 @@ const char* kLlama = R"({
   "encoder": "randn", "encoder_norm": {"gamma": "randn"}, "output": "tied"
 })";
 
-double loss_of(attn::Model& model) {
-  attn::fuse_head_weights(model);
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
-  return attn::run_backward(model, trace);
+double loss_of(attn::LoadedModel& run) {
+  attn::fuse_head_weights(run.model);
+  attn::Trace trace(!run.input.batched);
+  attn::run_model(run.model, run.input, trace);
+  return attn::run_backward(run.model, run.input, trace);
 }
 
 // The loss with t[i] moved by `step`.
-double loss_moved(attn::Model& model, attn::Tensor& t, std::size_t i, double step) {
+double loss_moved(attn::LoadedModel& model, attn::Tensor& t, std::size_t i, double step) {
   const double keep = t.data[i];
   t.data[i] = keep + step;
   const double loss = loss_of(model);
@@ -142,7 +142,7 @@ double loss_moved(attn::Model& model, attn::Tensor& t, std::size_t i, double ste
 // max |numeric - analytic| over max |numeric| (or 1) for the tensor `t` of `model`. The
 // five-point central difference, (8 (L(+h) - L(-h)) - (L(+2h) - L(-2h))) / 12h, whose error
 // is O(h⁴): attention's softmax has large higher derivatives where the scores are large.
-double central_difference_error(attn::Model& model, attn::Tensor& t, const attn::Tensor& analytic) {
+double central_difference_error(attn::LoadedModel& model, attn::Tensor& t, const attn::Tensor& analytic) {
   const double h = 1e-4;
   double worst = 0, scale = 0;
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -156,14 +156,14 @@ double central_difference_error(attn::Model& model, attn::Tensor& t, const attn:
 }
 
 void check_every_weight(const char* text, const std::string& name) {
-  attn::Model model = attn::load_model_text(text, name);
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
-  const double loss = attn::run_backward(model, trace);
+  attn::LoadedModel model = attn::load_model_text(text, name);
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
+  const double loss = attn::run_backward(model.model, model.input, trace);
   CHECK(std::isfinite(loss));
   std::size_t checked = 0;
   double worst = 0;
-  for (const attn::Parameter& p : attn::parameters(model)) {
+  for (const attn::Parameter& p : attn::parameters(model.model)) {
     const std::string grad_name = "grad." + attn::parameter_name(p.id);
     INFO(grad_name);
     const attn::TraceEntry* g = find_entry(trace, grad_name);
@@ -174,16 +174,16 @@ void check_every_weight(const char* text, const std::string& name) {
     worst = std::max(worst, error);
     ++checked;
   }
-  if (!model.input.data.empty()) {
+  if (!model.input.X.data.empty()) {
     INFO("grad.input");
     const attn::TraceEntry* g = find_entry(trace, "grad.input");
     REQUIRE(g != nullptr);
-    CHECK(central_difference_error(model, model.input, g->tensor) < 1e-7);
+    CHECK(central_difference_error(model, model.input.X, g->tensor) < 1e-7);
   }
   // The figures, for a report: ATTN_TEST_REPORT=1 build/tests/attn_tests "[central]"
   if (std::getenv("ATTN_TEST_REPORT"))
     WARN(fmt::format("{}: {} weights, worst central-difference error {:.2e}", name, checked, worst));
-  CHECK(checked == attn::parameters(model).size());
+  CHECK(checked == attn::parameters(model.model).size());
 }
 
 }  // namespace

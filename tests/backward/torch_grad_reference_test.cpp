@@ -73,13 +73,14 @@ TEST_CASE("the torch gradient case list holds every generated case", "[torch][ba
 TEST_CASE("the loss and every gradient agree with PyTorch's autograd to 1e-10", "[torch][backward]") {
   for (const std::string& name : attn_test::case_names(kCaseDir)) {
     DYNAMIC_SECTION(name) {
-      const auto [expected, model] = attn_test::load_backward_case(kCaseDir, name);
+      const auto [expected, run] = attn_test::load_backward_case(kCaseDir, name);
+      const attn::Model& model = run.model;
       INFO(expected.at("description").get<std::string>());
-      REQUIRE(model.batched == expected.at("batched").get<bool>());
-      attn::Trace trace(!model.batched);
-      attn::run_model(model, trace);
+      REQUIRE(run.input.batched == expected.at("batched").get<bool>());
+      attn::Trace trace(!run.input.batched);
+      attn::run_model(model, run.input, trace);
       const std::size_t forward_entries = trace.entries().size();
-      attn::run_backward(model, trace);
+      attn::run_backward(model, run.input, trace);
 
       // The same tensors under the same names in the same order, from the loss on.
       const auto& entries = trace.entries();

@@ -69,12 +69,13 @@ TEST_CASE("the variant reference case list holds every generated case", "[torch]
 TEST_CASE("the variants' forward entries and gradients agree with PyTorch float64 to 1e-12", "[torch][variants]") {
   for (const std::string& name : attn_test::case_names(kCaseDir)) {
     DYNAMIC_SECTION(name) {
-      const auto [expected, model] = attn_test::load_backward_case(kCaseDir, name);
+      const auto [expected, run] = attn_test::load_backward_case(kCaseDir, name);
+      const attn::Model& model = run.model;
       INFO(expected.at("description").get<std::string>());
-      REQUIRE(model.batched == expected.at("batched").get<bool>());
-      attn::Trace trace(!model.batched);
-      attn::run_model(model, trace);
-      attn::run_backward(model, trace);
+      REQUIRE(run.input.batched == expected.at("batched").get<bool>());
+      attn::Trace trace(!run.input.batched);
+      attn::run_model(model, run.input, trace);
+      attn::run_backward(model, run.input, trace);
 
       std::map<std::string, const attn::Tensor*> recorded;
       for (const auto& e : trace.entries()) recorded[e.name] = &e.tensor;

@@ -21,9 +21,9 @@ double rounded(double v, int digits) {
 }  // namespace
 
 TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward][seed000]") {
-  const attn::Model model = attn::load_model_file(kSeed000);
+  const attn::LoadedModel model = attn::load_model_file(kSeed000);
   attn::Trace trace;
-  const attn::Tensor out = attn::run_model(model, trace);
+  const attn::Tensor out = attn::run_model(model.model, model.input, trace);
 
   // Q_total as printed (4 decimals): row B=0,S=0 and B=1,S=1.
   const attn::Tensor& q = find_entry(trace, "encoder.0.attention.q")->tensor;
@@ -94,13 +94,13 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
 }
 
 TEST_CASE("trace names and order for one attention block", "[forward]") {
-  const attn::Model model = attn::load_model_text(R"({
+  const attn::LoadedModel model = attn::load_model_text(R"({
     "model": {"d_model": 4, "num_heads": 2, "causal": true},
     "input": {"X": {"randn": [3, 4]}},
     "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "identity"}}]})",
-                                                  "t.json");
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+                                                        "t.json");
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   std::vector<std::string> names;
   for (const auto& e : trace.entries()) names.push_back(e.name);
   const std::string p = "encoder.0.attention.";
@@ -118,10 +118,10 @@ TEST_CASE("trace names and order for one attention block", "[forward]") {
 }
 
 TEST_CASE("per-head weights equal the matching slice of the fused projection", "[forward][seed002]") {
-  const attn::Model model =
+  const attn::LoadedModel model =
       attn::load_model_file(std::string(ATTN_SOURCE_DIR) + "/data/examples/seed002_identity_heads.json");
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   // Seed 002, head 1 = X[:, 2:4] attention; X = I love machine learning.
   // Head 0 sees features 0-1: q = k = v = X[:, :2] = [[1,0],[0,1],[1,1],[0,1]].
   // scores row 0 ("I") = [1, 0, 1, 0] / √2 -> softmax = e^a / (2e^a + 2), a = 1/√2
@@ -142,11 +142,11 @@ TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for d
   // np.random.seed(0); token_embeddings = np.random.randn(4, 8); W_q, W_k, W_v = randn(8, 4);
   // one head of size 4 on d_model 8, no W_o. The document prints with
   // np.set_printoptions(precision=3, suppress=True).
-  const attn::Model model =
+  const attn::LoadedModel model =
       attn::load_model_file(std::string(ATTN_SOURCE_DIR) + "/data/examples/seed003_single_head.json");
-  REQUIRE_FALSE(model.batched);
-  attn::Trace trace(!model.batched);
-  const attn::Tensor out = attn::run_model(model, trace);
+  REQUIRE_FALSE(model.input.batched);
+  attn::Trace trace(!model.input.batched);
+  const attn::Tensor out = attn::run_model(model.model, model.input, trace);
 
   // "1. TOKEN EMBEDDINGS" Values:
   const double embeddings[4][8] = {{1.764, 0.4, 0.979, 2.241, 1.868, -0.977, 0.95, -0.151},
@@ -191,16 +191,16 @@ TEST_CASE("seed 003: the printed embeddings, Q and attention scores, digit for d
 }
 
 TEST_CASE("trace names and order for the whole transformer, post-norm, padded batch", "[forward][names]") {
-  const attn::Model model = attn::load_model_text(R"({
+  const attn::LoadedModel model = attn::load_model_text(R"({
     "model": {"d_model": 4, "num_heads": 2, "d_ff": 6, "seed": 1},
     "vocab": ["<PAD>", "<UNK>", "<BOS>", "I", "love", "AI"],
     "embedding": "randn",
     "input": {"text": ["I love AI", "AI"], "target_tokens": [["<BOS>", "I"], ["<BOS>"]]},
     "encoder": "randn", "encoder_norm": {}, "decoder": "randn", "decoder_norm": {},
     "output": "tied"})",
-                                                  "t.json");
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+                                                        "t.json");
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   std::vector<std::string> names;
   for (const auto& e : trace.entries()) names.push_back(e.name);
   const auto attention = [](const std::string& p, bool masked) {
@@ -251,13 +251,13 @@ TEST_CASE("trace names and order for the whole transformer, post-norm, padded ba
 }
 
 TEST_CASE("pre-norm names: the norm comes before each sub-layer", "[forward][names]") {
-  const attn::Model model = attn::load_model_text(R"({
+  const attn::LoadedModel model = attn::load_model_text(R"({
     "model": {"d_model": 4, "num_heads": 1, "d_ff": 4, "norm_first": true, "num_layers": 2},
     "input": {"X": {"randn": [2, 4]}},
     "encoder": "randn"})",
-                                                  "t.json");
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+                                                        "t.json");
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   std::vector<std::string> names;
   for (const auto& e : trace.entries())
     if (e.name.find(".attention.") == std::string::npos) names.push_back(e.name);

@@ -24,9 +24,9 @@ attn::TokenInput tokens_of(const std::vector<std::string>& tokens) {
 }
 
 // The last position's logits of a full run of `model`.
-std::vector<double> full_run_logits(const attn::Model& model) {
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+std::vector<double> full_run_logits(const attn::Model& model, const attn::RunInput& input) {
+  attn::Trace trace(!input.batched);
+  attn::run_model(model, input, trace);
   for (const auto& e : trace.entries())
     if (e.id.kind == attn::StepKind::Logits) {
       const std::size_t V = e.tensor.shape.back();
@@ -39,15 +39,17 @@ std::vector<double> full_run_logits(const attn::Model& model) {
 // The cache's run: the prompt through run_model, observed; then each of `fed` one step.
 // After each, its logits against a full run over the prefix (set by `prefix`).
 template <typename SetPrefix>
-double worst_step_error(attn::Model model, const std::vector<std::string>& prompt, const std::vector<std::string>& fed,
-                        SetPrefix prefix) {
-  prefix(model, prompt);
+double worst_step_error(const attn::LoadedModel& loaded, const std::vector<std::string>& prompt,
+                        const std::vector<std::string>& fed, SetPrefix prefix) {
+  const attn::Model& model = loaded.model;
+  attn::RunInput input = loaded.input;
+  prefix(input, prompt);
   attn::KvCacheDecoder decoder(model);
-  attn::Trace trace(!model.batched);
+  attn::Trace trace(!input.batched);
   trace.keep_entries(false);
   trace.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-  attn::run_model(model, trace);
-  const std::vector<double> first = full_run_logits(model);
+  attn::run_model(model, input, trace);
+  const std::vector<double> first = full_run_logits(model, input);
   CHECK(decoder.logits() == first);
   double worst = 0;
   std::vector<std::string> tokens = prompt;
@@ -56,8 +58,8 @@ double worst_step_error(attn::Model model, const std::vector<std::string>& promp
     const std::vector<double> cached = decoder.step(*model.vocab.find(token), step);
     tokens.push_back(token);
     CHECK(decoder.length() == tokens.size());
-    prefix(model, tokens);
-    const std::vector<double> full = full_run_logits(model);
+    prefix(input, tokens);
+    const std::vector<double> full = full_run_logits(model, input);
     REQUIRE(full.size() == cached.size());
     double scale = 0;
     for (double v : full) scale = std::max(scale, std::fabs(v));
@@ -69,10 +71,10 @@ double worst_step_error(attn::Model model, const std::vector<std::string>& promp
 }  // namespace
 
 TEST_CASE("decoder-only: each cached step's logits equal a full pass over the prefix", "[generate][kv_cache]") {
-  const attn::Model model = attn::load_model_text(attn::find_example("gpt_tiny").json, "gpt_tiny");
+  const attn::LoadedModel model = attn::load_model_text(attn::find_example("gpt_tiny").json, "gpt_tiny");
   const double worst = worst_step_error(
       model, {"<BOS>", "the"}, {"cat", "sat", "on", "a", "mat", ".", "the", "dog"},
-      [](attn::Model& m, const std::vector<std::string>& tokens) { m.source_tokens = tokens_of(tokens); });
+      [](attn::RunInput& in, const std::vector<std::string>& tokens) { in.source_tokens = tokens_of(tokens); });
   CHECK(worst <= 1e-12);
   if (std::getenv("ATTN_TEST_REPORT")) WARN("worst relative error of a cached step's logits: " << worst);
 }
@@ -115,10 +117,10 @@ TEST_CASE("decoder-only variants: each cached step's logits equal a full pass ov
                                "sliding_window": 4, "norm": "rmsnorm", "activation": "swiglu")"},
   }));
   INFO(name);
-  const attn::Model model = attn::load_model_text(decoder_only_json(fields), name);
+  const attn::LoadedModel model = attn::load_model_text(decoder_only_json(fields), name);
   const double worst = worst_step_error(
       model, {"<BOS>", "the"}, {"cat", "sat", "on", "a", "mat", ".", "the", "dog", "ran", "on"},
-      [](attn::Model& m, const std::vector<std::string>& tokens) { m.source_tokens = tokens_of(tokens); });
+      [](attn::RunInput& in, const std::vector<std::string>& tokens) { in.source_tokens = tokens_of(tokens); });
   CHECK(worst <= 1e-12);
   if (std::getenv("ATTN_TEST_REPORT")) WARN(name << ": worst relative error of a cached step's logits: " << worst);
 }
@@ -126,13 +128,13 @@ TEST_CASE("decoder-only variants: each cached step's logits equal a full pass ov
 TEST_CASE("the cache of grouped-query attention holds G heads, RoPE's keys turned", "[generate][kv_cache][variants]") {
   // H = 4 query heads share G = 2 key/value heads: the cache is (G=2, t, d=2), not (4, t, 2).
   // With RoPE the cached keys are the turned ones (k_rope), which the full pass records last.
-  attn::Model model = attn::load_model_text(
+  attn::LoadedModel model = attn::load_model_text(
       decoder_only_json(R"("positional_encoding": "rope", "num_kv_heads": 2, "sliding_window": 2)"), "gqa");
-  attn::KvCacheDecoder decoder(model);
-  attn::Trace trace(!model.batched);
+  attn::KvCacheDecoder decoder(model.model);
+  attn::Trace trace(!model.input.batched);
   const attn::Tensor* k_rope = nullptr;
   trace.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-  attn::run_model(model, trace);
+  attn::run_model(model.model, model.input, trace);
   for (const auto& e : trace.entries())
     if (e.id.kind == attn::StepKind::RotatedKeys && e.id.layer == 1) k_rope = &e.tensor;
   REQUIRE(k_rope != nullptr);
@@ -141,7 +143,7 @@ TEST_CASE("the cache of grouped-query attention holds G heads, RoPE's keys turne
   CHECK(k.axes[0] == "G");
   CHECK(std::equal(k.data.begin(), k.data.end(), k_rope->data.begin()));
   attn::Trace step(true);
-  decoder.step(*model.vocab.find("cat"), step);
+  decoder.step(*model.model.vocab.find("cat"), step);
   CHECK(decoder.caches()[0].v.shape == std::vector<std::size_t>{2, 3, 2});
   // the window of 2: the new query's scores cover 2 keys of 3 cached, for each of the 4 heads
   std::size_t scores = 0;
@@ -154,11 +156,11 @@ TEST_CASE("the cache of grouped-query attention holds G heads, RoPE's keys turne
 }
 
 TEST_CASE("encoder-decoder: each cached step's logits equal a full pass over the prefix", "[generate][kv_cache]") {
-  attn::Model model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
-  attn::replace_source_text(model, "I love AI", "test");
+  attn::LoadedModel model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
+  attn::replace_source_text(model.model, model.input, "I love AI", "test");
   const double worst = worst_step_error(
       model, {"<BOS>"}, {"J'", "aime", "l'", "IA"},
-      [](attn::Model& m, const std::vector<std::string>& tokens) { m.target_tokens = tokens_of(tokens); });
+      [](attn::RunInput& in, const std::vector<std::string>& tokens) { in.target_tokens = tokens_of(tokens); });
   CHECK(worst <= 1e-12);
   if (std::getenv("ATTN_TEST_REPORT")) WARN("worst relative error of a cached step's logits: " << worst);
 }
@@ -167,8 +169,8 @@ TEST_CASE("the cache's cost and the full pass's, worked by hand", "[generate][kv
   // gpt_tiny: N = 8, H*d = 8, F = 16, V = 13, 2 layers. A row: 4·N·Hd + 2·N·F = 256 + 256 = 512.
   // Position 3 (L = 4): with the cache 2·(512 + 2·8·4) + 8·13 = 1256; without it
   // 2·(4·512 + 2·8·4·4) + 4·8·13 = 5024.
-  const attn::Model model = attn::load_model_text(attn::find_example("gpt_tiny").json, "gpt_tiny");
-  const attn::KvCacheDecoder decoder(model);
+  const attn::LoadedModel model = attn::load_model_text(attn::find_example("gpt_tiny").json, "gpt_tiny");
+  const attn::KvCacheDecoder decoder(model.model);
   CHECK(decoder.cost_at(3).with_cache == 1256);
   CHECK(decoder.cost_at(3).without_cache == 5024);
 }
@@ -180,11 +182,11 @@ TEST_CASE("the cache's cost with grouped-query attention, SwiGLU and a sliding w
   // Position 5 (L = 6, the query sees min(6, 3) = 3 keys): with the cache
   // 2·(480 + 2·8·3) + 8·13 = 1160; without it every score of the 6 x 6 matrices:
   // 2·(6·480 + 2·8·6·6) + 6·8·13 = 2·(2880 + 576) + 624 = 7536.
-  const attn::Model model =
+  const attn::LoadedModel model =
       attn::load_model_text(decoder_only_json(R"("positional_encoding": "rope", "num_kv_heads": 2, "sliding_window": 3,
                            "norm": "rmsnorm", "activation": "swiglu")"),
                             "llama");
-  const attn::KvCacheDecoder decoder(model);
+  const attn::KvCacheDecoder decoder(model.model);
   CHECK(decoder.cost_at(5).with_cache == 1160);
   CHECK(decoder.cost_at(5).without_cache == 7536);
   // position 1 (L = 2 < W): 2·(480 + 2·8·2) + 104 = 1128
@@ -192,6 +194,6 @@ TEST_CASE("the cache's cost with grouped-query attention, SwiGLU and a sliding w
 }
 
 TEST_CASE("a model without a decoder or output head cannot generate", "[generate][errors]") {
-  const attn::Model encoder = attn::load_model_text(attn::find_example("seed000").json, "seed000");
-  CHECK_THROWS_AS(attn::KvCacheDecoder(encoder), attn::InputError);
+  const attn::LoadedModel encoder = attn::load_model_text(attn::find_example("seed000").json, "seed000");
+  CHECK_THROWS_AS(attn::KvCacheDecoder(encoder.model), attn::InputError);
 }

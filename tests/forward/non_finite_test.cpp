@@ -51,12 +51,12 @@ TEST_CASE("scores that overflow float64 stop the run with the tensor and positio
   // q = k = X @ I = X. scores[i][j] = q_i . k_j:
   //   [0][0] = 1*1 + 1*1 = 2, [0][1] = [1][0] = 1e200 + 1e200 = 2e200,
   //   [1][1] = 1e200*1e200 * 2 = 2e400 > 1.8e308: inf, at (H=0, S=1, T=1).
-  const attn::Model model = attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1},
+  const attn::LoadedModel model = attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1},
       "input": {"X": [[1, 1], [1e200, 1e200]]},
       "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity"}}]})",
-                                                  "overflow.json");
-  attn::Trace trace(!model.batched);
-  CHECK(numeric_error_of([&] { attn::run_model(model, trace); }) ==
+                                                        "overflow.json");
+  attn::Trace trace(!model.input.batched);
+  CHECK(numeric_error_of([&] { attn::run_model(model.model, model.input, trace); }) ==
         "encoder.0.attention.scores[0, 1, 1] is inf (overflow)");
   // everything before the scores was finite and recorded
   REQUIRE(find_entry(trace, "encoder.0.attention.k_t") != nullptr);
@@ -64,19 +64,19 @@ TEST_CASE("scores that overflow float64 stop the run with the tensor and positio
 }
 
 TEST_CASE("a fully masked row gets zero weights and a warning, not a numeric error", "[numeric][forward]") {
-  const attn::Model model = attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1},
+  const attn::LoadedModel model = attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1},
       "input": {"X": [[1, 2], [3, 4]]},
       "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity"}}]})",
-                                                  "masked.json");
+                                                        "masked.json");
   // (S, T): query 0 may see no key at all; query 1 sees both
   Tensor mask({2, 2}, {"S", "S"});
   mask.data = {-kInf, -kInf, 0.0, 0.0};
   attn::Trace trace(true);
   const attn::TraceScope at(trace, attn::Sequence::Source);
-  const attn::Traced x = at.record(attn::StepKind::Input, model.input);
+  const attn::Traced x = at.record(attn::StepKind::Input, model.input.X);
   const attn::Traced m =
       at.layer(attn::Stack::Encoder).block(attn::Block::SelfAttention).record(attn::StepKind::Mask, mask);
-  attn::multi_head_attention(x, x, model.encoder[0].attention, &m, model.config,
+  attn::multi_head_attention(x, x, model.model.encoder[0].attention, &m, model.model.config,
                              at.layer(attn::Stack::Encoder, 0).block(attn::Block::SelfAttention));
   const Tensor& weights = find_entry(trace, "encoder.0.attention.weights")->tensor;
   CHECK(weights.at({0, 0, 0}) == 0.0);

@@ -22,14 +22,14 @@ TEST_CASE("greedy generation with the cache agrees with PyTorch float64", "[gene
   for (const auto& name : names) {
     DYNAMIC_SECTION(name) {
       const attn::Json expected = attn::parse_json(attn::read_text_file(dir + name + ".expected.json"), name);
-      const attn::Model model = attn::load_model_file(dir + name + ".json");
-      REQUIRE(model.decoder_only());
-      attn::KvCacheDecoder decoder(model);
-      attn::Trace prompt(!model.batched);
+      const attn::LoadedModel model = attn::load_model_file(dir + name + ".json");
+      REQUIRE(model.model.decoder_only());
+      attn::KvCacheDecoder decoder(model.model);
+      attn::Trace prompt(!model.input.batched);
       prompt.keep_entries(false);
       prompt.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-      attn::run_model(model, prompt);
-      const auto never = model.vocab.never_written_ids();
+      attn::run_model(model.model, model.input, prompt);
+      const auto never = model.model.vocab.never_written_ids();
       std::size_t k = 0;
       double case_worst = 0;
       for (const auto& step : expected.at("steps")) {

@@ -49,10 +49,10 @@ TEST_CASE("every recorded tensor agrees with torch.nn.MultiheadAttention to 1e-1
       const attn::Json expected =
           attn::parse_json(attn::read_text_file(kCaseDir + name + ".expected.json"), name + ".expected.json");
       INFO(expected.at("description").get<std::string>());
-      const attn::Model model = attn::load_model_file(kCaseDir + name + ".json");
-      REQUIRE(model.batched == expected.at("batched").get<bool>());
-      attn::Trace trace(!model.batched);
-      attn::run_model(model, trace);
+      const attn::LoadedModel model = attn::load_model_file(kCaseDir + name + ".json");
+      REQUIRE(model.input.batched == expected.at("batched").get<bool>());
+      attn::Trace trace(!model.input.batched);
+      attn::run_model(model.model, model.input, trace);
 
       // The same tensors in the same order: masked_scores only with a mask, output only with W_o.
       std::vector<std::string> expected_names, recorded_names;

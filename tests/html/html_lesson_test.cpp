@@ -40,33 +40,33 @@ std::size_t entries(const std::string& folder) {
 }
 
 // Runs seed 003 with its lesson, finished but not committed.
-void run_into(attn::HtmlLesson& lesson, const attn::Model& model, const attn::WalkthroughOptions& options) {
-  attn::Trace trace(!model.batched);
+void run_into(attn::HtmlLesson& lesson, const attn::LoadedModel& model, const attn::WalkthroughOptions& options) {
+  attn::Trace trace(!model.input.batched);
   std::ostringstream terminal;
-  attn::StreamingWalkthrough walkthrough(terminal, trace, model, options, true);
+  attn::StreamingWalkthrough walkthrough(terminal, trace, model.model, model.input, options, true);
   lesson.attach(walkthrough);
   trace.set_entry_observer([&](const attn::TraceEntry& e) { walkthrough.add(e); });
-  attn::run_model(model, trace);
+  attn::run_model(model.model, model.input, trace);
   walkthrough.finish();
 }
 
 }  // namespace
 
 TEST_CASE("the lesson's file is written whole or not at all", "[html]") {
-  const attn::Model model = attn::load_model_text(attn::find_example("seed003").json, "example seed003");
+  const attn::LoadedModel model = attn::load_model_text(attn::find_example("seed003").json, "example seed003");
   const std::string folder = fresh_folder();
   const std::string path = folder + "/lesson.html";
   attn::WalkthroughOptions options;
   options.color = true;  // the terminal's: never in the page
   {
-    attn::HtmlLesson lesson(path, {}, model, options, {"attn explain", "example seed003"});
+    attn::HtmlLesson lesson(path, {}, model.model, options, {"attn explain", "example seed003"});
     run_into(lesson, model, options);
     CHECK_FALSE(exists(path));  // finished, not committed: only the temporary file
     CHECK(entries(folder) == 1);
   }
   CHECK(entries(folder) == 0);  // and that is gone with the lesson
   {
-    attn::HtmlLesson lesson(path, {}, model, options, {"attn explain", "example seed003"});
+    attn::HtmlLesson lesson(path, {}, model.model, options, {"attn explain", "example seed003"});
     run_into(lesson, model, options);
     lesson.commit();
     CHECK(lesson.bytes_written() > 10000);
@@ -83,11 +83,11 @@ TEST_CASE("the lesson's file is written whole or not at all", "[html]") {
 }
 
 TEST_CASE("a lesson that cannot be written is refused before the run", "[html]") {
-  const attn::Model model = attn::load_model_text(attn::find_example("seed003").json, "example seed003");
+  const attn::LoadedModel model = attn::load_model_text(attn::find_example("seed003").json, "example seed003");
   const auto refused = [&](const std::string& path, const std::string& message) {
     INFO(path);
     try {
-      attn::HtmlLesson lesson(path, {"/etc/hostname"}, model, {}, {"attn explain", "x"});
+      attn::HtmlLesson lesson(path, {"/etc/hostname"}, model.model, {}, {"attn explain", "x"});
       FAIL("accepted");
     } catch (const attn::InputError& e) {
       CHECK(std::string(e.what()) == message);

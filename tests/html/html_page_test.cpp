@@ -17,10 +17,11 @@ namespace {
 // The untrained example on "I love AI" (seed 004's round numbers, checked by hand below), its
 // decoder reading "<BOS> should more": its own greedy picks, as attn explain ran it when it
 // was the built-in model.
-attn::Model default_run() {
-  attn::Model model = attn::load_model_text(attn::find_example("untrained_i_love_ai").json, "untrained_i_love_ai");
-  attn::replace_source_text(model, "I love AI", "text");
-  attn::replace_target_text(model, "<BOS> should more", "--target");
+attn::LoadedModel default_run() {
+  attn::LoadedModel model =
+      attn::load_model_text(attn::find_example("untrained_i_love_ai").json, "untrained_i_love_ai");
+  attn::replace_source_text(model.model, model.input, "I love AI", "text");
+  attn::replace_target_text(model.model, model.input, "<BOS> should more", "--target");
   return model;
 }
 
@@ -29,15 +30,15 @@ struct Drawn {
 };
 
 // The run's walkthrough drawn on the terminal and as a lesson at once, as --html does.
-Drawn draw(const attn::Model& model, attn::WalkthroughOptions options) {
-  attn::Trace trace(!model.batched);
+Drawn draw(const attn::LoadedModel& model, attn::WalkthroughOptions options) {
+  attn::Trace trace(!model.input.batched);
   std::ostringstream terminal;
   attn::StringOutput html;
-  attn::HtmlPage page(html, model, options, {"attn explain", "\"I love AI\""});
-  attn::StreamingWalkthrough walkthrough(terminal, trace, model, options, true);
+  attn::HtmlPage page(html, model.model, options, {"attn explain", "\"I love AI\""});
+  attn::StreamingWalkthrough walkthrough(terminal, trace, model.model, model.input, options, true);
   walkthrough.draw_also(page, options);
   trace.set_entry_observer([&](const attn::TraceEntry& e) { walkthrough.add(e); });
-  attn::run_model(model, trace);
+  attn::run_model(model.model, model.input, trace);
   walkthrough.finish();
   return {terminal.str(), html.text};
 }
@@ -56,13 +57,13 @@ std::string section(const std::string& html, int n) {
 }
 
 // "Step 5: Query projection" for every step of attn steps' list of the run.
-std::vector<std::string> listed_titles(const attn::Model& model) {
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+std::vector<std::string> listed_titles(const attn::LoadedModel& model) {
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   attn::WalkthroughOptions list;
   list.list_only = true;
   std::ostringstream out;
-  attn::print_walkthrough(out, trace, model, list);
+  attn::print_walkthrough(out, trace, model.model, model.input, list);
   std::vector<std::string> titles;
   std::istringstream lines(out.str());
   const std::regex entry("^ *([0-9]+)  [a-z_]+ +(.*)$");
@@ -75,7 +76,7 @@ std::vector<std::string> listed_titles(const attn::Model& model) {
 }  // namespace
 
 TEST_CASE("the lesson has every step of the run under its title, in order", "[html]") {
-  const attn::Model model = default_run();
+  const attn::LoadedModel model = default_run();
   const Drawn drawn = draw(model, {});
   const auto titles = listed_titles(model);
   REQUIRE(titles.size() == 67);
@@ -95,11 +96,11 @@ TEST_CASE("the lesson has every step of the run under its title, in order", "[ht
 }
 
 TEST_CASE("the lesson does not change the terminal's walkthrough", "[html]") {
-  const attn::Model model = default_run();
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+  const attn::LoadedModel model = default_run();
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   std::ostringstream alone;
-  attn::print_walkthrough(alone, trace, model, {});
+  attn::print_walkthrough(alone, trace, model.model, model.input, {});
   CHECK(draw(model, {}).terminal == alone.str());
 }
 
@@ -171,14 +172,14 @@ TEST_CASE("the lesson shows what the learner picked, and a batch's items each", 
   CHECK(html.find("<code>weights[h=1]</code>") != std::string::npos);
 
   const attn::BundledExample& example = attn::find_example("seed000");
-  const attn::Model batched = attn::load_model_text(example.json, "example");
+  const attn::LoadedModel batched = attn::load_model_text(example.json, "example");
   const std::string batch = draw(batched, {}).html;
   CHECK(count(batch, "<svg class=\"heatmap\"") == 4);  // B=2 items, H=2 heads
   CHECK(batch.find("Multi-head self-attention, batch item 1 <a href=\"#step-11\">step 11</a>") != std::string::npos);
 }
 
 TEST_CASE("what a printer writes reaches the page escaped, in its place", "[html]") {
-  const attn::Model model = default_run();
+  const attn::Model model = default_run().model;
   attn::StringOutput out;
   attn::WalkthroughOptions options;
   attn::HtmlPage page(out, model, options, {"attn explain", "<x> & \"y\""});
@@ -207,7 +208,7 @@ TEST_CASE("what a printer writes reaches the page escaped, in its place", "[html
 }
 
 TEST_CASE("a held page takes what follows the walkthrough, then writes it all", "[html]") {
-  const attn::Model model = default_run();
+  const attn::Model model = default_run().model;
   attn::StringOutput out;
   attn::WalkthroughOptions options;
   attn::HtmlPage page(out, model, options, {"attn generate", "\"I love AI\""});

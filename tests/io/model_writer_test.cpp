@@ -21,10 +21,10 @@ TEST_CASE("the default model and every bundled example survive writing and readi
   for (const auto& example : attn::bundled_examples()) files.push_back({example.name, example.json});
   for (const auto& [name, json] : files) {
     INFO(name);
-    const attn::Model original = attn::load_model_text(json, name);
-    const std::string text = attn::model_file_json(original, "written");
-    const attn::Model back = attn::load_model_text(text, "written.json");
-    const auto a = attn::parameters(original), b = attn::parameters(back);
+    const attn::LoadedModel original = attn::load_model_text(json, name);
+    const std::string text = attn::model_file_json(original.model, original.input, "written");
+    const attn::LoadedModel back = attn::load_model_text(text, "written.json");
+    const auto a = attn::parameters(original.model), b = attn::parameters(back.model);
     REQUIRE(a.size() == b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
       INFO(attn::parameter_name(a[i].id));
@@ -32,13 +32,13 @@ TEST_CASE("the default model and every bundled example survive writing and readi
       CHECK(a[i].tensor->shape == b[i].tensor->shape);
       CHECK(a[i].tensor->data == b[i].tensor->data);
     }
-    CHECK(back.input.data == original.input.data);
-    CHECK(back.labels.data == original.labels.data);
-    CHECK(back.output_grad.data == original.output_grad.data);
-    CHECK(back.batched == original.batched);
+    CHECK(back.input.X.data == original.input.X.data);
+    CHECK(back.input.labels.data == original.input.labels.data);
+    CHECK(back.input.output_grad.data == original.input.output_grad.data);
+    CHECK(back.input.batched == original.input.batched);
     // the run is the same run: the same final output, bit for bit
-    attn::Trace ta(!original.batched), tb(!back.batched);
-    CHECK(attn::run_model(original, ta).data == attn::run_model(back, tb).data);
-    CHECK(attn::model_file_json(back, "written") == text);
+    attn::Trace ta(!original.input.batched), tb(!back.input.batched);
+    CHECK(attn::run_model(original.model, original.input, ta).data == attn::run_model(back.model, back.input, tb).data);
+    CHECK(attn::model_file_json(back.model, back.input, "written") == text);
   }
 }

@@ -35,20 +35,20 @@ std::string gpt(const std::string& extra = "", const std::string& model = "",
 }  // namespace
 
 TEST_CASE("a decoder-only model has its layers under decoder, no encoder, no cross-attention", "[loader][gpt]") {
-  const attn::Model m = attn::load_model_text(gpt(), "gpt.json");
-  CHECK(m.decoder_only());
-  CHECK(m.has_decoder());
-  CHECK_FALSE(m.has_target());
-  CHECK(m.encoder.empty());
-  REQUIRE(m.decoder.size() == 2);
-  CHECK(m.decoder[0].self_attention.W_q.shape == attn::Shape{4, 4});
-  CHECK(m.decoder[0].cross_attention.W_q.data.empty());
-  CHECK(m.decoder[0].ffn.W_1.shape == attn::Shape{4, 6});
+  const attn::LoadedModel m = attn::load_model_text(gpt(), "gpt.json");
+  CHECK(m.model.decoder_only());
+  CHECK(m.model.has_decoder());
+  CHECK_FALSE(m.model.has_target());
+  CHECK(m.model.encoder.empty());
+  REQUIRE(m.model.decoder.size() == 2);
+  CHECK(m.model.decoder[0].self_attention.W_q.shape == attn::Shape{4, 4});
+  CHECK(m.model.decoder[0].cross_attention.W_q.data.empty());
+  CHECK(m.model.decoder[0].ffn.W_1.shape == attn::Shape{4, 6});
   // Its parameters: per layer W_q, W_k, W_v, W_o (16 each), norm1 (8), W_1 and W_2 (24 each),
   // norm2 (8) = 128; the embedding 4 x 4 = 16; the head is tied.
-  CHECK(attn::parameter_count(m) == 2 * 128 + 16);
+  CHECK(attn::parameter_count(m.model) == 2 * 128 + 16);
   std::vector<std::string> names;
-  for (const auto& p : attn::parameters(m)) names.push_back(attn::parameter_name(p.id));
+  for (const auto& p : attn::parameters(m.model)) names.push_back(attn::parameter_name(p.id));
   CHECK(names == std::vector<std::string>{"embedding",
                                           "decoder.0.self_attention.W_q",
                                           "decoder.0.self_attention.W_k",
@@ -70,13 +70,13 @@ TEST_CASE("a decoder-only model has its layers under decoder, no encoder, no cro
                                           "decoder.1.ffn.W_2",
                                           "decoder.1.norm2.gamma",
                                           "decoder.1.norm2.beta"});
-  CHECK(attn::parameters(m).size() == names.size());
+  CHECK(attn::parameters(m.model).size() == names.size());
 }
 
 TEST_CASE("a decoder-only run records the input, decoder.self_mask and decoder layers", "[forward][gpt]") {
-  const attn::Model m = attn::load_model_text(gpt(), "gpt.json");
-  attn::Trace trace(!m.batched);
-  const attn::Tensor p = attn::run_model(m, trace);
+  const attn::LoadedModel m = attn::load_model_text(gpt(), "gpt.json");
+  attn::Trace trace(!m.input.batched);
+  const attn::Tensor p = attn::run_model(m.model, m.input, trace);
   CHECK(p.shape == attn::Shape{1, 3, 4});
   std::vector<std::string> names;
   for (const auto& e : trace.entries()) names.push_back(e.name);
@@ -103,11 +103,11 @@ TEST_CASE("a decoder-only run records the input, decoder.self_mask and decoder l
 }
 
 TEST_CASE("model.architecture, absent, is inferred from the stacks as before", "[loader][gpt]") {
-  const attn::Model encoder = attn::load_model_text(R"({"model": {"d_model": 4, "num_heads": 2},
+  const attn::LoadedModel encoder = attn::load_model_text(R"({"model": {"d_model": 4, "num_heads": 2},
       "input": {"X": [[1, 0, 1, 0]]}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})",
-                                                    "m.json");
-  CHECK(encoder.config.architecture == attn::Architecture::Encoder);
-  CHECK_FALSE(encoder.decoder_only());
+                                                          "m.json");
+  CHECK(encoder.model.config.architecture == attn::Architecture::Encoder);
+  CHECK_FALSE(encoder.model.decoder_only());
 }
 
 TEST_CASE("files that do not fit model.architecture get one clear line", "[loader][errors][gpt]") {
@@ -148,23 +148,23 @@ TEST_CASE("files that do not fit model.architecture get one clear line", "[loade
 }
 
 TEST_CASE("prompt_template frames text from the command line as the model was trained", "[loader][gpt]") {
-  attn::Model m = attn::load_model_text(gpt(R"(, "prompt_template": "<BOS> {} b")"), "gpt.json");
-  CHECK(m.prompt_template == "<BOS> {} b");
+  attn::LoadedModel m = attn::load_model_text(gpt(R"(, "prompt_template": "<BOS> {} b")"), "gpt.json");
+  CHECK(m.model.prompt_template == "<BOS> {} b");
   // the file's own input is read as written
-  CHECK(m.source_tokens.texts == std::vector<std::string>{"<BOS> a b"});
-  attn::replace_source_text(m, "a a", "text (command line)");
-  CHECK(m.source_tokens.texts == std::vector<std::string>{"<BOS> a a b"});
-  CHECK(m.source_tokens.notes ==
+  CHECK(m.input.source_tokens.texts == std::vector<std::string>{"<BOS> a b"});
+  attn::replace_source_text(m.model, m.input, "a a", "text (command line)");
+  CHECK(m.input.source_tokens.texts == std::vector<std::string>{"<BOS> a a b"});
+  CHECK(m.input.source_tokens.notes ==
         std::vector<std::string>{"the text was framed as the model was trained (prompt_template \"<BOS> {} b\"): "
                                  "<BOS> a a b"});
   // a text already framed is kept as typed, with no note
-  attn::replace_source_text(m, "<BOS> a b", "text (command line)");
-  CHECK(m.source_tokens.texts == std::vector<std::string>{"<BOS> a b"});
-  CHECK(m.source_tokens.notes.empty());
+  attn::replace_source_text(m.model, m.input, "<BOS> a b", "text (command line)");
+  CHECK(m.input.source_tokens.texts == std::vector<std::string>{"<BOS> a b"});
+  CHECK(m.input.source_tokens.notes.empty());
   // without a template, the text as typed
-  attn::Model plain = attn::load_model_text(gpt(), "gpt.json");
-  attn::replace_source_text(plain, "a a", "text (command line)");
-  CHECK(plain.source_tokens.texts == std::vector<std::string>{"a a"});
+  attn::LoadedModel plain = attn::load_model_text(gpt(), "gpt.json");
+  attn::replace_source_text(plain.model, plain.input, "a a", "text (command line)");
+  CHECK(plain.input.source_tokens.texts == std::vector<std::string>{"a a"});
 }
 
 TEST_CASE("a bad prompt_template gets one line naming it", "[loader][errors][gpt]") {

@@ -12,9 +12,9 @@ TEST_CASE("every bundled example loads and runs", "[examples]") {
   REQUIRE(attn::bundled_examples().size() == 13);
   for (const auto& e : attn::bundled_examples()) {
     INFO(e.name);
-    const attn::Model model = attn::load_model_text(e.json, e.name);
-    attn::Trace trace(!model.batched);
-    CHECK_NOTHROW(attn::run_model(model, trace));
+    const attn::LoadedModel model = attn::load_model_text(e.json, e.name);
+    attn::Trace trace(!model.input.batched);
+    CHECK_NOTHROW(attn::run_model(model.model, model.input, trace));
     CHECK_FALSE(attn::example_summary(e).empty());
   }
 }
@@ -43,19 +43,19 @@ TEST_CASE("the shipped trained models predict their input's labels", "[examples]
   // the translator's is "I love AI", labels "J' aime l' IA <EOS>".
   for (const char* name : {"trained_translate", "trained_copy", "trained_reverse", "trained_sort"}) {
     INFO(name);
-    const attn::Model model = attn::load_model_text(attn::find_example(name).json, name);
-    attn::Trace trace(!model.batched);
-    const attn::Tensor p = attn::run_model(model, trace);  // (T, V) probabilities, unbatched
-    const std::size_t V = p.shape.back(), T = model.labels.size();
+    const attn::LoadedModel model = attn::load_model_text(attn::find_example(name).json, name);
+    attn::Trace trace(!model.input.batched);
+    const attn::Tensor p = attn::run_model(model.model, model.input, trace);  // (T, V) probabilities, unbatched
+    const std::size_t V = p.shape.back(), T = model.input.labels.size();
     REQUIRE(p.size() == T * V);
     for (std::size_t t = 0; t < T; ++t) {
-      const auto label = static_cast<std::size_t>(model.labels.data[t]);
-      if (label == *model.vocab.pad_id()) continue;
-      INFO("position " << t << ", label " << model.vocab.token(label));
+      const auto label = static_cast<std::size_t>(model.input.labels.data[t]);
+      if (label == *model.model.vocab.pad_id()) continue;
+      INFO("position " << t << ", label " << model.model.vocab.token(label));
       CHECK(p.data[t * V + label] > 0.9);
     }
   }
-  const attn::Model translator =
+  const attn::LoadedModel translator =
       attn::load_model_text(attn::find_example("trained_translate").json, "trained_translate");
-  CHECK(translator.source_tokens.tokens == std::vector<std::vector<std::string>>{{"I", "love", "AI"}});
+  CHECK(translator.input.source_tokens.tokens == std::vector<std::vector<std::string>>{{"I", "love", "AI"}});
 }

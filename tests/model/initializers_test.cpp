@@ -22,10 +22,10 @@ const std::string kCases = std::string(ATTN_SOURCE_DIR) + "/tests/reference/init
 
 TEST_CASE("every initializer draws NumPy's values, in the file's order", "[model][initializers]") {
   const attn::Json cases = attn::parse_json(attn::read_text_file(kCases), kCases);
-  const attn::Model model = attn::load_model_text(cases.at("model").dump(), "init.json");
-  std::vector<std::pair<std::string, const attn::Tensor*>> drawn = {{"input", &model.input}};
+  const attn::LoadedModel model = attn::load_model_text(cases.at("model").dump(), "init.json");
+  std::vector<std::pair<std::string, const attn::Tensor*>> drawn = {{"input", &model.input.X}};
   // the norms (gamma 1, beta 0) draw nothing
-  for (const auto& p : attn::parameters(model))
+  for (const auto& p : attn::parameters(model.model))
     if (p.id.kind != attn::WeightKind::Gamma && p.id.kind != attn::WeightKind::Beta)
       drawn.push_back({attn::parameter_name(p.id), p.tensor});
   const attn::Json& values = cases.at("values");
@@ -46,8 +46,8 @@ TEST_CASE("PyTorch's bounds, worked by hand", "[model][initializers]") {
   CHECK(b.at("xavier_5x3").get<double>() == Approx(std::sqrt(0.75)).epsilon(1e-15));
   // kaiming_uniform(a=sqrt(5)): sqrt(3) * sqrt(2 / 6) / sqrt(fan_in) = 1 / sqrt(3)
   CHECK(b.at("kaiming_fan_in_3").get<double>() == Approx(1 / std::sqrt(3.0)).epsilon(1e-15));
-  const attn::Model model = attn::load_model_text(cases.at("model").dump(), "init.json");
-  for (double v : model.encoder[0].attention.W_q.data) CHECK(std::fabs(v) <= b.at("xavier_3x3").get<double>());
+  const attn::LoadedModel model = attn::load_model_text(cases.at("model").dump(), "init.json");
+  for (double v : model.model.encoder[0].attention.W_q.data) CHECK(std::fabs(v) <= b.at("xavier_3x3").get<double>());
 }
 
 TEST_CASE("a layer list can be one initializer, and fan-based ones need matrices", "[model][initializers]") {
@@ -56,11 +56,11 @@ TEST_CASE("a layer list can be one initializer, and fan-based ones need matrices
                "encoder": )" +
            encoder + extra + "}";
   };
-  const attn::Model m = attn::load_model_text(model_with("\"xavier_uniform\""), "m.json");
-  REQUIRE(m.encoder.size() == 2);
+  const attn::LoadedModel m = attn::load_model_text(model_with("\"xavier_uniform\""), "m.json");
+  REQUIRE(m.model.encoder.size() == 2);
   // xavier on (4, 8): bound sqrt(6 / 12)
-  for (double v : m.encoder[1].ffn.W_1.data) CHECK(std::fabs(v) <= std::sqrt(0.5));
-  CHECK(m.encoder[0].attention.W_q.data != m.encoder[1].attention.W_q.data);
+  for (double v : m.model.encoder[1].ffn.W_1.data) CHECK(std::fabs(v) <= std::sqrt(0.5));
+  CHECK(m.model.encoder[0].attention.W_q.data != m.model.encoder[1].attention.W_q.data);
   CHECK(attn_test::input_error_of([&] {
           attn::load_model_text(
               R"({"model": {"d_model": 4, "num_heads": 2}, "input": {"X": {"randn": [3, 4]}},

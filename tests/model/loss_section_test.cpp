@@ -24,12 +24,12 @@ TEST_CASE("labels as text, tokens or ids give the same ids, <PAD> after each sen
   for (const char* labels :
        {R"(["a b <EOS>", "zebra"])", R"([["a", "b", "<EOS>"], ["zebra"]])", R"([[4, 5, 3], [1]])"}) {
     INFO(labels);
-    const attn::Model model = attn::load_model_text(model_with_labels(labels), "model.json");
-    CHECK(model.labels.shape == attn::Shape{2, 3});
-    CHECK(model.labels.data == std::vector<double>{4, 5, 3, 1, 0, 0});
+    const attn::LoadedModel model = attn::load_model_text(model_with_labels(labels), "model.json");
+    CHECK(model.input.labels.shape == attn::Shape{2, 3});
+    CHECK(model.input.labels.data == std::vector<double>{4, 5, 3, 1, 0, 0});
   }
-  CHECK(attn::final_output_shape(attn::load_model_text(model_with_labels(R"([[4, 5, 3], [1]])"), "m.json")) ==
-        attn::Shape{2, 3, 4});
+  const attn::LoadedModel labeled = attn::load_model_text(model_with_labels(R"([[4, 5, 3], [1]])"), "m.json");
+  CHECK(attn::final_output_shape(labeled.model, labeled.input) == attn::Shape{2, 3, 4});
 }
 
 TEST_CASE("output_grad is drawn after every weight: adding it changes no other number", "[loss_section]") {
@@ -38,23 +38,24 @@ TEST_CASE("output_grad is drawn after every weight: adding it changes no other n
     "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})";
   std::string with = without;
   with.replace(with.find("{\"randn\": [3, 4]}}"), 18, "{\"randn\": [3, 4]}, \"output_grad\": \"randn\"}");
-  const attn::Model a = attn::load_model_text(without, "a.json"), b = attn::load_model_text(with, "b.json");
-  CHECK(a.input.data == b.input.data);
-  CHECK(a.encoder[0].attention.W_v.data == b.encoder[0].attention.W_v.data);
+  const attn::LoadedModel a = attn::load_model_text(without, "a.json"), b = attn::load_model_text(with, "b.json");
+  CHECK(a.input.X.data == b.input.X.data);
+  CHECK(a.model.encoder[0].attention.W_v.data == b.model.encoder[0].attention.W_v.data);
   // (S, H*d) in the file, (1, S, H*d) in the run: no W_o, so H*d = 4 columns
-  CHECK(b.output_grad.shape == attn::Shape{1, 3, 4});
-  CHECK(attn::final_output_shape(b) == attn::Shape{3, 4});
+  CHECK(b.input.output_grad.shape == attn::Shape{1, 3, 4});
+  CHECK(attn::final_output_shape(b.model, b.input) == attn::Shape{3, 4});
 }
 
 TEST_CASE("a sentence on the command line drops the file's labels, and --labels gives them again", "[loss_section]") {
-  attn::Model model = attn::load_model_text(model_with_labels(R"([[4, 5, 3], [1]])"), "model.json");
-  attn::replace_source_text(model, "a", "text (command line)");
-  CHECK(model.labels.data.empty());
-  CHECK_THROWS_WITH(attn::check_loss_defined(model), Catch::Contains("input.labels: missing"));
-  attn::replace_labels(model, "b", "--labels (command line)");  // the decoder starts from <BOS>: one position
-  CHECK(model.labels.data == std::vector<double>{5});
-  attn::check_loss_defined(model);
-  CHECK_THROWS_WITH(attn::replace_labels(model, "a b", "--labels (command line)"),
+  attn::LoadedModel model = attn::load_model_text(model_with_labels(R"([[4, 5, 3], [1]])"), "model.json");
+  attn::replace_source_text(model.model, model.input, "a", "text (command line)");
+  CHECK(model.input.labels.data.empty());
+  CHECK_THROWS_WITH(attn::check_loss_defined(model.model, model.input), Catch::Contains("input.labels: missing"));
+  attn::replace_labels(model.model, model.input, "b",
+                       "--labels (command line)");  // the decoder starts from <BOS>: one position
+  CHECK(model.input.labels.data == std::vector<double>{5});
+  attn::check_loss_defined(model.model, model.input);
+  CHECK_THROWS_WITH(attn::replace_labels(model.model, model.input, "a b", "--labels (command line)"),
                     "model.json: --labels (command line): expected 1 label, one per position of the target (1 token), "
                     "found 2");
 }

@@ -27,15 +27,15 @@ const char* kValid = R"({
 }  // namespace
 
 TEST_CASE("a valid file loads with defaults filled in", "[loader]") {
-  const attn::Model m = attn::load_model_text(kValid, "model.json");
-  CHECK(m.config.d_head == 2);
-  CHECK_FALSE(m.config.causal);
-  CHECK_FALSE(m.batched);
-  CHECK(m.input.shape == attn::Shape{1, 2, 4});
-  CHECK(m.encoder.size() == 1);
-  CHECK_FALSE(m.encoder[0].attention.has_output_projection());
-  CHECK(m.encoder[0].attention.W_q.at({2, 2}) == 1.0);
-  CHECK(m.encoder[0].attention.W_q.at({2, 1}) == 0.0);
+  const attn::LoadedModel m = attn::load_model_text(kValid, "model.json");
+  CHECK(m.model.config.d_head == 2);
+  CHECK_FALSE(m.model.config.causal);
+  CHECK_FALSE(m.input.batched);
+  CHECK(m.input.X.shape == attn::Shape{1, 2, 4});
+  CHECK(m.model.encoder.size() == 1);
+  CHECK_FALSE(m.model.encoder[0].attention.has_output_projection());
+  CHECK(m.model.encoder[0].attention.W_q.at({2, 2}) == 1.0);
+  CHECK(m.model.encoder[0].attention.W_q.at({2, 1}) == 0.0);
 }
 
 TEST_CASE("shape mismatch names file, path, expected and found", "[loader][errors]") {
@@ -53,13 +53,13 @@ TEST_CASE("d_model not divisible by num_heads", "[loader][errors]") {
 }
 
 TEST_CASE("a single head with d_head different from d_model (seed 003)", "[loader]") {
-  const attn::Model m = attn::load_model_text(R"({"model": {"d_model": 8, "num_heads": 1, "d_head": 4, "seed": 0},
+  const attn::LoadedModel m = attn::load_model_text(R"({"model": {"d_model": 8, "num_heads": 1, "d_head": 4, "seed": 0},
       "input": {"X": {"randn": [4, 8]}}, "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})",
-                                              "seed003.json");
-  CHECK(m.encoder[0].attention.W_q.shape == attn::Shape{8, 4});
+                                                    "seed003.json");
+  CHECK(m.model.encoder[0].attention.W_q.shape == attn::Shape{8, 4});
   // np.random.seed(0); randn(4, 8) then W_q = randn(8, 4): W_q[0, 0] is the 33rd draw
-  CHECK(m.input.at({0, 0, 0}) == 1.764052345967664);
-  CHECK(m.encoder[0].attention.W_q.at({0, 0}) == -0.8877857476301128);
+  CHECK(m.input.X.at({0, 0, 0}) == 1.764052345967664);
+  CHECK(m.model.encoder[0].attention.W_q.at({0, 0}) == -0.8877857476301128);
 }
 
 TEST_CASE("unknown keys are errors with a suggestion", "[loader][errors]") {
@@ -285,13 +285,14 @@ TEST_CASE("token input the tokenizer could not take is refused at load time, at 
 }
 
 TEST_CASE("a sentence from the command line is checked against the vocabulary with its origin", "[loader][errors]") {
-  attn::Model m = attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": ["I", "love"],
+  attn::LoadedModel m = attn::load_model_text(R"({"model": {"d_model": 2, "num_heads": 1}, "vocab": ["I", "love"],
       "embedding": "randn", "input": {"text": "I love"}, "encoder": "randn"})",
-                                        "model.json");
-  CHECK(attn_test::input_error_of([&] { attn::replace_source_text(m, "I love AI", "the command line"); }) ==
-        "model.json: the command line: unknown token \"AI\" and the vocabulary has no \"<UNK>\"");
-  attn::replace_source_text(m, "love I", "the command line");
-  CHECK(m.source_tokens.texts == std::vector<std::string>{"love I"});
+                                              "model.json");
+  CHECK(attn_test::input_error_of([&] {
+          attn::replace_source_text(m.model, m.input, "I love AI", "the command line");
+        }) == "model.json: the command line: unknown token \"AI\" and the vocabulary has no \"<UNK>\"");
+  attn::replace_source_text(m.model, m.input, "love I", "the command line");
+  CHECK(m.input.source_tokens.texts == std::vector<std::string>{"love I"});
 }
 
 TEST_CASE("a duplicate vocab token is reported with both indices, in run and validate modes", "[loader][errors]") {
@@ -321,10 +322,10 @@ TEST_CASE("a vocabulary of 100,000 tokens loads, and its last token's duplicate 
            R"(], "embedding": "zeros", "input": {"text": "w0 w99999"}, "encoder": "randn"})";
   };
   // (No timing here: speed belongs to benchmarks. Measured once: 12.9 s before, 0.16 s after.)
-  const attn::Model m = attn::load_model_text(model_text(""), "model.json");
-  CHECK(m.vocab.size() == kTokens);
-  CHECK(m.vocab.find("w99999") == kTokens - 1);
-  CHECK(m.embedding.shape == attn::Shape{kTokens, 2});
+  const attn::LoadedModel m = attn::load_model_text(model_text(""), "model.json");
+  CHECK(m.model.vocab.size() == kTokens);
+  CHECK(m.model.vocab.find("w99999") == kTokens - 1);
+  CHECK(m.model.embedding.shape == attn::Shape{kTokens, 2});
   CHECK(error_of(model_text(R"(, "w77777")")) ==
         "model.json: vocab[100000]: duplicate token \"w77777\" (already vocab[77777])");
 }
@@ -350,30 +351,30 @@ TEST_CASE("validate lists at most 100 problems, then says it stopped", "[loader]
 }
 
 TEST_CASE("the variants' keys load with their defaults and their shapes", "[loader][variants]") {
-  const attn::Model plain = attn::load_model_text(kValid, "model.json");
-  CHECK(plain.config.norm == attn::Norm::LayerNorm);
-  CHECK(plain.config.kv_heads() == 2);
-  CHECK(plain.config.sliding_window == 0);
-  CHECK(plain.config.rope_theta == 10000.0);
+  const attn::LoadedModel plain = attn::load_model_text(kValid, "model.json");
+  CHECK(plain.model.config.norm == attn::Norm::LayerNorm);
+  CHECK(plain.model.config.kv_heads() == 2);
+  CHECK(plain.model.config.sliding_window == 0);
+  CHECK(plain.model.config.rope_theta == 10000.0);
   // G = 1: W_k and W_v are (d_model, 1 * d_head); RMSNorm has no beta; SwiGLU has W_3.
-  const attn::Model m = attn::load_model_text(R"({
+  const attn::LoadedModel m = attn::load_model_text(R"({
     "model": {"d_model": 4, "num_heads": 2, "num_kv_heads": 1, "d_ff": 3, "norm": "rmsnorm",
               "activation": "swiglu", "positional_encoding": "rope", "rope_theta": 500, "causal": true,
               "sliding_window": 2},
     "input": {"X": [[1, 0, 1, 0], [0, 1, 1, 0]]},
     "encoder": "randn", "encoder_norm": {}})",
-                                              "model.json");
-  CHECK(m.config.norm == attn::Norm::RMSNorm);
-  CHECK(m.config.kv_heads() == 1);
-  CHECK(m.config.rope_theta == 500.0);
-  CHECK(m.config.sliding_window == 2);
-  CHECK(m.encoder[0].attention.W_q.shape == attn::Shape{4, 4});
-  CHECK(m.encoder[0].attention.W_k.shape == attn::Shape{4, 2});
-  CHECK(m.encoder[0].attention.W_v.shape == attn::Shape{4, 2});
-  CHECK(m.encoder[0].ffn.W_3.shape == attn::Shape{4, 3});
-  CHECK(m.encoder[0].norm1.beta.data.empty());
-  CHECK(m.encoder_norm.beta.data.empty());
-  CHECK(m.encoder_norm.gamma.data == std::vector<double>{1, 1, 1, 1});
+                                                    "model.json");
+  CHECK(m.model.config.norm == attn::Norm::RMSNorm);
+  CHECK(m.model.config.kv_heads() == 1);
+  CHECK(m.model.config.rope_theta == 500.0);
+  CHECK(m.model.config.sliding_window == 2);
+  CHECK(m.model.encoder[0].attention.W_q.shape == attn::Shape{4, 4});
+  CHECK(m.model.encoder[0].attention.W_k.shape == attn::Shape{4, 2});
+  CHECK(m.model.encoder[0].attention.W_v.shape == attn::Shape{4, 2});
+  CHECK(m.model.encoder[0].ffn.W_3.shape == attn::Shape{4, 3});
+  CHECK(m.model.encoder[0].norm1.beta.data.empty());
+  CHECK(m.model.encoder_norm.beta.data.empty());
+  CHECK(m.model.encoder_norm.gamma.data == std::vector<double>{1, 1, 1, 1});
 }
 
 TEST_CASE("the variants' errors name the key, what was expected and what was found", "[loader][errors][variants]") {

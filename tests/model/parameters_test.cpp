@@ -26,10 +26,10 @@ const char* kModel = R"({
 }  // namespace
 
 TEST_CASE("parameters() lists every weight in the model file's order, named by its path", "[parameters]") {
-  attn::Model model = attn::load_model_text(kModel, "model.json");
+  attn::LoadedModel model = attn::load_model_text(kModel, "model.json");
   std::vector<std::string> names;
   std::size_t numbers = 0;
-  for (const attn::Parameter& p : attn::parameters(model)) {
+  for (const attn::Parameter& p : attn::parameters(model.model)) {
     names.push_back(attn::parameter_name(p.id));
     numbers += p.tensor->size();
   }
@@ -71,11 +71,11 @@ TEST_CASE("parameters() lists every weight in the model file's order, named by i
                                              "output.W"};
   CHECK(names == expected);
   // every learned number once: the heads' matrices are the fused W_q's numbers
-  CHECK(numbers == attn::parameter_count(model));
+  CHECK(numbers == attn::parameter_count(model.model));
   // the same list from a const model, pointing at the same tensors
-  const attn::Model& view = model;
+  const attn::Model& view = model.model;
   CHECK(attn::parameters(view).size() == expected.size());
-  CHECK(attn::parameters(view)[2].tensor == &model.encoder[0].attention.heads[0].W_q);
+  CHECK(attn::parameters(view)[2].tensor == &model.model.encoder[0].attention.heads[0].W_q);
 }
 
 TEST_CASE("a weight's gradient is named grad.<its path>, and its id comes back from the name's id", "[parameters]") {
@@ -97,9 +97,9 @@ TEST_CASE("a weight's gradient is named grad.<its path>, and its id comes back f
 }
 
 TEST_CASE("fuse_head_weights remakes the fused matrices from the heads' own", "[parameters]") {
-  attn::Model model = attn::load_model_text(kModel, "model.json");
-  attn::AttentionWeights& a = model.encoder[0].attention;
+  attn::LoadedModel model = attn::load_model_text(kModel, "model.json");
+  attn::AttentionWeights& a = model.model.encoder[0].attention;
   a.heads[1].W_v.data[0] = 42.0;  // row 0, column 0 of head 1: column d + 0 of the fused matrix
-  attn::fuse_head_weights(model);
+  attn::fuse_head_weights(model.model);
   CHECK(a.W_v.data[2] == 42.0);
 }

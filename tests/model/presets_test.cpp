@@ -31,26 +31,26 @@ TEST_CASE("a preset's model file is a few lines of xavier_uniform that load as t
         "  \"encoder\": \"xavier_uniform\"\n"
         "}\n");
 
-  const attn::Model tiny =
+  const attn::LoadedModel tiny =
       attn::load_model_text(attn::model_file_text(attn::find_preset("tiny")->size, "say \"hi\"", "test"), "tiny.json");
-  CHECK(tiny.config.d_model == 4);
-  CHECK(tiny.config.d_head == 2);
-  CHECK(tiny.encoder.size() == 1);
-  CHECK(tiny.encoder[0].full);  // attention, add & norm, feed-forward, add & norm
-  CHECK(tiny.input.shape == attn::Shape{2, 6, 4});
+  CHECK(tiny.model.config.d_model == 4);
+  CHECK(tiny.model.config.d_head == 2);
+  CHECK(tiny.model.encoder.size() == 1);
+  CHECK(tiny.model.encoder[0].full);  // attention, add & norm, feed-forward, add & norm
+  CHECK(tiny.input.X.shape == attn::Shape{2, 6, 4});
   // np.random.seed(0); np.random.randn(2, 6, 4)[0, 0, 0]: X is drawn first
-  CHECK(tiny.input.data[0] == 1.764052345967664);
+  CHECK(tiny.input.X.data[0] == 1.764052345967664);
   attn::Trace trace;
-  CHECK(attn::run_model(tiny, trace).shape == attn::Shape{2, 6, 4});
+  CHECK(attn::run_model(tiny.model, tiny.input, trace).shape == attn::Shape{2, 6, 4});
 }
 
 TEST_CASE("no feed-forward and one sequence: attention-only layers and X of (S, N)", "[presets]") {
   attn::ModelSize size{8, 2, 0, 2, 3, 1, 7};
-  const attn::Model m = attn::load_model_text(attn::model_file_text(size, "", "test"), "m.json");
-  CHECK_FALSE(m.encoder[0].full);
-  CHECK(m.encoder.size() == 2);
-  CHECK_FALSE(m.batched);
-  CHECK(m.config.seed == 7);
+  const attn::LoadedModel m = attn::load_model_text(attn::model_file_text(size, "", "test"), "m.json");
+  CHECK_FALSE(m.model.encoder[0].full);
+  CHECK(m.model.encoder.size() == 2);
+  CHECK_FALSE(m.input.batched);
+  CHECK(m.model.config.seed == 7);
 }
 
 TEST_CASE("sizes that do not fit together are input errors naming the option", "[presets][errors]") {

@@ -20,11 +20,11 @@
 
 namespace {
 std::string walkthrough_of(const std::string& path) {
-  const attn::Model model = attn::load_model_file(std::string(ATTN_SOURCE_DIR) + path);
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+  const attn::LoadedModel model = attn::load_model_file(std::string(ATTN_SOURCE_DIR) + path);
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   std::ostringstream out;
-  attn::print_walkthrough(out, trace, model, attn::WalkthroughOptions{});
+  attn::print_walkthrough(out, trace, model.model, model.input, attn::WalkthroughOptions{});
   return out.str();
 }
 
@@ -80,13 +80,14 @@ TEST_CASE("seed 002 walkthrough shows the heads side by side as slices of the fu
 
 TEST_CASE("the untrained example walks the whole pipeline for \"I love AI\"", "[walkthrough][default]") {
   // The built-in model before the trained translator: seed 004's round numbers, by hand.
-  attn::Model model = attn::load_model_text(attn::find_example("untrained_i_love_ai").json, "untrained_i_love_ai");
-  attn::replace_source_text(model, "I love AI", "text");
-  attn::replace_target_text(model, "J' aime l' IA", "--target");
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+  attn::LoadedModel model =
+      attn::load_model_text(attn::find_example("untrained_i_love_ai").json, "untrained_i_love_ai");
+  attn::replace_source_text(model.model, model.input, "I love AI", "text");
+  attn::replace_target_text(model.model, model.input, "J' aime l' IA", "--target");
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   std::ostringstream out;
-  attn::print_walkthrough(out, trace, model, attn::WalkthroughOptions{});
+  attn::print_walkthrough(out, trace, model.model, model.input, attn::WalkthroughOptions{});
   const std::string text = out.str();
   INFO(text);
   CHECK(contains(text, "\"I\"→2  \"love\"→3  \"AI\"→4"));
@@ -116,24 +117,24 @@ TEST_CASE("the untrained example walks the whole pipeline for \"I love AI\"", "[
 namespace {
 // The walkthrough of `model` printed while it runs (as attn explain does) and the trace
 // left afterwards.
-std::string streamed_walkthrough_of(const attn::Model& model, const attn::WalkthroughOptions& options,
+std::string streamed_walkthrough_of(const attn::LoadedModel& model, const attn::WalkthroughOptions& options,
                                     std::vector<std::string>* left_in_trace = nullptr) {
-  attn::Trace trace(!model.batched);
+  attn::Trace trace(!model.input.batched);
   std::ostringstream out;
-  attn::StreamingWalkthrough printer(out, trace, model, options, true);
+  attn::StreamingWalkthrough printer(out, trace, model.model, model.input, options, true);
   trace.set_entry_observer([&](const attn::TraceEntry& e) { printer.add(e); });
-  attn::run_model(model, trace);
+  attn::run_model(model.model, model.input, trace);
   printer.finish();
   if (left_in_trace)
     for (const auto& e : trace.entries()) left_in_trace->push_back(e.name);
   return out.str();
 }
 
-std::string kept_walkthrough_of(const attn::Model& model, const attn::WalkthroughOptions& options) {
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
+std::string kept_walkthrough_of(const attn::LoadedModel& model, const attn::WalkthroughOptions& options) {
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
   std::ostringstream out;
-  attn::print_walkthrough(out, trace, model, options);
+  attn::print_walkthrough(out, trace, model.model, model.input, options);
   return out.str();
 }
 }  // namespace
@@ -143,16 +144,16 @@ TEST_CASE("the walkthrough printed while the model runs is the walkthrough of th
   attn::WalkthroughOptions options;
   for (const auto& example : attn::bundled_examples()) {
     INFO(example.name);
-    const attn::Model model = attn::load_model_text(example.json, example.name);
+    const attn::LoadedModel model = attn::load_model_text(example.json, example.name);
     CHECK(streamed_walkthrough_of(model, options) == kept_walkthrough_of(model, options));
   }
-  const attn::Model builtin = attn::load_model_text(attn::default_model_json(), "built-in");
+  const attn::LoadedModel builtin = attn::load_model_text(attn::default_model_json(), "built-in");
   CHECK(streamed_walkthrough_of(builtin, options) == kept_walkthrough_of(builtin, options));
   // Several layers of encoder and decoder, post-norm and pre-norm, where a layer's first
   // steps read the layer before and the decoder's cross-attention reads the encoder.
   for (const char* norm_first : {"false", "true"}) {
     INFO("norm_first " << norm_first);
-    const attn::Model model = attn::load_model_text(
+    const attn::LoadedModel model = attn::load_model_text(
         std::string(R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3, "norm_first": )") +
             norm_first + R"(},
             "input": {"X": {"randn": [2, 3, 4]}, "target_X": {"randn": [2, 2, 4]}},
@@ -164,7 +165,7 @@ TEST_CASE("the walkthrough printed while the model runs is the walkthrough of th
 
 TEST_CASE("a streamed walkthrough keeps the current layer and the results of the layer before only",
           "[walkthrough][stream]") {
-  const attn::Model model = attn::load_model_text(
+  const attn::LoadedModel model = attn::load_model_text(
       R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": 3},
           "input": {"X": {"randn": [3, 4]}}, "encoder": "randn"})",
       "layers.json");
@@ -187,7 +188,7 @@ TEST_CASE("a streamed walkthrough of a deep model holds no more entries than a s
   // (it did, and a walkthrough of 16,000 layers took time quadratic in the depth).
   std::vector<std::size_t> sizes;
   for (int layers : {3, 60}) {
-    const attn::Model model = attn::load_model_text(
+    const attn::LoadedModel model = attn::load_model_text(
         R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 8, "num_layers": )" + std::to_string(layers) + R"(},
             "input": {"X": {"randn": [3, 4]}}, "encoder": "randn"})",
         "layers.json");
@@ -199,13 +200,13 @@ TEST_CASE("a streamed walkthrough of a deep model holds no more entries than a s
 }
 
 TEST_CASE("a streamed walkthrough refuses a --head the model does not have before printing", "[walkthrough][stream]") {
-  const attn::Model model = attn::load_model_text(attn::default_model_json(), "built-in");
+  const attn::LoadedModel model = attn::load_model_text(attn::default_model_json(), "built-in");
   attn::WalkthroughOptions options;
   options.filter.head = 2;  // H = 2: heads 0 and 1
   attn::Trace trace;
   std::ostringstream out;
   try {
-    attn::StreamingWalkthrough printer(out, trace, model, options, true);
+    attn::StreamingWalkthrough printer(out, trace, model.model, model.input, options, true);
     FAIL("expected an InputError");
   } catch (const attn::InputError& e) {
     CHECK(std::string(e.what()) == "--head: expected an index below H=2, found 2");
@@ -231,9 +232,9 @@ TEST_CASE("the default lesson: at most 500 lines of at most 75 columns", "[walkt
   // What `attn explain "I love AI"` prints at 75 columns: the built-in model (the trained
   // translator), the decoder fed its own greedy picks until it predicts <EOS>: it reads
   // "<BOS> J' aime l' IA". It was 1,172 lines (67 steps; --brief 938), 304 of them wider than 75.
-  attn::Model model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
-  attn::replace_source_text(model, "I love AI", "text");
-  CHECK(attn::extend_target_greedily(model, attn::generated_length(model)) == 4);
+  attn::LoadedModel model = attn::load_model_text(attn::default_model_json(), attn::kDefaultModelSource);
+  attn::replace_source_text(model.model, model.input, "I love AI", "text");
+  CHECK(attn::extend_target_greedily(model.model, model.input, attn::generated_length(model.input)) == 4);
   attn::WalkthroughOptions options;
   options.array.line_width = 75;
   const std::string text = kept_walkthrough_of(model, options);
@@ -265,7 +266,7 @@ TEST_CASE("every bundled example fits in 75 columns, and in 60", "[walkthrough][
     options.array.line_width = width;
     for (const auto& example : attn::bundled_examples()) {
       INFO(example.name << " at " << width);
-      const attn::Model model = attn::load_model_text(example.json, example.name);
+      const attn::LoadedModel model = attn::load_model_text(example.json, example.name);
       const std::string text = kept_walkthrough_of(model, options);
       CHECK(lines_and_width(text).second <= width);
     }
@@ -308,15 +309,15 @@ TEST_CASE("the Llama-style example walks through every variant in order", "[walk
 
 TEST_CASE("attn grad works one RoPE pair and one repeat_kv element backward", "[walkthrough][variants][backward]") {
   // llama_block: H = 2 query heads share G = 1 key/value head; RoPE on q and k (theta 10000).
-  attn::Model model = attn::load_model_text(attn::find_example("llama_block").json, "llama_block");
-  attn::replace_labels(model, "the cat sat on the mat <EOS>", "test");
-  attn::Trace trace(!model.batched);
-  attn::run_model(model, trace);
-  attn::run_backward(model, trace);
+  attn::LoadedModel model = attn::load_model_text(attn::find_example("llama_block").json, "llama_block");
+  attn::replace_labels(model.model, model.input, "the cat sat on the mat <EOS>", "test");
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
+  attn::run_backward(model.model, model.input, trace);
   attn::WalkthroughOptions options;
   options.array.line_width = 1000;  // the worked lines unwrapped
   std::ostringstream out;
-  attn::print_walkthrough(out, trace, model, options);
+  attn::print_walkthrough(out, trace, model.model, model.input, options);
   const std::string text = out.str();
   // The backward walks layer 1 first: its steps are the ones worked. Unbatched (H,S,d).
   const std::string at = "grad.decoder.1.self_attention.";

@@ -20,38 +20,38 @@ const char* const kModel = R"({"model": {"d_model": 4, "num_heads": 2, "d_ff": 4
 }  // namespace
 
 TEST_CASE("a batch is padded with <PAD>, its labels too", "[train][dataset]") {
-  attn::Model model = attn::load_model_text(kModel, "m.json");
+  attn::LoadedModel model = attn::load_model_text(kModel, "m.json");
   const attn::Dataset data = attn::parse_dataset(
       "{\"text\": \"a b a\", \"target_text\": \"<BOS> a\", \"labels\": \"a <EOS>\"}\n"
       "\n"
       "{\"tokens\": [\"b\"], \"target_tokens\": [\"<BOS>\", \"b\", \"b\"], \"labels\": [5, 5, 3]}\n",
-      "d.jsonl", model);
+      "d.jsonl", model.model);
   REQUIRE(data.examples.size() == 2);
   CHECK(data.examples[1].line == 3);
   CHECK(data.max_source == 3);
   CHECK(data.max_target == 3);
-  attn::set_batch(model, data, {0, 1});
-  CHECK(model.labels.shape == attn::Shape{2, 3});
-  CHECK(model.labels.data == std::vector<double>{4, 3, 0, 5, 5, 3});
-  CHECK(model.source_tokens.tokens == std::vector<std::vector<std::string>>{{"a", "b", "a"}, {"b"}});
-  CHECK(model.target_tokens.tokens == std::vector<std::vector<std::string>>{{"<BOS>", "a"}, {"<BOS>", "b", "b"}});
+  const attn::RunInput batch = attn::batch_input(model.model, data, {0, 1});
+  CHECK(batch.labels.shape == attn::Shape{2, 3});
+  CHECK(batch.labels.data == std::vector<double>{4, 3, 0, 5, 5, 3});
+  CHECK(batch.source_tokens.tokens == std::vector<std::vector<std::string>>{{"a", "b", "a"}, {"b"}});
+  CHECK(batch.target_tokens.tokens == std::vector<std::vector<std::string>>{{"<BOS>", "a"}, {"<BOS>", "b", "b"}});
 }
 
 TEST_CASE("a bad line is named by its number and JSON path", "[train][dataset]") {
-  const attn::Model model = attn::load_model_text(kModel, "m.json");
+  const attn::LoadedModel model = attn::load_model_text(kModel, "m.json");
   CHECK(attn_test::input_error_of([&] {
           attn::parse_dataset("{\"text\": \"a\", \"target_text\": \"<BOS>\", \"labels\": \"a\"}\n{\"text\": 3}\n",
-                              "d.jsonl", model);
+                              "d.jsonl", model.model);
         }).rfind("d.jsonl:2", 0) == 0);
   const std::string no_labels = attn_test::input_error_of(
-      [&] { attn::parse_dataset("{\"text\": \"a\", \"target_text\": \"<BOS>\"}", "d.jsonl", model); });
+      [&] { attn::parse_dataset("{\"text\": \"a\", \"target_text\": \"<BOS>\"}", "d.jsonl", model.model); });
   CHECK(no_labels.rfind("d.jsonl:1", 0) == 0);
   CHECK(no_labels.find("expected labels") != std::string::npos);
   CHECK(attn_test::input_error_of([&] {
-          attn::parse_dataset("\n\n", "d.jsonl", model);
+          attn::parse_dataset("\n\n", "d.jsonl", model.model);
         }).find("at least one example") != std::string::npos);
   CHECK(attn_test::input_error_of([&] {
-          attn::parse_dataset("{\"text\": \"a\"", "d.jsonl", model);
+          attn::parse_dataset("{\"text\": \"a\"", "d.jsonl", model.model);
         }).rfind("d.jsonl:1", 0) == 0);
 }
 

@@ -76,13 +76,13 @@ TEST_CASE("20 steps of attn train are 20 steps of torch.optim to 1e-9", "[torch]
       const attn::Json expected =
           attn::parse_json(attn::read_text_file(kCaseDir + name + ".expected.json"), name + ".expected.json");
       INFO(expected.at("description").get<std::string>());
-      attn::Model model = attn::load_model_file(kCaseDir + name + ".json", attn::LoadOptions{});
-      const attn::Dataset data = attn::read_dataset(kCaseDir + name + ".jsonl", model);
+      attn::LoadedModel model = attn::load_model_file(kCaseDir + name + ".json", attn::LoadOptions{});
+      const attn::Dataset data = attn::read_dataset(kCaseDir + name + ".jsonl", model.model);
       const attn::TrainOptions options = options_of(expected.at("options"));
       double lr_sum = 0;
       attn::TrainCallbacks callbacks;
       callbacks.on_step = [&](const attn::StepReport& r) { lr_sum += r.lr; };
-      const std::vector<double> losses = attn::train_model(model, data, nullptr, options, callbacks);
+      const std::vector<double> losses = attn::train_model(model.model, data, nullptr, options, callbacks);
 
       const auto expected_losses = expected.at("losses").get<std::vector<double>>();
       REQUIRE(losses.size() == expected_losses.size());
@@ -91,7 +91,7 @@ TEST_CASE("20 steps of attn train are 20 steps of torch.optim to 1e-9", "[torch]
         CHECK(std::fabs(losses[s] - expected_losses[s]) <= kLossTolerance * std::max(1.0, expected_losses[s]));
       }
 
-      const auto weights = attn::parameters(model);
+      const auto weights = attn::parameters(model.model);
       const attn::Json& expected_weights = expected.at("weights");
       REQUIRE(weights.size() == expected_weights.size());
       double worst_case = 0;
