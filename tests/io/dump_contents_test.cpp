@@ -15,6 +15,7 @@
 #include "attn/parameters.h"
 #include "model/examples.h"
 #include "model/json_reader.h"
+#include "trace_lookup.h"
 
 namespace {
 attn::LoadedModel small_model(bool causal) {
