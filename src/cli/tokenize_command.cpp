@@ -8,6 +8,7 @@
 
 #include "attn/error.h"
 #include "attn/tokenizer_files.h"
+#include "checkpoint/locate.h"
 
 namespace attn::cli {
 
@@ -43,8 +44,9 @@ void setup_tokenize(CLI::App& app, TokenizeOptions& options) {
   CLI::App* tokenize =
       app.add_subcommand("tokenize", "Show the ids and pieces a model's tokenizer makes of a text (--model DIR)");
   tokenize
-      ->add_option("--model", options.model,
-                   "The model folder: tokenizer.json, or vocab.json + merges.txt (tokenizer_config.json if there)")
+      ->add_option(
+          "--model", options.model,
+          "The model: a folder holding tokenizer.json, or vocab.json + merges.txt, or a Hub name in the local cache")
       ->required();
   tokenize->add_option("text", options.text, "The text to tokenize; \"-\" reads standard input")->required();
   tokenize->add_flag("--json", options.json, "Print {\"ids\": [...], \"tokens\": [...]} (the vocabulary's pieces)");
@@ -57,7 +59,8 @@ void setup_tokenize(CLI::App& app, TokenizeOptions& options) {
 }
 
 int run_tokenize(const TokenizeOptions& options) {
-  const auto tokenizer = load_tokenizer(options.model);
+  // A folder, or a Hub name found offline in huggingface_hub's cache.
+  const auto tokenizer = load_tokenizer(locate_model(options.model, HubEnvironment::from_process()));
   const std::string text = options.text == "-" ? read_standard_input() : options.text;
   const Encoding encoding = tokenizer->encode(text, !options.no_special_tokens);
   if (!options.json) {

@@ -1,5 +1,6 @@
 // `attn tokenize --model DIR TEXT`: the ids and pieces a model's own tokenizer makes of a
-// text (tokenizer.json, or vocab.json + merges.txt, in DIR); --json prints
+// text (tokenizer.json, or vocab.json + merges.txt, in DIR; DIR may be a Hub name found in
+// huggingface_hub's cache); --json prints
 // {"ids": [...], "tokens": [...]}; TEXT "-" reads standard input.
 #ifndef ATTN_CLI_TOKENIZE_COMMAND_H_
 #define ATTN_CLI_TOKENIZE_COMMAND_H_

@@ -1,5 +1,7 @@
 #include "tokenizers/added_vocabulary.h"
 
+#include <array>
+
 #include "tokenizers/unicode_text.h"
 #include "tokenizers/utf8.h"
 
@@ -36,9 +38,15 @@ std::optional<std::size_t> longest_at(const std::string& text, std::size_t pos, 
 
 std::vector<TextSection> split_added_tokens(const std::string& text, const std::vector<AddedToken>& tokens) {
   std::vector<TextSection> sections;
+  // The bytes an added token can start with: elsewhere no token is looked for (Llama 3 has
+  // 256 added tokens, all starting with '<').
+  std::array<bool, 256> starts{};
+  for (const AddedToken& token : tokens)
+    if (!token.content.empty()) starts[static_cast<unsigned char>(token.content[0])] = true;
   std::size_t section_start = 0;
   for (std::size_t pos = 0; pos < text.size();) {
-    const auto found = tokens.empty() ? std::nullopt : longest_at(text, pos, tokens);
+    const bool may_start = starts[static_cast<unsigned char>(text[pos])];
+    const auto found = may_start ? longest_at(text, pos, tokens) : std::nullopt;
     if (!found) {
       const std::size_t length = utf8_sequence_length(text, pos);
       pos += length == 0 ? 1 : length;
