@@ -86,8 +86,15 @@ std::string BpeTokenizer::display_piece(std::size_t id) const {
   if (parts_.byte_level) {
     std::string bytes;
     if (!byte_level_bytes(spelled, bytes)) return visible(spelled);
-    // Part of a character (one byte of "é"): its bytes, as a byte-fallback piece shows them.
-    return first_invalid_utf8(bytes) ? bytes_as_pieces(bytes) : visible(bytes);
+    // Characters as text; bytes that are only part of a character (one byte of "é") as
+    // <0xNN>, as a byte-fallback piece shows them.
+    std::string shown;
+    for (std::size_t pos = 0; pos < bytes.size();) {
+      const std::size_t length = utf8_sequence_length(bytes, pos);
+      shown += length == 0 ? bytes_as_pieces(bytes.substr(pos, 1)) : visible(bytes.substr(pos, length));
+      pos += length == 0 ? 1 : length;
+    }
+    return shown;
   }
   if (spelled.size() == 6 && spelled.compare(0, 3, "<0x") == 0) return spelled;
   return visible(replace_all(spelled, "\xE2\x96\x81", " "));  // ▁

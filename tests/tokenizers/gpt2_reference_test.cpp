@@ -46,6 +46,11 @@ TEST_CASE("GPT-2's pieces as a learner reads them", "[tokenizers]") {
   CHECK(tokenizer->display_piece(tokenizer->find("Ã©").value()) == "é");
   CHECK(tokenizer->display_piece(tokenizer->find("Ã").value()) == "<0xC3>");
   CHECK(tokenizer->display_piece(50256) == "<|endoftext|>");
+  // "😀" (F0 9F 98 80) after a space is two pieces: " " and the first three bytes, then the last.
+  const attn::Encoding emoji = tokenizer->encode(" \xF0\x9F\x98\x80");
+  REQUIRE(emoji.ids.size() == 2);
+  CHECK(tokenizer->display_piece(emoji.ids[0]) == "␣<0xF0><0x9F><0x98>");
+  CHECK(tokenizer->display_piece(emoji.ids[1]) == "<0x80>");
 }
 
 TEST_CASE("GPT-2 decodes half a character as U+FFFD", "[tokenizers]") {
