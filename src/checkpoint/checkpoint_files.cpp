@@ -57,7 +57,7 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
   if (!map_it->is_object())
     throw InputError(
         index_path, "weight_map",
-        fmt::format("expected an object (tensor name -> shard file), found {}", describe_json_value(*map_it)));
+        fmt::format("expected an object (tensor name -> shard file), found {}", describe_config_value(*map_it)));
   if (map_it->empty())
     throw InputError(index_path, "weight_map", "expected at least one tensor, found an empty object");
   std::map<std::string, const SafetensorsFile*> shards;
@@ -65,7 +65,7 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
     const std::string where = "weight_map." + name;
     if (!shard.is_string())
       throw InputError(index_path, where,
-                       fmt::format("expected a shard's file name, found {}", describe_json_value(shard)));
+                       fmt::format("expected a shard's file name, found {}", describe_config_value(shard)));
     const std::string file = shard.get<std::string>();
     if (!plain_file_name(file))
       throw InputError(index_path, where, fmt::format("expected a file name beside the index, found \"{}\"", file));

@@ -23,7 +23,7 @@ HfFamily family_of(const ConfigFields& fields, std::string* architecture) {
   if (!list) fields.fail("architectures", fmt::format("missing: expected one of {}", kSupportedArchitectures));
   if (!list->is_array() || list->empty() || !(*list)[0].is_string())
     fields.fail("architectures", fmt::format("expected a list holding one of {}, found {}", kSupportedArchitectures,
-                                             describe_json_value(*list)));
+                                             describe_config_value(*list)));
   *architecture = (*list)[0].get<std::string>();
   if (*architecture == "GPT2LMHeadModel") return HfFamily::Gpt2;
   if (*architecture == "LlamaForCausalLM" || *architecture == "MistralForCausalLM") return HfFamily::Llama;
@@ -71,7 +71,7 @@ void read_rope_scaling(const ConfigFields& f, HfConfig& c) {
   const Json* scaling = f.get(key);
   if (!scaling) return;
   if (!scaling->is_object())
-    f.fail(key, fmt::format("expected null or an object, found {}", describe_json_value(*scaling)));
+    f.fail(key, fmt::format("expected null or an object, found {}", describe_config_value(*scaling)));
   const ConfigFields s(*scaling, f.file(), f.path(key));
   const std::string type = s.get("rope_type") ? s.string("rope_type", "") : s.string("type", "default");
   if (s.get("rope_theta")) c.rope_theta = s.positive_number("rope_theta", std::nullopt);

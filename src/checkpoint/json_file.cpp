@@ -54,11 +54,11 @@ Json read_json_object_file(const std::string& path) {
     throw InputError(path, "", fmt::format("malformed JSON: {}", e.what()));
   }
   if (!value.is_object())
-    throw InputError(path, "", fmt::format("expected a JSON object, found {}", describe_json_value(value)));
+    throw InputError(path, "", fmt::format("expected a JSON object, found {}", describe_config_value(value)));
   return value;
 }
 
-std::string describe_json_value(const Json& v) {
+std::string describe_config_value(const Json& v) {
   if (v.is_number()) return fmt::format("the number {}", v.dump());
   if (v.is_string()) {
     const std::string s = v.get<std::string>();

@@ -25,7 +25,7 @@ bool nested_deeper_than(const std::string& text, std::size_t limit);
 Json read_json_object_file(const std::string& path);
 
 // "an object", "the string \"x\"", "the number 4.5", ...: what a file wrote, for messages.
-std::string describe_json_value(const Json& value);
+std::string describe_config_value(const Json& value);
 
 }  // namespace attn
 

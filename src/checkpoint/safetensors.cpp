@@ -78,8 +78,9 @@ Json parse_header_json(const std::uint8_t* bytes, std::uint64_t size, const std:
 std::uint64_t natural(const Json& v, const std::string& file, const std::string& where, const char* what) {
   if (!v.is_number_unsigned()) {
     if (v.is_number_integer())
-      throw InputError(file, where, fmt::format("expected {} >= 0, found {}", what, describe_json_value(v)));
-    throw InputError(file, where, fmt::format("expected {} (an integer >= 0), found {}", what, describe_json_value(v)));
+      throw InputError(file, where, fmt::format("expected {} >= 0, found {}", what, describe_config_value(v)));
+    throw InputError(file, where,
+                     fmt::format("expected {} (an integer >= 0), found {}", what, describe_config_value(v)));
   }
   return v.get<std::uint64_t>();
 }
@@ -92,12 +93,12 @@ const Json& field(const Json& entry, const char* key, const std::string& file, c
 
 StoredTensor read_entry(const std::string& name, const Json& entry, const std::string& file) {
   if (!entry.is_object())
-    throw InputError(file, name, fmt::format("expected an object, found {}", describe_json_value(entry)));
+    throw InputError(file, name, fmt::format("expected an object, found {}", describe_config_value(entry)));
   StoredTensor t;
   t.name = name;
   const Json& dtype = field(entry, "dtype", file, name);
   if (!dtype.is_string())
-    throw InputError(file, name + ".dtype", fmt::format("expected a string, found {}", describe_json_value(dtype)));
+    throw InputError(file, name + ".dtype", fmt::format("expected a string, found {}", describe_config_value(dtype)));
   t.dtype_name = dtype.get<std::string>();
   for (const char* sub : kSubByteDtypes)
     if (t.dtype_name == sub)
@@ -112,7 +113,7 @@ StoredTensor read_entry(const std::string& name, const Json& entry, const std::s
 
   const Json& shape = field(entry, "shape", file, name);
   if (!shape.is_array())
-    throw InputError(file, name + ".shape", fmt::format("expected an array, found {}", describe_json_value(shape)));
+    throw InputError(file, name + ".shape", fmt::format("expected an array, found {}", describe_config_value(shape)));
   std::uint64_t elements = 1;
   bool overflow = false;
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -124,7 +125,7 @@ StoredTensor read_entry(const std::string& name, const Json& entry, const std::s
   const Json& offsets = field(entry, "data_offsets", file, name);
   if (!offsets.is_array() || offsets.size() != 2)
     throw InputError(file, name + ".data_offsets",
-                     fmt::format("expected [begin, end], found {}", describe_json_value(offsets)));
+                     fmt::format("expected [begin, end], found {}", describe_config_value(offsets)));
   t.begin = natural(offsets[0], file, name + ".data_offsets[0]", "an offset");
   t.end = natural(offsets[1], file, name + ".data_offsets[1]", "an offset");
   if (t.end < t.begin)

@@ -84,7 +84,7 @@ void check_memory(const HfConfig& c, const ModelConfig& m, const LoadOptions& op
 struct Planner {
   std::vector<WeightRead>& plan;
   void add(Tensor& target, std::string parameter, std::string tensor, Shape stored, std::string words, AxisNames axes,
-           Layout layout = Layout::AsStored, std::size_t begin = 0, std::size_t end = 0) {
+           StoredLayout layout = StoredLayout::AsStored, std::size_t begin = 0, std::size_t end = 0) {
     WeightRead w;
     w.target = &target;
     w.parameter = std::move(parameter);
@@ -117,9 +117,9 @@ void plan_gpt2(const HfConfig& c, const CheckpointFiles& files, Model& model, Pl
     Tensor* bias[] = {&a.b_q, &a.b_k, &a.b_v};
     for (std::size_t k = 0; k < 3; ++k) {
       p.add(*qkv[k], at + "self_attention." + qkv_names[k], h + "attn.c_attn.weight", {N, 3 * N}, "n_embd x 3 n_embd",
-            {"N", "H*d"}, Layout::Columns, k * N, (k + 1) * N);
+            {"N", "H*d"}, StoredLayout::Columns, k * N, (k + 1) * N);
       p.add(*bias[k], at + "self_attention." + bias_names[k], h + "attn.c_attn.bias", {3 * N}, "3 n_embd", {"H*d"},
-            Layout::Range, k * N, (k + 1) * N);
+            StoredLayout::Range, k * N, (k + 1) * N);
     }
     p.add(a.W_o, at + "self_attention.W_o", h + "attn.c_proj.weight", {N, N}, "n_embd x n_embd", {"H*d", "N"});
     p.add(a.b_o, at + "self_attention.b_o", h + "attn.c_proj.bias", {N}, "n_embd", {"N"});
@@ -136,7 +136,8 @@ void plan_gpt2(const HfConfig& c, const CheckpointFiles& files, Model& model, Pl
   p.add(model.decoder_norm.gamma, "decoder_norm.gamma", t + "ln_f.weight", {N}, "n_embd", {"N"});
   p.add(model.decoder_norm.beta, "decoder_norm.beta", t + "ln_f.bias", {N}, "n_embd", {"N"});
   if (!c.tie_word_embeddings)
-    p.add(model.output.W, "output.W", "lm_head.weight", {V, N}, "vocab_size x n_embd", {"N", "V"}, Layout::Transposed);
+    p.add(model.output.W, "output.W", "lm_head.weight", {V, N}, "vocab_size x n_embd", {"N", "V"},
+          StoredLayout::Transposed);
 }
 
 // Llama, Mistral, Qwen2 (modeling_llama.py, modeling_qwen2.py): nn.Linear weights stored
@@ -151,7 +152,7 @@ void plan_llama(const HfConfig& c, Model& model, Planner& p) {
     auto& a = l.self_attention;
     const auto linear = [&](Tensor& t, const std::string& name, const std::string& proj, std::size_t out,
                             std::size_t in, const char* words, AxisNames axes) {
-      p.add(t, at + name, s + proj + ".weight", {out, in}, words, std::move(axes), Layout::Transposed);
+      p.add(t, at + name, s + proj + ".weight", {out, in}, words, std::move(axes), StoredLayout::Transposed);
     };
     linear(a.W_q, "self_attention.W_q", "self_attn.q_proj", Hd, N, "heads·head_dim x hidden_size", {"N", "H*d"});
     linear(a.W_k, "self_attention.W_k", "self_attn.k_proj", Gd, N, "kv_heads·head_dim x hidden_size", {"N", "G*d"});
@@ -173,7 +174,7 @@ void plan_llama(const HfConfig& c, Model& model, Planner& p) {
   p.add(model.decoder_norm.gamma, "decoder_norm.gamma", "model.norm.weight", {N}, "hidden_size", {"N"});
   if (!c.tie_word_embeddings)
     p.add(model.output.W, "output.W", "lm_head.weight", {V, N}, "vocab_size x hidden_size", {"N", "V"},
-          Layout::Transposed);
+          StoredLayout::Transposed);
 }
 
 }  // namespace

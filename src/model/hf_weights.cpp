@@ -10,13 +10,13 @@ namespace attn {
 
 std::string WeightRead::source_text() const {
   switch (layout) {
-    case Layout::AsStored:
+    case StoredLayout::AsStored:
       return tensor;
-    case Layout::Transposed:
+    case StoredLayout::Transposed:
       return tensor + ".T";
-    case Layout::Columns:
+    case StoredLayout::Columns:
       return fmt::format("{}[:, {}:{}]", tensor, begin, end);
-    case Layout::Range:
+    case StoredLayout::Range:
       return fmt::format("{}[{}:{}]", tensor, begin, end);
   }
   return tensor;
@@ -68,23 +68,23 @@ void read_one(const WeightRead& w) {
   const Shape& s = w.stored_shape;
   Tensor& out = *w.target;
   switch (w.layout) {
-    case Layout::AsStored:
+    case StoredLayout::AsStored:
       out = Tensor::uninitialized(s, w.axes);
       gather(view, file.path(), out, [](std::size_t k) { return k; });
       return;
-    case Layout::Transposed: {  // stored (out, in) -> (in, out)
+    case StoredLayout::Transposed: {  // stored (out, in) -> (in, out)
       const std::size_t rows = s[0], cols = s[1];
       out = Tensor::uninitialized({cols, rows}, w.axes);
       gather(view, file.path(), out, [&](std::size_t k) { return (k % rows) * cols + k / rows; });
       return;
     }
-    case Layout::Columns: {  // stored (rows, cols) -> (rows, end - begin)
+    case StoredLayout::Columns: {  // stored (rows, cols) -> (rows, end - begin)
       const std::size_t cols = s[1], width = w.end - w.begin;
       out = Tensor::uninitialized({s[0], width}, w.axes);
       gather(view, file.path(), out, [&](std::size_t k) { return (k / width) * cols + w.begin + k % width; });
       return;
     }
-    case Layout::Range:
+    case StoredLayout::Range:
       out = Tensor::uninitialized({w.end - w.begin}, w.axes);
       gather(view, file.path(), out, [&](std::size_t k) { return w.begin + k; });
       return;

@@ -15,7 +15,7 @@
 namespace attn {
 
 // How attn's tensor is laid out from the stored one.
-enum class Layout {
+enum class StoredLayout {
   AsStored,    // the same shape and order (GPT-2's Conv1D (in, out), embeddings, norms)
   Transposed,  // nn.Linear's (out, in) read as (in, out), so that x @ W computes x @ W^T
   Columns,     // columns [begin, end) of a 2-D tensor (GPT-2's c_attn: W_q, W_k, W_v side by side)
@@ -28,7 +28,7 @@ struct WeightRead {
   std::string tensor;       // the checkpoint's, "h.0.attn.c_attn.weight"
   Shape stored_shape;       // what the checkpoint must hold
   std::string shape_words;  // "n_embd x 3 n_embd", for messages
-  Layout layout = Layout::AsStored;
+  StoredLayout layout = StoredLayout::AsStored;
   std::size_t begin = 0, end = 0;  // Columns, Range
   AxisNames axes;                  // attn's axis names
   CheckpointFiles::Entry entry;    // found by plan_check

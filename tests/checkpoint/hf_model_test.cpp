@@ -14,6 +14,7 @@
 
 #include "attn/error.h"
 #include "attn/forward.h"
+#include "attn/generate.h"
 #include "attn/parameters.h"
 #include "attn/trace.h"
 #include "checkpoint/json_file.h"
@@ -89,6 +90,44 @@ TEST_CASE("Hugging Face checkpoints: logits and attention weights agree with the
       CHECK(attention_error <= 1e-12);
       if (std::getenv("ATTN_TEST_REPORT"))
         WARN(name << ": worst logit error " << logit_error << ", worst attention weight error " << attention_error);
+    }
+    ++run;
+  }
+  CHECK(run >= 13);
+}
+
+TEST_CASE("Hugging Face checkpoints: greedy generation with the KV cache agrees with the reference",
+          "[checkpoint][reference]") {
+  // The reference runs the whole prefix every step; attn runs the prompt once, then one
+  // position per step through the cache: the same picks, every step's logits within 1e-12.
+  std::size_t run = 0;
+  for (const auto& name : attn_test::case_names(kDir)) {
+    if (!computed_today(name)) continue;
+    DYNAMIC_SECTION(name) {
+      const attn::Json expected = attn::read_json_object_file(kDir + name + "/expected.json");
+      const attn::Model model = model_reading(name, expected.at("prompt").get<std::vector<std::size_t>>());
+      attn::KvCacheDecoder decoder(model);
+      attn::Trace prompt(true);
+      prompt.keep_entries(false);
+      prompt.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
+      attn::run_model(model, prompt);
+      std::size_t k = 0;
+      for (const auto& step : expected.at("greedy")) {
+        INFO("step " << k);
+        const std::vector<double> reference = step.at("logits").get<std::vector<double>>();
+        const std::vector<double>& logits = decoder.logits();
+        REQUIRE(logits.size() == reference.size());
+        double worst = 0;
+        for (std::size_t i = 0; i < logits.size(); ++i) worst = std::max(worst, std::fabs(logits[i] - reference[i]));
+        CHECK(worst <= 1e-12);
+        const attn::SamplingResult choice = attn::choose_next_token(logits.data(), logits.size(), {}, {}, nullptr);
+        REQUIRE(choice.id == step.at("id").get<std::size_t>());
+        attn::Trace trace(true);
+        trace.keep_entries(false);
+        decoder.step(choice.id, trace);
+        ++k;
+      }
+      CHECK(k == 5);
     }
     ++run;
   }

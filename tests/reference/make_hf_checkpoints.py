@@ -10,7 +10,8 @@ F32, F16, BF16 or F64, with GPT-2's keys with and without the "transformer." pre
 old checkpoints' attn.bias / attn.masked_bias buffers, tied and untied heads.
 
 expected.json holds the token ids run, the logits (S, V) and every layer's attention
-weights (H, S, S), computed in float64 by the functions below, which follow transformers'
+weights (H, S, S), and greedy generation from a prompt (each step's logits and pick),
+computed in float64 by the functions below, which follow transformers'
 modeling_gpt2.py (GPT2Attention, GPT2MLP, Conv1D, NewGELUActivation) and modeling_llama.py /
 modeling_qwen2.py / modeling_qwen3.py (LlamaRMSNorm, rotate_half, apply_rotary_pos_emb,
 repeat_kv, eager_attention_forward, LlamaMLP, q_norm/k_norm, the llama3 rope init) step by
@@ -41,6 +42,7 @@ from torch_common import out_dir, write_case_list, write_json  # noqa: E402
 torch.set_default_dtype(torch.float64)
 OUT = out_dir("hf_checkpoints")
 IDS = [3, 14, 1, 7, 7, 0, 11]  # the token ids every case runs (S = 7)
+PROMPT, GENERATED = IDS[:3], 5  # greedy generation: 3 tokens of prompt, 5 generated (8 positions)
 
 # ---- safetensors, by hand -------------------------------------------------------------
 
@@ -391,6 +393,17 @@ CASES = [
 ]
 
 
+def greedy(forward):
+    """Greedy generation from PROMPT, the whole prefix run every step (no cache): each step's
+    last-position logits and the id argmax picks."""
+    ids, steps = list(PROMPT), []
+    for _ in range(GENERATED):
+        last = forward(torch.tensor(ids))[0][-1]
+        steps.append({"logits": last.tolist(), "id": int(torch.argmax(last))})
+        ids.append(steps[-1]["id"])
+    return steps
+
+
 def make_case(name, config, dtype, options, seed, attn):
     folder = os.path.join(OUT, name)
     os.makedirs(folder)
@@ -410,11 +423,15 @@ def make_case(name, config, dtype, options, seed, attn):
         logits, attentions = gpt2_forward(config, exact, ids, prefix)
     else:
         logits, attentions = llama_forward(config, exact, ids, arch)
+    forward = (lambda t: gpt2_forward(config, exact, t, prefix)) if arch == "GPT2LMHeadModel" else (
+        lambda t: llama_forward(config, exact, t, arch))
+    steps = greedy(forward)
     note = ""
     if attn and arch != "Qwen3ForCausalLM" and not config.get("rope_scaling"):
         note = f", attn's own forward within {check_against_attn(attn, folder, attn_model_file(config, exact, arch, prefix), logits, attentions):.1e}"
     write_json(os.path.join(folder, "expected.json"),
-               {"ids": IDS, "logits": logits.tolist(), "attention_weights": [a.tolist() for a in attentions]})
+               {"ids": IDS, "logits": logits.tolist(), "attention_weights": [a.tolist() for a in attentions],
+                "prompt": PROMPT, "greedy": steps})
     size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
     print(f"{name}: {size} bytes{note}")
 
