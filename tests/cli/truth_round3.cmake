@@ -58,3 +58,13 @@ attn_cli_test(train_stops_at_non_finite_weight ARGS train -c ${torch_train}/sgd_
               --data ${torch_train}/sgd_momentum_clip.jsonl --steps 5 --optimizer sgd --lr 1e308 --weight-decay 1e308
               -o never_written.json EXIT 2
               STDERR ": update 1: embedding\\[0, 0\\] is -inf \\(overflow\\): training stopped and wrote no model \\(a smaller --lr, or --clip, keeps the weights finite\\)\n$")
+
+# A sentence mostly of words the model never learned: said once, plainly (it gave "Ils Elle
+# chat" with one note per word and nothing else). "sat", "on", "mat" and "The"'s case aside,
+# at least a quarter of the 6 words are unknown; "I love AI" (all known) gets no such note.
+attn_cli_test(unknown_words_warning ARGS explain "The cat sat on the mat" --steps tokens --linewidth 250 EXIT 0
+              MATCH "note: [0-9] of the 6 words are not among the 85 tokens this model knows, so its output means little: the model file's \"vocab\" lists the words it learned \\(the built-in model's: docs/default-model.md\\); a real model, trained on a language, knows tens of thousands")
+attn_cli_test(unknown_words_generate ARGS generate "The cat sat on the mat" EXIT 0 ENV "COLUMNS=250"
+              MATCH "[0-9] of the 6 words are not among the 85 tokens this model knows, so its output means little")
+attn_cli_test(known_words_no_warning ARGS explain "I love AI" --steps tokens --linewidth 250 EXIT 0
+              NOT_MATCH "its output means little")
