@@ -1,6 +1,7 @@
 // attn: a command-line walkthrough of transformer attention.
 // Exit codes: 0 ok, 2 bad usage or bad input, 1 anything else.
 #include <malloc.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -27,6 +28,17 @@
 #include "validate_command.h"
 
 namespace {
+
+// OpenMP's thread count capped at the CPUs this process may run on (its affinity), before
+// any thread starts, and said once: more threads than CPUs only wait for each other, and a
+// huge OMP_NUM_THREADS (100000) made libgomp crash starting them.
+void cap_threads_at_cpus() {
+  const int asked = omp_get_max_threads(), cpus = omp_get_num_procs();
+  if (cpus < 1 || asked <= cpus) return;
+  omp_set_num_threads(cpus);
+  std::cerr << "attn: OMP_NUM_THREADS asks for " << asked << " threads, more than the " << cpus << " CPU"
+            << (cpus == 1 ? "" : "s") << " attn may run on: it uses " << cpus << "\n";
+}
 
 // How the process runs models: the threads' waiting policy, the heap, Eigen's threads.
 void prepare_process(int argc, char** argv) {
@@ -56,6 +68,7 @@ void prepare_process(int argc, char** argv) {
   // measured slower (docs/performance.md). With one thread here, a product that is not
   // split (a single row, say) stays on one thread.
   Eigen::setNbThreads(1);
+  cap_threads_at_cpus();
 }
 
 }  // namespace
