@@ -424,7 +424,7 @@ TrainingTask induction_task(const TaskSizes& asked) {
       "L 6 to 12, never a training segment), decoder-only with RoPE, d_model 32, 2 heads, d_ff 64, 2 layers",
       kInductionLetters, kInductionFiller, kInductionTrain);
   Sizes sizes{32, 2, 64, 2, true, "", "rope"};
-  return finish("induction", description, digit_vocab(0, letters), sizes, train, held_out, adam(3000, 32, 3e-3, 100), 0,
+  return finish("induction", description, digit_vocab(0, letters), sizes, train, held_out, adam(1500, 32, 3e-3, 100), 0,
                 asked);
 }
 

@@ -41,18 +41,21 @@ TEST_CASE("head scores: the latest earlier occurrence, and positions that do not
   const Tensor w = weights({{1, 0, 0}, {0.25, 0.75, 0}, {0.5, 0.25, 0.25}});
   const std::vector<std::size_t> aaa = {3, 3, 3};
   CHECK(*attn::induction_score(w, aaa) == 0.5);                  // (0.75 + 0.25) / 2
-  CHECK(*attn::induction_score(w, aaa, 2) == 0.25);              // only p = 2 has q + 2 <= p: w[2,2]
+  CHECK_FALSE(attn::induction_score(w, aaa, 2).has_value());     // q + 2 = p + 1 at both: no position
   CHECK(*attn::duplicate_token_score(w, aaa) == 0.5);            // 0.25 at p = 1; 0.5 + 0.25 at p = 2
   CHECK_FALSE(attn::induction_score(w, {1, 2, 3}).has_value());  // no token repeats
   CHECK_FALSE(attn::previous_token_score(weights({{1}})).has_value());
 }
 
 TEST_CASE("the strongest role is the largest score of at least 0.5", "[analysis]") {
-  // an induction head on "A B A B": p = 2 looks at 1, p = 3 at 2; which is also the previous token
-  const Tensor w = weights({{1, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 0.75, 0.25}});
-  const attn::HeadScores s = attn::score_head(w, kABAB);
-  CHECK(*s.induction == 0.875);
-  CHECK(*s.previous_token == (1 + 1 + 0.75) / 3);
+  // an induction head on "A B C A B": p = 3 (A, q = 0) looks at 1, p = 4 (B, q = 1) mostly at 2;
+  // the segment is longer than 2, so the induction position is not the previous token's
+  const Tensor w = weights({{1, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 0, 0.75, 0, 0.25}});
+  const attn::HeadScores s = attn::score_head(w, {0, 1, 2, 0, 1});
+  CHECK(*s.induction == 0.875);      // (1 + 0.75) / 2
+  CHECK(*s.previous_token == 0.25);  // w[1,0] = 1, then 0, 0, 0
+  CHECK(*s.first_token == 0.5);      // 1, 1, 0, 0
+  CHECK(*s.self == 0.0625);          // 0, 0, 0, 0.25
   CHECK(attn::strongest_role(s) == "induction");
 }
 
