@@ -53,21 +53,39 @@ std::vector<std::size_t> ids_of(const Tensor& token_ids) {
   return ids;
 }
 
-// Every self-attention head's scores, from the kept trace of an unbatched run. Cross-
-// attention's queries and keys are different sequences: no previous token, no repeats.
-std::vector<ScoredHead> score_heads(const Trace& trace) {
+// What a run keeps for the scores: the attention weights of every block and the token ids,
+// copied as the forward pass records them (the trace itself keeps nothing, so a large model
+// holds no more than these).
+std::vector<TraceEntry> attention_records(const Model& model, Trace& trace) {
+  std::vector<TraceEntry> kept;
+  trace.keep_entries(false);
+  trace.set_sink([&kept](const TraceRecord& r) {
+    if (r.id.kind != StepKind::AttentionWeights && r.id.kind != StepKind::TokenIds) return;
+    Tensor t = Tensor::uninitialized(r.shape, r.axes);
+    std::copy(r.data, r.data + t.size(), t.data.begin());
+    kept.push_back(TraceEntry{r.id, r.name, std::move(t), {}});
+  });
+  run_model(model, trace);
+  return kept;
+}
+
+// Every self-attention head's scores, from an unbatched run's records. Cross-attention's
+// queries and keys are different sequences: no previous token, no repeats.
+std::vector<ScoredHead> score_heads(const std::vector<TraceEntry>& records) {
+  const auto token_ids = [&records](Sequence sequence) -> const Tensor& {
+    for (const TraceEntry& e : records)
+      if (e.id.kind == StepKind::TokenIds && e.id.sequence == sequence) return e.tensor;
+    throw InternalError("attn heads: no token ids recorded");
+  };
   std::vector<ScoredHead> heads;
-  for (const TraceEntry& e : trace.entries()) {
+  for (const TraceEntry& e : records) {
     if (e.id.kind != StepKind::AttentionWeights || e.id.block == Block::CrossAttention) continue;
-    StepId ids_id;
-    ids_id.kind = StepKind::TokenIds;
-    ids_id.sequence = e.id.sequence;
-    const TraceEntry* token_ids = trace.find(ids_id);
-    if (!token_ids) throw InternalError("attn heads: no token ids recorded for " + e.name);
-    const std::vector<std::size_t> tokens = ids_of(token_ids->tensor);
+    const std::vector<std::size_t> tokens = ids_of(token_ids(e.id.sequence));
     const std::size_t H = e.tensor.dim(0), S = e.tensor.dim(1);  // (H,S,S)
-    std::string block = e.name.substr(0, e.name.rfind('.'));     // decoder.0.self_attention
-    block = block.substr(0, block.find('.')) + block.substr(block.find('.', block.find('.') + 1));
+    // "decoder.0.self_attention.weights" -> "decoder.self_attention"
+    const std::string block_path = e.name.substr(0, e.name.rfind('.'));
+    const std::size_t first_dot = block_path.find('.'), second_dot = block_path.find('.', first_dot + 1);
+    const std::string block = block_path.substr(0, first_dot) + block_path.substr(second_dot);
     for (std::size_t h = 0; h < H; ++h) {
       const Tensor w = take_index(e.tensor, 0, h);  // (S,S)
       heads.push_back({block, e.id.layer, h, score_head(reshaped(w, {S, S}, {"S", "S"}), tokens)});
@@ -184,8 +202,7 @@ int run_heads(const HeadsOptions& options) {
   if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
   check_run_memory(model, load);
   Trace trace(true);
-  run_model(model, trace);
-  const std::vector<ScoredHead> heads = score_heads(trace);
+  const std::vector<ScoredHead> heads = score_heads(attention_records(model, trace));
   const auto* tokens = trace.tokens(Sequence::Source);
   const std::vector<std::string> sequence = tokens ? tokens->front() : std::vector<std::string>{};
   const auto* target = model.has_target() ? trace.tokens(Sequence::Target) : nullptr;

@@ -9,7 +9,7 @@
 #include "attn/model_file.h"
 
 TEST_CASE("every bundled example loads and runs", "[examples]") {
-  REQUIRE(attn::bundled_examples().size() == 13);
+  REQUIRE(attn::bundled_examples().size() == 14);
   for (const auto& e : attn::bundled_examples()) {
     INFO(e.name);
     const attn::Model model = attn::load_model_text(e.json, e.name);
