@@ -76,7 +76,7 @@ Json read_json_file(const std::string& path) {
   }
 }
 
-std::string describe_json_value(const Json& value) {
+std::string describe_json_found(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null:
       return "null";
@@ -101,7 +101,7 @@ std::string describe_json_value(const Json& value) {
 }
 
 void JsonField::fail(const std::string& expected) const {
-  throw InputError(file, path, "expected " + expected + ", found " + describe_json_value(value));
+  throw InputError(file, path, "expected " + expected + ", found " + describe_json_found(value));
 }
 
 const Json& JsonField::object() const {

@@ -46,7 +46,7 @@ struct JsonField {
 };
 
 // How a found value reads in a message: "the string \"Unigram\"", "the number 3", "null".
-std::string describe_json_value(const Json& value);
+std::string describe_json_found(const Json& value);
 
 }  // namespace attn
 

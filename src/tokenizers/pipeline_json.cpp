@@ -25,7 +25,7 @@ std::shared_ptr<PcreRegex> read_pattern(const JsonField& field) {
 
 [[noreturn]] void refuse(const JsonField& type, const std::string& what, const std::string& known) {
   throw InputError(type.file, type.path,
-                   "expected a " + what + " attn knows (" + known + "), found " + describe_json_value(type.value));
+                   "expected a " + what + " attn knows (" + known + "), found " + describe_json_found(type.value));
 }
 
 void add_normalizer(const JsonField& field, std::vector<NormalizerStep>& steps) {

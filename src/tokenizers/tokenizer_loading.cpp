@@ -50,7 +50,7 @@ void check_model_type(const JsonField& model) {
   const std::string name = type.string();
   if (name == "BPE") return;
   throw InputError(type.file, type.path,
-                   "expected \"BPE\" (byte-level or SentencePiece-style), found " + describe_json_value(type.value) +
+                   "expected \"BPE\" (byte-level or SentencePiece-style), found " + describe_json_found(type.value) +
                        ": attn does not tokenize with " + name + " models (Unigram: T5, ALBERT; WordPiece: BERT)");
 }
 
