@@ -17,6 +17,7 @@
 #include "explain_command.h"
 #include "generate_command.h"
 #include "grad_command.h"
+#include "heads_command.h"
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
@@ -98,6 +99,8 @@ int main(int argc, char** argv) {
   attn::cli::setup_train(app, train);
   attn::cli::TokenizeOptions tokenize;
   attn::cli::setup_tokenize(app, tokenize);
+  attn::cli::HeadsOptions heads;
+  attn::cli::setup_heads(app, heads);
 
   // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
   if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
@@ -130,6 +133,7 @@ int main(int argc, char** argv) {
     // The model named as run_explain and run_grad name it.
     const std::string source = attn::cli::model_source_name(app.got_subcommand("grad")       ? grad
                                                             : app.got_subcommand("generate") ? generate.run
+                                                            : app.got_subcommand("heads")    ? heads.run
                                                                                              : explain);
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;

@@ -243,7 +243,7 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
       ->check(non_empty("a file name"));
   train
       ->add_option("--task", options.task,
-                   "A built-in task with its own model and data: copy, reverse, sort, translate")
+                   "A built-in task with its own model and data: copy, reverse, sort, translate, induction")
       ->check(CLI::IsMember(task_names()));
   train->add_option("--d-model", options.d_model, "With --task: d_model (N) instead of the task's")
       ->transform(non_negative_integer());
