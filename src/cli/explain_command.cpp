@@ -18,6 +18,7 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "attn/product_kernel.h"
 #include "attn/walkthrough.h"
 #include "html_option.h"
 #include "model/default_model.h"
@@ -326,9 +327,9 @@ int run_explain(const ExplainOptions& options) {
   }
   progress.clear();
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{})\n", load_seconds,
-                             forward_seconds, dump_seconds, omp_get_max_threads(),
-                             omp_get_max_threads() == 1 ? "" : "s");
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{}, {} product kernel)\n",
+                             load_seconds, forward_seconds, dump_seconds, omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
   if (options.quiet) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";

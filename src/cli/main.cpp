@@ -12,6 +12,7 @@
 
 #include "attn/error.h"
 #include "attn/model_file.h"
+#include "attn/product_kernel.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "generate_command.h"
@@ -63,6 +64,11 @@ int main(int argc, char** argv) {
   // Before anything opens a file: a closed standard output must not become the dump.
   attn::cli::guard_standard_streams();
   prepare_process(argc, argv);
+  // The large products' kernel, once: the best this CPU runs, or the one ATTN_CPU names.
+  if (const auto refused = attn::choose_product_kernel(std::getenv("ATTN_CPU"))) {
+    std::cerr << *refused << "\n";
+    return 2;
+  }
   CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
   app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
   app.require_subcommand(1);
