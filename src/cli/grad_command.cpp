@@ -84,6 +84,7 @@ int run_grad(const ExplainOptions& options) {
   trace.keep_gradients(!options.quiet || dump_to_stdout || !options.html_path.empty());
   DumpOptions dump_options;
   dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
+  dump_options.parameters = parse_dump_parameters(options.dump_parameters).value_or(DumpParameters::Auto);
   std::unique_ptr<TraceDump> dump;
   double dump_seconds = 0;
   if (!options.dump_path.empty() && !dump_to_stdout) {
