@@ -23,6 +23,7 @@
 #include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
+#include "tokenize_command.h"
 #include "train_command.h"
 #include "validate_command.h"
 
@@ -91,6 +92,8 @@ int main(int argc, char** argv) {
   attn::cli::setup_init(app, init);
   attn::cli::TrainCommandOptions train;
   attn::cli::setup_train(app, train);
+  attn::cli::TokenizeOptions tokenize;
+  attn::cli::setup_tokenize(app, tokenize);
 
   // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
   if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
