@@ -119,7 +119,7 @@ TEST_CASE("the AVX2 and AVX-512 kernels sum in the same order and give the same 
   }
 }
 
-TEST_CASE("ATTN_CPU names the kernel that runs; an unknown or unavailable one is refused",
+TEST_CASE("ATTN_CPU names the kernel that runs, and an unknown or unavailable one is refused",
           "[kernels][product_kernels]") {
   // Under the ctest entry kernels.baseline (ATTN_CPU=baseline), the baseline kernel runs.
   const char* request = std::getenv("ATTN_CPU");
