@@ -18,7 +18,6 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
-#include "attn/product_kernel.h"
 #include "attn/walkthrough.h"
 #include "html_option.h"
 #include "model/default_model.h"
@@ -187,12 +186,6 @@ void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool wi
                   "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
       ->check(CLI::IsMember({"string", "null", "literal"}))
       ->capture_default_str();
-  explain
-      .add_option("--dump-parameters", options.dump_parameters,
-                  "Whether the dump holds the model's parameters after the tensors: yes, no, or auto (yes when they "
-                  "take at most 16 MiB as float64: a small model's weights, not a paper-sized one's)")
-      ->check(CLI::IsMember({"auto", "yes", "no"}))
-      ->capture_default_str();
   if (with_html) add_html_option(explain, options.html_path);
   explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
@@ -279,7 +272,6 @@ int run_explain(const ExplainOptions& options) {
   trace.keep_entries(!options.quiet || dump_at_end || !options.html_path.empty());
   DumpOptions dump_options;
   dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
-  dump_options.parameters = parse_dump_parameters(options.dump_parameters).value_or(DumpParameters::Auto);
   std::unique_ptr<TraceDump> dump;
   if (dump_streams) dump = std::make_unique<TraceDump>(options.dump_path, model, dump_options);
   std::ostream& terminal = dump_at_end ? std::cerr : std::cout;
@@ -352,9 +344,9 @@ int run_explain(const ExplainOptions& options) {
   }
   progress.clear();
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{}, {} product kernel)\n",
-                             load_seconds, forward_seconds, dump_seconds, omp_get_max_threads(),
-                             omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{})\n", load_seconds,
+                             forward_seconds, dump_seconds, omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s");
   if (options.quiet) {
     // The notes still matter without the walkthrough: an unknown word, a fully masked row.
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";

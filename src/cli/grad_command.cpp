@@ -14,7 +14,6 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
-#include "attn/product_kernel.h"
 #include "attn/walkthrough.h"
 #include "html_option.h"
 #include "pager.h"
@@ -90,7 +89,6 @@ int run_grad(const ExplainOptions& options) {
   trace.keep_gradients(!options.quiet || dump_to_stdout || !options.html_path.empty());
   DumpOptions dump_options;
   dump_options.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
-  dump_options.parameters = parse_dump_parameters(options.dump_parameters).value_or(DumpParameters::Auto);
   std::unique_ptr<TraceDump> dump;
   double dump_seconds = 0;
   if (!options.dump_path.empty() && !dump_to_stdout) {
@@ -138,10 +136,9 @@ int run_grad(const ExplainOptions& options) {
     dump_seconds += seconds_since(timer);
   }
   if (options.timings)
-    std::cerr << fmt::format(
-        "attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s ({} thread{}, {} product kernel)\n",
-        load_seconds, forward_seconds, backward_seconds, dump_seconds, omp_get_max_threads(),
-        omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s ({} thread{})\n",
+                             load_seconds, forward_seconds, backward_seconds, dump_seconds, omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s");
   if (options.quiet)
     for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
   return 0;
