@@ -27,56 +27,39 @@
 
 namespace attn {
 
-// The step that made a tensor, one per documented trace name (docs/trace-names.md).
+// The step that made a tensor, one per row of the table of step kinds
+// (attn/step_kinds.def), which says everything else about it: its trace name
+// (docs/trace-names.md), its page, its explanation and its printers.
 enum class StepKind : std::uint8_t {
-  // Text to the input rows, for the source and for the decoder's target.
-  TokenIds,            // tokens.ids
-  PaddingMask,         // tokens.padding_mask
-  EmbeddingLookup,     // embedding.lookup
-  ScaledEmbedding,     // embedding.scaled
-  PositionalEncoding,  // embedding.positional
-  Input,               // input
-  // Masks, one per attention block kind: encoder.mask, decoder.self_mask, decoder.cross_mask.
-  Mask,
-  // Multi-head attention: <layer>.<block>.q ... output.
-  Query,
-  Key,
-  Value,
-  QueryHeads,
-  KeyHeads,
-  ValueHeads,
-  // RoPE (model.positional_encoding "rope"): q_rope, k_rope, the heads rotated by position.
-  RotatedQueries,
-  RotatedKeys,
-  // Grouped-query attention (model.num_kv_heads < num_heads): k_repeat, v_repeat, the G
-  // key/value heads repeated to H.
-  RepeatedKeys,
-  RepeatedValues,
-  TransposedKeys,
-  Scores,
-  ScaledScores,
-  MaskedScores,
-  AttentionWeights,
-  Context,
-  MergedHeads,
-  OutputProjection,
-  // The rest of a layer: <layer>.residualN, add_normN (post-norm), normN (pre-norm),
-  // ffn.hidden, ffn.output, output; a stack's final norm (encoder.norm, decoder.norm).
-  Residual,
-  AddNorm,
-  PreNorm,
-  FfnHidden,
-  FfnOutput,
-  LayerOutput,
-  FinalNorm,
-  // The output head: output.logits, output.probabilities.
-  Logits,
-  Probabilities,
-  // attn grad: the loss (shape []), and a weight's gradient (grad.<path in the model file>).
-  Loss,
-  Weight,
+#define ATTN_STEP(kind, ...) kind,
+#include "attn/step_kinds.def"
+#undef ATTN_STEP
 };
-constexpr std::size_t kStepKindCount = static_cast<std::size_t>(StepKind::Weight) + 1;
+constexpr std::size_t kStepKindCount = 0
+#define ATTN_STEP(...) +1
+#include "attn/step_kinds.def"
+#undef ATTN_STEP
+    ;
+
+// Where the entries of a kind sit, which makes their names (step_kinds.def explains each).
+enum class EntryPlace : std::uint8_t { Input, Mask, Layer, StackEnd, Model, Gradient };
+
+// A row of the table of step kinds, as the forward pass and the walkthrough read it (the
+// printers are present/'s: print_context.cpp reads them from the same rows).
+struct StepKindRow {
+  StepKind kind;
+  const char* trace_name;    // "scores", "tokens.ids", "output.logits"
+  const char* display_name;  // "scores", "Q"; "" when it depends on more than the kind
+  const char* page;          // "masked_scores": --steps, `attn steps --kinds`, docs/steps/<page>.md
+  const char* explanation;   // "causal_mask": the key of its text (present/explanations.cpp)
+  EntryPlace place;
+  const char* steps_alias;   // a name --steps takes besides the page ("q_heads"), or ""
+  const char* page_summary;  // on the first row of a page: its line in `attn steps --kinds`
+};
+// The row of a kind.
+const StepKindRow& step_kind_row(StepKind kind);
+// Every row, in StepKind's order.
+const StepKindRow* step_kind_rows();
 
 // Which token sequence an entry belongs to: the source (the encoder's input) or the
 // target (the decoder's).

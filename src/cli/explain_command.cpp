@@ -255,6 +255,11 @@ namespace {
 struct ExplainOutputs {
   std::unique_ptr<StreamingWalkthrough> printer;
   std::ostringstream paged;  // --pause: the whole walkthrough, paged once the run is over
+  // --pause: the same walkthrough with every step in full, for a step jumped to. (The
+  // printers keep a reference to their options: these live as long as they do.)
+  std::ostringstream paged_in_full;
+  WalkthroughOptions every_step_in_full;
+  std::unique_ptr<StreamingWalkthrough> in_full;
   std::unique_ptr<ProgressLine> progress;
   double print_seconds = 0;
 };
@@ -263,8 +268,16 @@ void start_outputs(CommandRun& run, const ExplainOptions& options, const Walkthr
                    ExplainOutputs& outputs, std::chrono::steady_clock::time_point started) {
   run.open_lesson(walkthrough);
   std::ostream& out = options.pause ? outputs.paged : run.terminal();
-  outputs.printer = start_walkthrough(out, trace, run.model(), run.input(), walkthrough, options.quiet,
-                                      !run.dump_to_stdout(), run.lesson());
+  // (--pause keeps the trace whole: two walkthroughs read it.)
+  const bool forget = !run.dump_to_stdout() && !options.pause;
+  outputs.printer =
+      start_walkthrough(out, trace, run.model(), run.input(), walkthrough, options.quiet, forget, run.lesson());
+  if (outputs.printer && options.pause) {
+    outputs.every_step_in_full = walkthrough;
+    outputs.every_step_in_full.full = true;
+    outputs.in_full = start_walkthrough(outputs.paged_in_full, trace, run.model(), run.input(),
+                                        outputs.every_step_in_full, false, false, nullptr);
+  }
   // The progress line shares the terminal with nothing else: not while the walkthrough
   // prints to it.
   const bool show_progress =
@@ -281,7 +294,12 @@ void start_outputs(CommandRun& run, const ExplainOptions& options, const Walkthr
     });
   if (outputs.printer)
     trace.set_entry_observer(
-        [&outputs](const TraceEntry& entry) { timed(outputs.print_seconds, [&] { outputs.printer->add(entry); }); });
+        [&outputs](const TraceEntry& entry) {
+          timed(outputs.print_seconds, [&] {
+            if (outputs.in_full) outputs.in_full->add(entry);
+            outputs.printer->add(entry);
+          });
+        });
 }
 
 }  // namespace
@@ -323,8 +341,11 @@ int run_explain(const ExplainOptions& options) {
     throw;
   }
   if (outputs.printer) timed(outputs.print_seconds, [&] { outputs.printer->finish(); });
-  if (outputs.printer && options.pause && !options.quiet)
-    page_steps(outputs.paged.str(), outputs.printer->step_places(), std::cin, run.terminal(), std::cerr);
+  if (outputs.in_full) outputs.in_full->finish();
+  if (outputs.printer && options.pause && !options.quiet) {
+    const PagedText full{outputs.paged_in_full.str(), outputs.in_full->step_places()};
+    page_steps({outputs.paged.str(), outputs.printer->step_places()}, &full, std::cin, run.terminal(), std::cerr);
+  }
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - run.dump_seconds() - outputs.print_seconds;
   run.commit(trace);

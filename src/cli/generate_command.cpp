@@ -214,11 +214,11 @@ void run_prompt(Generation& g, Trace& prompt) {
   if (g.draw) {
     if (g.terminal)
       g.out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
-                           model.source, g.tokens.size(), g.tokens.size() == 1 ? "" : "s", options.max_new_tokens,
+                           printable(model.source), g.tokens.size(), g.tokens.size() == 1 ? "" : "s", options.max_new_tokens,
                            options.temperature == 0
                                ? "greedy (temperature 0)"
                                : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
-                           options.stop);
+                           printable(options.stop));
     const std::string first =
         fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
     if (g.terminal) g.out << "\n" << first << "\n";

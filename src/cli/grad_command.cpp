@@ -34,10 +34,16 @@ void print_run(const Trace& trace, const Model& model, const RunInput& input, co
     print_walkthrough(terminal, trace, model, input, walkthrough);
     return;
   }
-  std::ostringstream paged;
-  std::vector<StepPlace> places;
-  print_walkthrough(paged, trace, model, input, walkthrough, &places);
-  page_steps(paged.str(), places, std::cin, terminal, std::cerr);
+  // A step jumped to is shown from the walkthrough with every step in full.
+  PagedText paged, in_full;
+  std::ostringstream text, full_text;
+  print_walkthrough(text, trace, model, input, walkthrough, &paged.places);
+  WalkthroughOptions full = walkthrough;
+  full.full = true;
+  print_walkthrough(full_text, trace, model, input, full, &in_full.places);
+  paged.text = text.str();
+  in_full.text = full_text.str();
+  page_steps(paged, &in_full, std::cin, terminal, std::cerr);
 }
 
 }  // namespace

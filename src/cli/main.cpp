@@ -1,6 +1,7 @@
 // attn: a command-line walkthrough of transformer attention.
 // Exit codes: 0 ok, 2 bad usage or bad input, 1 anything else.
 #include <malloc.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,16 +17,29 @@
 #include "explain_command.h"
 #include "generate_command.h"
 #include "grad_command.h"
+#include "heads_command.h"
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
 #include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
+#include "tokenize_command.h"
 #include "train_command.h"
 #include "validate_command.h"
 
 namespace {
+
+// OpenMP's thread count capped at the CPUs this process may run on (its affinity), before
+// any thread starts, and said once: more threads than CPUs only wait for each other, and a
+// huge OMP_NUM_THREADS (100000) made libgomp crash starting them.
+void cap_threads_at_cpus() {
+  const int asked = omp_get_max_threads(), cpus = omp_get_num_procs();
+  if (cpus < 1 || asked <= cpus) return;
+  omp_set_num_threads(cpus);
+  std::cerr << "attn: OMP_NUM_THREADS asks for " << asked << " threads, more than the " << cpus << " CPU"
+            << (cpus == 1 ? "" : "s") << " attn may run on: it uses " << cpus << "\n";
+}
 
 // How the process runs models: the threads' waiting policy, the heap, Eigen's threads.
 void prepare_process(int argc, char** argv) {
@@ -55,6 +69,7 @@ void prepare_process(int argc, char** argv) {
   // measured slower (docs/performance.md). With one thread here, a product that is not
   // split (a single row, say) stays on one thread.
   Eigen::setNbThreads(1);
+  cap_threads_at_cpus();
 }
 
 // Every subcommand's options, as the parser fills them.
@@ -66,6 +81,8 @@ struct Commands {
   attn::cli::ValidateOptions validate;
   attn::cli::InitOptions init;
   attn::cli::TrainCommandOptions train;
+  attn::cli::TokenizeOptions tokenize;
+  attn::cli::HeadsOptions heads;
 };
 
 void setup_commands(CLI::App& app, Commands& c) {
@@ -77,6 +94,8 @@ void setup_commands(CLI::App& app, Commands& c) {
   attn::cli::setup_validate(app, c.validate);
   attn::cli::setup_init(app, c.init);
   attn::cli::setup_train(app, c.train);
+  attn::cli::setup_tokenize(app, c.tokenize);
+  attn::cli::setup_heads(app, c.heads);
 }
 
 // What a NumericError's numbers came from, named as the subcommand that ran names it: the
@@ -87,6 +106,7 @@ std::string numeric_error_source(const CLI::App& app, const Commands& c) {
   if (app.got_subcommand("grad")) return attn::cli::model_source_name(c.grad.run);
   if (app.got_subcommand("steps")) return attn::cli::model_source_name(c.steps.run);
   if (app.got_subcommand("generate")) return attn::cli::model_source_name(c.generate.run);
+  if (app.got_subcommand("heads")) return attn::cli::model_source_name(c.heads.run);
   if (app.got_subcommand("train")) return attn::cli::train_source_name(c.train);
   for (const CLI::App* command : app.get_subcommands()) return "attn " + command->get_name();
   return "attn";

@@ -66,7 +66,7 @@ int run_validate(const ValidateOptions& options) {
   for (const auto& file : options.files) {
     try {
       const LoadedModel loaded = load_model(file, load);
-      std::cout << model_file_name(file) << ": valid: " << summary(loaded.model, loaded.input) << "\n";
+      std::cout << printable(model_file_name(file)) << ": valid: " << summary(loaded.model, loaded.input) << "\n";
     } catch (const InputErrors& e) {
       for (const auto& error : e.errors()) std::cerr << error.what() << "\n";
       code = 2;

@@ -1,6 +1,6 @@
 // The one place that names trace entries (docs/trace-names.md): every documented name is
-// made here from a StepId, and every name a user may type (--steps, --layer) is read here.
-// Nothing else compares trace names.
+// made here from a StepId and the table of step kinds (attn/step_kinds.def), and every name
+// a user may type (--steps, --layer) is read here. Nothing else compares trace names.
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -12,81 +12,21 @@ namespace attn {
 
 namespace {
 
-// The last part of a name: "scores" in "encoder.0.attention.scores".
-const char* step_part(StepKind kind) {
-  switch (kind) {
-    case StepKind::TokenIds:
-      return "ids";
-    case StepKind::PaddingMask:
-      return "padding_mask";
-    case StepKind::EmbeddingLookup:
-      return "lookup";
-    case StepKind::ScaledEmbedding:
-      return "scaled";
-    case StepKind::PositionalEncoding:
-      return "positional";
-    case StepKind::Input:
-      return "input";
-    case StepKind::Mask:
-      return "mask";
-    case StepKind::Query:
-      return "q";
-    case StepKind::Key:
-      return "k";
-    case StepKind::Value:
-      return "v";
-    case StepKind::QueryHeads:
-      return "q_heads";
-    case StepKind::KeyHeads:
-      return "k_heads";
-    case StepKind::ValueHeads:
-      return "v_heads";
-    case StepKind::RotatedQueries:
-      return "q_rope";
-    case StepKind::RotatedKeys:
-      return "k_rope";
-    case StepKind::RepeatedKeys:
-      return "k_repeat";
-    case StepKind::RepeatedValues:
-      return "v_repeat";
-    case StepKind::TransposedKeys:
-      return "k_t";
-    case StepKind::Scores:
-      return "scores";
-    case StepKind::ScaledScores:
-      return "scaled_scores";
-    case StepKind::MaskedScores:
-      return "masked_scores";
-    case StepKind::AttentionWeights:
-      return "weights";
-    case StepKind::Context:
-      return "context";
-    case StepKind::MergedHeads:
-      return "concat";
-    case StepKind::OutputProjection:
-    case StepKind::FfnOutput:
-    case StepKind::LayerOutput:
-      return "output";
-    case StepKind::Residual:
-      return "residual";
-    case StepKind::AddNorm:
-      return "add_norm";
-    case StepKind::PreNorm:
-    case StepKind::FinalNorm:
-      return "norm";
-    case StepKind::FfnHidden:
-      return "hidden";
-    case StepKind::Logits:
-      return "logits";
-    case StepKind::Probabilities:
-      return "probabilities";
-    case StepKind::Loss:
-      return "loss";
-    case StepKind::Weight:
-      return "weight";
-  }
-  throw InternalError("trace_name: unknown step kind");
+// The rows of step_kinds.def without the printers, which are present/'s.
+constexpr StepKindRow kRows[] = {
+#define ATTN_STEP(kind, trace, display, page, why, forward, backward, place, alias, summary) \
+  {StepKind::kind, trace, display, page, why, EntryPlace::place, alias, summary},
+#include "attn/step_kinds.def"
+#undef ATTN_STEP
+};
+static_assert(sizeof(kRows) / sizeof(kRows[0]) == kStepKindCount, "one row per step kind");
+
+constexpr bool rows_in_order() {
+  for (std::size_t i = 0; i < kStepKindCount; ++i)
+    if (static_cast<std::size_t>(kRows[i].kind) != i) return false;
+  return true;
 }
+static_assert(rows_in_order(), "the rows in StepKind's order");
 
 const char* stack_part(Stack stack) { return stack == Stack::Decoder ? "decoder" : "encoder"; }
 
@@ -104,23 +44,6 @@ const char* block_part(Block block) {
       break;
   }
   return "";
-}
-
-// The steps before the layers: "tokens.ids", "embedding.lookup", "input", each with
-// "target_" in front for the decoder's sequence.
-std::string sequence_step_name(const StepId& id) {
-  const char* target = id.sequence == Sequence::Target ? "target_" : "";
-  switch (id.kind) {
-    case StepKind::TokenIds:
-    case StepKind::PaddingMask:
-      return fmt::format("{}tokens.{}", target, step_part(id.kind));
-    case StepKind::EmbeddingLookup:
-    case StepKind::ScaledEmbedding:
-    case StepKind::PositionalEncoding:
-      return fmt::format("{}embedding.{}", target, step_part(id.kind));
-    default:
-      return fmt::format("{}input", target);
-  }
 }
 
 // The last part of a weight's path: "W_q", "gamma", "W" (output.W).
@@ -226,28 +149,31 @@ std::string trace_name(const StepId& id) {
 namespace {
 
 std::string forward_name(const StepId& id) {
-  if (id.in_layer()) {
-    const bool numbered = id.kind == StepKind::Residual || id.kind == StepKind::AddNorm || id.kind == StepKind::PreNorm;
-    return fmt::format("{}.{}{}{}", layer_name(id), block_part(id.block), step_part(id.kind),
-                       numbered ? std::to_string(id.number) : "");
+  const StepKindRow& row = step_kind_row(id.kind);
+  switch (row.place) {
+    case EntryPlace::Layer:
+      return fmt::format("{}.{}{}{}", layer_name(id), block_part(id.block), row.trace_name,
+                         id.number > 0 ? std::to_string(id.number) : "");
+    case EntryPlace::Input:
+      return fmt::format("{}{}", id.sequence == Sequence::Target ? "target_" : "", row.trace_name);
+    case EntryPlace::Mask: {
+      const char* which = id.stack != Stack::Decoder ? "" : id.block == Block::CrossAttention ? "cross_" : "self_";
+      return fmt::format("{}.{}{}", stack_part(id.stack), which, row.trace_name);
+    }
+    case EntryPlace::StackEnd:
+      return fmt::format("{}.{}", stack_part(id.stack), row.trace_name);
+    case EntryPlace::Model:
+    case EntryPlace::Gradient:
+      break;
   }
-  switch (id.kind) {
-    case StepKind::Mask:
-      if (id.stack != Stack::Decoder) return "encoder.mask";
-      return id.block == Block::CrossAttention ? "decoder.cross_mask" : "decoder.self_mask";
-    case StepKind::FinalNorm:
-      return fmt::format("{}.norm", stack_part(id.stack));
-    case StepKind::Logits:
-    case StepKind::Probabilities:
-      return fmt::format("output.{}", step_part(id.kind));
-    case StepKind::Loss:
-      return "loss";
-    default:
-      return sequence_step_name(id);
-  }
+  return row.trace_name;
 }
 
 }  // namespace
+
+const StepKindRow& step_kind_row(StepKind kind) { return kRows[static_cast<std::size_t>(kind)]; }
+
+const StepKindRow* step_kind_rows() { return kRows; }
 
 std::optional<LayerSelection> parse_layer_selection(const std::string& text) {
   LayerSelection selection;
@@ -267,16 +193,9 @@ std::optional<LayerSelection> parse_layer_selection(const std::string& text) {
 }
 
 std::optional<StepKind> step_kind_of_suffix(const std::string& suffix) {
-  // The trace's own names that --steps accepts beside the step kinds (docs/cli.md).
-  static const StepKind kAccepted[] = {
-      StepKind::TokenIds,         StepKind::EmbeddingLookup, StepKind::PositionalEncoding, StepKind::QueryHeads,
-      StepKind::KeyHeads,         StepKind::ValueHeads,      StepKind::TransposedKeys,     StepKind::ScaledScores,
-      StepKind::AttentionWeights, StepKind::MergedHeads,     StepKind::FfnHidden,          StepKind::AddNorm,
-      StepKind::RotatedQueries,   StepKind::RotatedKeys,     StepKind::RepeatedKeys,       StepKind::RepeatedValues};
-  for (StepKind kind : kAccepted)
-    if (suffix == step_part(kind)) return kind;
-  for (StepKind kind : {StepKind::Logits, StepKind::Probabilities})
-    if (suffix == trace_name(StepId{kind})) return kind;
+  // The trace's own names that --steps accepts beside the pages (docs/cli.md).
+  for (const StepKindRow& row : kRows)
+    if (*row.steps_alias && suffix == row.steps_alias) return row.kind;
   return std::nullopt;
 }
 

@@ -35,12 +35,12 @@ void print_projection(const TraceEntry& e, PrintContext& c) {
   const AttentionWeights* w = c.attention_weights(e.id);
   const Tensor* bias = w ? (letter == "q" ? &w->b_q : letter == "k" ? &w->b_k : &w->b_v) : nullptr;
   if (bias && bias->data.empty()) bias = nullptr;
-  c.page.begin_step(letter.c_str(),
+  c.page.begin_step(page_of(e.id.kind),
                     (letter == "q"   ? "Query"
                      : letter == "k" ? "Key"
                                      : "Value") +
                         std::string(" projection"),
-                    "projection_" + letter);
+                    explanation_of(e.id.kind));
   const bool memory = e.id.block == Block::CrossAttention && e.id.kind != StepKind::Query;
   c.page.formula(fmt::format("{} = {} · W_{}{}{}", upper, c.operand_name(e, 0), letter, bias ? " + b_" + letter : "",
                              memory ? "   (the encoder's output: the 'memory')" : ""));
@@ -63,7 +63,7 @@ void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const std::string name = display_name(e.id);
   const bool grouped = axis_of(t, "G") < t.rank();  // the G key/value heads of grouped-query attention
   c.page.begin_step(
-      "split_heads",
+      page_of(e.id.kind),
       grouped  ? fmt::format("Split {} into {} key/value head{} (num_kv_heads G = {})", upper, H, H == 1 ? "" : "s", H)
       : H == 1 ? fmt::format("Split {} into heads (one head: only the axes move)", upper)
                : fmt::format("Split {} into {} heads", upper, H),
@@ -99,7 +99,8 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
   const std::string name = display_name(e.id), from = c.operand_name(e, 0);
   const std::size_t d = c.model.config.d_head;
   const double theta = c.model.config.rope_theta;
-  c.page.begin_step("rope", fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"), "rope");
+  c.page.begin_step(page_of(e.id.kind), fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"),
+                    explanation_of(e.id.kind));
   if (c.page.detailed())
     c.page.formula(
         fmt::format("{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + d/2]·sin(p·θ_i),  {0}[p, i + d/2] = "
@@ -125,10 +126,10 @@ void print_repeat_kv(const TraceEntry& e, PrintContext& c) {
   const bool keys = e.id.kind == StepKind::RepeatedKeys;
   const std::size_t H = c.model.config.num_heads, G = c.model.config.kv_heads(), r = H / G;
   const std::string name = display_name(e.id), from = c.operand_name(e, 0);
-  c.page.begin_step("repeat_kv",
+  c.page.begin_step(page_of(e.id.kind),
                     fmt::format("Repeat the {} {} head{} for the {} query heads ({})", G, keys ? "key" : "value",
                                 G == 1 ? "" : "s", H, G == 1 ? "multi-query attention" : "grouped-query attention"),
-                    "repeat_kv");
+                    explanation_of(e.id.kind));
   c.page.formula(
       fmt::format("{}[:, h] = {}[:, h // {}]   (H / G = {} query heads share each {} head; nothing is "
                   "computed)",
@@ -147,7 +148,7 @@ void print_repeat_kv(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_transposed_keys(const TraceEntry& e, PrintContext& c) {
-  c.page.begin_step("transpose_k", "Transpose K", "transpose_k");
+  c.page.begin_step(page_of(e.id.kind), "Transpose K", explanation_of(e.id.kind));
   c.page.formula(fmt::format("K_T = {}.transpose(-2, -1)   ({} · K_T then sums over d)", c.operand_name(e, 0),
                              display_name(StepId{attending_queries(c, e.id)})));
   c.page.shapes(equation(e.operands, "->", e.tensor));
@@ -162,7 +163,7 @@ void print_scores(const TraceEntry& e, PrintContext& c) {
   const StepKind queries = attending_queries(c, e.id), keys = attended_keys(c, e.id);
   const std::string q_name = display_name(StepId{queries}), k_name = display_name(StepId{keys});
   print_step_text(e, c,
-                  {"scores", "Raw scores", "scores",
+                  {page_of(e.id.kind), "Raw scores", explanation_of(e.id.kind),
                    fmt::format("scores = {} · K_T   (scores[i][j] = query i · key j)", q_name), "@"});
   const auto qk = c.cell_head_matrices(e, queries, keys);
   const std::size_t i = c.cell_row(), j = c.cell_column();
@@ -176,7 +177,7 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const std::size_t d = c.model.config.d_head;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
-  c.page.begin_step("scale", "Scale", "scale");
+  c.page.begin_step(page_of(e.id.kind), "Scale", explanation_of(e.id.kind));
   c.page.formula(fmt::format("scaled = scores / √{}   (√d = {})", d, plain_number(std::sqrt(double(d)))));
   c.page.shapes(shape_with_axes(t) + " / scalar -> " + shape_with_axes(t));
   // Compact: the scores divided by a number; the scores before and the weights after show.
@@ -196,7 +197,7 @@ void print_masked_scores(const TraceEntry& e, PrintContext& c) {
   const bool causal =
       e.id.block == Block::MaskedSelfAttention || (e.id.stack == Stack::Encoder && c.model.config.causal);
   print_step_text(e, c,
-                  {"masked_scores", "Mask", causal ? "causal_mask" : "padding_mask",
+                  {page_of(e.id.kind), "Mask", causal ? "causal_mask" : "padding_mask",
                    "masked = scaled + mask   (softmax turns -inf into 0)", "+"});
 }
 
@@ -204,7 +205,7 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row();
   const TraceEntry* masked = c.sibling(e.id, StepKind::MaskedScores);
-  c.page.begin_step("softmax", "Softmax", "softmax");
+  c.page.begin_step(page_of(e.id.kind), "Softmax", explanation_of(e.id.kind));
   c.page.formula(fmt::format("weights = softmax({}, axis=-1)   (row by row)", masked ? "masked" : "scaled"));
   c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
   c.page.tensor(display_name(e.id), t);
@@ -231,7 +232,7 @@ void print_context(const TraceEntry& e, PrintContext& c) {
   const StepKind values = attended_values(c, e.id);
   const std::string v_name = display_name(StepId{values});
   print_step_text(e, c,
-                  {"context", "Context", "context",
+                  {page_of(e.id.kind), "Context", explanation_of(e.id.kind),
                    fmt::format("context = weights · {}   (each row: a weighted sum of value rows)", v_name), "@"});
   const auto wv = c.cell_head_matrices(e, StepKind::AttentionWeights, values);
   if (!wv || i >= wv->first.shape[0]) return;
@@ -245,7 +246,7 @@ void print_context(const TraceEntry& e, PrintContext& c) {
 
 void print_merged_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  c.page.begin_step("merge_heads", "Merge heads", "merge_heads");
+  c.page.begin_step(page_of(e.id.kind), "Merge heads", explanation_of(e.id.kind));
   if (const TraceEntry* context = c.sibling(e.id, StepKind::Context)) {
     const Tensor& ctx = context->tensor;
     const bool batched = ctx.rank() == 4;
@@ -267,7 +268,8 @@ void print_merged_heads(const TraceEntry& e, PrintContext& c) {
   c.page.tensor(display_name(e.id), t);
   const AttentionWeights* w = c.attention_weights(e.id);
   if (w && !w->has_output_projection()) {
-    c.page.begin_step("output_projection", "Output projection (skipped)", "output_projection");
+    c.page.begin_step(page_of(StepKind::OutputProjection), "Output projection (skipped)",
+                      explanation_of(StepKind::OutputProjection));
     c.page.formula("this block has no W_o: its output is the concatenation " + shape_with_axes(t));
   }
 }
@@ -275,7 +277,7 @@ void print_merged_heads(const TraceEntry& e, PrintContext& c) {
 void print_output_projection(const TraceEntry& e, PrintContext& c) {
   const AttentionWeights* w = c.attention_weights(e.id);
   const bool bias = w && !w->b_o.data.empty();
-  c.page.begin_step("output_projection", "Output projection", "output_projection");
+  c.page.begin_step(page_of(e.id.kind), "Output projection", explanation_of(e.id.kind));
   c.page.formula(fmt::format("{} = concat · W_o{}", display_name(e.id), bias ? " + b_o" : ""));
   c.page.shapes(equation(e.operands, "@", e.tensor));
   if (w) {

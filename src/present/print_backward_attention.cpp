@@ -55,7 +55,7 @@ void print_projection_backward(const TraceEntry& e, PrintContext& c) {
 void print_split_heads_backward(const TraceEntry& e, PrintContext& c) {
   const std::string L = upper(projection_letter(e.id.kind));
   print_backward_text(e, c,
-                      {"split_heads",
+                      {page_of(e.id.kind),
                        fmt::format("Split {} into heads", L),
                        {"each gradient goes back where its number came from: transpose the heads back, then "
                         "reshape (B,H,S,d) -> (B,S,H*d)"},
@@ -67,7 +67,7 @@ void print_rope_backward(const TraceEntry& e, PrintContext& c) {
   const bool query = e.id.kind == StepKind::RotatedQueries;
   const std::string L = query ? "Q" : "K";
   print_backward_text(e, c,
-                      {"rope",
+                      {page_of(e.id.kind),
                        fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"),
                        {fmt::format("a rotation's gradient is the rotation back, by -p·θ_i:  dL/d{0}_heads[i] = "
                                     "dL/d{0}_rope[i]·cos + dL/d{0}_rope[i + d/2]·sin,  dL/d{0}_heads[i + d/2] = "
@@ -94,7 +94,7 @@ void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c) {
   const TraceEntry* forward = c.forward_sibling(e.id, e.id.kind);
   const std::string from = forward ? c.operand_name(*forward, 0) : L + "_heads";  // K_rope with RoPE
   print_backward_text(e, c,
-                      {"repeat_kv",
+                      {page_of(e.id.kind),
                        fmt::format("Repeat the {} heads", keys ? "key" : "value"),
                        {fmt::format("dL/d{0}[:, g] = Σ dL/d{1}_rep[:, h] over the {2} query heads h with h // {2} = "
                                     "g (a head read {2} times gets {2} gradients)",
@@ -119,12 +119,12 @@ void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_transposed_keys_backward(const TraceEntry& e, PrintContext& c) {
-  print_backward_text(e, c, {"transpose_k", "Transpose K", {"dL/dK = (dL/dKᵀ)ᵀ: transposed back"}, "dL/dK_T"});
+  print_backward_text(e, c, {page_of(e.id.kind), "Transpose K", {"dL/dK = (dL/dKᵀ)ᵀ: transposed back"}, "dL/dK_T"});
 }
 
 void print_scores_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
-                      {"scores",
+                      {page_of(e.id.kind),
                        "Raw scores",
                        {"scores = Q · Kᵀ:  dL/dQ = dL/dscores · K,  dL/dKᵀ = Qᵀ · dL/dscores",
                         "(score[i][j] = q_i · k_j, so it sends dL/dscore[i][j] · k_j to q_i and · q_i to k_j)"},
@@ -141,7 +141,7 @@ void print_scores_backward(const TraceEntry& e, PrintContext& c) {
 void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c) {
   const std::size_t d = c.model.config.d_head;
   print_backward_text(e, c,
-                      {"scale",
+                      {page_of(e.id.kind),
                        "Scale",
                        {fmt::format("scaled = scores / √d:  dL/dscores = dL/dscaled / √{} = dL/dscaled / {}", d,
                                     plain_number(std::sqrt(double(d))))},
@@ -150,7 +150,7 @@ void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_masked_scores_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
-                      {"masked_scores",
+                      {page_of(e.id.kind),
                        "Mask",
                        {"masked = scaled + mask:  dL/dscaled = dL/dmasked where a key is visible, exactly 0 where the "
                         "mask is -inf",
@@ -162,7 +162,7 @@ void print_attention_weights_backward(const TraceEntry& e, PrintContext& c) {
   const bool masked = c.forward_sibling(e.id, StepKind::MaskedScores) != nullptr;
   const std::string x = masked ? "masked" : "scaled";
   print_backward_text(e, c,
-                      {"softmax",
+                      {page_of(e.id.kind),
                        "Softmax",
                        {fmt::format("dL/d{} = w ⊙ (dL/dw - Σ_j dL/dw_j · w_j), row by row (w the weights)", x)},
                        "dL/dweights"});
@@ -176,7 +176,7 @@ void print_attention_weights_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_context_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
-                      {"context",
+                      {page_of(e.id.kind),
                        "Context",
                        {"context = weights · V:  dL/dweights = dL/dcontext · Vᵀ,  dL/dV = weightsᵀ · dL/dcontext"},
                        "dL/dcontext"});
@@ -191,7 +191,7 @@ void print_context_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_merged_heads_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
-                      {"merge_heads",
+                      {page_of(e.id.kind),
                        "Merge heads",
                        {"each head gets back the gradient of its own columns: reshape (B,S,H*d) -> (B,S,H,d), then "
                         "transpose to (B,H,S,d)"},
@@ -200,7 +200,7 @@ void print_merged_heads_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_output_projection_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
-                      {"output_projection",
+                      {page_of(e.id.kind),
                        "Output projection",
                        {"dL/dconcat = dL/doutput · W_oᵀ,  dL/dW_o = concatᵀ · dL/doutput,  dL/db_o = Σ dL/doutput"},
                        "dL/doutput"});

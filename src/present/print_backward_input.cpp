@@ -25,13 +25,13 @@ void print_input_backward(const TraceEntry& e, PrintContext& c) {
     formulas.push_back(fmt::format("{} = E[ids]{} + PE:  dL/d(E[ids]{}) = dL/d{},  dL/dPE = Σ_b dL/d{}[b]", x,
                                    c.model.config.scale_embeddings ? "·√d_model" : "",
                                    c.model.config.scale_embeddings ? "·√d_model" : "", x, x));
-  print_backward_text(e, c, {"input", target ? "Decoder input" : "Input X", formulas, "dL/d" + x});
+  print_backward_text(e, c, {page_of(e.id.kind), target ? "Decoder input" : "Input X", formulas, "dL/d" + x});
 }
 
 void print_positions_backward(const TraceEntry& e, PrintContext& c) {
   const bool learned = c.model.config.positional_encoding == PositionalEncoding::Learned;
   print_backward_text(e, c,
-                      {"positions",
+                      {page_of(e.id.kind),
                        learned ? "Learned positions" : "Sinusoidal positional encoding",
                        {learned ? "PE = P[0:S]:  dL/dP[0:S] += dL/dPE; the table's rows past S get nothing"
                                 : "the sinusoids are fixed, nothing to learn: dL/dPE only says how L would change "
@@ -45,14 +45,14 @@ void print_embedding_backward(const TraceEntry& e, PrintContext& c) {
     const std::size_t N = c.model.config.d_model;
     print_backward_text(
         e, c,
-        {"scale_embedding",
+        {page_of(e.id.kind),
          "Scale the embeddings",
          {fmt::format("x · √d_model:  dL/dE[ids] = dL/dx · √{} = dL/dx · {}", N, plain_number(std::sqrt(double(N))))},
          "dL/dx"});
     return;
   }
   print_backward_text(e, c,
-                      {"embedding",
+                      {page_of(e.id.kind),
                        e.id.sequence == Sequence::Target ? "Target embedding lookup" : "Embedding lookup",
                        {"x = E[ids]:  dL/dE[id] += dL/dx[b][s] for every position holding that id (a scatter-add: "
                         "a token used twice gets both gradients)",

@@ -9,7 +9,7 @@ namespace attn {
 
 void print_residual_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
-                      {"residual",
+                      {page_of(e.id.kind),
                        "Add (residual connection)",
                        {"r = x + Sublayer(x):  dL/dx = dL/dSublayer(x) = dL/dr, unchanged",
                         "(x's gradient gets the sub-layer's own share added once the sub-layer's backward is done)"},
@@ -19,7 +19,7 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
 void print_norm_backward(const TraceEntry& e, PrintContext& c) {
   if (c.model.config.norm == Norm::RMSNorm) {
     print_backward_text(e, c,
-                        {"norm",
+                        {page_of(e.id.kind),
                          e.id.kind == StepKind::FinalNorm ? "Final RMSNorm" : "RMSNorm",
                          {"dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + eps), "
                           "x̂ = x · r, g = dL/dRMS ⊙ gamma: r depends on every x of the row)",
@@ -29,7 +29,7 @@ void print_norm_backward(const TraceEntry& e, PrintContext& c) {
     return;
   }
   print_backward_text(e, c,
-                      {"norm",
+                      {page_of(e.id.kind),
                        e.id.kind == StepKind::FinalNorm ? "Final LayerNorm" : "LayerNorm",
                        {"dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ, per position   (x̂ = (x - mean) / σ, "
                         "σ = sqrt(var + eps), g = dL/dLN ⊙ gamma: the mean and σ depend on every x of the row)",
@@ -42,7 +42,7 @@ void print_norm_backward(const TraceEntry& e, PrintContext& c) {
 void print_ffn_output_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(
       e, c,
-      {"ffn",
+      {page_of(e.id.kind),
        "Feed-forward, second layer",
        {"dL/dhidden = dL/dffn · W_2ᵀ,  dL/dW_2 = hiddenᵀ · dL/dffn,  dL/db_2 = Σ dL/dffn over every position"},
        "dL/dffn"});
@@ -54,7 +54,7 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
   const Activation act = c.model.config.activation;
   if (act == Activation::SwiGLU) {
     print_backward_text(e, c,
-                        {"ffn",
+                        {page_of(e.id.kind),
                          "Feed-forward, first layer (SwiGLU)",
                          {"a = x · W_1, u = x · W_3, hidden = SiLU(a) ⊙ u:  dL/du = dL/dhidden ⊙ SiLU(a),  dL/da = "
                           "dL/dhidden ⊙ u ⊙ σ(a)·(1 + a·(1 - σ(a)))",
@@ -67,7 +67,7 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
   const bool relu = act == Activation::ReLU;
   print_backward_text(
       e, c,
-      {"ffn",
+      {page_of(e.id.kind),
        "Feed-forward, first layer",
        {relu ? "a = x · W_1 + b_1, hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, "
                "as PyTorch)"
@@ -84,7 +84,7 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
 void print_layer_output_backward(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
   const char* stack = is_decoder_only(c.model) ? "Decoder-only" : encoder ? "Encoder" : "Decoder";
-  c.page.begin_step("layer_output", fmt::format("{} layer output, backward", stack), "", "backward.layer_output");
+  c.page.begin_step(page_of(e.id.kind), fmt::format("{} layer output, backward", stack), "", "backward.layer_output");
   c.page.formula(encoder && c.model.has_target()
                      ? "dL/d(layer output): what the layer above sent back, or for the last layer the sum of every "
                        "decoder layer's cross-attention (keys and values) through the final norm"

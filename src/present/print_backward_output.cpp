@@ -37,7 +37,8 @@ std::vector<LossPosition> loss_positions(const Tensor& p, PrintContext& c) {
     const auto label = static_cast<std::size_t>(labels.data[r]);
     const std::string token = c.labels(label_sequence(model), b, T)[t];
     LossPosition pos;
-    pos.where = fmt::format("{}position {} (\"{}\")", c.input.batched ? fmt::format("[{}] ", b) : "", t, token);
+    // (the label comes quoted already: "<BOS>")
+    pos.where = fmt::format("{}position {} ({})", c.input.batched ? fmt::format("[{}] ", b) : "", t, token);
     pos.label = model.vocab.token(label);
     pos.probability = p.data[r * V + label];
     pos.ignored = pad && label == *pad;
@@ -51,7 +52,7 @@ std::vector<LossPosition> loss_positions(const Tensor& p, PrintContext& c) {
 void print_loss(const TraceEntry& e, PrintContext& c) {
   const double loss = e.tensor.data.at(0);
   c.page.leave_layer();
-  c.page.begin_step("loss", "Loss", "loss");
+  c.page.begin_step(page_of(e.id.kind), "Loss", explanation_of(e.id.kind));
   if (c.model.output.present) {
     c.page.formula(
         fmt::format("L = mean over the n = {} positions whose label is not <PAD> of -log p[label]   "
@@ -82,7 +83,7 @@ void print_loss(const TraceEntry& e, PrintContext& c) {
 
 void print_probabilities_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
-                      {"probabilities",
+                      {page_of(e.id.kind),
                        "Softmax over the vocabulary",
                        {"dL/dp = -1 / (n · p[label]) at each position's label, 0 elsewhere (L = mean -log p[label])",
                         "dL/dlogits = p ⊙ (dL/dp - Σ dL/dp ⊙ p) = (p - onehot(label)) / n: the softmax's backward"},
@@ -92,7 +93,7 @@ void print_probabilities_backward(const TraceEntry& e, PrintContext& c) {
 void print_logits_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(
       e, c,
-      {"logits",
+      {page_of(e.id.kind),
        "Output logits",
        {c.model.output.tied ? "dL/dx = dL/dlogits · E,  dL/dE += dL/dlogitsᵀ · x (the head's share; the lookups add "
                               "theirs)"
@@ -126,7 +127,7 @@ void print_weight_gradient(const TraceEntry& e, PrintContext& c) {
   const bool first = index == 0 || index >= entries.size() || entries[index - 1].id.kind != StepKind::Weight;
   if (first) {
     c.page.leave_layer();
-    c.page.begin_step("weight_gradients", "Gradients of every weight", "");
+    c.page.begin_step(page_of(e.id.kind), "Gradients of every weight", "");
     c.page.formula(
         "dL/dW for every weight of the model file, grad.<path> in the dump: each sums the shares of "
         "every position and every sentence that used it");

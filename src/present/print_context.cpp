@@ -1,7 +1,5 @@
 // What the printers share: the context they read, and the table that picks a printer for
 // each kind of trace entry.
-#include <array>
-
 #include <fmt/format.h>
 
 #include "attn/error.h"
@@ -45,29 +43,17 @@ std::string PrintContext::operand_name(const TraceEntry& e, std::size_t i) const
 }
 
 std::string display_name(const StepId& id) {
-  // In StepKind's order (trace.h); "" where the name depends on more than the kind.
-  static const std::array<const char*, kStepKindCount> kNames = {
-      "ids",    "padding", "emb",     "emb_scaled", "PE",      "",       "mask",  "Q",     "K",
-      "V",      "Q_heads", "K_heads", "V_heads",    "Q_rope",  "K_rope", "K_rep", "V_rep", "K_T",
-      "scores", "scaled",  "masked",  "weights",    "context", "concat", "",      "",      "",
-      "",       "hidden",  "ffn",     "",           "",        "logits", "p"};
+  const StepKindRow& row = step_kind_row(id.kind);
   switch (id.kind) {
     case StepKind::Input:
       return id.sequence == Sequence::Target ? "Y" : "X";
     case StepKind::OutputProjection:
       return id.block == Block::CrossAttention ? "cross_out" : "attn_out";
-    case StepKind::Residual:
-      return fmt::format("residual{}", id.number);
-    case StepKind::AddNorm:
-      return fmt::format("add_norm{}", id.number);
-    case StepKind::PreNorm:
-      return fmt::format("norm{}", id.number);
-    case StepKind::LayerOutput:
-    case StepKind::FinalNorm:
-      return trace_name(id);
     default:
-      return kNames.at(static_cast<std::size_t>(id.kind));
+      break;
   }
+  if (!*row.display_name) return trace_name(id);  // a layer's output, a stack's norm
+  return id.number > 0 ? fmt::format("{}{}", row.display_name, id.number) : row.display_name;
 }
 
 StepKind attending_queries(const PrintContext& c, const StepId& id) {
@@ -187,95 +173,34 @@ std::string equation(const std::vector<Operand>& operands, const char* op, const
   return lhs + " -> " + shape_with_axes(result);
 }
 
-const StepPrinterInfo& printer_of(StepKind kind) {
-  // In StepKind's order (trace.h); checked below.
-  static const std::array<std::pair<StepKind, StepPrinterInfo>, kStepKindCount> kPrinters = {{
-      {StepKind::TokenIds, {"tokens", print_token_ids, false}},
-      {StepKind::PaddingMask, {"padding_mask", print_padding_mask, false}},
-      {StepKind::EmbeddingLookup, {"embedding", print_embedding_lookup, false}},
-      {StepKind::ScaledEmbedding, {"scale_embedding", print_scaled_embedding, false}},
-      {StepKind::PositionalEncoding, {"positions", print_positional_encoding, false}},
-      {StepKind::Input, {"input", print_input, false}},
-      {StepKind::Mask, {"mask", print_mask, false}},
-      {StepKind::Query, {"q", print_projection, true}},
-      {StepKind::Key, {"k", print_projection, true}},
-      {StepKind::Value, {"v", print_projection, true}},
-      {StepKind::QueryHeads, {"split_heads", print_split_heads, true}},
-      {StepKind::KeyHeads, {"split_heads", print_split_heads, true}},
-      {StepKind::ValueHeads, {"split_heads", print_split_heads, true}},
-      {StepKind::RotatedQueries, {"rope", print_rope, true}},
-      {StepKind::RotatedKeys, {"rope", print_rope, true}},
-      {StepKind::RepeatedKeys, {"repeat_kv", print_repeat_kv, true}},
-      {StepKind::RepeatedValues, {"repeat_kv", print_repeat_kv, true}},
-      {StepKind::TransposedKeys, {"transpose_k", print_transposed_keys, true}},
-      {StepKind::Scores, {"scores", print_scores, true}},
-      {StepKind::ScaledScores, {"scale", print_scaled_scores, true}},
-      {StepKind::MaskedScores, {"masked_scores", print_masked_scores, true}},
-      {StepKind::AttentionWeights, {"softmax", print_attention_weights, true}},
-      {StepKind::Context, {"context", print_context, true}},
-      {StepKind::MergedHeads, {"merge_heads", print_merged_heads, true}},
-      {StepKind::OutputProjection, {"output_projection", print_output_projection, true}},
-      {StepKind::Residual, {"residual", print_residual, true}},
-      {StepKind::AddNorm, {"norm", print_norm, true}},
-      {StepKind::PreNorm, {"norm", print_norm, true}},
-      {StepKind::FfnHidden, {"ffn", print_ffn_hidden, true}},
-      {StepKind::FfnOutput, {"ffn", print_ffn_output, true}},
-      {StepKind::LayerOutput, {"layer_output", print_layer_output, true}},
-      {StepKind::FinalNorm, {"norm", print_norm, true}},
-      {StepKind::Logits, {"logits", print_logits, false}},
-      {StepKind::Probabilities, {"probabilities", print_probabilities, false}},
-      {StepKind::Loss, {"loss", print_loss, false}},
-      {StepKind::Weight, {"weight_gradients", print_not_a_gradient, false}},
-  }};
-  const auto& [listed, info] = kPrinters.at(static_cast<std::size_t>(kind));
-  if (listed != kind) throw InternalError("printer_of: the printer table is out of StepKind's order");
-  return info;
-}
+namespace {
+
+// The printers of each row of the table of step kinds (attn/step_kinds.def), in StepKind's
+// order: the forward's and the backward's.
+struct PrinterRow {
+  StepPrinterInfo forward, backward;
+};
+constexpr bool kEntersLayer[] = {false, false, true, true, false, false};  // by EntryPlace
+constexpr PrinterRow kPrinterRows[] = {
+#define ATTN_STEP(kind, trace, display, page, why, forward, backward, place, alias, summary) \
+  {{page, forward, kEntersLayer[static_cast<int>(EntryPlace::place)]},                       \
+   {page, backward, kEntersLayer[static_cast<int>(EntryPlace::place)]}},
+#include "attn/step_kinds.def"
+#undef ATTN_STEP
+};
+static_assert(sizeof(kPrinterRows) / sizeof(kPrinterRows[0]) == kStepKindCount, "printers for every step kind");
+
+}  // namespace
+
+const StepPrinterInfo& printer_of(StepKind kind) { return kPrinterRows[static_cast<std::size_t>(kind)].forward; }
 
 const StepPrinterInfo& backward_printer_of(StepKind kind) {
-  // In StepKind's order, as printer_of; steps without a gradient (ids, masks) never come.
-  static const std::array<std::pair<StepKind, StepPrinterInfo>, kStepKindCount> kPrinters = {{
-      {StepKind::TokenIds, {"tokens", print_not_a_gradient, false}},
-      {StepKind::PaddingMask, {"padding_mask", print_not_a_gradient, false}},
-      {StepKind::EmbeddingLookup, {"embedding", print_embedding_backward, false}},
-      {StepKind::ScaledEmbedding, {"scale_embedding", print_embedding_backward, false}},
-      {StepKind::PositionalEncoding, {"positions", print_positions_backward, false}},
-      {StepKind::Input, {"input", print_input_backward, false}},
-      {StepKind::Mask, {"mask", print_not_a_gradient, false}},
-      {StepKind::Query, {"q", print_projection_backward, true}},
-      {StepKind::Key, {"k", print_projection_backward, true}},
-      {StepKind::Value, {"v", print_projection_backward, true}},
-      {StepKind::QueryHeads, {"split_heads", print_split_heads_backward, true}},
-      {StepKind::KeyHeads, {"split_heads", print_split_heads_backward, true}},
-      {StepKind::ValueHeads, {"split_heads", print_split_heads_backward, true}},
-      {StepKind::RotatedQueries, {"rope", print_rope_backward, true}},
-      {StepKind::RotatedKeys, {"rope", print_rope_backward, true}},
-      {StepKind::RepeatedKeys, {"repeat_kv", print_repeat_kv_backward, true}},
-      {StepKind::RepeatedValues, {"repeat_kv", print_repeat_kv_backward, true}},
-      {StepKind::TransposedKeys, {"transpose_k", print_transposed_keys_backward, true}},
-      {StepKind::Scores, {"scores", print_scores_backward, true}},
-      {StepKind::ScaledScores, {"scale", print_scaled_scores_backward, true}},
-      {StepKind::MaskedScores, {"masked_scores", print_masked_scores_backward, true}},
-      {StepKind::AttentionWeights, {"softmax", print_attention_weights_backward, true}},
-      {StepKind::Context, {"context", print_context_backward, true}},
-      {StepKind::MergedHeads, {"merge_heads", print_merged_heads_backward, true}},
-      {StepKind::OutputProjection, {"output_projection", print_output_projection_backward, true}},
-      {StepKind::Residual, {"residual", print_residual_backward, true}},
-      {StepKind::AddNorm, {"norm", print_norm_backward, true}},
-      {StepKind::PreNorm, {"norm", print_norm_backward, true}},
-      {StepKind::FfnHidden, {"ffn", print_ffn_hidden_backward, true}},
-      {StepKind::FfnOutput, {"ffn", print_ffn_output_backward, true}},
-      {StepKind::LayerOutput, {"layer_output", print_layer_output_backward, true}},
-      {StepKind::FinalNorm, {"norm", print_norm_backward, true}},
-      {StepKind::Logits, {"logits", print_logits_backward, false}},
-      {StepKind::Probabilities, {"probabilities", print_probabilities_backward, false}},
-      {StepKind::Loss, {"loss", print_not_a_gradient, false}},
-      {StepKind::Weight, {"weight_gradients", print_weight_gradient, false}},
-  }};
-  const auto& [listed, info] = kPrinters.at(static_cast<std::size_t>(kind));
-  if (listed != kind) throw InternalError("backward_printer_of: the printer table is out of StepKind's order");
-  return info;
+  return kPrinterRows[static_cast<std::size_t>(kind)].backward;
 }
+
+const char* page_of(StepKind kind) { return step_kind_row(kind).page; }
+
+const char* explanation_of(StepKind kind) { return step_kind_row(kind).explanation; }
 
 void print_not_a_gradient(const TraceEntry& e, PrintContext&) {
   throw InternalError("the walkthrough has no printer for " + e.name);

@@ -21,8 +21,8 @@ bool shown_item(const PrintContext& c, std::size_t b) {
 void print_token_ids(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   c.page.leave_layer();
-  c.page.begin_step("tokens", is_target(e) ? "Target tokens and ids" : "Tokens and ids", "tokenize",
-                    is_target(e) ? "target_tokens" : "tokens");
+  c.page.begin_step(page_of(e.id.kind), is_target(e) ? "Target tokens and ids" : "Tokens and ids",
+                    explanation_of(e.id.kind), is_target(e) ? "target_tokens" : "tokens");
   c.page.formula("ids = each token's row in the vocabulary");
   c.page.shapes(shape_with_axes(t));
   if (const auto* tokens = c.trace.tokens(e.id.sequence)) {
@@ -36,14 +36,20 @@ void print_token_ids(const TraceEntry& e, PrintContext& c) {
     }
   }
   const bool listed = c.trace.tokens(e.id.sequence) != nullptr;
-  if (is_target(e) && c.input.target_tokens.from_bos)
-    c.page.line("(no target given: the decoder reads <BOS>, then its greedy picks to <EOS>)");
+  if (is_target(e) && c.input.target_tokens.from_bos) {
+    const auto& ends = c.input.target_tokens.predicts_end;
+    const bool all_ended = !ends.empty() && std::find(ends.begin(), ends.end(), false) == ends.end();
+    c.page.line(all_ended ? "(no target given: the decoder reads <BOS>, then its greedy picks to <EOS>)"
+                          : "(no target given: the decoder reads <BOS>, then its greedy picks, cut at the length "
+                            "limit before it predicted <EOS>)");
+  }
   // The line above already gives every id; --full (or no token list) prints the array too.
   if (!listed || c.options.full) c.page.tensor(display_name(e.id), t, true);
 }
 
 void print_padding_mask(const TraceEntry& e, PrintContext& c) {
-  c.page.begin_step("padding_mask", is_target(e) ? "Target padding mask" : "Padding mask", "padding_mask");
+  c.page.begin_step(page_of(e.id.kind), is_target(e) ? "Target padding mask" : "Padding mask",
+                    explanation_of(e.id.kind));
   c.page.formula(
       "padding = 1 at every <PAD>   (added to even out the lengths of a batch, or written in the "
       "input; those keys get -inf below)");
@@ -53,7 +59,8 @@ void print_padding_mask(const TraceEntry& e, PrintContext& c) {
 
 void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  c.page.begin_step("embedding", is_target(e) ? "Target embedding lookup" : "Embedding lookup", "embedding");
+  c.page.begin_step(page_of(e.id.kind), is_target(e) ? "Target embedding lookup" : "Embedding lookup",
+                    explanation_of(e.id.kind));
   c.page.formula("emb = E[ids]   (row ids[s] of E; one_hot(ids) @ E without multiplying)");
   if (e.operands.size() == 2)
     c.page.shapes(fmt::format("{} ids into E {} -> {}", shape_with_axes(e.operands[0].shape, e.operands[0].axes),
@@ -87,7 +94,7 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
 
 void print_scaled_embedding(const TraceEntry& e, PrintContext& c) {
   const std::size_t N = c.model.config.d_model;
-  c.page.begin_step("scale_embedding", "Scale the embeddings", "embedding");
+  c.page.begin_step(page_of(e.id.kind), "Scale the embeddings", explanation_of(e.id.kind));
   c.page.formula(fmt::format("emb_scaled = emb · √{} = emb · {}   (times √d_model, as in the paper)", N,
                              plain_number(std::sqrt(double(N)))));
   c.page.shapes(shape_with_axes(e.tensor) + " · scalar -> " + shape_with_axes(e.tensor));
@@ -98,11 +105,11 @@ void print_positional_encoding(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool sinusoidal = c.model.config.positional_encoding == PositionalEncoding::Sinusoidal;
   if (!sinusoidal) {
-    c.page.begin_step("positions", "Learned positions", "positional_encoding");
+    c.page.begin_step(page_of(e.id.kind), "Learned positions", explanation_of(e.id.kind));
     c.page.formula("PE = P[0:S]   (the first S rows of the learned position table P)");
     if (c.page.detailed()) c.page.weight("P", c.model.positions);
   } else {
-    c.page.begin_step("positions", "Sinusoidal positional encoding", "positional_encoding");
+    c.page.begin_step(page_of(e.id.kind), "Sinusoidal positional encoding", explanation_of(e.id.kind));
     c.page.formula(
         "PE = sines and cosines of the position   (PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), "
         "PE(pos, 2i+1) = cos of the same)");
@@ -123,7 +130,7 @@ void print_input(const TraceEntry& e, PrintContext& c) {
   lookup.kind = StepKind::EmbeddingLookup;
   const bool from_tokens = c.trace.find(lookup) != nullptr;
   c.page.leave_layer();
-  c.page.begin_step("input", target ? "Decoder input" : "Input X", "input");
+  c.page.begin_step(page_of(e.id.kind), target ? "Decoder input" : "Input X", explanation_of(e.id.kind));
   const bool scaled = c.model.config.scale_embeddings;
   const PositionalEncoding pe = c.model.config.positional_encoding;
   if (from_tokens && pe == PositionalEncoding::RoPE)
@@ -152,18 +159,18 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
   const char* why = window ? "sliding_window" : causal ? "causal_mask" : "padding_mask";
   c.page.leave_layer();
   if (cross)
-    c.page.begin_step("mask", "Cross-attention mask (source padding)", why);
+    c.page.begin_step(page_of(e.id.kind), "Cross-attention mask (source padding)", why);
   else if (self && !c.model.decoder_only())
-    c.page.begin_step("mask",
+    c.page.begin_step(page_of(e.id.kind),
                       window ? fmt::format("Decoder self-attention mask (causal, sliding window W = {})", window)
                              : std::string("Decoder self-attention mask (causal)"),
                       why);
   else if (self)
     c.page.begin_step(
-        "mask",
+        page_of(e.id.kind),
         window ? fmt::format("Causal mask with a sliding window of W = {}", window) : std::string("Causal mask"), why);
   else
-    c.page.begin_step("mask",
+    c.page.begin_step(page_of(e.id.kind),
                       window                  ? fmt::format("Causal mask with a sliding window of W = {}", window)
                       : c.model.config.causal ? std::string("Causal mask")
                                               : std::string("Padding mask for self-attention"),

@@ -75,7 +75,8 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
 void print_residual(const TraceEntry& e, PrintContext& c) {
   const std::string name = display_name(e.id);
   print_step_text(e, c,
-                  {"residual", fmt::format("Residual connection around the {}", sublayer_of(e.id, c.model)), "residual",
+                  {page_of(e.id.kind), fmt::format("Residual connection around the {}", sublayer_of(e.id, c.model)),
+                   explanation_of(e.id.kind),
                    fmt::format("{} = {} + {}   (the sub-layer's output added to its input)", name, c.operand_name(e, 0),
                                c.operand_name(e, 1)),
                    "+"});
@@ -91,7 +92,7 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool rms = c.model.config.norm == Norm::RMSNorm;
-  c.page.begin_step("norm", norm_title(e.id, c.model), rms ? "rms_norm" : "layer_norm",
+  c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model), rms ? "rms_norm" : "layer_norm",
                     e.id.kind == StepKind::FinalNorm ? "final_norm" : "norm");
   c.page.formula(
       rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · gamma, eps = {})", display_name(e.id),
@@ -131,7 +132,7 @@ void print_ffn_layer(const TraceEntry& e, PrintContext& c, bool first) {
   const char* definition = act == Activation::ReLU       ? "max(0, v)"
                            : act == Activation::GELUTanh ? "0.5 · v · (1 + tanh(√(2/π) · (v + 0.044715 · v³)))"
                                                          : "v · Φ(v)";
-  c.page.begin_step("ffn", first ? "Feed-forward, first layer" : "Feed-forward, second layer",
+  c.page.begin_step(page_of(e.id.kind), first ? "Feed-forward, first layer" : "Feed-forward, second layer",
                     swiglu ? "swiglu" : "feed_forward", first ? "ffn_hidden" : "ffn_output");
   c.page.formula(!first   ? fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias)
                  : swiglu ? fmt::format("hidden = SiLU(a) ⊙ u, a = {0} · W_1 (the gate), u = {0} · W_3 (the up "
@@ -159,7 +160,7 @@ void print_ffn_output(const TraceEntry& e, PrintContext& c) { print_ffn_layer(e,
 void print_layer_output(const TraceEntry& e, PrintContext& c) {
   const bool encoder = e.id.stack == Stack::Encoder;
   const bool decoder_only = is_decoder_only(c.model);
-  c.page.begin_step("layer_output",
+  c.page.begin_step(page_of(e.id.kind),
                     fmt::format("{} layer output", decoder_only ? "Decoder-only"
                                                    : encoder    ? "Encoder"
                                                                 : "Decoder"),

@@ -85,7 +85,7 @@ void work_logit(const TraceEntry& e, PrintContext& c) {
 
 void print_logits(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
-  c.page.begin_step("logits", "Output logits", "output_softmax");
+  c.page.begin_step(page_of(e.id.kind), "Output logits", explanation_of(e.id.kind));
   c.page.formula(c.model.output.tied
                      ? fmt::format("logits = {} · Eᵀ   (E: the embedding table{}, tied)", c.operand_name(e, 0),
                                    c.page.first_detailed("embedding")
@@ -112,7 +112,7 @@ void print_logits(const TraceEntry& e, PrintContext& c) {
 
 void print_probabilities(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  c.page.begin_step("probabilities", "Softmax over the vocabulary", "output_softmax");
+  c.page.begin_step(page_of(e.id.kind), "Softmax over the vocabulary", explanation_of(e.id.kind));
   c.page.formula("p = softmax(logits)   (each row: the next token's probabilities)");
   c.page.shapes(shape_with_axes(t));
   if (c.options.full) c.page.tensor(display_name(e.id), t);

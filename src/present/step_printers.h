@@ -1,5 +1,5 @@
 // The walkthrough's printers: one small function per kind of trace entry, chosen by the
-// entry's StepKind through one table (printer_of). Each prints its step on the Page:
+// entry's StepKind through its row of the table of step kinds (attn/step_kinds.def). Each prints its step on the Page:
 // title, formula, shapes, the tensor, and what a learner checks by hand.
 #ifndef ATTN_PRESENT_STEP_PRINTERS_H_
 #define ATTN_PRESENT_STEP_PRINTERS_H_
@@ -85,63 +85,21 @@ const StepPrinterInfo& printer_of(StepKind kind);
 // gradient of: the backward of the step that made that entry.
 const StepPrinterInfo& backward_printer_of(StepKind kind);
 
-// The printers, by the part of the model they show (print_input.cpp, print_attention.cpp,
-// print_layer.cpp, print_output.cpp).
-void print_token_ids(const TraceEntry& e, PrintContext& c);
-void print_padding_mask(const TraceEntry& e, PrintContext& c);
-void print_embedding_lookup(const TraceEntry& e, PrintContext& c);
-void print_scaled_embedding(const TraceEntry& e, PrintContext& c);
-void print_positional_encoding(const TraceEntry& e, PrintContext& c);
-void print_input(const TraceEntry& e, PrintContext& c);
-void print_mask(const TraceEntry& e, PrintContext& c);
-void print_projection(const TraceEntry& e, PrintContext& c);
-void print_split_heads(const TraceEntry& e, PrintContext& c);
-void print_rope(const TraceEntry& e, PrintContext& c);
-void print_repeat_kv(const TraceEntry& e, PrintContext& c);
-void print_transposed_keys(const TraceEntry& e, PrintContext& c);
-void print_scores(const TraceEntry& e, PrintContext& c);
-void print_scaled_scores(const TraceEntry& e, PrintContext& c);
-void print_masked_scores(const TraceEntry& e, PrintContext& c);
-void print_attention_weights(const TraceEntry& e, PrintContext& c);
-void print_context(const TraceEntry& e, PrintContext& c);
-void print_merged_heads(const TraceEntry& e, PrintContext& c);
-void print_output_projection(const TraceEntry& e, PrintContext& c);
-void print_residual(const TraceEntry& e, PrintContext& c);
-void print_norm(const TraceEntry& e, PrintContext& c);
-void print_ffn_hidden(const TraceEntry& e, PrintContext& c);
-void print_ffn_output(const TraceEntry& e, PrintContext& c);
-void print_layer_output(const TraceEntry& e, PrintContext& c);
-void print_logits(const TraceEntry& e, PrintContext& c);
-void print_probabilities(const TraceEntry& e, PrintContext& c);
-void print_loss(const TraceEntry& e, PrintContext& c);
+// The page and the explanation of a kind, from its row of the table (attn/step_kinds.def):
+// what a printer passes to Page::begin_step unless a variant has its own.
+const char* page_of(StepKind kind);
+const char* explanation_of(StepKind kind);
 
-// The backward's printers (print_backward_output.cpp, print_backward_attention.cpp,
-// print_backward_layer.cpp, print_backward_input.cpp): each shows dL/d(its entry's forward
-// tensor) and how the step that made it passes the gradient on to its inputs and weights.
-void print_weight_gradient(const TraceEntry& e, PrintContext& c);
-void print_probabilities_backward(const TraceEntry& e, PrintContext& c);
-void print_logits_backward(const TraceEntry& e, PrintContext& c);
-void print_projection_backward(const TraceEntry& e, PrintContext& c);
-void print_split_heads_backward(const TraceEntry& e, PrintContext& c);
-void print_rope_backward(const TraceEntry& e, PrintContext& c);
-void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c);
-void print_transposed_keys_backward(const TraceEntry& e, PrintContext& c);
-void print_scores_backward(const TraceEntry& e, PrintContext& c);
-void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c);
-void print_masked_scores_backward(const TraceEntry& e, PrintContext& c);
-void print_attention_weights_backward(const TraceEntry& e, PrintContext& c);
-void print_context_backward(const TraceEntry& e, PrintContext& c);
-void print_merged_heads_backward(const TraceEntry& e, PrintContext& c);
-void print_output_projection_backward(const TraceEntry& e, PrintContext& c);
-void print_residual_backward(const TraceEntry& e, PrintContext& c);
-void print_norm_backward(const TraceEntry& e, PrintContext& c);
-void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c);
-void print_ffn_output_backward(const TraceEntry& e, PrintContext& c);
-void print_layer_output_backward(const TraceEntry& e, PrintContext& c);
-void print_input_backward(const TraceEntry& e, PrintContext& c);
-void print_embedding_backward(const TraceEntry& e, PrintContext& c);
-void print_positions_backward(const TraceEntry& e, PrintContext& c);
-void print_not_a_gradient(const TraceEntry& e, PrintContext& c);
+// The printers the table of step kinds names, declared from it: the forward's by the part
+// of the model they show (print_input.cpp, print_attention.cpp, print_layer.cpp,
+// print_output.cpp), the backward's beside them (print_backward_*.cpp), each showing
+// dL/d(its entry's forward tensor) and how the step that made it passes the gradient on to
+// its inputs and weights. print_not_a_gradient is for the kinds without one.
+#define ATTN_STEP(kind, trace, display, page, why, forward, backward, ...) \
+  void forward(const TraceEntry& e, PrintContext& c);                      \
+  void backward(const TraceEntry& e, PrintContext& c);
+#include "attn/step_kinds.def"
+#undef ATTN_STEP
 
 // Shared by the printers.
 // The four lines most steps open with: title (with its explanation), formula, shape

@@ -20,36 +20,20 @@ namespace attn {
 
 namespace {
 
-// Every kind of step the walkthrough prints, in order: the names --steps accepts.
-const std::vector<StepKindDescription> kStepKinds = {
-    {"tokens", "text split into tokens, each looked up to its id"},
-    {"padding_mask", "which positions of a batch are <PAD>"},
-    {"embedding", "embedding lookup E[ids]"},
-    {"scale_embedding", "embeddings times sqrt(d_model)"},
-    {"positions", "the positional encoding added to the embeddings"},
-    {"input", "the encoder's (or decoder's) input"},
-    {"mask", "causal and padding masks, boolean and additive"},
-    {"q", "query projection Q = X W_q"},
-    {"k", "key projection K = X W_k"},
-    {"v", "value projection V = X W_v"},
-    {"split_heads", "(B,S,H*d) -> (B,S,H,d) -> (B,H,S,d)"},
-    {"rope", "queries and keys rotated by position (RoPE)"},
-    {"repeat_kv", "G key/value heads repeated for H query heads"},
-    {"transpose_k", "K transposed to (B,H,d,S)"},
-    {"scores", "raw scores Q K^T"},
-    {"scale", "scores / sqrt(d)"},
-    {"masked_scores", "scores + mask"},
-    {"softmax", "attention weights, rows summing to 1"},
-    {"context", "weights V"},
-    {"merge_heads", "(B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)"},
-    {"output_projection", "concat W_o"},
-    {"residual", "x + sublayer(x)"},
-    {"norm", "layer normalization"},
-    {"ffn", "the position-wise feed-forward network"},
-    {"layer_output", "a layer's result"},
-    {"logits", "scores for every vocabulary token"},
-    {"probabilities", "softmax over the vocabulary, top 3, greedy pick"},
-};
+// The pages of the table of step kinds, in order, each with its summary: the forward's
+// (`attn steps --kinds`), or attn grad's alone (which --steps accepts beside them).
+std::vector<StepKindDescription> pages_of_rows(bool gradient) {
+  std::vector<StepKindDescription> pages;
+  for (std::size_t i = 0; i < kStepKindCount; ++i) {
+    const StepKindRow& row = step_kind_rows()[i];
+    if (*row.page_summary && (row.place == EntryPlace::Gradient) == gradient)
+      pages.push_back({row.page, row.page_summary});
+  }
+  return pages;
+}
+
+const std::vector<StepKindDescription> kStepKinds = pages_of_rows(false);
+const std::vector<StepKindDescription> kGradientKinds = pages_of_rows(true);
 
 // The stage of the run an entry belongs to, for the map: the source's input steps, each
 // layer, a stack's final norm, the target's input steps, the output head.
@@ -187,17 +171,6 @@ bool StepFilter::selects(int number, const std::string& kind, const StepId* laye
 }
 
 const std::vector<StepKindDescription>& step_kinds() { return kStepKinds; }
-
-namespace {
-
-// The kinds only attn grad's walkthrough has, which --steps accepts beside step_kinds()
-// (whose list `attn steps --kinds` prints: the forward's).
-const std::vector<StepKindDescription> kGradientKinds = {
-    {"loss", "the loss: cross-entropy of the labels, or sum(output * output_grad)"},
-    {"weight_gradients", "the gradient of every weight"},
-};
-
-}  // namespace
 
 namespace {
 
