@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "attn/model_file.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -46,14 +47,18 @@ struct Dataset {
   std::string source;  // the file, for messages
   std::vector<Example> examples;
   std::size_t max_source = 0, max_target = 0;  // the longest sequences, for the memory estimate
+  std::uint64_t bytes = 0;                     // about what the examples (and the file's text) hold
 };
 
 // The examples of a JSON Lines file (empty lines skipped), each read as a model file's input
 // is read against `model` (its vocabulary, its decoder, its output head): InputError naming
 // "FILE:LINE" and the key for a bad one. Every example needs the loss's labels (or
-// output_grad); examples of different lengths need <PAD> in the vocabulary.
-Dataset read_dataset(const std::string& path, const Model& model);
-Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model);
+// output_grad); examples of different lengths need <PAD> in the vocabulary. The examples are
+// counted as they are read: InputError at the line where they pass `load`'s memory limit
+// (a line's own X is checked before it is drawn), so that a huge file is refused, not read.
+Dataset read_dataset(const std::string& path, const Model& model, const LoadOptions& load = {});
+Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model,
+                      const LoadOptions& load = {});
 
 // The order of the examples in epoch `epoch` (0 first): the file's order without shuffling,
 // else NumPy's np.random.permutation(n), the epochs drawn one after another from

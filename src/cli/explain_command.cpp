@@ -282,7 +282,17 @@ int run_explain(const ExplainOptions& options) {
   std::ostringstream paged;
   std::ostream& out = options.pause ? paged : terminal;
   const auto lesson = open_html_lesson(options, "attn explain", model, walkthrough);
-  const auto printer = start_walkthrough(out, trace, model, walkthrough, options.quiet, !dump_at_end, lesson.get());
+  // (--pause keeps the trace whole: two walkthroughs read it.)
+  const bool forget = !dump_at_end && !options.pause;
+  const auto printer = start_walkthrough(out, trace, model, walkthrough, options.quiet, forget, lesson.get());
+  // --pause: the same walkthrough with every step in full, for a step jumped to.
+  // (The printers keep a reference to their options: these live as long as they do.)
+  std::ostringstream paged_in_full;
+  WalkthroughOptions every_step_in_full = walkthrough;
+  every_step_in_full.full = true;
+  std::unique_ptr<StreamingWalkthrough> in_full;
+  if (printer && options.pause)
+    in_full = start_walkthrough(paged_in_full, trace, model, every_step_in_full, false, false, nullptr);
   // The progress line shares the terminal with nothing else: not while the walkthrough
   // prints to it.
   const bool show_progress =
@@ -296,7 +306,12 @@ int run_explain(const ExplainOptions& options) {
       timed(dump_seconds, [&] { dump->add(record); });
     });
   if (printer)
-    trace.set_entry_observer([&](const TraceEntry& entry) { timed(print_seconds, [&] { printer->add(entry); }); });
+    trace.set_entry_observer([&](const TraceEntry& entry) {
+      timed(print_seconds, [&] {
+        if (in_full) in_full->add(entry);
+        printer->add(entry);
+      });
+    });
   const auto run_started = std::chrono::steady_clock::now();
   try {
     run_model(model, trace);
@@ -307,8 +322,11 @@ int run_explain(const ExplainOptions& options) {
     throw;
   }
   if (printer) timed(print_seconds, [&] { printer->finish(); });
-  if (printer && options.pause && !options.quiet)
-    page_steps(paged.str(), printer->step_places(), std::cin, terminal, std::cerr);
+  if (in_full) in_full->finish();
+  if (printer && options.pause && !options.quiet) {
+    const PagedText full{paged_in_full.str(), in_full->step_places()};
+    page_steps({paged.str(), printer->step_places()}, &full, std::cin, terminal, std::cerr);
+  }
   // without the dump's and the walkthrough's shares
   const double forward_seconds = seconds_since(run_started) - dump_seconds - print_seconds;
   // A walkthrough that could not be written fails the run before the dump or the lesson is

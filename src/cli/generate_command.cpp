@@ -182,11 +182,11 @@ int run_generate(const GenerateOptions& options) {
   if (draw) {
     if (print)
       out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
-                         model.source, tokens.size(), tokens.size() == 1 ? "" : "s", options.max_new_tokens,
+                         printable(model.source), tokens.size(), tokens.size() == 1 ? "" : "s", options.max_new_tokens,
                          options.temperature == 0
                              ? "greedy (temperature 0)"
                              : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
-                         options.stop);
+                         printable(options.stop));
     const std::string first =
         fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
     if (print) out << "\n" << first << "\n";

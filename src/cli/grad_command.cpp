@@ -36,10 +36,16 @@ void print_run(const Trace& trace, const Model& model, const ExplainOptions& opt
     print_walkthrough(terminal, trace, model, walkthrough);
     return;
   }
-  std::ostringstream paged;
-  std::vector<StepPlace> places;
-  print_walkthrough(paged, trace, model, walkthrough, &places);
-  page_steps(paged.str(), places, std::cin, terminal, std::cerr);
+  // A step jumped to is shown from the walkthrough with every step in full.
+  PagedText paged, in_full;
+  std::ostringstream text, full_text;
+  print_walkthrough(text, trace, model, walkthrough, &paged.places);
+  WalkthroughOptions full = walkthrough;
+  full.full = true;
+  print_walkthrough(full_text, trace, model, full, &in_full.places);
+  paged.text = text.str();
+  in_full.text = full_text.str();
+  page_steps(paged, &in_full, std::cin, terminal, std::cerr);
 }
 
 }  // namespace

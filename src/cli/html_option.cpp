@@ -1,6 +1,7 @@
 #include "html_option.h"
 
 #include "attn/error.h"
+#include "core/same_file.h"
 #include "validators.h"
 
 namespace attn::cli {
@@ -27,7 +28,7 @@ std::string lesson_subject(const ExplainOptions& options) {
 std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, const char* command, const Model& model,
                                              const WalkthroughOptions& walkthrough) {
   if (options.html_path.empty()) return nullptr;
-  if (options.html_path == options.dump_path)
+  if (!options.dump_path.empty() && same_file(options.html_path, options.dump_path))
     throw InputError("--html", "", "expected another file than --dump's, found the same: " + options.html_path);
   return std::make_unique<HtmlLesson>(options.html_path, std::vector<std::string>{options.model_file}, model,
                                       walkthrough, LessonInfo{command, lesson_subject(options)});

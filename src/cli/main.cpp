@@ -1,6 +1,7 @@
 // attn: a command-line walkthrough of transformer attention.
 // Exit codes: 0 ok, 2 bad usage or bad input, 1 anything else.
 #include <malloc.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,16 +17,29 @@
 #include "explain_command.h"
 #include "generate_command.h"
 #include "grad_command.h"
+#include "heads_command.h"
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
 #include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
+#include "tokenize_command.h"
 #include "train_command.h"
 #include "validate_command.h"
 
 namespace {
+
+// OpenMP's thread count capped at the CPUs this process may run on (its affinity), before
+// any thread starts, and said once: more threads than CPUs only wait for each other, and a
+// huge OMP_NUM_THREADS (100000) made libgomp crash starting them.
+void cap_threads_at_cpus() {
+  const int asked = omp_get_max_threads(), cpus = omp_get_num_procs();
+  if (cpus < 1 || asked <= cpus) return;
+  omp_set_num_threads(cpus);
+  std::cerr << "attn: OMP_NUM_THREADS asks for " << asked << " threads, more than the " << cpus << " CPU"
+            << (cpus == 1 ? "" : "s") << " attn may run on: it uses " << cpus << "\n";
+}
 
 // How the process runs models: the threads' waiting policy, the heap, Eigen's threads.
 void prepare_process(int argc, char** argv) {
@@ -55,6 +69,7 @@ void prepare_process(int argc, char** argv) {
   // measured slower (docs/performance.md). With one thread here, a product that is not
   // split (a single row, say) stays on one thread.
   Eigen::setNbThreads(1);
+  cap_threads_at_cpus();
 }
 
 }  // namespace
@@ -82,6 +97,10 @@ int main(int argc, char** argv) {
   attn::cli::setup_init(app, init);
   attn::cli::TrainCommandOptions train;
   attn::cli::setup_train(app, train);
+  attn::cli::TokenizeOptions tokenize;
+  attn::cli::setup_tokenize(app, tokenize);
+  attn::cli::HeadsOptions heads;
+  attn::cli::setup_heads(app, heads);
 
   // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
   if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
@@ -114,6 +133,7 @@ int main(int argc, char** argv) {
     // The model named as run_explain and run_grad name it.
     const std::string source = attn::cli::model_source_name(app.got_subcommand("grad")       ? grad
                                                             : app.got_subcommand("generate") ? generate.run
+                                                            : app.got_subcommand("heads")    ? heads.run
                                                                                              : explain);
     std::cerr << attn::printable(source + ": " + e.what()) << "\n";
     return 2;

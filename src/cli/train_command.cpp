@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "attn/model_file.h"
 #include "attn/model_writer.h"
 #include "attn/train.h"
+#include "core/same_file.h"
 #include "io/number_text.h"
 #include "io/output_file.h"
 #include "present/terminal.h"
@@ -166,9 +169,27 @@ void refuse_existing(const std::string& path, bool force) {
     throw InputError(path, "", "already exists; use --force to replace it");
 }
 
+// Every file train writes is another file than the others it reads or writes, whatever
+// the names (./x, a link): -o over --data would replace the training data. (-o over -c is
+// allowed: the model is read whole before it is replaced, as a trained model's update.)
+void refuse_same_files(const TrainCommandOptions& o) {
+  const std::pair<const char*, const std::string*> files[] = {
+      {"-o", &o.output}, {"--log", &o.log_file}, {"--data", &o.data_file}, {"--eval", &o.eval_file}};
+  for (std::size_t w = 0; w < 2; ++w) {
+    const std::string& written = *files[w].second;
+    if (written.empty() || written == "-") continue;
+    for (std::size_t other = 0; other < std::size(files); ++other)
+      if (other != w && !files[other].second->empty() && same_file(written, *files[other].second))
+        throw InputError(
+            files[w].first, "",
+            fmt::format("expected another file than {}'s, found the same: {}", files[other].first, written));
+  }
+}
+
 }  // namespace
 
 int run_train(const TrainCommandOptions& o) {
+  refuse_same_files(o);
   LoadOptions load;
   if (o.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(o.max_memory_gib * 1073741824.0);
   Run run = o.task.empty() ? file_run(o, load) : task_run(o);
@@ -177,7 +198,7 @@ int run_train(const TrainCommandOptions& o) {
   check_memory(run, load);
   if (!o.output.empty()) refuse_existing(o.output, o.force);
   if (!o.log_file.empty()) refuse_existing(o.log_file, o.force);
-  const std::string held_out_source = !o.eval_file.empty() ? o.eval_file : "the task's held-out set";
+  const std::string held_out_source = !o.eval_file.empty() ? printable(o.eval_file) : "the task's held-out set";
 
   TrainProgress progress(!o.quiet && ::isatty(STDERR_FILENO));
   TrainLog log(o.log_file);
@@ -222,7 +243,7 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
       ->check(non_empty("a file name"));
   train
       ->add_option("--task", options.task,
-                   "A built-in task with its own model and data: copy, reverse, sort, translate")
+                   "A built-in task with its own model and data: copy, reverse, sort, translate, induction")
       ->check(CLI::IsMember(task_names()));
   train->add_option("--d-model", options.d_model, "With --task: d_model (N) instead of the task's")
       ->transform(non_negative_integer());

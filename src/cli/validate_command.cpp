@@ -66,7 +66,7 @@ int run_validate(const ValidateOptions& options) {
   for (const auto& file : options.files) {
     try {
       const Model model = load_model_file(file, load);
-      std::cout << model_file_name(file) << ": valid: " << summary(model) << "\n";
+      std::cout << printable(model_file_name(file)) << ": valid: " << summary(model) << "\n";
     } catch (const InputErrors& e) {
       for (const auto& error : e.errors()) std::cerr << error.what() << "\n";
       code = 2;

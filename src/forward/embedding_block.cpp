@@ -29,6 +29,21 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
         at.trace().warn(id_tensor.id, fmt::format("\"{}\" is not in the vocabulary: it becomes <UNK> (id {})",
                                                   ids.tokens[b][s], *model.vocab.unknown_id()));
 
+  // A sentence mostly of words the model never learned gets a confident answer that means
+  // nothing: said once, plainly, when a quarter or more of its words are unknown.
+  std::size_t words = 0, unknown_words = 0;
+  for (std::size_t b = 0; b < ids.unknown.size(); ++b) {
+    words += b < ids.lengths.size() ? ids.lengths[b] : ids.unknown[b].size();
+    for (const bool unknown : ids.unknown[b]) unknown_words += unknown ? 1 : 0;
+  }
+  if (unknown_words > 0 && 4 * unknown_words >= words)
+    at.trace().warn(id_tensor.id,
+                    fmt::format("{} of the {} words are not among the {} tokens this model knows, so its output "
+                                "means little: the model file's \"vocab\" lists the words it learned (the built-in "
+                                "model's: docs/default-model.md); a real model, trained on a language, knows tens of "
+                                "thousands",
+                                unknown_words, words, model.vocab.size()));
+
   for (const auto& note : input.notes) at.trace().warn(id_tensor.id, note);
 
   // 2. padding mask (B,S): 1 at every <PAD>, added to even out the lengths or written in the input

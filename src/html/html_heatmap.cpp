@@ -21,9 +21,23 @@ std::string css_color(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.
 // Black on the bright end of the scale, white on the dark end.
 const char* text_color(Rgb c) { return (0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b) / 255.0 > 0.5 ? "#000" : "#fff"; }
 
-std::size_t widest_label(const std::vector<std::string>& labels) {
-  std::size_t widest = 0;
-  for (const auto& l : labels) widest = std::max(widest, display_width(l));
+// The width of a 12px label in pixels, generously: capitals and the brackets of <BOS> are
+// wider than the average letter (DejaVu Sans: "<BOS>" is 41 px, 5 x kCharWidth only 37),
+// so that no label is clipped at the edge of its SVG.
+double label_width(const std::string& label) {
+  double width = 0;
+  for (const char c : label)
+    if ((static_cast<unsigned char>(c) & 0xc0) != 0x80)  // one per code point
+      width += (c >= 'A' && c <= 'Z') || c == '<' || c == '>' || c == '=' || c == '@' || c == '%' || c == '#' ||
+                       c == 'm' || c == 'w'
+                   ? 10.0
+                   : kCharWidth;
+  return width;
+}
+
+double widest_label(const std::vector<std::string>& labels) {
+  double widest = 0;
+  for (const auto& l : labels) widest = std::max(widest, label_width(l));
   return widest;
 }
 
@@ -46,12 +60,14 @@ Layout layout_of(const HeadMap& map, bool thumbnail) {
     l.height = l.cell * static_cast<double>(S);
     return l;
   }
-  l.cell = n <= 8 ? 46 : n <= 16 ? 30 : 18;
+  // Long sequences get smaller cells (the page's width is no limit, but a screen's is); below
+  // 14 px a label would overlap its neighbour, so the tokens are in the hover text only.
+  l.cell = n <= 8 ? 46 : n <= 16 ? 30 : n <= 64 ? 18 : 8;
   l.numbers = l.cell >= 30;
-  l.labels = true;
-  const double column_label = kCharWidth * kDiagonal * static_cast<double>(widest_label(map.columns));
-  l.left = 10 + kCharWidth * static_cast<double>(widest_label(map.rows));
-  l.top = 12 + column_label;
+  l.labels = l.cell >= 14;
+  const double column_label = l.labels ? kDiagonal * widest_label(map.columns) : 0;
+  l.left = l.labels ? 10 + widest_label(map.rows) : 0;
+  l.top = 18 + column_label;  // room for the rotated letters' own height
   l.width = l.left + l.cell * static_cast<double>(T) + column_label;
   l.height = l.top + l.cell * static_cast<double>(S) + 2;
   return l;
@@ -113,6 +129,7 @@ std::string heatmap_svg(const HeadMap& map, bool thumbnail) {
 
 std::string color_legend() {
   return "<div class=\"legend\"><span>weight 0</span><span class=\"scale\"></span><span>1</span>"
+         "<span>(each weight on the scale 0 to 1, as in the terminal)</span>"
          "<span class=\"masked-swatch\"></span><span>masked</span></div>\n";
 }
 

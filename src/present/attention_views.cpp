@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "present/print_limits.h"
 #include "present/tensor_views.h"
 
 namespace attn {
@@ -57,11 +56,8 @@ std::string writes_line(const PrintContext& c, std::size_t b, std::size_t T) {
 
 void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const StepId& id, PrintContext& c) {
   if (!c.options.views || !c.page.views_shown()) return;
+  // (A terminal leaves out maps of more than 32 queries; an HTML page draws them all.)
   const std::size_t S = weights.shape[weights.rank() - 2], T = weights.shape.back();
-  if (S > kHeatmapMaxQueries) {
-    c.page.note(fmt::format("heatmap left out: {} queries are more than {}", S, kHeatmapMaxQueries));
-    return;
-  }
   const std::size_t B = batch_count(weights), H = c.model.config.num_heads;
   for (std::size_t b = 0; b < B; ++b) {
     if (c.options.filter.batch && b != *c.options.filter.batch) continue;

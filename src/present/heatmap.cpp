@@ -82,14 +82,16 @@ const char* marker(HeatmapStyle style) { return style == HeatmapStyle::Ascii ? "
 // The legend: what the shades or colours mean against which scale, the masked cells (when
 // any), the arrow, and the keys of numbered columns.
 std::string legend_text(const HeatmapOptions& options, bool any_masked, const std::vector<std::string>& columns) {
-  const std::string against = options.scale == HeatmapScale::Row ? "row's largest" : "map's largest";
+  const std::string against = options.scale == HeatmapScale::Row   ? "the row's largest"
+                              : options.scale == HeatmapScale::Map ? "the map's largest"
+                                                                   : "1 (the weight itself, the HTML page's scale)";
   std::string out;
   if (options.style == HeatmapStyle::Ascii) {
-    out += "\" .:-=+*#%@\" tenths of the " + against;
+    out += "\" .:-=+*#%@\" tenths of " + against;
   } else if (options.style == HeatmapStyle::Shade) {
-    out += "\" \"<.2 ░<.4 ▒<.6 ▓<.8 █ of the " + against;
+    out += "\" \"<.2 ░<.4 ▒<.6 ▓<.8 █ of " + against;
   } else {
-    out += "weight / the " + against + ":";
+    out += "weight / " + against + ":";
     const char* bands[] = {"<.2", "<.4", "<.6", "<.8", "≤1"};
     for (int k = 0; k < 5; ++k)
       out += std::string(" ") + heatmap_cell_colors((k + 0.5) / 5, options.depth) + bands[k] + kResetSequence;
@@ -106,9 +108,10 @@ std::string legend_text(const HeatmapOptions& options, bool any_masked, const st
 }
 
 // The divisor of each row's weights for the shading: the largest unmasked weight of the row
-// or of the map (1 when that is not positive).
+// or of the map (1 when that is not positive), or 1 on the unit scale.
 std::vector<double> scale_of_rows(const Tensor& w, const Tensor& masked, std::size_t rows, std::size_t columns,
                                   HeatmapScale scale) {
+  if (scale == HeatmapScale::Unit) return std::vector<double>(rows, 1.0);
   std::vector<double> largest(rows, 0.0);
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < columns; ++j) {

@@ -7,12 +7,13 @@
 //   Color  a background colour per cell with the value printed inside it (16 colours: five
 //          ordered from dark to bright; 256 colours and truecolour: viridis)
 //
-// The scale: each weight against its row's largest (Row, the default: a query's preferences
-// show even when all its weights are small) or against the largest of the map (Map); the
-// legend says which. A masked cell (the mask hid that key) shows "·" (Ascii: "x"), distinct
-// from a weight that is merely small; a NaN cell shows "?". A column of shades is as wide as
-// its label (two at least), a column of coloured cells as the wider of its label and the
-// values printed in it. The output is deterministic and ends with a newline.
+// The scale: each weight on the whole scale of weights, 0 to 1 (Unit: what the walkthrough
+// and the HTML page draw, so that a row of three 0.33 is not drawn solid), against its row's
+// largest (Row: a query's preferences show even when all its weights are small) or against
+// the largest of the map (Map); the legend says which. A masked cell (the mask hid that key) shows "·" (Ascii: "x"),
+// distinct from a weight that is merely small; a NaN cell shows "?". A column of shades is as wide as its label (two at
+// least), a column of coloured cells as the wider of its label and the values printed in it. The output is
+// deterministic and ends with a newline.
 #ifndef ATTN_PRESENT_HEATMAP_H_
 #define ATTN_PRESENT_HEATMAP_H_
 
@@ -25,7 +26,7 @@
 
 namespace attn {
 
-enum class HeatmapScale { Row, Map };
+enum class HeatmapScale { Row, Map, Unit };
 
 struct HeatmapOptions {
   HeatmapStyle style = HeatmapStyle::Shade;

@@ -244,9 +244,11 @@ void Page::tensor(const std::string& label, const Tensor& full, bool integers) {
   const Tensor slice_of_full = slicing ? selected_slice(full, options_.filter) : Tensor();
   const Tensor& t = slicing ? slice_of_full : full;
   const bool sliced = t.rank() != full.rank();
-  const std::size_t threshold = axis_of(t, "F") < t.rank() && !options_.full
-                                    ? std::min(options_.array.threshold, options_.wide_threshold)
-                                    : options_.array.threshold;
+  // Feed-forward-wide and vocabulary-wide tensors (hidden, W_1, dL/dlogits, dL/dE) are
+  // summarized past wide_threshold, as the forward lesson's are; --full prints them whole.
+  const bool wide = axis_of(t, "F") < t.rank() || axis_of(t, "V") < t.rank();
+  const std::size_t threshold =
+      wide && !options_.full ? std::min(options_.array.threshold, options_.wide_threshold) : options_.array.threshold;
   const bool summarized = t.size() > threshold;
   std::string slice;
   if (sliced) {

@@ -34,7 +34,8 @@ std::vector<LossPosition> loss_positions(const Tensor& p, PrintContext& c) {
     const auto label = static_cast<std::size_t>(model.labels.data[r]);
     const std::string token = c.labels(label_sequence(model), b, T)[t];
     LossPosition pos;
-    pos.where = fmt::format("{}position {} (\"{}\")", model.batched ? fmt::format("[{}] ", b) : "", t, token);
+    // (the label comes quoted already: "<BOS>")
+    pos.where = fmt::format("{}position {} ({})", model.batched ? fmt::format("[{}] ", b) : "", t, token);
     pos.label = model.vocab.token(label);
     pos.probability = p.data[r * V + label];
     pos.ignored = pad && label == *pad;

@@ -197,6 +197,29 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
   }
 }
 
+namespace {
+
+// Sampled tokens beyond this many are summarized: the table shows the top ones.
+constexpr std::size_t kMostDrawnShown = 12;
+
+// The interval of each token that could be drawn, in the order the draw adds them up
+// (vocabulary order, as np.searchsorted over np.cumsum does), not the table's order.
+std::string draw_intervals(const SamplingResult& r, const Model& model, int precision) {
+  std::string out;
+  double cumulative = 0;
+  for (std::size_t id = 0; id < r.distribution.size(); ++id) {
+    if (r.distribution[id] == 0) continue;
+    const double before = cumulative;
+    cumulative += r.distribution[id];
+    out +=
+        fmt::format("{}\"{}\" [{}, {}){}", out.empty() ? "" : ", ", model.vocab.token(id),
+                    format_number(before, precision), format_number(cumulative, precision), id == r.id ? " ← u" : "");
+  }
+  return "  the intervals, in vocabulary order: " + out;
+}
+
+}  // namespace
+
 void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r, const SamplingOptions& sampling,
                   const Model& model, const std::vector<std::string>& tokens, std::size_t number, std::size_t draws,
                   std::uint32_t seed, const WalkthroughOptions& options) {
@@ -209,8 +232,11 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return r.probabilities[a] > r.probabilities[b]; });
-  const std::size_t k = std::min(options.top_k, V);
   const bool sampled = r.draw.has_value();
+  // A draw shows every token it could pick (up to kMostDrawnShown): the text says how many
+  // were kept, and the table shows them.
+  const std::size_t k =
+      std::min(V, sampled && r.kept <= kMostDrawnShown ? std::max(options.top_k, r.kept) : options.top_k);
   Tensor table({k, sampled ? std::size_t{2} : std::size_t{1}}, {"k", "p"});
   std::vector<std::string> rows;
   for (std::size_t i = 0; i < k; ++i) {
@@ -240,6 +266,7 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r
                   format_number(*r.draw, std::max(options.array.precision, 6)), draws + 1, seed,
                   format_number(r.cumulative_before, options.array.precision),
                   format_number(r.cumulative_after, options.array.precision), model.vocab.token(r.id)));
+  if (r.kept <= kMostDrawnShown) draw.line(draw_intervals(r, model, options.array.precision));
 }
 
 }  // namespace attn

@@ -37,8 +37,13 @@ void print_token_ids(const TraceEntry& e, PrintContext& c) {
     }
   }
   const bool listed = c.trace.tokens(e.id.sequence) != nullptr;
-  if (is_target(e) && c.model.target_tokens.from_bos)
-    c.page.line("(no target given: the decoder reads <BOS>, then its greedy picks to <EOS>)");
+  if (is_target(e) && c.model.target_tokens.from_bos) {
+    const auto& ends = c.model.target_tokens.predicts_end;
+    const bool all_ended = !ends.empty() && std::find(ends.begin(), ends.end(), false) == ends.end();
+    c.page.line(all_ended ? "(no target given: the decoder reads <BOS>, then its greedy picks to <EOS>)"
+                          : "(no target given: the decoder reads <BOS>, then its greedy picks, cut at the length "
+                            "limit before it predicted <EOS>)");
+  }
   // The line above already gives every id; --full (or no token list) prints the array too.
   if (!listed || c.options.full) c.page.tensor(display_name(e.id), t, true);
 }

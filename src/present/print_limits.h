@@ -14,7 +14,8 @@ namespace attn {
 constexpr std::size_t kDefaultLineWidth = 75;
 // The widest line of an explanation's text (explanations.cpp; its test checks every line).
 constexpr std::size_t kExplanationWidth = 88;
-// A heatmap of more queries than this is left out: its rows would no longer fit a terminal.
+// A terminal leaves out a heatmap of more queries than this: its rows would no longer fit the
+// screen (terminal_page.cpp; an HTML page draws them all).
 constexpr std::size_t kHeatmapMaxQueries = 32;
 // The embedding step pairs each token with its row up to this many positions (B*S); past
 // it the rows are shown as the tensor emb.

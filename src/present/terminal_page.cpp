@@ -16,9 +16,10 @@ namespace attn {
 namespace {
 
 // How heatmap cells are drawn: as asked, else coloured when colour is on; never with escape
-// sequences when colour is off.
+// sequences when colour is off. On the HTML page's scale, each weight against 1.
 HeatmapOptions heatmap_options(const WalkthroughOptions& options) {
   HeatmapOptions h;
+  h.scale = HeatmapScale::Unit;
   h.style = options.heatmap_style.value_or(options.color ? HeatmapStyle::Color : HeatmapStyle::Shade);
   if (h.style == HeatmapStyle::Color && !options.color) h.style = HeatmapStyle::Shade;
   h.depth = options.color_depth;
@@ -172,6 +173,12 @@ void TerminalPage::labeled_vector(const std::string& label, const Tensor& row) {
 }
 
 void TerminalPage::heatmap(const HeatmapView& view) {
+  const std::size_t queries = view.heads.empty() ? 0 : view.heads.front().shape.at(0);
+  if (queries > kHeatmapMaxQueries) {
+    note(fmt::format("heatmap left out: {} queries are more than {} (the HTML page, --html FILE, draws it)", queries,
+                     kHeatmapMaxQueries));
+    return;
+  }
   std::vector<HeatmapBlock> blocks;
   for (std::size_t h = 0; h < view.heads.size(); ++h)
     blocks.push_back({view.titles.at(h), view.heads[h], h < view.masked.size() ? view.masked[h] : Tensor()});

@@ -151,14 +151,36 @@ void require_matrix(const Tensor& t, const char* what) {
 
 }  // namespace
 
+namespace {
+
+// A value too small for `precision` digits after the point to show it (fewer than two
+// significant digits: 8.8e-05 would print as 0.0001, 1e-07 as 0): it prints with two
+// significant digits instead, so that no 0 is shown that is not 0.
+bool too_small_for_fixed(double value, int precision) {
+  if (value == 0 || !std::isfinite(value)) return false;
+  const std::string s = fixed_chars(std::abs(value), precision);
+  const std::size_t first = s.find_first_not_of("0.");
+  return first == std::string::npos || s.size() - first - (s.find('.', first) == std::string::npos ? 0 : 1) < 2;
+}
+
+// Two significant digits, as Python's "%.2g" writes them: 8.8e-05, 0.00031.
+std::string significant_chars(double value) { return fmt::format("{:.2g}", value); }
+
+}  // namespace
+
 std::vector<std::string> format_number_group(const std::vector<double>& values, int precision) {
   int digits = 0;
   for (double v : values)
-    if (std::isfinite(v)) digits = std::max(digits, fraction_digits(v, precision));
+    if (std::isfinite(v) && !too_small_for_fixed(v, precision))
+      digits = std::max(digits, fraction_digits(v, precision));
   std::vector<std::string> out;
   for (double v : values) {
     if (!std::isfinite(v)) {
       out.push_back(non_finite_text(v));
+      continue;
+    }
+    if (too_small_for_fixed(v, precision)) {
+      out.push_back(significant_chars(v));
       continue;
     }
     std::string s = fixed_chars(v == 0 ? 0.0 : v, digits);
@@ -173,8 +195,16 @@ std::string format_worked_number(double value, int precision) { return format_nu
 
 std::vector<std::string> format_fixed_group(const std::vector<double>& values, int precision) {
   std::vector<std::string> out;
-  for (double v : values)
-    out.push_back(std::isfinite(v) ? fixed_chars(v == 0 ? 0.0 : v, precision) : non_finite_text(v));
+  for (double v : values) {
+    if (!std::isfinite(v)) {
+      out.push_back(non_finite_text(v));
+      continue;
+    }
+    std::string s = fixed_chars(v == 0 ? 0.0 : v, precision);
+    // A weight that rounds to 0 but is not 0 keeps its significant digits (never "0.0000").
+    if (v != 0 && s.find_first_not_of("-0.") == std::string::npos) s = significant_chars(v);
+    out.push_back(s);
+  }
   return out;
 }
 

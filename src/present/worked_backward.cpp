@@ -44,8 +44,10 @@ std::string worked_softmax_backward_row(const std::vector<double>& w, const std:
   out += labelled("Σ", width, chain({joined(factors, " + ", m), sum_text(format_number_group(products, p), m), dots}));
   out += labelled("dw - Σ", width, bracketed(differences, m) + " = " + bracketed(cs, m));
   out += labelled(name, width, bracketed(terms, m) + " = " + bracketed(format_number_group(result, p), m));
-  out += "  Why: raising one score raises its weight and lowers all the others (they still sum to 1),\n";
-  out += "  so each score's gradient is its weight times how much its dL/dw beats the average Σ.\n";
+  // One line per paragraph: the page wraps it at the terminal's width.
+  out +=
+      "  Why: raising one score raises its weight and lowers all the others (they still sum to 1), "
+      "so each score's gradient is its weight times how much its dL/dw beats the average Σ.\n";
   if (dot == 0 && std::all_of(w.begin(), w.end(), [](double v) { return v == 0; }))
     out += "  Every weight is 0 (every key masked): the row passes no gradient back.\n";
   return out;
@@ -92,8 +94,9 @@ std::string worked_cross_entropy_gradient_row(const std::vector<double>& probabi
   out += fmt::format("  elsewhere:     p[j] / n, as p[{0}] / n = {1} / {2} = {3}\n", other,
                      format_worked_number(probabilities[other], p), n, format_worked_number(result[other], p));
   out += fmt::format("  {} = {}\n", name, bracketed(format_number_group(result, p), options.max_terms));
-  out += "  Why: raising the label's logit raises its probability, which lowers the loss; raising any\n";
-  out += "  other logit takes probability from the label, which raises it.\n";
+  out +=
+      "  Why: raising the label's logit raises its probability, which lowers the loss; raising any "
+      "other logit takes probability from the label, which raises it.\n";
   return out;
 }
 
@@ -111,8 +114,9 @@ std::string worked_rope_pair_backward(double first, double second, std::size_t p
                      names.input, other, a, ct, b, st, format_worked_number(first * c + second * s, p));
   out += fmt::format("{}[{}] = {}[{}]·cos - {}[{}]·sin = {}×{} - {}×{} = {}\n", names.result, other, names.input, other,
                      names.input, pair, b, ct, a, st, format_worked_number(second * c - first * s, p));
-  out += "  Why: the forward turned the pair by the angle; its gradient goes back\n";
-  out += "  through the transposed rotation, a turn by minus the angle.\n";
+  out +=
+      "  Why: the forward turned the pair by the angle; its gradient goes back "
+      "through the transposed rotation, a turn by minus the angle.\n";
   return out;
 }
 
@@ -127,8 +131,10 @@ std::string worked_repeat_kv_backward(const std::vector<double>& terms, const st
   std::string out = fmt::format("{} = {}\n", result_name, joined(term_names, " + ", options.max_terms));
   out += fmt::format("{}= {} = {}\n", std::string(display_width(result_name) + 1, ' '),
                      sum_text(values, options.max_terms), format_worked_number(sum, options.precision));
-  out += fmt::format("  Why: {} each read a copy of this head,\n", shared_by);
-  out += "  so each copy's gradient comes back to it, and they add up.\n";
+  out += fmt::format(
+      "  Why: {} each read a copy of this head, so each copy's gradient comes back to it, and they "
+      "add up.\n",
+      shared_by);
   return out;
 }
 

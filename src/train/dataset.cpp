@@ -8,10 +8,12 @@
 #include "attn/model_file.h"
 #include "attn/train.h"
 #include "core/numpy_random.h"
+#include "model/byte_size.h"
 #include "model/input_section.h"
 #include "model/json_reader.h"
 #include "model/load_context.h"
 #include "model/loss_section.h"
+#include "model/memory_estimate.h"
 #include "model/token_input.h"
 
 namespace attn {
@@ -36,8 +38,9 @@ Tensor without_batch_axis(Tensor t) {
 }
 
 // The example of one line, read against `shell` (whose input it replaces).
-Example read_example(const Json& document, const std::string& source, std::size_t line, Model& shell) {
-  LoadContext context(source, LoadOptions{});
+Example read_example(const Json& document, const std::string& source, std::size_t line, Model& shell,
+                     const LoadOptions& load) {
+  LoadContext context(source, load);
   context.rng = NumpyRandom(shell.config.seed);
   const JsonReader& reader = context.reader;
   shell.source = source;
@@ -67,10 +70,43 @@ Example read_example(const Json& document, const std::string& source, std::size_
   return example;
 }
 
+// About what an example holds: its tokens as strings, its numbers, its labels.
+std::uint64_t example_bytes(const Example& e) {
+  std::uint64_t bytes = sizeof(Example);
+  for (const auto* tokens : {&e.source, &e.target})
+    for (const std::string& token : *tokens) bytes += sizeof(std::string) + token.capacity();
+  bytes += (e.x.size() + e.target_x.size() + e.output_grad.size()) * sizeof(double);
+  return bytes + e.labels.size() * sizeof(std::size_t);
+}
+
 std::size_t source_length(const Example& e) { return e.source.empty() ? e.x.shape.at(0) : e.source.size(); }
 std::size_t target_length(const Example& e) {
   if (!e.target.empty()) return e.target.size();
   return e.target_x.data.empty() ? 0 : e.target_x.shape.at(0);
+}
+
+// One data set is tokens or numbers, not both: a batch of tokens is embedded, one of numbers
+// is the layers' input itself, and the two cannot be stacked into one input. Every line
+// gives each part (the source, the target, the loss's labels or output_grad) as the first.
+void check_same_kinds(const Dataset& data) {
+  const Example& first = data.examples.front();
+  const auto part = [](bool numbers, const char* as_numbers, const char* as_tokens) {
+    return numbers ? as_numbers : as_tokens;
+  };
+  for (const Example& e : data.examples) {
+    const std::string source = fmt::format("{}:{}", data.source, e.line);
+    const auto mixed = [&](bool numbers, bool first_numbers, const char* as_numbers, const char* as_tokens) {
+      if (numbers == first_numbers) return;
+      throw InputError(
+          source, "",
+          fmt::format("expected {} like line {}, found {}: one training set gives every example the "
+                      "same way",
+                      part(first_numbers, as_numbers, as_tokens), first.line, part(numbers, as_numbers, as_tokens)));
+    };
+    mixed(!e.x.data.empty(), !first.x.data.empty(), "X", "text or tokens");
+    mixed(!e.target_x.data.empty(), !first.target_x.data.empty(), "target_X", "target_text or target_tokens");
+    mixed(!e.output_grad.data.empty(), !first.output_grad.data.empty(), "output_grad", "labels");
+  }
 }
 
 // Examples of different lengths are padded: with <PAD> for tokens, which numbers cannot be.
@@ -95,9 +131,11 @@ void check_lengths(const Dataset& data, const Model& model) {
 
 }  // namespace
 
-Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model) {
+Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model, const LoadOptions& load) {
   Dataset data;
   data.source = source;
+  data.bytes = text.size();
+  const std::uint64_t limit = memory_limit(load);
   Model shell = input_shell(model);
   std::size_t line = 0;
   for (std::size_t at = 0; at < text.size();) {
@@ -109,17 +147,25 @@ Dataset parse_dataset(const std::string& text, const std::string& source, const 
     if (content.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", source, line);
     const Json document = parse_json(content, where);
-    data.examples.push_back(read_example(document, where, line, shell));
+    data.examples.push_back(read_example(document, where, line, shell, load));
+    data.bytes += example_bytes(data.examples.back());
+    if (data.bytes > limit)
+      throw InputError(where, "",
+                       fmt::format("the examples up to this line would need about {}, more than the limit of {}; use "
+                                   "fewer or shorter examples or raise --max-memory",
+                                   byte_size_text(static_cast<double>(data.bytes), ByteStyle::Memory),
+                                   byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
     data.max_source = std::max(data.max_source, source_length(data.examples.back()));
     data.max_target = std::max(data.max_target, target_length(data.examples.back()));
   }
   if (data.examples.empty()) throw InputError(source, "", "expected at least one example (one JSON object per line)");
+  check_same_kinds(data);
   check_lengths(data, model);
   return data;
 }
 
-Dataset read_dataset(const std::string& path, const Model& model) {
-  return parse_dataset(read_text_file(path), path, model);
+Dataset read_dataset(const std::string& path, const Model& model, const LoadOptions& load) {
+  return parse_dataset(read_text_file(path), path, model, load);
 }
 
 struct BatchOrder::Stream {

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "attn/error.h"
+#include "attn/trace.h"
+#include "core/numeric_check.h"
 #include "core/require.h"
 
 namespace attn {
@@ -36,6 +41,16 @@ void Optimizer::step(const std::vector<Tensor>& gradients, double lr) {
       sgd(w, gradients[i], i, lr);
     else
       adam(w, gradients[i], i, lr);
+    // A weight that is no longer a number makes every later step garbage, and a model file
+    // cannot hold it: training stops here, at the first one, naming the step and the weight.
+    try {
+      check_finite(parameter_name(weights_[i].id), w);
+    } catch (const NumericError& e) {
+      throw NumericError(
+          fmt::format("update {}: {}: training stopped and wrote no model (a smaller --lr, or "
+                      "--clip, keeps the weights finite)",
+                      steps_, e.what()));
+    }
   }
 }
 

@@ -33,6 +33,7 @@ struct Sizes {
   std::size_t d_model, heads, d_ff, layers;
   bool decoder_only = false;
   std::string prompt_template;
+  std::string positional_encoding = "sinusoidal";
 };
 
 // The model file of a task: its vocabulary, its sizes, Xavier weights and an embedding of
@@ -45,6 +46,7 @@ std::string model_text(const std::string& comment, const Tokens& vocab, const Si
   nlohmann::json model = {{"d_model", s.d_model},   {"num_heads", s.heads}, {"d_ff", s.d_ff},
                           {"num_layers", s.layers}, {"seed", seed},         {"scale_embeddings", true}};
   if (s.decoder_only) model["architecture"] = "decoder-only";
+  if (s.positional_encoding != "sinusoidal") model["positional_encoding"] = s.positional_encoding;
   doc["model"] = model;
   doc["vocab"] = vocab;
   if (!s.prompt_template.empty()) doc["prompt_template"] = s.prompt_template;
@@ -350,10 +352,86 @@ TrainingTask translate_task(const TaskSizes& asked) {
                 adam(6000, 32, 3e-3, 100), 0, asked);
 }
 
+// --- induction: a segment of random tokens seen twice -----------------------------------------
+
+// `count` distinct tokens of `letters`, in random order (a partial Fisher-Yates shuffle drawn
+// as digit_sequences draws), so that every token of a segment occurs once in it.
+Tokens distinct_tokens(NumpyRandom& rng, const Tokens& letters, std::size_t count) {
+  Tokens pool = letters;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto j = i + static_cast<std::size_t>(rng.random_sample() * static_cast<double>(pool.size() - i));
+    std::swap(pool[i], pool[j]);
+  }
+  pool.resize(count);
+  return pool;
+}
+
+// Filler of `count` random tokens of `letters`, none of them in `segment`: every token of the
+// second copy then occurred exactly once before, in the first.
+Tokens filler(NumpyRandom& rng, const Tokens& letters, const Tokens& segment, std::size_t count) {
+  Tokens others;
+  for (const std::string& t : letters)
+    if (std::find(segment.begin(), segment.end(), t) == segment.end()) others.push_back(t);
+  Tokens out;
+  for (std::size_t i = 0; i < count; ++i)
+    out.push_back(others[static_cast<std::size_t>(rng.random_sample() * static_cast<double>(others.size()))]);
+  return out;
+}
+
+// "<BOS> before segment between segment", learning only the second copy's tokens after its
+// first (the ones an earlier occurrence predicts): position t's label is token t+1 there,
+// <PAD> elsewhere.
+Pair repeated_segment(const Tokens& before, const Tokens& segment, const Tokens& between) {
+  Pair p;
+  p.target = {"<BOS>"};
+  for (const Tokens* part : {&before, &segment, &between, &segment})
+    p.target.insert(p.target.end(), part->begin(), part->end());
+  p.labels.assign(p.target.size(), "<PAD>");
+  const std::size_t second = p.target.size() - segment.size();
+  for (std::size_t i = 1; i < segment.size(); ++i) p.labels[second + i - 1] = segment[i];
+  return p;
+}
+
+constexpr std::size_t kInductionLetters = 26, kInductionFiller = 6, kInductionTrain = 20000;
+
+// induction: 26 tokens a-z; a segment of 4 to 12 distinct tokens seen twice, 0 to 6 random
+// tokens before and between, so that only the earlier occurrence of a token tells what comes
+// next. Held out: 200 segments of 6 to 12 as "<BOS> x1..xL x1..xL", never a training segment.
+TrainingTask induction_task(const TaskSizes& asked) {
+  Tokens letters;
+  for (std::size_t i = 0; i < kInductionLetters; ++i) letters.push_back(std::string(1, static_cast<char>('a' + i)));
+  NumpyRandom rng(5);
+  const auto below = [&](std::size_t n) {
+    return static_cast<std::size_t>(rng.random_sample() * static_cast<double>(n));
+  };
+  std::set<Tokens> held_segments;
+  std::vector<Pair> train, held_out;
+  while (held_out.size() < 200) {
+    Tokens segment = distinct_tokens(rng, letters, 6 + below(7));
+    if (held_segments.insert(segment).second) held_out.push_back(repeated_segment({}, segment, {}));
+  }
+  while (train.size() < kInductionTrain) {
+    const Tokens segment = distinct_tokens(rng, letters, 4 + below(9));
+    if (held_segments.count(segment)) continue;
+    const Tokens before = filler(rng, letters, segment, below(kInductionFiller + 1));
+    const Tokens between = filler(rng, letters, segment, below(kInductionFiller + 1));
+    train.push_back(repeated_segment(before, segment, between));
+  }
+  const std::string description = fmt::format(
+      "Task induction: continue a repeated segment of random tokens (Olsson et al.'s induction heads): \"<BOS> "
+      "[filler] x1..xL [filler] x1..xL\" of {} tokens a-z, L 4 to 12 distinct, 0 to {} random others before and "
+      "between, learning x2..xL of the second copy ({} training sequences, 200 held out as \"<BOS> x1..xL x1..xL\", "
+      "L 6 to 12, never a training segment), decoder-only with RoPE, d_model 32, 2 heads, d_ff 64, 2 layers",
+      kInductionLetters, kInductionFiller, kInductionTrain);
+  Sizes sizes{32, 2, 64, 2, true, "", "rope"};
+  return finish("induction", description, digit_vocab(0, letters), sizes, train, held_out, adam(1500, 32, 3e-3, 100), 0,
+                asked);
+}
+
 }  // namespace
 
 const std::vector<std::string>& task_names() {
-  static const std::vector<std::string> names = {"copy", "reverse", "sort", "translate"};
+  static const std::vector<std::string> names = {"copy", "reverse", "sort", "translate", "induction"};
   return names;
 }
 
@@ -362,8 +440,9 @@ TrainingTask make_task(const std::string& name, const TaskSizes& sizes) {
   if (name == "reverse") return sequence_task("reverse", true, sizes);
   if (name == "sort") return sort_task(sizes);
   if (name == "translate") return translate_task(sizes);
+  if (name == "induction") return induction_task(sizes);
   throw InputError("attn train", "--task",
-                   fmt::format("expected one of copy, reverse, sort, translate, found \"{}\"", name));
+                   fmt::format("expected one of copy, reverse, sort, translate, induction, found \"{}\"", name));
 }
 
 }  // namespace attn

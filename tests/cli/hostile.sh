@@ -149,6 +149,76 @@ case $case_name in
     one_line_stderr
     if grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80\xae' err; then fail "raw control bytes: $(cat -v err)"; fi
     ;;
+  control_bytes_file_names)
+    # A file name with control bytes reaches standard output escaped, as in the error
+    # messages: validate's summary, generate's header, train's held-out line.
+    name=$'m\x1b[31m\x07.json'
+    cp "$1/data/examples/trained_translate.json" "$name"
+    no_raw_bytes() { if grep -qP '[\x00-\x08\x0b-\x1f\x7f]' out; then fail "$1: raw control bytes: $(cat -v out)"; fi; }
+    "$ATTN" validate "$name" >out 2>err
+    status=$?
+    expect_status 0
+    no_raw_bytes validate
+    grep -qF 'm\u001b[31m\u0007.json: valid: ' out || fail "validate: $(cat -v out)"
+    "$ATTN" generate -c "$name" "I love AI" -n 1 >out 2>err
+    status=$?
+    expect_status 0
+    no_raw_bytes generate
+    grep -qF 'Generating with m\u001b[31m\u0007.json: ' out || fail "generate: $(head -3 out | cat -v)"
+    eval_name=$'e\x1b[2J.jsonl'
+    cp "$1/tests/reference/torch_train/sgd_momentum_clip.jsonl" "$eval_name"
+    "$ATTN" train -c "$1/tests/reference/torch_train/sgd_momentum_clip.json" --data "$eval_name" --steps 2 \
+      --batch-size 4 --eval "$eval_name" -o model.json >out 2>err
+    status=$?
+    expect_status 0
+    no_raw_bytes train
+    grep -qF 'held-out (e\u001b[2J.jsonl, 6 examples)' out || fail "train: $(cat -v out)"
+    ;;
+  huge_thread_count)
+    # OMP_NUM_THREADS beyond the machine (libgomp crashed starting 100000 threads, leaving the
+    # temporary dump): capped at the CPUs, said once, and the run completes.
+    big_model
+    cpus=$(nproc)
+    OMP_NUM_THREADS=100000 "$ATTN" explain -c big.json --quiet --dump d.json --timings 2>err
+    status=$?
+    expect_status 0
+    grep -qx "attn: OMP_NUM_THREADS asks for 100000 threads, more than the $cpus CPUs\{0,1\} attn may run on: it uses $cpus" err ||
+      fail "no note of the cap: $(cat err)"
+    grep -q "($cpus threads\{0,1\})\$" err || fail "not $cpus threads: $(cat err)"
+    expect_files "big.json d.json "
+    (ulimit -s 1024 && OMP_NUM_THREADS=20000 "$ATTN" explain -c big.json --quiet --dump e.json 2>err)
+    status=$?
+    expect_status 0
+    expect_files "big.json d.json e.json "
+    ;;
+  html_long_sentence)
+    # 40 tokens: the terminal leaves the heatmaps out (they do not fit a screen) and says
+    # where they are; the HTML page draws every one, and its overview keeps the encoder's row
+    # (the page dropped the maps above 32 tokens, and with them the overview's encoder row).
+    sentence=$(printf 'the cat %.0s' $(seq 20))
+    "$ATTN" explain "$sentence" --steps softmax --linewidth 200 --html lesson.html >out 2>err
+    status=$?
+    expect_status 0
+    grep -q 'note: heatmap left out: 40 queries are more than 32 (the HTML page, --html FILE, draws it)' out ||
+      fail "no note in the terminal: $(grep -m3 heatmap out)"
+    grep -q 'aria-label="head 0: attention weights of 40 queries over 40 keys"' lesson.html ||
+      fail "no 40x40 heatmap in the page"
+    grep -q '<tr><th>Encoder layer 0 of 1, Multi-head self-attention <a href="#step-15">' lesson.html ||
+      fail "the overview has no encoder row"
+    ;;
+  html_label_room)
+    # The widest label, <BOS>, fits in the room the SVG gives its labels: a row label ends at
+    # its x (text-anchor end) and <BOS> is about 41 px wide at 12 px (DejaVu Sans), so x must
+    # be 41 or more; it was 37 (5 letters of 7.4 px), and the "<" was cut off.
+    "$ATTN" explain "I love AI" --steps softmax --html lesson.html >out 2>err
+    status=$?
+    expect_status 0
+    xs=$(grep -o 'class="row-label" x="[0-9.]*" y="[0-9.]*">&lt;BOS&gt;' lesson.html | sed 's/.* x="\([0-9.]*\)".*/\1/')
+    [ -n "$xs" ] || fail "no <BOS> row label"
+    for x in $xs; do
+      awk -v x="$x" 'BEGIN { exit !(x >= 41) }' || fail "a <BOS> row label ends at x=$x: it needs 41 px"
+    done
+    ;;
   empty_values)
     # An empty value names nothing: refused, naming the option.
     for option in --config --dump --example --layer; do

@@ -98,6 +98,32 @@ case $case_name in
     [ "$status" = 0 ] || fail "exit status $status, expected 0 after the pager closed"
     [ "$(wc -l <out)" -le 2 ] || fail "more than the pager's line came out: $(wc -l <out) lines"
     ;;
+  pager_closed_early_dump)
+    # The pager closes before the end, so the dump the command was asked for is never
+    # written (attn died of SIGPIPE before committing it): that is an error, said once.
+    "$ATTN" init --d-model 64 --heads 4 --layers 2 --seq 200 -o big.json >/dev/null 2>&1 || fail "init failed"
+    PAGER="$work/bin/fake-pager one-line" on_terminal "$paged" "$ATTN" explain -c big.json --threshold 100000000 --dump d.json
+    [ "$status" = 1 ] || fail "exit status $status, expected 1: the dump was never written"
+    [ ! -e d.json ] || fail "d.json was written after all"
+    grep -q 'scripts/paged: the pager closed before the end, so d.json was never written' out ||
+      fail "no message naming d.json: $(tail -3 out)"
+    # Written in full (the pager read everything), the same dump is no error.
+    PAGER=$work/bin/fake-pager on_terminal "$paged" "$ATTN" explain --example seed000 --steps 1 --dump=small.json
+    [ "$status" = 0 ] || fail "exit status $status with the dump written"
+    [ -f small.json ] || fail "small.json not written"
+    ;;
+  pager_fails)
+    # A pager that cannot run (127) or fails: the lesson was not shown, so not 0.
+    PAGER=$work/bin/no-such-pager on_terminal "$paged" "$ATTN" explain --example seed000 --steps 1
+    [ "$status" = 1 ] || fail "exit status $status, expected 1 for a missing pager"
+    grep -q "scripts/paged: the pager ($work/bin/no-such-pager) failed with exit status 127" out ||
+      fail "no message naming the pager: $(tail -3 out)"
+    PAGER=false on_terminal "$paged" "$ATTN" explain --example seed000 --steps 1
+    [ "$status" = 1 ] || fail "exit status $status, expected 1 for PAGER=false"
+    # The command's own failure still wins.
+    PAGER=false on_terminal "$paged" "$ATTN" explain --steps softmx
+    [ "$status" = 2 ] || fail "exit status $status, expected attn's 2"
+    ;;
   command_status)
     # The command's own failure is the exit status, paged or not.
     PAGER=$work/bin/fake-pager on_terminal "$paged" "$ATTN" explain --steps softmx

@@ -9,7 +9,7 @@
 #include "attn/model_file.h"
 
 TEST_CASE("every bundled example loads and runs", "[examples]") {
-  REQUIRE(attn::bundled_examples().size() == 13);
+  REQUIRE(attn::bundled_examples().size() == 14);
   for (const auto& e : attn::bundled_examples()) {
     INFO(e.name);
     const attn::Model model = attn::load_model_text(e.json, e.name);
@@ -41,7 +41,8 @@ TEST_CASE("example summaries are the first sentence of the comment", "[examples]
 TEST_CASE("the shipped trained models predict their input's labels", "[examples][trained]") {
   // Each trained file holds its first held-out example (never seen in training) as its input:
   // the translator's is "I love AI", labels "J' aime l' IA <EOS>".
-  for (const char* name : {"trained_translate", "trained_copy", "trained_reverse", "trained_sort"}) {
+  for (const char* name :
+       {"trained_translate", "trained_copy", "trained_reverse", "trained_sort", "trained_induction"}) {
     INFO(name);
     const attn::Model model = attn::load_model_text(attn::find_example(name).json, name);
     attn::Trace trace(!model.batched);

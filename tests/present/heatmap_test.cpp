@@ -80,6 +80,24 @@ TEST_CASE("against the map's largest weight, when asked", "[heatmap]") {
         "\" \"<.2 ░<.4 ▒<.6 ▓<.8 █ of the map's largest; ◀ strongest key\n");
 }
 
+TEST_CASE("on the unit scale, the walkthrough's and the HTML page's: each weight against 1", "[heatmap]") {
+  attn::HeatmapOptions options;
+  options.scale = attn::HeatmapScale::Unit;
+  // A row of three 0.33 is pale (0.33 x 5 = 1.65 -> ░), not solid as against its row's
+  // largest; the rows of kWeights: 0.25 -> ░, 0.75 -> ▓, 0.15 -> " ", 0.22 -> ░, 0.63 -> ▓.
+  const attn::Tensor thirds = matrix({1, 3}, {1.0 / 3, 1.0 / 3, 1.0 / 3});
+  CHECK(attn::render_heatmap(thirds, {"x"}, kTokens, options) ==
+        "   I love AI\n"
+        "x ░░ ░░░░ ░░  ◀ I, love, AI 0.33\n"
+        "\" \"<.2 ░<.4 ▒<.6 ▓<.8 █ of 1 (the weight itself, the HTML page's scale); ◀ strongest key\n");
+  CHECK(attn::render_heatmap(kWeights, kTokens, kTokens, options) ==
+        "      I love AI\n"
+        "I    ██          ◀ I 1.00\n"
+        "love ░░ ▓▓▓▓     ◀ love 0.75\n"
+        "AI      ░░░░ ▓▓  ◀ AI 0.63\n"
+        "\" \"<.2 ░<.4 ▒<.6 ▓<.8 █ of 1 (the weight itself, the HTML page's scale); ◀ strongest key\n");
+}
+
 TEST_CASE("small weights are not blank: 13 keys of about 1/13 each", "[heatmap]") {
   // Every weight under 0.2 drew as a blank, the same as a masked key; against the row's largest
   // (0.0769 / 0.0769 = 1) each is █.

@@ -54,8 +54,20 @@ TEST_CASE("number groups share their digits, like NumPy's maxprec_equal", "[work
   // NumPy prints whole numbers as "2." and "100."; worked arithmetic drops the point.
   CHECK(attn::format_number_group({2.0, 100.0}, 4) == V{"2", "100"});
   CHECK(attn::format_number_group({0.99995}, 4) == V{"1"});  // NumPy: [1.]
-  CHECK(attn::format_number_group({-0.00001, -INFINITY, NAN}, 2) == V{"0", "-inf", "nan"});
+  CHECK(attn::format_number_group({-0.00001, -INFINITY, NAN}, 2) == V{"-1e-05", "-inf", "nan"});
   CHECK(attn::format_worked_number(1.0960000000000001, 4) == "1.096");
+}
+
+TEST_CASE("a value too small for the digits shows two significant digits, never a 0 that is not 0", "[worked]") {
+  using V = std::vector<std::string>;
+  // Python: "%.2g" % 8.8e-05 == "8.8e-05", "%.2g" % 0.00031 == "0.00031". At 4 digits they
+  // would print as 0.0001 and 0.0003 (one significant digit); the others keep the group's
+  // digits, counted without them (0.5, not 0.5000).
+  CHECK(attn::format_number_group({8.8e-05, 0.5, 0.00031, -2.5e-07, 0.0}, 4) ==
+        V{"8.8e-05", "0.5", "0.00031", "-2.5e-07", "0.0"});
+  CHECK(attn::format_worked_number(0.0012, 4) == "0.0012");  // two significant digits: fixed
+  // Softmax weights keep their fixed digits; one that would print 0.0000 does not.
+  CHECK(attn::format_fixed_group({1e-07, 0.25, 0.0}, 4) == V{"1e-07", "0.2500", "0.0000"});
 }
 
 TEST_CASE("seed 004's Q[0][0] and Q[0][1], digit for digit", "[worked]") {

@@ -16,8 +16,9 @@ TEST_CASE("the softmax's backward, one row worked out", "[worked_backward]") {
         "  Σ             = 1×0.2 + 0×0.3 + 0×0.5 = 0.2 + 0.0 + 0.0 = 0.2\n"
         "  dw - Σ        = [1 - 0.2, 0 - 0.2, 0 - 0.2] = [0.8, -0.2, -0.2]\n"
         "  dL/dscaled[0] = [0.2×0.8, 0.3×(-0.2), 0.5×(-0.2)] = [0.16, -0.06, -0.10]\n"
-        "  Why: raising one score raises its weight and lowers all the others (they still sum to 1),\n"
-        "  so each score's gradient is its weight times how much its dL/dw beats the average Σ.\n");
+        // One line per paragraph (the page wraps it at the terminal's width)
+        "  Why: raising one score raises its weight and lowers all the others (they still sum to 1), "
+        "so each score's gradient is its weight times how much its dL/dw beats the average Σ.\n");
   // a fully masked row: nothing flows back, and the text says so
   CHECK(attn::worked_softmax_backward_row({0, 0}, {1, 2}, "r").find("the row passes no gradient back") !=
         std::string::npos);
@@ -47,8 +48,8 @@ TEST_CASE("RoPE backward, one pair: the gradient turned back by the angle", "[wo
         "cos = -0.4161, sin = 0.9093\n"
         "dL/dQ[2][0] = dL/dQ_rope[2][0]·cos + dL/dQ_rope[2][2]·sin = 0.5×(-0.4161) + 2×0.9093 = 1.6105\n"
         "dL/dQ[2][2] = dL/dQ_rope[2][2]·cos - dL/dQ_rope[2][0]·sin = 2×(-0.4161) - 0.5×0.9093 = -1.2869\n"
-        "  Why: the forward turned the pair by the angle; its gradient goes back\n"
-        "  through the transposed rotation, a turn by minus the angle.\n");
+        "  Why: the forward turned the pair by the angle; its gradient goes back "
+        "through the transposed rotation, a turn by minus the angle.\n");
   // A rotation's transpose is its inverse: the forward's (-2.026668, -0.377645) of
   // (0.5, 2) at this angle (worked_layer_test.cpp) goes back to (0.5, 2).
   const std::string back = attn::worked_rope_pair_backward(-2.0266682, -0.3776450, 2, 0, 4, 100.0, {"x", "y"});
@@ -62,7 +63,7 @@ TEST_CASE("repeat_kv backward, one element: the sum of the query heads' gradient
                                         "dK[0][1]", "the 3 query heads 0 to 2") ==
         "dK[0][1] = dK_rep[0][1] + dK_rep[1][1] + dK_rep[2][1]\n"
         "         = 0.25 - 0.75 + 1.50 = 1\n"
-        "  Why: the 3 query heads 0 to 2 each read a copy of this head,\n"
-        "  so each copy's gradient comes back to it, and they add up.\n");
+        "  Why: the 3 query heads 0 to 2 each read a copy of this head, "
+        "so each copy's gradient comes back to it, and they add up.\n");
   CHECK_THROWS_AS(attn::worked_repeat_kv_backward({1.0}, {}, "r", "h"), attn::InternalError);
 }

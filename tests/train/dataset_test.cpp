@@ -55,6 +55,40 @@ TEST_CASE("a bad line is named by its number and JSON path", "[train][dataset]")
         }).rfind("d.jsonl:1", 0) == 0);
 }
 
+TEST_CASE("examples are counted as they are read: refused at the line that passes the limit", "[train][dataset]") {
+  const attn::Model model = attn::load_model_text(kModel, "m.json");
+  // A line of X as zeros of (64, 4): 64 x 4 x 8 = 2048 bytes of numbers, plus the example's
+  // own few hundred. Under a limit of 1 MiB (the smallest --max-memory) the examples pass
+  // it after at most 1 MiB / 2048 = 512 lines, and 300 lines fit.
+  const std::string line = "{\"X\": {\"zeros\": [64, 4]}, \"target_text\": \"<BOS>\", \"labels\": \"a\"}\n";
+  std::string text;
+  for (int i = 0; i < 600; ++i) text += line;
+  attn::LoadOptions load;
+  load.max_memory_bytes = 1 << 20;
+  const std::string message = attn_test::input_error_of([&] { attn::parse_dataset(text, "d.jsonl", model, load); });
+  const std::string tail =
+      ": the examples up to this line would need about 1.0 MiB, more than the limit of 1.0 MiB; use fewer or "
+      "shorter examples or raise --max-memory";
+  REQUIRE(message.rfind("d.jsonl:", 0) == 0);
+  REQUIRE(message.size() > tail.size());
+  CHECK(message.substr(message.size() - tail.size()) == tail);
+  const int refused_at = std::stoi(message.substr(8));
+  CHECK(refused_at > 300);
+  CHECK(refused_at <= 512);
+  CHECK(attn::parse_dataset(text.substr(0, 300 * line.size()), "d.jsonl", model, load).examples.size() == 300);
+}
+
+TEST_CASE("a data set gives every example the same way: tokens or numbers, not both", "[train][dataset]") {
+  const attn::Model model = attn::load_model_text(kModel, "m.json");
+  CHECK(attn_test::input_error_of([&] {
+          attn::parse_dataset(
+              "{\"text\": \"a b\", \"target_text\": \"<BOS>\", \"labels\": \"a\"}\n"
+              "{\"X\": [[1, 2, 3, 4]], \"target_text\": \"<BOS>\", \"labels\": \"a\"}\n",
+              "d.jsonl", model);
+        }) ==
+        "d.jsonl:2: expected text or tokens like line 1, found X: one training set gives every example the same way");
+}
+
 TEST_CASE("batches: file order cycling, or NumPy's permutation per epoch", "[train][dataset]") {
   attn::BatchOrder plain(10, 4, false, 0);
   CHECK(plain.batches_per_epoch() == 3);

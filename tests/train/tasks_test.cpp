@@ -128,5 +128,5 @@ TEST_CASE("a task's sizes can be replaced, and a wrong name is refused", "[train
   CHECK(task.model.config.num_heads == 3);
   CHECK(task.description.find("d_model 12, 3 heads, d_ff 24") != std::string::npos);
   CHECK(attn_test::input_error_of([] { attn::make_task("dance"); }) ==
-        "attn train: --task: expected one of copy, reverse, sort, translate, found \"dance\"");
+        "attn train: --task: expected one of copy, reverse, sort, translate, induction, found \"dance\"");
 }

@@ -1,0 +1,50 @@
+// The roles of attention heads, measured (docs/heads.md): each score is a mean of one
+// head's attention weights w (S,S), rows the queries and columns the keys, over the
+// positions where the role is defined, computed from w and the sequence's token ids alone.
+#ifndef ATTN_ANALYSIS_HEAD_SCORES_H_
+#define ATTN_ANALYSIS_HEAD_SCORES_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/tensor.h"
+
+namespace attn {
+
+// A score is a mean over positions; empty when no position qualifies (a sequence of one
+// token has no previous token; one with no repeated token has no induction positions).
+using HeadScore = std::optional<double>;
+
+// previous_token = mean over p >= 1 of w[p, p-1]. w: (S,S).
+HeadScore previous_token_score(const Tensor& w);
+// first_token = mean over p >= 1 of w[p, 0] (the attention sink).
+HeadScore first_token_score(const Tensor& w);
+// self = mean over p >= 1 of w[p, p].
+HeadScore self_score(const Tensor& w);
+// duplicate_token = mean, over the positions p whose token occurred before, of the weight
+// on every earlier position q < p with tokens[q] == tokens[p].
+HeadScore duplicate_token_score(const Tensor& w, const std::vector<std::size_t>& tokens);
+// induction (offset 1) = mean, over the positions p whose token occurred before (q the
+// latest earlier position with tokens[q] == tokens[p]), of w[p, q+1]: the token after the
+// earlier occurrence, the one to copy. offset 2: w[p, q+2], over the p with q+2 <= p.
+HeadScore induction_score(const Tensor& w, const std::vector<std::size_t>& tokens, std::size_t offset = 1);
+
+// Every score of one head, in the order docs/heads.md defines them.
+struct HeadScores {
+  HeadScore previous_token, first_token, induction, induction_2, duplicate_token, self;
+};
+HeadScores score_head(const Tensor& w, const std::vector<std::size_t>& tokens);
+
+// The names of the scores, as --json writes them, in HeadScores' order, and each score by name.
+const std::vector<std::string>& head_score_names();
+HeadScore score_named(const HeadScores& scores, const std::string& name);
+
+// The head's strongest role: the name of its largest score when that is at least 0.5 (most
+// of the head's weight goes there), else "mixed".
+std::string strongest_role(const HeadScores& scores);
+
+}  // namespace attn
+
+#endif  // ATTN_ANALYSIS_HEAD_SCORES_H_

@@ -1,0 +1,53 @@
+// The weights of a checkpoint folder: model.safetensors, or the shards listed by
+// model.safetensors.index.json ("weight_map": tensor name -> shard file). Every file is
+// mapped and its header checked when the folder is opened; no weight is read until a view
+// of it is.
+#ifndef ATTN_CHECKPOINT_CHECKPOINT_FILES_H_
+#define ATTN_CHECKPOINT_CHECKPOINT_FILES_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "checkpoint/safetensors.h"
+
+namespace attn {
+
+constexpr const char* kSafetensorsFile = "model.safetensors";
+constexpr const char* kSafetensorsIndexFile = "model.safetensors.index.json";
+
+class CheckpointFiles {
+ public:
+  // InputError naming the file and the tensor or field for a missing weights file, an index
+  // naming a missing shard or a tensor its shard does not hold, and every header problem.
+  explicit CheckpointFiles(const std::string& folder);
+
+  struct Entry {
+    const SafetensorsFile* file = nullptr;
+    const StoredTensor* tensor = nullptr;
+  };
+  // The tensor called `name`, or an Entry of nullptrs.
+  Entry find(const std::string& name) const;
+  // Every tensor's name, in the files' header order.
+  const std::vector<std::string>& names() const { return names_; }
+  // Where the weights come from, for messages: "DIR/model.safetensors" or the index.
+  const std::string& weights_path() const { return weights_path_; }
+
+ private:
+  void open_single(const std::string& path);
+  void open_sharded(const std::string& folder, const std::string& index_path);
+
+  std::string weights_path_;
+  std::vector<std::unique_ptr<SafetensorsFile>> files_;
+  std::unordered_map<std::string, Entry> entries_;
+  std::vector<std::string> names_;
+};
+
+// Whether `path` names an existing regular file.
+bool is_regular_file(const std::string& path);
+
+}  // namespace attn
+
+#endif  // ATTN_CHECKPOINT_CHECKPOINT_FILES_H_

@@ -1,0 +1,212 @@
+#include "model/hf_model.h"
+
+#include <fmt/format.h>
+
+#include "attn/error.h"
+#include "checkpoint/checkpoint_files.h"
+#include "checkpoint/hf_config.h"
+#include "checkpoint/locate.h"
+#include "model/byte_size.h"
+#include "model/hf_weights.h"
+#include "model/memory_estimate.h"
+
+namespace attn {
+
+namespace {
+
+// What attn's model file would say for this checkpoint (docs/model-file.md).
+ModelConfig model_config(const HfConfig& c) {
+  ModelConfig m;
+  m.d_model = c.hidden_size;
+  m.num_heads = c.num_heads;
+  m.num_kv_heads = c.num_kv_heads;
+  m.d_head = c.head_dim;
+  m.d_ff = c.intermediate_size;
+  m.causal = true;
+  m.norm_first = true;
+  m.layer_norm_eps = c.norm_eps;
+  m.num_layers = m.num_decoder_layers = c.num_layers;
+  m.architecture = Architecture::DecoderOnly;
+  m.architecture_given = true;
+  if (c.family == HfFamily::Gpt2) {
+    m.norm = Norm::LayerNorm;
+    m.activation = c.activation == "gelu"   ? Activation::GELU
+                   : c.activation == "relu" ? Activation::ReLU
+                                            : Activation::GELUTanh;
+    m.positional_encoding = PositionalEncoding::Learned;
+    m.max_len = c.max_positions;
+  } else {
+    m.norm = Norm::RMSNorm;
+    m.activation = Activation::SwiGLU;
+    m.positional_encoding = PositionalEncoding::RoPE;
+    m.rope_theta = c.rope_theta;
+  }
+  return m;
+}
+
+// The steps these need are not in attn yet: refused by name rather than computed wrong.
+void refuse_missing_steps(const HfConfig& c) {
+  if (c.family == HfFamily::Qwen3)
+    throw InputError(c.file, "architectures[0]",
+                     "Qwen3ForCausalLM needs the QK-norm step (an RMSNorm over each query and key head), which attn "
+                     "does not have yet; attn reads GPT2LMHeadModel, LlamaForCausalLM, MistralForCausalLM and "
+                     "Qwen2ForCausalLM");
+  if (c.rope_llama3)
+    throw InputError(c.file, "rope_scaling.rope_type",
+                     "\"llama3\" needs the llama3 frequency step, which attn does not have yet; attn reads RoPE "
+                     "without rope_scaling");
+}
+
+// The weights of the model as float64, estimated from config.json before anything else is
+// opened: 10^9 layers or a vocabulary of 2^24 rows are refused here, in no time.
+void check_memory(const HfConfig& c, const ModelConfig& m, const LoadOptions& options) {
+  RunSize size;
+  size.encoder_layers = 0;
+  size.decoder_layers = c.num_layers;
+  size.target_len = 1;
+  size.vocab = c.vocab_size;
+  size.position_rows = m.max_len;
+  size.trace_kept = options.trace_kept;
+  std::uint64_t need = estimate_run_bytes(m, size);
+  const long double head = c.tie_word_embeddings ? 0.0L : 8.0L * c.vocab_size * c.hidden_size;  // untied lm_head
+  need = static_cast<long double>(need) + head >= 1.8e19L ? UINT64_MAX : need + static_cast<std::uint64_t>(head);
+  const std::uint64_t limit = memory_limit(options);
+  if (need <= limit) return;
+  throw InputError(
+      c.file, c.family == HfFamily::Gpt2 ? "n_layer" : "num_hidden_layers",
+      fmt::format("this model's weights alone would need about {} as float64 (layers={}, d_model={}, "
+                  "d_ff={}, vocab={}), more than the limit of {}; use a smaller model or raise --max-memory",
+                  byte_size_text(static_cast<double>(need), ByteStyle::Memory), c.num_layers, c.hidden_size,
+                  c.intermediate_size, c.vocab_size, byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+}
+
+// Adds one planned read to `plan`.
+struct Planner {
+  std::vector<WeightRead>& plan;
+  void add(Tensor& target, std::string parameter, std::string tensor, Shape stored, std::string words, AxisNames axes,
+           StoredLayout layout = StoredLayout::AsStored, std::size_t begin = 0, std::size_t end = 0) {
+    WeightRead w;
+    w.target = &target;
+    w.parameter = std::move(parameter);
+    w.tensor = std::move(tensor);
+    w.stored_shape = std::move(stored);
+    w.shape_words = std::move(words);
+    w.axes = std::move(axes);
+    w.layout = layout;
+    w.begin = begin;
+    w.end = end;
+    plan.push_back(std::move(w));
+  }
+};
+
+// GPT-2 (modeling_gpt2.py): Conv1D weights are stored (in, out), as attn uses them;
+// c_attn's (N, 3N) holds W_q, W_k, W_v side by side and its bias b_q, b_k, b_v.
+void plan_gpt2(const HfConfig& c, const CheckpointFiles& files, Model& model, Planner& p) {
+  const std::size_t N = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  // save_pretrained writes "transformer.wte.weight"; the original gpt2 files "wte.weight".
+  const std::string t = files.find("transformer.wte.weight").tensor ? "transformer." : "";
+  p.add(model.embedding, "embedding", t + "wte.weight", {V, N}, "vocab_size x n_embd", {"V", "N"});
+  p.add(model.positions, "positions", t + "wpe.weight", {c.max_positions, N}, "n_positions x n_embd", {"S", "N"});
+  for (std::size_t i = 0; i < c.num_layers; ++i) {
+    const std::string h = fmt::format("{}h.{}.", t, i), at = fmt::format("decoder.{}.", i);
+    auto& l = model.decoder[i];
+    auto& a = l.self_attention;
+    const char* qkv_names[] = {"W_q", "W_k", "W_v"};
+    const char* bias_names[] = {"b_q", "b_k", "b_v"};
+    Tensor* qkv[] = {&a.W_q, &a.W_k, &a.W_v};
+    Tensor* bias[] = {&a.b_q, &a.b_k, &a.b_v};
+    for (std::size_t k = 0; k < 3; ++k) {
+      p.add(*qkv[k], at + "self_attention." + qkv_names[k], h + "attn.c_attn.weight", {N, 3 * N}, "n_embd x 3 n_embd",
+            {"N", "H*d"}, StoredLayout::Columns, k * N, (k + 1) * N);
+      p.add(*bias[k], at + "self_attention." + bias_names[k], h + "attn.c_attn.bias", {3 * N}, "3 n_embd", {"H*d"},
+            StoredLayout::Range, k * N, (k + 1) * N);
+    }
+    p.add(a.W_o, at + "self_attention.W_o", h + "attn.c_proj.weight", {N, N}, "n_embd x n_embd", {"H*d", "N"});
+    p.add(a.b_o, at + "self_attention.b_o", h + "attn.c_proj.bias", {N}, "n_embd", {"N"});
+    p.add(l.norm1.gamma, at + "norm1.gamma", h + "ln_1.weight", {N}, "n_embd", {"N"});
+    p.add(l.norm1.beta, at + "norm1.beta", h + "ln_1.bias", {N}, "n_embd", {"N"});
+    p.add(l.ffn.W_1, at + "ffn.W_1", h + "mlp.c_fc.weight", {N, F}, "n_embd x n_inner", {"N", "F"});
+    p.add(l.ffn.b_1, at + "ffn.b_1", h + "mlp.c_fc.bias", {F}, "n_inner", {"F"});
+    p.add(l.ffn.W_2, at + "ffn.W_2", h + "mlp.c_proj.weight", {F, N}, "n_inner x n_embd", {"F", "N"});
+    p.add(l.ffn.b_2, at + "ffn.b_2", h + "mlp.c_proj.bias", {N}, "n_embd", {"N"});
+    p.add(l.norm2.gamma, at + "norm2.gamma", h + "ln_2.weight", {N}, "n_embd", {"N"});
+    p.add(l.norm2.beta, at + "norm2.beta", h + "ln_2.bias", {N}, "n_embd", {"N"});
+    // h.N.attn.bias and attn.masked_bias, the old causal-mask buffers, are not weights.
+  }
+  p.add(model.decoder_norm.gamma, "decoder_norm.gamma", t + "ln_f.weight", {N}, "n_embd", {"N"});
+  p.add(model.decoder_norm.beta, "decoder_norm.beta", t + "ln_f.bias", {N}, "n_embd", {"N"});
+  if (!c.tie_word_embeddings)
+    p.add(model.output.W, "output.W", "lm_head.weight", {V, N}, "vocab_size x n_embd", {"N", "V"},
+          StoredLayout::Transposed);
+}
+
+// Llama, Mistral, Qwen2 (modeling_llama.py, modeling_qwen2.py): nn.Linear weights stored
+// (out, in), read transposed; RMSNorm weights; SwiGLU's gate (W_1), up (W_3), down (W_2).
+void plan_llama(const HfConfig& c, Model& model, Planner& p) {
+  const std::size_t N = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  const std::size_t Hd = c.num_heads * c.head_dim, Gd = c.num_kv_heads * c.head_dim;
+  p.add(model.embedding, "embedding", "model.embed_tokens.weight", {V, N}, "vocab_size x hidden_size", {"V", "N"});
+  for (std::size_t i = 0; i < c.num_layers; ++i) {
+    const std::string s = fmt::format("model.layers.{}.", i), at = fmt::format("decoder.{}.", i);
+    auto& l = model.decoder[i];
+    auto& a = l.self_attention;
+    const auto linear = [&](Tensor& t, const std::string& name, const std::string& proj, std::size_t out,
+                            std::size_t in, const char* words, AxisNames axes) {
+      p.add(t, at + name, s + proj + ".weight", {out, in}, words, std::move(axes), StoredLayout::Transposed);
+    };
+    linear(a.W_q, "self_attention.W_q", "self_attn.q_proj", Hd, N, "heads·head_dim x hidden_size", {"N", "H*d"});
+    linear(a.W_k, "self_attention.W_k", "self_attn.k_proj", Gd, N, "kv_heads·head_dim x hidden_size", {"N", "G*d"});
+    linear(a.W_v, "self_attention.W_v", "self_attn.v_proj", Gd, N, "kv_heads·head_dim x hidden_size", {"N", "G*d"});
+    linear(a.W_o, "self_attention.W_o", "self_attn.o_proj", N, Hd, "hidden_size x heads·head_dim", {"H*d", "N"});
+    if (c.qkv_bias || c.attention_bias) {
+      p.add(a.b_q, at + "self_attention.b_q", s + "self_attn.q_proj.bias", {Hd}, "heads·head_dim", {"H*d"});
+      p.add(a.b_k, at + "self_attention.b_k", s + "self_attn.k_proj.bias", {Gd}, "kv_heads·head_dim", {"G*d"});
+      p.add(a.b_v, at + "self_attention.b_v", s + "self_attn.v_proj.bias", {Gd}, "kv_heads·head_dim", {"G*d"});
+    }
+    if (c.attention_bias)
+      p.add(a.b_o, at + "self_attention.b_o", s + "self_attn.o_proj.bias", {N}, "hidden_size", {"N"});
+    p.add(l.norm1.gamma, at + "norm1.gamma", s + "input_layernorm.weight", {N}, "hidden_size", {"N"});
+    linear(l.ffn.W_1, "ffn.W_1", "mlp.gate_proj", F, N, "intermediate_size x hidden_size", {"N", "F"});
+    linear(l.ffn.W_2, "ffn.W_2", "mlp.down_proj", N, F, "hidden_size x intermediate_size", {"F", "N"});
+    linear(l.ffn.W_3, "ffn.W_3", "mlp.up_proj", F, N, "intermediate_size x hidden_size", {"N", "F"});
+    p.add(l.norm2.gamma, at + "norm2.gamma", s + "post_attention_layernorm.weight", {N}, "hidden_size", {"N"});
+  }
+  p.add(model.decoder_norm.gamma, "decoder_norm.gamma", "model.norm.weight", {N}, "hidden_size", {"N"});
+  if (!c.tie_word_embeddings)
+    p.add(model.output.W, "output.W", "lm_head.weight", {V, N}, "vocab_size x hidden_size", {"N", "V"},
+          StoredLayout::Transposed);
+}
+
+}  // namespace
+
+CheckpointModel load_hf_model(const std::string& source, const LoadOptions& options) {
+  CheckpointModel result;
+  result.folder = locate_model(source, HubEnvironment::from_process());
+  const HfConfig c = read_hf_config(result.folder);
+  refuse_missing_steps(c);
+  Model& model = result.model;
+  model.source = source;
+  model.config = model_config(c);
+  check_memory(c, model.config, options);
+
+  const CheckpointFiles files(result.folder);  // every header, no weight
+  model.decoder.resize(c.num_layers);
+  model.output.present = true;
+  model.output.tied = c.tie_word_embeddings;
+  std::vector<WeightRead> plan;
+  Planner planner{plan};
+  if (c.family == HfFamily::Gpt2)
+    plan_gpt2(c, files, model, planner);
+  else
+    plan_llama(c, model, planner);
+  plan_check(plan, files, c.architecture);  // every tensor found, float, of its shape
+  plan_read(plan, result.checkpoint_names);
+
+  result.architecture = c.architecture;
+  result.vocab_size = c.vocab_size;
+  result.max_positions = c.max_positions;
+  result.eos_token_ids = c.eos_token_ids;
+  return result;
+}
+
+}  // namespace attn

@@ -1,0 +1,44 @@
+// A Hugging Face checkpoint (a folder, or a Hub name in the local cache) as attn's Model:
+// config.json gives the hyper-parameters, the safetensors weights become the Model's
+// tensors in attn's X @ W layout. GPT2LMHeadModel, LlamaForCausalLM (and Mistral without a
+// sliding window), Qwen2ForCausalLM: decoder-only, pre-norm, as the model file can say.
+//
+// Everything is checked before any weight is read: the config, the memory the model will
+// take (from the config, against --max-memory), every safetensors header, and that each
+// tensor the architecture needs is there with its dtype and shape. Then the weights are
+// widened to float64 (exact: every stored F32, F16, BF16 value is a float64 value) and
+// checked finite.
+#ifndef ATTN_MODEL_HF_MODEL_H_
+#define ATTN_MODEL_HF_MODEL_H_
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attn/model.h"
+#include "attn/model_file.h"
+
+namespace attn {
+
+struct CheckpointModel {
+  Model model;                             // weights and hyper-parameters; no vocabulary and no input (the tokenizer's)
+  std::string folder;                      // where the files were found (a Hub name's snapshot folder)
+  std::string architecture;                // config.json's, "GPT2LMHeadModel"
+  std::size_t vocab_size = 0;              // rows of the embedding (may exceed the tokenizer's tokens)
+  std::size_t max_positions = 0;           // n_positions or max_position_embeddings
+  std::vector<std::size_t> eos_token_ids;  // generation_config.json's, else config.json's
+  // Which checkpoint tensor each weight is, by its parameter path (parameter_name,
+  // attn/trace.h): "decoder.0.self_attention.W_q" -> "h.0.attn.c_attn.weight[:, 0:768]",
+  // "decoder.0.self_attention.W_k" -> "model.layers.0.self_attn.k_proj.weight.T".
+  std::map<std::string, std::string> checkpoint_names;
+};
+
+// `source` is a folder or a Hub name (checkpoint/locate.h: HF_HUB_CACHE, HF_HOME, HOME).
+// InputError (one line, naming the file and the field or tensor) for anything that cannot
+// be read; options.max_memory_bytes (0: half the machine's memory) bounds the weights.
+CheckpointModel load_hf_model(const std::string& source, const LoadOptions& options = {});
+
+}  // namespace attn
+
+#endif  // ATTN_MODEL_HF_MODEL_H_

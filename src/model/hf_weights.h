@@ -1,0 +1,51 @@
+// The plan of a checkpoint's weights (model/hf_model.cpp): which stored tensor each of
+// attn's weights comes from and how (as stored, transposed, some columns, a range), checked
+// whole against the safetensors headers before any of them is read.
+#ifndef ATTN_MODEL_HF_WEIGHTS_H_
+#define ATTN_MODEL_HF_WEIGHTS_H_
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attn/tensor.h"
+#include "checkpoint/checkpoint_files.h"
+
+namespace attn {
+
+// How attn's tensor is laid out from the stored one.
+enum class StoredLayout {
+  AsStored,    // the same shape and order (GPT-2's Conv1D (in, out), embeddings, norms)
+  Transposed,  // nn.Linear's (out, in) read as (in, out), so that x @ W computes x @ W^T
+  Columns,     // columns [begin, end) of a 2-D tensor (GPT-2's c_attn: W_q, W_k, W_v side by side)
+  Range,       // elements [begin, end) of a 1-D tensor (c_attn's bias)
+};
+
+struct WeightRead {
+  Tensor* target = nullptr;
+  std::string parameter;    // attn's name, "decoder.0.self_attention.W_q"
+  std::string tensor;       // the checkpoint's, "h.0.attn.c_attn.weight"
+  Shape stored_shape;       // what the checkpoint must hold
+  std::string shape_words;  // "n_embd x 3 n_embd", for messages
+  StoredLayout layout = StoredLayout::AsStored;
+  std::size_t begin = 0, end = 0;  // Columns, Range
+  AxisNames axes;                  // attn's axis names
+  CheckpointFiles::Entry entry;    // found by plan_check
+
+  // "h.0.attn.c_attn.weight[:, 0:768]", "model.layers.0.self_attn.k_proj.weight.T"
+  std::string source_text() const;
+};
+
+// Finds every planned tensor and checks its dtype and shape: InputError naming the file
+// and the tensor for the first that is missing (`architecture` needs it), not a float
+// dtype, or of another shape (saying when it is the transpose).
+void plan_check(std::vector<WeightRead>& plan, const CheckpointFiles& files, const std::string& architecture);
+
+// Reads every planned tensor into its target, widened to float64: InputError naming the
+// file, the tensor and the element at a NaN or infinity. Records each source in `names`.
+void plan_read(const std::vector<WeightRead>& plan, std::map<std::string, std::string>& names);
+
+}  // namespace attn
+
+#endif  // ATTN_MODEL_HF_WEIGHTS_H_

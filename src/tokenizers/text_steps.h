@@ -1,0 +1,66 @@
+// The stages around the BPE model, as Hugging Face's tokenizer.json names them: normalizers
+// (text to text), pre-tokenizers (text to words) and decoders (pieces back to text). Each
+// is a list applied in order (a "Sequence" in the file; one element for a single one).
+#ifndef ATTN_TOKENIZERS_TEXT_STEPS_H_
+#define ATTN_TOKENIZERS_TEXT_STEPS_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tokenizers/pcre_regex.h"
+
+namespace attn {
+
+struct NormalizerStep {
+  enum class Kind { Prepend, Replace, Nfc, Nfd, Nfkc, Nfkd, Lowercase, Strip };
+  Kind kind = Kind::Nfc;
+  std::string text;                    // Prepend's prefix, Replace's replacement
+  std::shared_ptr<PcreRegex> pattern;  // Replace's pattern
+  bool left = false, right = false;    // Strip's sides
+};
+std::string normalize(const std::vector<NormalizerStep>& steps, std::string text);
+
+// How a Split keeps the delimiters it finds (SplitDelimiterBehavior in tokenizers).
+enum class SplitBehavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
+
+struct PreTokenizerStep {
+  enum class Kind { ByteLevel, Split, Metaspace };
+  enum class Prepend { Always, First, Never };
+  Kind kind = Kind::ByteLevel;
+  bool add_prefix_space = false;       // ByteLevel
+  bool use_regex = true;               // ByteLevel: split with GPT-2's pattern first
+  std::shared_ptr<PcreRegex> pattern;  // Split's, or ByteLevel's GPT-2 pattern
+  SplitBehavior behavior = SplitBehavior::Isolated;
+  bool invert = false;
+  std::string replacement;            // Metaspace's "▁"
+  Prepend prepend = Prepend::Always;  // Metaspace's prepend_scheme
+  bool split = true;                  // Metaspace: split before each replacement
+};
+// The words of one section of text; `at_text_start`: the section begins the whole text
+// (Metaspace's prepend_scheme "first").
+std::vector<std::string> pre_tokenize(const std::vector<PreTokenizerStep>& steps, const std::string& section,
+                                      bool at_text_start);
+
+struct DecoderStep {
+  enum class Kind { ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace };
+  Kind kind = Kind::Fuse;
+  std::string from, to;                // Replace: a literal pattern and its replacement
+  std::string content;                 // Strip's character
+  std::size_t start = 0, stop = 0;     // Strip's counts
+  std::string replacement;             // Metaspace's "▁"
+  bool drop_first_replacement = true;  // Metaspace: prepend_scheme other than "never"
+};
+// The pieces to text; no steps joins them with spaces, as tokenizers does without a decoder.
+std::string decode_pieces(const std::vector<DecoderStep>& steps, std::vector<std::string> pieces);
+
+// GPT-2's byte-to-character table (bytes_to_unicode): the printable bytes stand for
+// themselves, the rest for U+0100 onwards ("Ġ" is the space, "Ċ" the newline).
+const std::string& byte_level_character(unsigned char byte);
+// The bytes a byte-level piece stands for; false if a character is not one of the 256.
+bool byte_level_bytes(const std::string& piece, std::string& bytes);
+
+}  // namespace attn
+
+#endif  // ATTN_TOKENIZERS_TEXT_STEPS_H_

@@ -1,0 +1,193 @@
+#include "tokenizers/vocabulary_json.h"
+
+#include "attn/error.h"
+#include "tokenizers/utf8.h"
+
+namespace attn {
+
+namespace {
+
+constexpr const char* kRoleKeys[] = {"pad_token", "unk_token", "bos_token", "eos_token"};  // SpecialRole order
+
+// A merge's two pieces and the piece they make, as ids; InputError(file, where, ...) when
+// the vocabulary lacks one.
+Merge resolve_merge(const std::string& left, const std::string& right, const BpeVocabulary& vocabulary,
+                    const std::string& file, const std::string& where) {
+  Merge merge;
+  const std::string pieces[] = {left, right, left + right};
+  std::size_t* slots[] = {&merge.left, &merge.right, &merge.result};
+  for (int i = 0; i < 3; ++i) {
+    const auto id = vocabulary.find(pieces[i]);
+    if (!id) {
+      throw InputError(file, where,
+                       "expected a merge of pieces in the vocabulary, found \"" + left + " " + right + "\", whose " +
+                           (i == 0   ? "first piece"
+                            : i == 1 ? "second piece"
+                                     : "result") +
+                           " \"" + pieces[i] + "\" the vocabulary lacks");
+    }
+    *slots[i] = *id;
+  }
+  return merge;
+}
+
+// "a b" as two pieces; false unless exactly one space separates two non-empty pieces.
+bool split_merge(const std::string& line, std::string& left, std::string& right) {
+  const std::size_t space = line.find(' ');
+  if (space == std::string::npos || space == 0 || space + 1 >= line.size()) return false;
+  if (line.find(' ', space + 1) != std::string::npos) return false;
+  left = line.substr(0, space);
+  right = line.substr(space + 1);
+  return true;
+}
+
+// A token in tokenizer_config.json: "<s>", or {"content": "<s>", ...} (an AddedToken).
+std::optional<std::string> config_token(const JsonField& config, const char* key) {
+  if (!config.has(key)) return std::nullopt;
+  const JsonField field = config[key];
+  if (field.value.is_object()) return field["content"].string();
+  return field.string();
+}
+
+}  // namespace
+
+BpeVocabulary read_vocabulary(const JsonField& field) {
+  const Json& members = field.object();
+  if (members.empty()) throw InputError(field.file, field.path, "expected a vocabulary, found an empty object");
+  BpeVocabulary vocabulary;
+  // Ids index a vector: each must be below the number of entries, so that a hostile id
+  // (2^40) cannot ask for more memory than the file's size accounts for.
+  vocabulary.pieces.resize(members.size());
+  std::vector<bool> spelled(members.size());
+  for (auto it = members.begin(); it != members.end(); ++it) {
+    const std::string path = field.path.empty() ? "\"" + it.key() + "\"" : field.path + ".\"" + it.key() + "\"";
+    const JsonField entry{it.value(), path, field.file};
+    const auto id = static_cast<std::size_t>(entry.count(members.size() - 1));
+    if (spelled[id]) {
+      throw InputError(
+          field.file, path,
+          "expected each id once, found id " + std::to_string(id) + " also given to \"" + vocabulary.pieces[id] + "\"");
+    }
+    spelled[id] = true;
+    vocabulary.pieces[id] = it.key();
+    vocabulary.ids[it.key()] = id;
+  }
+  return vocabulary;
+}
+
+std::vector<AddedToken> read_added_tokens(const JsonField& field, BpeVocabulary& vocabulary) {
+  std::vector<AddedToken> tokens;
+  if (field.is_null()) return tokens;
+  const std::size_t count = field.array().size();
+  std::vector<AddedToken> appended;
+  for (std::size_t i = 0; i < count; ++i) {
+    const JsonField entry = field.at(i);
+    AddedToken token;
+    token.content = entry["content"].string();
+    token.id = static_cast<std::size_t>(entry["id"].count(vocabulary.pieces.size() + count - 1));
+    token.special = entry.flag("special", false);
+    token.single_word = entry.flag("single_word", false);
+    token.lstrip = entry.flag("lstrip", false);
+    token.rstrip = entry.flag("rstrip", false);
+    token.normalized = entry.flag("normalized", !token.special);
+    if (token.content.empty()) entry["content"].fail("a non-empty token");
+    const auto known = vocabulary.find(token.content);
+    if (known && *known != token.id) {
+      entry["id"].fail("the vocabulary's id of \"" + token.content + "\", " + std::to_string(*known));
+    }
+    if (!known) appended.push_back(token);
+    tokens.push_back(token);
+  }
+  // The new tokens take the ids after the vocabulary's, each once, none left out.
+  const std::size_t total = vocabulary.pieces.size() + appended.size();
+  vocabulary.pieces.resize(total);
+  std::vector<bool> spelled(total, false);
+  for (std::size_t id = 0; id < total - appended.size(); ++id) spelled[id] = true;
+  for (const AddedToken& token : appended) {
+    if (token.id >= total || spelled[token.id]) {
+      throw InputError(field.file, field.path,
+                       "expected the added tokens the vocabulary lacks to take ids " +
+                           std::to_string(total - appended.size()) + ".." + std::to_string(total - 1) + ", found \"" +
+                           token.content + "\" with id " + std::to_string(token.id));
+    }
+    spelled[token.id] = true;
+    vocabulary.pieces[token.id] = token.content;
+    vocabulary.ids[token.content] = token.id;
+  }
+  return tokens;
+}
+
+std::vector<Merge> read_merges(const JsonField& field, const BpeVocabulary& vocabulary) {
+  std::vector<Merge> merges;
+  const std::size_t count = field.array().size();
+  merges.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const JsonField entry = field.at(i);
+    std::string left, right;
+    if (entry.value.is_array()) {
+      if (entry.value.size() != 2) entry.fail("a pair of pieces [\"a\", \"b\"]");
+      left = entry.at(0).string();
+      right = entry.at(1).string();
+    } else if (!split_merge(entry.string(), left, right)) {
+      entry.fail("two pieces separated by one space (\"a b\")");
+    }
+    merges.push_back(resolve_merge(left, right, vocabulary, field.file, entry.path));
+  }
+  return merges;
+}
+
+std::vector<Merge> read_merges_txt(const std::string& path, const BpeVocabulary& vocabulary) {
+  const std::string text = read_tokenizer_file(path);
+  if (const auto bad = first_invalid_utf8(text)) {
+    throw InputError(
+        path, "", "expected UTF-8 text, found a byte that starts no UTF-8 character at offset " + std::to_string(*bad));
+  }
+  std::vector<Merge> merges;
+  std::size_t line_number = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("#version", 0) == 0) continue;
+    const std::string where = "line " + std::to_string(line_number);
+    std::string left, right;
+    if (!split_merge(line, left, right)) {
+      std::string shown = line.size() > 60 ? line.substr(0, 60) + "..." : line;
+      throw InputError(path, where, "expected two pieces separated by one space (\"a b\"), found \"" + shown + "\"");
+    }
+    merges.push_back(resolve_merge(left, right, vocabulary, path, where));
+  }
+  return merges;
+}
+
+void read_tokenizer_config(const std::string& path, BpeParts& parts, bool declares_specials) {
+  const Json document = read_json_file(path);
+  const JsonField config{document, "", path};
+  config.object();
+  for (std::size_t role = 0; role < 4; ++role) {
+    const auto content = config_token(config, kRoleKeys[role]);
+    if (!content) continue;
+    const auto id = parts.vocabulary.find(*content);
+    if (!id) config[kRoleKeys[role]].fail("a token of the vocabulary");
+    parts.roles[role] = *id;
+    if (declares_specials) parts.added_tokens.push_back({*content, *id, true, false, false, false, false});
+  }
+  if (declares_specials && config.has("additional_special_tokens")) {
+    const JsonField extra = config["additional_special_tokens"];
+    for (std::size_t i = 0; i < extra.array().size(); ++i) {
+      const JsonField item = extra.at(i);
+      const std::string content = item.value.is_object() ? item["content"].string() : item.string();
+      const auto id = parts.vocabulary.find(content);
+      if (!id) item.fail("a token of the vocabulary");
+      parts.added_tokens.push_back({content, *id, true, false, false, false, false});
+    }
+  }
+  const auto begin = parts.roles[static_cast<std::size_t>(SpecialRole::Begin)];
+  if (declares_specials && config.flag("add_bos_token", false) && begin) parts.prefix_ids = {*begin};
+  parts.clean_up_tokenization_spaces = config.flag("clean_up_tokenization_spaces", false);
+}
+
+}  // namespace attn
