@@ -40,8 +40,10 @@ struct ModelConfig {
   bool scale_embeddings = false;       // multiply looked-up embeddings by sqrt(d_model), as the paper does
   std::size_t max_len = 0;             // rows of a learned position table
   double rope_theta = 10000.0;         // RoPE's base: pair i turns by position · theta^(-2i/d)
+  RopeScaling rope_scaling;            // Llama 3.1's adjustment of those frequencies, or none
   std::size_t num_kv_heads = 0;        // G key/value heads (grouped-query attention); set to H when absent
   std::size_t sliding_window = 0;      // W: causal self-attention sees the last W positions only; 0: all
+  bool qk_norm = false;                // every attention block RMS-normalizes its query and key heads (Qwen3)
   std::size_t num_layers = 0;          // encoder layers when "encoder" is one template or "randn"
   std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
   Architecture architecture = Architecture::Encoder;  // as the file says or implies
@@ -62,6 +64,7 @@ struct AttentionWeights {
   Tensor W_o;                      // (H*d, N), or empty: no output projection
   Tensor b_q, b_k, b_v;            // (H*d,), or empty; b_k, b_v (G*d,)
   Tensor b_o;                      // (N,), or empty
+  Tensor q_norm, k_norm;           // (d,): QK-norm's gammas (model.qk_norm), or empty
   std::vector<HeadWeights> heads;  // non-empty when the file gave per-head matrices
 
   bool has_output_projection() const { return !W_o.data.empty(); }

@@ -44,6 +44,8 @@ enum class WeightKind : std::uint8_t {
   b_k,
   b_v,
   b_o,
+  QNorm,  // QK-norm's gamma over each query head (q_norm)
+  KNorm,  // and over each key head (k_norm)
   W_1,
   b_1,
   W_2,

@@ -18,6 +18,17 @@ enum class Norm { LayerNorm, RMSNorm };
 // self-attention head instead.
 enum class PositionalEncoding { Sinusoidal, Learned, None, RoPE };
 
+// Llama 3.1's adjustment of RoPE's frequencies (model.rope_scaling, rope_type "llama3"; the
+// fields of config.json's rope_scaling): the slow pairs turn `factor` times slower, the fast
+// ones as before, those between move smoothly from one to the other.
+struct RopeScaling {
+  bool llama3 = false;  // off: RoPE's own frequencies
+  double factor = 8.0;
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  double original_max_position_embeddings = 8192.0;  // L: the context the model was trained on
+};
+
 }  // namespace attn
 
 #endif  // ATTN_STEP_VARIANTS_H_

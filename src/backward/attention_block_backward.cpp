@@ -4,6 +4,7 @@
 #include "backward/layers_backward.h"
 #include "forward/layers.h"
 #include "steps/attention.h"
+#include "steps/layer_norm.h"
 #include "steps/positional_encoding.h"
 #include "steps/projection.h"
 #include "steps/residual.h"
@@ -32,17 +33,20 @@ AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_
   // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K (each through RoPE and the
   // repeat, when the block has them)
   const bool rope = uses_rope(config, at.id(StepKind::Query).block), grouped = config.kv_heads() != config.num_heads;
+  const bool normed = !w.q_norm.data.empty();
   if (grouped)
     at.record(StepKind::ValueHeads, std::move(dv_heads), {at.kept_gradient(StepKind::RepeatedValues)});
   else
     at.record(StepKind::ValueHeads, std::move(dv_heads),
               {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
   at.record(StepKind::KeyHeads, std::move(dk_heads),
-            {at.kept_gradient(rope      ? StepKind::RotatedKeys
+            {at.kept_gradient(normed    ? StepKind::NormedKeys
+                              : rope    ? StepKind::RotatedKeys
                               : grouped ? StepKind::RepeatedKeys
                                         : StepKind::TransposedKeys)});
-  if (rope)
-    at.record(StepKind::QueryHeads, std::move(dq_heads), {at.kept_gradient(StepKind::RotatedQueries)});
+  if (normed || rope)
+    at.record(StepKind::QueryHeads, std::move(dq_heads),
+              {at.kept_gradient(normed ? StepKind::NormedQueries : StepKind::RotatedQueries)});
   else
     at.record(StepKind::QueryHeads, std::move(dq_heads),
               {at.kept_gradient(StepKind::Scores), at.kept(grouped ? StepKind::RepeatedKeys : StepKind::KeyHeads)});
@@ -62,6 +66,51 @@ AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_
   return g;
 }
 
+// Steps 2c-2a backward, each where the block has it, last first: the repeat (each key/value
+// head gets the sum of its copies' gradients), RoPE (the gradient turned back by each
+// position's angles), QK-norm. dq, dk, dv come in as dL/d(the queries, keys and values the
+// scores and the context read) and leave as dL/dq_heads, dk_heads, dv_heads. Records
+// grad.v_repeat, k_repeat, k_rope, q_rope, k_norm, q_norm.
+void positioned_heads_backward(const AttentionWeights& w, StepKind keys, const ModelConfig& config, const GradScope& at,
+                               Tensor& dq, Tensor& dk, Tensor& dv) {
+  // (B,H,T,d) -> (B,G,T,d) for the keys and values; the queries stay (B,H,S,d)
+  const std::size_t H = config.num_heads, G = config.kv_heads();
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block), grouped = G != H;
+  if (grouped) {
+    Tensor dv_g = repeat_kv_heads_backward(dv, G), dk_g = repeat_kv_heads_backward(dk, G);
+    at.record(StepKind::RepeatedValues, std::move(dv),
+              {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
+    at.record(StepKind::RepeatedKeys, std::move(dk), {at.kept_gradient(StepKind::TransposedKeys)});
+    dv = std::move(dv_g);
+    dk = std::move(dk_g);
+  }
+  if (rope) {
+    const Tensor inv_freq = rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling);
+    Tensor dk_heads = rope_rotate_backward(dk, inv_freq), dq_heads = rope_rotate_backward(dq, inv_freq);
+    at.record(StepKind::RotatedKeys, std::move(dk),
+              {at.kept_gradient(grouped ? StepKind::RepeatedKeys : StepKind::TransposedKeys)});
+    at.record(StepKind::RotatedQueries, std::move(dq), {at.kept_gradient(StepKind::Scores), at.kept(keys)});
+    dk = std::move(dk_heads);
+    dq = std::move(dq_heads);
+  }
+  if (w.q_norm.data.empty()) return;
+  // RMSNorm of each head's row: dL/dx through 1/rms, dL/dgamma summed over heads and positions
+  const double eps = config.layer_norm_eps;
+  RmsNormGradients gk = qk_norm_backward(at.value(StepKind::KeyHeads), w.k_norm, eps, dk);
+  RmsNormGradients gq = qk_norm_backward(at.value(StepKind::QueryHeads), w.q_norm, eps, dq);
+  at.record(StepKind::NormedKeys, std::move(dk),
+            {at.kept_gradient(rope      ? StepKind::RotatedKeys
+                              : grouped ? StepKind::RepeatedKeys
+                                        : StepKind::TransposedKeys)});
+  at.record(StepKind::NormedQueries, std::move(dq),
+            rope ? std::vector<Operand>{at.kept_gradient(StepKind::RotatedQueries)}
+                 : std::vector<Operand>{at.kept_gradient(StepKind::Scores), at.kept(keys)});
+  at.weights().add(at.weight_id(WeightKind::KNorm), std::move(gk.dgamma));
+  at.weights().add(at.weight_id(WeightKind::QNorm), std::move(gq.dgamma));
+  dk = std::move(gk.dx);
+  dq = std::move(gq.dx);
+}
+
 }  // namespace
 
 AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const StepId& x_kv, const AttentionWeights& w,
@@ -69,10 +118,12 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
                                                       const GradScope& at, const Tensor& doutput) {
   // doutput is (B,S,N) (or (B,S,H*d) without W_o); x_q is (B,S,N), x_kv is (B,T,N)
   const std::size_t H = config.num_heads, G = config.kv_heads();
-  const bool rope = uses_rope(config, at.id(StepKind::Query).block);
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block), normed = !w.q_norm.data.empty();
   // The entries the scores and the context read (the variants' last steps before them).
-  const StepKind queries = rope ? StepKind::RotatedQueries : StepKind::QueryHeads;
-  const StepKind keys = G != H ? StepKind::RepeatedKeys : rope ? StepKind::RotatedKeys : StepKind::KeyHeads;
+  const StepKind queries = rope ? StepKind::RotatedQueries : normed ? StepKind::NormedQueries : StepKind::QueryHeads;
+  const StepKind keys = G != H ? StepKind::RepeatedKeys
+                        : rope ? StepKind::RotatedKeys
+                               : (normed ? StepKind::NormedKeys : StepKind::KeyHeads);
   const StepKind values = G != H ? StepKind::RepeatedValues : StepKind::ValueHeads;
 
   // 7. output projection: output = concat @ W_o + b_o
@@ -125,25 +176,8 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
             {transposed_operand(at.kept(queries)), at.kept_gradient(StepKind::Scores)});
   Tensor dq = std::move(scores.da), dv = std::move(context.db);
 
-  // 2c. the repeat: each key/value head gets the sum of its copies' gradients
-  if (G != H) {
-    Tensor dv_g = repeat_kv_heads_backward(dv, G), dk_g = repeat_kv_heads_backward(dk, G);
-    at.record(StepKind::RepeatedValues, std::move(dv),
-              {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
-    at.record(StepKind::RepeatedKeys, std::move(dk), {at.kept_gradient(StepKind::TransposedKeys)});
-    dv = std::move(dv_g);
-    dk = std::move(dk_g);
-  }
-  // 2b. RoPE: the gradient turned back by each position's angles
-  if (rope) {
-    Tensor dk_heads = rope_rotate_backward(dk, config.rope_theta),
-           dq_heads = rope_rotate_backward(dq, config.rope_theta);
-    at.record(StepKind::RotatedKeys, std::move(dk),
-              {at.kept_gradient(G != H ? StepKind::RepeatedKeys : StepKind::TransposedKeys)});
-    at.record(StepKind::RotatedQueries, std::move(dq), {at.kept_gradient(StepKind::Scores), at.kept(keys)});
-    dk = std::move(dk_heads);
-    dq = std::move(dq_heads);
-  }
+  // 2c-2a. the repeat, RoPE, QK-norm
+  positioned_heads_backward(w, keys, config, at, dq, dk, dv);
 
   // 2-1. the heads and the projections
   return projections_backward(x_q, x_kv, w, at, std::move(dq), std::move(dk), std::move(dv), config);

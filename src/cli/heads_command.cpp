@@ -56,7 +56,7 @@ std::vector<std::size_t> ids_of(const Tensor& token_ids) {
 // What a run keeps for the scores: the attention weights of every block and the token ids,
 // copied as the forward pass records them (the trace itself keeps nothing, so a large model
 // holds no more than these).
-std::vector<TraceEntry> attention_records(const Model& model, Trace& trace) {
+std::vector<TraceEntry> attention_records(const Model& model, const RunInput& input, Trace& trace) {
   std::vector<TraceEntry> kept;
   trace.keep_entries(false);
   trace.set_sink([&kept](const TraceRecord& r) {
@@ -65,7 +65,7 @@ std::vector<TraceEntry> attention_records(const Model& model, Trace& trace) {
     std::copy(r.data, r.data + t.size(), t.data.begin());
     kept.push_back(TraceEntry{r.id, r.name, std::move(t), {}});
   });
-  run_model(model, trace);
+  run_model(model, input, trace);
   return kept;
 }
 
@@ -190,19 +190,21 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
 int run_heads(const HeadsOptions& options) {
   LoadOptions load;
   ExplainOptions run = options.run;
-  Model model = load_run_model(run, load);
+  LoadedModel loaded = load_run_model(run, load);
+  const Model& model = loaded.model;
+  RunInput& input = loaded.input;
   if (run.text.empty()) {
-    if (!model.has_tokens())
+    if (!input.has_tokens())
       throw InputError(model_source_name(run), "input", "attn heads reads text: this model's input is numbers");
-    replace_source_text(model, repeated_sequence(model.vocab, options.seed), "the random repeated sequence");
+    replace_source_text(model, input, repeated_sequence(model.vocab, options.seed), "the random repeated sequence");
   }
-  if (model.batched)
+  if (input.batched)
     throw InputError(model_source_name(run), "input",
                      "attn heads measures one sequence; give TEXT on the command line");
-  if (model.target_tokens.from_bos) extend_target_greedily(model, generated_length(model));
-  check_run_memory(model, load);
+  if (input.target_tokens.from_bos) extend_target_greedily(model, input, generated_length(input));
+  check_run_memory(model, input, load);
   Trace trace(true);
-  const std::vector<ScoredHead> heads = score_heads(attention_records(model, trace));
+  const std::vector<ScoredHead> heads = score_heads(attention_records(model, input, trace));
   const auto* tokens = trace.tokens(Sequence::Source);
   const std::vector<std::string> sequence = tokens ? tokens->front() : std::vector<std::string>{};
   const auto* target = model.has_target() ? trace.tokens(Sequence::Target) : nullptr;

@@ -5,6 +5,7 @@
 
 #include "forward/layers.h"
 #include "steps/attention.h"
+#include "steps/layer_norm.h"
 #include "steps/positional_encoding.h"
 #include "steps/projection.h"
 
@@ -21,6 +22,19 @@ Tensor kv_heads(Tensor t, std::size_t G, std::size_t H) {
 }
 
 }  // namespace
+
+Traced positioned_heads(Traced heads, const Tensor& qk_gamma, StepKind norm_kind, StepKind rope_kind, bool rope,
+                        std::size_t first_position, const ModelConfig& config, const TraceScope& at) {
+  // heads is (B,H,S,d) (keys (B,G,T,d)) -> the same shape
+  if (!qk_gamma.data.empty())
+    heads = at.record(norm_kind, qk_norm(heads.value, qk_gamma, config.layer_norm_eps), {at.operand(heads)});
+  if (rope)
+    heads = at.record(rope_kind,
+                      rope_rotate(heads.value, rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling),
+                                  first_position),
+                      {at.operand(heads)});
+  return heads;
+}
 
 bool uses_rope(const ModelConfig& config, Block block) {
   // RoPE turns self-attention only: a cross-attention's queries and keys come from two
@@ -43,20 +57,19 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
                              {at.operand(x_kv), at.weight("W_v", w.W_v)});
 
   // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d); keys and values into G heads
-  const Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);
-  const Traced k_heads =
+  Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);
+  Traced k_heads =
       at.record(StepKind::KeyHeads, kv_heads(split_heads(k.value, G), G, H), {at.operand(k)}, kInputsChecked);
   const Traced v_heads =
       at.record(StepKind::ValueHeads, kv_heads(split_heads(v.value, G), G, H), {at.operand(v)}, kInputsChecked);
 
-  // 2b. RoPE: each self-attention head's queries and keys turned by their positions
-  std::optional<Traced> q_rope, k_rope;
-  if (uses_rope(config, at.id(StepKind::Query).block)) {
-    q_rope = at.record(StepKind::RotatedQueries, rope_rotate(q_heads.value, config.rope_theta), {at.operand(q_heads)});
-    k_rope = at.record(StepKind::RotatedKeys, rope_rotate(k_heads.value, config.rope_theta), {at.operand(k_heads)});
-  }
-  const Traced& queries = q_rope ? *q_rope : q_heads;
-  const Traced& keys_g = k_rope ? *k_rope : k_heads;
+  // 2a-2b. QK-norm, then RoPE: each self-attention head's queries and keys turned by their
+  // positions
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block);
+  const Traced queries = positioned_heads(std::move(q_heads), w.q_norm, StepKind::NormedQueries,
+                                          StepKind::RotatedQueries, rope, 0, config, at);
+  const Traced keys_g =
+      positioned_heads(std::move(k_heads), w.k_norm, StepKind::NormedKeys, StepKind::RotatedKeys, rope, 0, config, at);
 
   // 2c. grouped-query attention: the G key/value heads repeated for the H query heads,
   // (B,G,T,d) -> (B,H,T,d)

@@ -9,6 +9,7 @@
 #include "steps/attention.h"
 #include "steps/masks.h"
 #include "steps/output_head.h"
+#include "steps/positional_encoding.h"
 
 namespace attn {
 
@@ -106,6 +107,9 @@ Tensor run_model(const Model& model, const RunInput& input, Trace& trace) {
   // 1. the source: X as given, or tokens -> ids -> embeddings + positions, (B,S,N)
   std::optional<Traced> source_padding;
   const Traced x = source_input(model, input, source, &source_padding);
+  // 1b. Llama 3.1's RoPE frequencies (rope_scaling "llama3"), once for every block: (d/2,)
+  if (uses_rope(config, Block::SelfAttention) && config.rope_scaling.llama3)
+    source.record(StepKind::RopeFrequencies, rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling));
 
   // A decoder-only model: its decoder layers over X, then the output head.
   if (model.decoder_only())

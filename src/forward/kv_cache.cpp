@@ -72,23 +72,18 @@ Traced cached_attention(const Traced& x, const AttentionWeights& w, Tensor& cach
                   {at.operand(x), at.weight("W_v", w.W_v)});
   }
   // (1,1,H*d) -> (1,H,1,d); with RoPE turned by the angles of `position`
-  const Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)});
-  std::optional<Traced> q_rope;
-  if (rope)
-    q_rope = at.record(StepKind::RotatedQueries, rope_rotate(q_heads.value, config.rope_theta, position),
-                       {at.operand(q_heads)});
-  const Traced& query = q_rope ? *q_rope : q_heads;
+  const Traced query =
+      positioned_heads(at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}), w.q_norm,
+                       StepKind::NormedQueries, StepKind::RotatedQueries, rope, position, config, at);
   if (append) {
     // (1,1,G*d) -> (1,G,1,d)
     Tensor k_split = split_heads(k->value, G), v_split = split_heads(v->value, G);
     if (G != H) k_split.axes[1] = v_split.axes[1] = "G";
-    const Traced k_heads = at.record(StepKind::KeyHeads, std::move(k_split), {at.operand(*k)});
+    Traced k_heads = at.record(StepKind::KeyHeads, std::move(k_split), {at.operand(*k)});
     const Traced v_heads = at.record(StepKind::ValueHeads, std::move(v_split), {at.operand(*v)});
-    std::optional<Traced> k_rope;
-    if (rope)
-      k_rope = at.record(StepKind::RotatedKeys, rope_rotate(k_heads.value, config.rope_theta, position),
-                         {at.operand(k_heads)});
-    cache_k = appended(cache_k, (k_rope ? *k_rope : k_heads).value);
+    const Traced keys_g = positioned_heads(std::move(k_heads), w.k_norm, StepKind::NormedKeys, StepKind::RotatedKeys,
+                                           rope, position, config, at);
+    cache_k = appended(cache_k, keys_g.value);
     cache_v = appended(cache_v, v_heads.value);
   }
   // the keys this query sees: all cached ones, or the last W with a sliding window

@@ -17,6 +17,12 @@ namespace attn {
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& weights, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at);
 
+// The query or key heads the scores read: `heads` (B,H,S,d) (keys (B,G,T,d)) through QK-norm
+// (recorded as norm_kind, when qk_gamma is not empty), then RoPE (recorded as rope_kind,
+// when `rope`; row s at position first_position + s); the heads themselves without either.
+Traced positioned_heads(Traced heads, const Tensor& qk_gamma, StepKind norm_kind, StepKind rope_kind, bool rope,
+                        std::size_t first_position, const ModelConfig& config, const TraceScope& at);
+
 // Whether an attention block turns its queries and keys with RoPE: the model's positional
 // encoding is "rope" and the block is a self-attention (never cross-attention).
 bool uses_rope(const ModelConfig& config, Block block);

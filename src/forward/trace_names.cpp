@@ -69,6 +69,10 @@ const char* weight_part(WeightKind kind) {
       return "b_v";
     case WeightKind::b_o:
       return "b_o";
+    case WeightKind::QNorm:
+      return "q_norm";
+    case WeightKind::KNorm:
+      return "k_norm";
     case WeightKind::W_1:
       return "W_1";
     case WeightKind::b_1:

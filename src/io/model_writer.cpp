@@ -93,6 +93,14 @@ std::string config_text(const Model& model) {
   out += fmt::format(", \"positional_encoding\": \"{}\", \"scale_embeddings\": {}", positions, c.scale_embeddings);
   if (c.positional_encoding == PositionalEncoding::Learned) out += fmt::format(", \"max_len\": {}", c.max_len);
   if (c.positional_encoding == PositionalEncoding::RoPE) out += ", \"rope_theta\": " + shortest_text(c.rope_theta);
+  const RopeScaling& s = c.rope_scaling;
+  if (s.llama3)
+    out += fmt::format(
+        ", \"rope_scaling\": {{\"rope_type\": \"llama3\", \"factor\": {}, \"low_freq_factor\": {}, "
+        "\"high_freq_factor\": {}, \"original_max_position_embeddings\": {}}}",
+        shortest_text(s.factor), shortest_text(s.low_freq_factor), shortest_text(s.high_freq_factor),
+        shortest_text(s.original_max_position_embeddings));
+  if (c.qk_norm) out += ", \"qk_norm\": true";
   return out + "}";
 }
 
@@ -136,6 +144,8 @@ ObjectText attention(const AttentionWeights& a) {
   add_if(o, "b_k", a.b_k);
   add_if(o, "b_v", a.b_v);
   add_if(o, "b_o", a.b_o);
+  add_if(o, "q_norm", a.q_norm);
+  add_if(o, "k_norm", a.k_norm);
   return o;
 }
 

@@ -1,6 +1,7 @@
 #include "model/attention_section.h"
 
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,7 +12,8 @@ namespace attn {
 
 namespace {
 
-const std::vector<std::string> kAttentionKeys = {"W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o", "heads"};
+const std::vector<std::string> kAttentionKeys = {"W_q", "W_k", "W_v",   "W_o",    "b_q",   "b_k",
+                                                 "b_v", "b_o", "heads", "q_norm", "k_norm"};
 const std::vector<std::string> kHeadKeys = {"W_q", "W_k", "W_v"};
 
 // Each head's own W_q, W_k, W_v, (N, d) each, as seed 002 writes them.
@@ -72,6 +74,24 @@ void read_projections(LoadContext& context, const Json& value, const std::string
     *target = read_tensor(context, reader.required(value, path, key), json_child(path, key), *request);
 }
 
+// QK-norm's gammas, each (d,): given, or ones (as nn.RMSNorm starts) when model.qk_norm is
+// true; refused without it.
+void read_qk_norm(LoadContext& context, const Json& value, const std::string& path, const ModelConfig& config,
+                  AttentionWeights& w) {
+  const TensorRequest gamma{{config.d_head}, {"d"}, "d_head"};
+  for (const auto& [key, target] : {std::pair{"q_norm", &w.q_norm}, {"k_norm", &w.k_norm}}) {
+    const Json* given = context.reader.member(value, key);
+    if (given && !config.qk_norm)
+      context.reader.fail(json_child(path, key), "only used with model.qk_norm true; remove it or set qk_norm");
+    if (given) {
+      *target = read_tensor(context, *given, json_child(path, key), gamma);
+    } else if (config.qk_norm) {
+      *target = Tensor({config.d_head}, {"d"});
+      for (double& g : target->data) g = 1.0;
+    }
+  }
+}
+
 }  // namespace
 
 void fuse_attention_heads(AttentionWeights& w, const ModelConfig& config) {
@@ -102,6 +122,7 @@ AttentionWeights read_attention(LoadContext& context, const Json& value, const s
       reader.fail(json_child(path, "b_o"), "expected W_o alongside b_o (the bias belongs to the output projection)");
     w.b_o = read_tensor(context, *b, json_child(path, "b_o"), TensorRequest{{N}, {"N"}, "d_model"});
   }
+  read_qk_norm(context, value, path, config, w);
   return w;
 }
 

@@ -9,9 +9,10 @@ namespace attn {
 namespace {
 
 const std::vector<std::string> kModelKeys = {
-    "d_model", "num_heads",  "d_head",       "d_ff",           "num_layers",          "num_decoder_layers", "causal",
-    "seed",    "activation", "norm_first",   "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len",
-    "norm",    "rope_theta", "num_kv_heads", "sliding_window", "architecture"};
+    "d_model",          "num_heads", "d_head",      "d_ff",       "num_layers",     "num_decoder_layers",
+    "causal",           "seed",      "activation",  "norm_first", "layer_norm_eps", "positional_encoding",
+    "scale_embeddings", "max_len",   "norm",        "rope_theta", "num_kv_heads",   "sliding_window",
+    "architecture",     "qk_norm",   "rope_scaling"};
 
 // d_model, num_heads and d_head: the sizes every tensor's shape is checked against.
 void read_attention_sizes(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
@@ -74,6 +75,30 @@ void read_layer_choices(const JsonReader& reader, const Json& value, const std::
     config.scale_embeddings = reader.boolean(*v, json_child(path, "scale_embeddings"));
 }
 
+// model.rope_scaling: Llama 3.1's adjustment of RoPE's frequencies, written as config.json's
+// {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4,
+// "original_max_position_embeddings": 8192}; no other rope_type.
+void read_rope_scaling(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
+  reader.object(value, path,
+                {"rope_type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"});
+  reader.choice(reader.required(value, path, "rope_type"), json_child(path, "rope_type"), {"llama3"});
+  RopeScaling& s = config.rope_scaling;
+  s.llama3 = true;
+  const auto positive = [&](const char* key, double& target) {
+    target = reader.finite_number(reader.required(value, path, key), json_child(path, key));
+    if (!(target > 0)) reader.fail(json_child(path, key), fmt::format("expected a number > 0, found {}", target));
+  };
+  positive("factor", s.factor);
+  positive("low_freq_factor", s.low_freq_factor);
+  positive("high_freq_factor", s.high_freq_factor);
+  positive("original_max_position_embeddings", s.original_max_position_embeddings);
+  if (!(s.high_freq_factor > s.low_freq_factor))
+    reader.fail(json_child(path, "high_freq_factor"),
+                fmt::format("expected a number above low_freq_factor = {} (the band between them is smoothed), "
+                            "found {}",
+                            s.low_freq_factor, s.high_freq_factor));
+}
+
 // The modern attention variants: RoPE's base, grouped-query attention, a sliding window.
 void read_attention_variants(const JsonReader& reader, const Json& value, const std::string& path,
                              ModelConfig& config) {
@@ -85,6 +110,12 @@ void read_attention_variants(const JsonReader& reader, const Json& value, const 
     config.rope_theta = reader.finite_number(*v, json_child(path, "rope_theta"));
     if (!(config.rope_theta > 0))
       reader.fail(json_child(path, "rope_theta"), fmt::format("expected a number > 0, found {}", v->dump()));
+  }
+  if (const Json* v = reader.member(value, "rope_scaling")) {
+    if (!rope)
+      reader.fail(json_child(path, "rope_scaling"),
+                  "only used with model.positional_encoding \"rope\"; remove it or set positional_encoding");
+    if (!v->is_null()) read_rope_scaling(reader, *v, json_child(path, "rope_scaling"), config);
   }
   if (rope && config.d_head % 2 != 0)
     reader.fail(json_child(path, "positional_encoding"),
@@ -101,6 +132,7 @@ void read_attention_variants(const JsonReader& reader, const Json& value, const 
   }
   if (const Json* v = reader.member(value, "sliding_window"))
     config.sliding_window = reader.positive_integer(*v, json_child(path, "sliding_window"), kMaxDimension);
+  if (const Json* v = reader.member(value, "qk_norm")) config.qk_norm = reader.boolean(*v, json_child(path, "qk_norm"));
 }
 
 // "encoder-decoder", "encoder" or "decoder-only"; absent, inferred from the layers the

@@ -16,14 +16,15 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
                     d = config.d_head, F = config.d_ff, V = size.vocab;
   const long double Hd = H * d;
   // Weights: 4 projections per attention block, 2 FFN matrices, the embedding.
-  const long double attention_weights = 3 * N * Hd + Hd * N + 4 * Hd;
+  const long double attention_weights = 3 * N * Hd + Hd * N + 4 * Hd + (config.qk_norm ? 2 * d : 0);
   const long double ffn_weights = (config.activation == Activation::SwiGLU ? 3 : 2) * N * F + F + N;
   // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
   // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
   // masked, weights (4 of B*H*S*K); output.
-  // RoPE adds q_rope and k_rope, grouped-query attention k_repeat and v_repeat.
+  // RoPE adds q_rope and k_rope, QK-norm q_norm and k_norm, grouped-query attention k_repeat
+  // and v_repeat.
   const long double variants = (config.positional_encoding == PositionalEncoding::RoPE ? 2 : 0) +
-                               (config.kv_heads() != config.num_heads ? 2 : 0);
+                               (config.qk_norm ? 2 : 0) + (config.kv_heads() != config.num_heads ? 2 : 0);
   const auto attention = [&](long double q_len, long double k_len) {
     return (7 + variants) * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
   };

@@ -36,6 +36,8 @@ void each_parameter(M& model, Add add) {
     put(with(WeightKind::b_k), a.b_k);
     put(with(WeightKind::b_v), a.b_v);
     put(with(WeightKind::b_o), a.b_o);
+    put(with(WeightKind::QNorm), a.q_norm);
+    put(with(WeightKind::KNorm), a.k_norm);
   };
   const auto norm = [&](auto& n, Stack stack, int layer, int number) {
     put(ParameterId{WeightKind::Gamma, stack, layer, Block::None, number, -1}, n.gamma);

@@ -40,10 +40,18 @@ constexpr Explanation kExplanations[] = {
      "Several smaller heads weigh the sentence in several ways at once (say grammar and\n"
      "meaning) for the cost of one: the d_model columns are shared out, not copied. Nothing is\n"
      "computed here."},
+    {"qk_norm",
+     "QK-norm divides each head's query and key rows by their root mean square and scales them\n"
+     "by a learned gamma of d numbers, before RoPE: however large the projections grow, the\n"
+     "scores stay in a range softmax handles (Qwen3, OLMo 2)."},
     {"rope",
      "RoPE marks positions by turning each head's queries and keys instead of adding a\n"
      "pattern: pair (i, i + d/2) of position p turns by p·θ_i. A query and a key then\n"
      "score by how far apart they are, not where they are (Llama and most recent models)."},
+    {"rope_frequencies",
+     "Llama 3.1 reads far longer texts than it was trained on by turning RoPE's slow pairs\n"
+     "factor times slower: positions far apart then differ by angles it has seen. The fast\n"
+     "pairs, which tell neighbours apart, keep their speed; those between are blended."},
     {"repeat_kv",
      "Grouped-query attention keeps fewer key and value heads (G) than query heads (H):\n"
      "each key/value head serves H/G query heads, repeated for them. Fewer keys and values\n"

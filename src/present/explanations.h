@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-namespace attn {
+#include "present/print_limits.h"
 
-constexpr std::size_t kExplanationWidth = 88;
+namespace attn {
 
 // The text for a step kind, or nullptr when there is none. The kinds:
 //   tokenize, input, embedding, positional_encoding, projection_q, projection_k,

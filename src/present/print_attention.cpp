@@ -93,6 +93,33 @@ void print_split_heads(const TraceEntry& e, PrintContext& c) {
   c.page.tensor(name, t);
 }
 
+void print_qk_norm(const TraceEntry& e, PrintContext& c) {
+  const bool query = e.id.kind == StepKind::NormedQueries;
+  const AttentionWeights* w = c.attention_weights(e.id);
+  const Tensor* gamma = w ? (query ? &w->q_norm : &w->k_norm) : nullptr;
+  const std::string name = display_name(e.id), from = c.operand_name(e, 0);
+  const double eps = c.model.config.layer_norm_eps;
+  c.page.begin_step(page_of(e.id.kind), fmt::format("RMSNorm over each {} head (QK-norm)", query ? "query" : "key"),
+                    explanation_of(e.id.kind));
+  c.page.formula(
+      fmt::format("{} = RMSNorm({})   (each head's row x of d numbers: x / √(mean(x²) + eps) · {}, eps = {})", name,
+                  from, query ? "q_norm" : "k_norm", plain_number(eps, 10)));
+  c.page.shapes(equation(e.operands, "->", e.tensor));
+  if (gamma) c.page.weights({{query ? "q_norm" : "k_norm", gamma}});
+  c.page.tensor(name, e.tensor);
+  // One head's row worked by hand: --cell's batch item, head and row (0, 0, 0 by default).
+  const TraceEntry* input = c.operand_entry(e, 0);
+  const std::size_t b = c.cell_batch(), h = c.cell_head(), row = c.cell_row();
+  if (!gamma || !input || !c.page.detailed() || b >= batch_count(input->tensor)) return;
+  const std::size_t heads = input->tensor.shape[input->tensor.rank() - 3];
+  if (h >= heads) return;
+  const Tensor m = head_matrix(input->tensor, b, h);  // (S,d)
+  if (row >= m.shape[0]) return;
+  c.page.worked(worked_rms_norm_row(row_of(m, row), to_vector(gamma->data), eps,
+                                    fmt::format("{}{}[{}]", from, head_index(input->tensor, b, h), row),
+                                    c.worked_options()));
+}
+
 void print_rope(const TraceEntry& e, PrintContext& c) {
   const bool query = e.id.kind == StepKind::RotatedQueries;
   const TraceEntry* input = c.operand_entry(e, 0);
@@ -101,25 +128,44 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
   const double theta = c.model.config.rope_theta;
   c.page.begin_step(page_of(e.id.kind), fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"),
                     explanation_of(e.id.kind));
+  const bool llama3 = c.model.config.rope_scaling.llama3;
   if (c.page.detailed())
-    c.page.formula(
-        fmt::format("{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + d/2]·sin(p·θ_i),  {0}[p, i + d/2] = "
-                    "{1}[p, i + d/2]·cos(p·θ_i) + {1}[p, i]·sin(p·θ_i),  θ_i = {2:g}^(-2i/d), for each of "
-                    "the d/2 = {3} pairs (i, i + d/2) of every head and position p",
-                    name, from, theta, d / 2));
+    c.page.formula(fmt::format(
+        "{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + d/2]·sin(p·θ_i),  {0}[p, i + d/2] = "
+        "{1}[p, i + d/2]·cos(p·θ_i) + {1}[p, i]·sin(p·θ_i),  θ_i = {2}, for each of "
+        "the d/2 = {3} pairs (i, i + d/2) of every head and position p",
+        name, from, llama3 ? "inv_freq[i] (rope.inv_freq, Llama 3.1's)" : fmt::format("{:g}^(-2i/d)", theta), d / 2));
   else  // as the first rope step showed
     c.page.formula(fmt::format("{} = {} turned by position", name, from));
   c.page.shapes(equation(e.operands, "->", e.tensor));
   c.page.tensor(name, e.tensor);
   // One pair turned by hand (rope_pair_cell: position 1 unless --cell names one).
   const auto cell = rope_pair_cell(e.tensor, c);
-  if (!input || !c.page.detailed() || !cell) return;
+  if (!input || !c.page.detailed() || !cell || llama3) return;
   const auto [b, h, p, i] = *cell;
   const Tensor m = head_matrix(input->tensor, b, h);  // (S,d)
   const std::string index = fmt::format("{}[{}]", head_index(e.tensor, b, h), p);
   c.page.worked(worked_rope_pair(m.data[p * d + i], m.data[p * d + i + d / 2], p, i, d, theta,
                                  {name + index, display_name(input->id) + index}, c.worked_options()),
                 "worked, one pair:");
+}
+
+void print_rope_frequencies(const TraceEntry& e, PrintContext& c) {
+  const RopeScaling& s = c.model.config.rope_scaling;
+  const std::size_t d = c.model.config.d_head;
+  const double theta = c.model.config.rope_theta, L = s.original_max_position_embeddings;
+  c.page.begin_step(page_of(e.id.kind), "Adjust RoPE's frequencies (Llama 3.1)", explanation_of(e.id.kind));
+  c.page.formula(fmt::format(
+      "inv_freq[i] = f_i = {0:g}^(-2i/d) for a wavelength λ_i = 2π / f_i < L / high_freq_factor = {1:g}, f_i / "
+      "factor = f_i / {2:g} for λ_i > L / low_freq_factor = {3:g}, else (1 - s)·f_i / {2:g} + s·f_i with s = "
+      "(L / λ_i - {4:g}) / ({5:g} - {4:g});  L = original_max_position_embeddings = {6:g}, d = {7}",
+      theta, L / s.high_freq_factor, s.factor, L / s.low_freq_factor, s.low_freq_factor, s.high_freq_factor, L, d));
+  c.page.shapes(fmt::format("(d={}) -> {}", d, shape_with_axes(e.tensor)));
+  c.page.tensor(display_name(e.id), e.tensor);
+  if (!c.page.detailed() || e.tensor.size() == 0) return;
+  // The pair --cell names (its last number, mod d/2; the last pair by default, the slowest).
+  const std::size_t i = c.options.cell_given ? c.cell_column() % e.tensor.size() : e.tensor.size() - 1;
+  c.page.worked(worked_llama3_frequency(i, d, theta, s, e.tensor.data[i], c.worked_options()), "worked, one pair:");
 }
 
 void print_repeat_kv(const TraceEntry& e, PrintContext& c) {

@@ -75,7 +75,8 @@ void print_rope_backward(const TraceEntry& e, PrintContext& c) {
                                     L)},
                        "dL/d" + L + "_rope"});
   const auto cell = rope_pair_cell(e.tensor, c);
-  if (!cell) return;
+  // (the worked pair reads its angle off rope_theta: Llama 3.1's frequencies are rope.inv_freq's)
+  if (!cell || c.model.config.rope_scaling.llama3) return;
   const auto [b, h, p, i] = *cell;
   const std::size_t d = c.model.config.d_head;
   const Tensor m = head_matrix(e.tensor, b, h);  // (S,d)
@@ -84,6 +85,20 @@ void print_rope_backward(const TraceEntry& e, PrintContext& c) {
       worked_rope_pair_backward(m.data[p * d + i], m.data[p * d + i + d / 2], p, i, d, c.model.config.rope_theta,
                                 {"dL/d" + L + "_heads" + index, "dL/d" + L + "_rope" + index}, c.worked_options()),
       "worked, one pair:");
+}
+
+void print_qk_norm_backward(const TraceEntry& e, PrintContext& c) {
+  const bool query = e.id.kind == StepKind::NormedQueries;
+  const std::string name = display_name(e.id), gamma = query ? "q_norm" : "k_norm";
+  print_backward_text(e, c,
+                      {page_of(e.id.kind),
+                       fmt::format("RMSNorm over each {} head (QK-norm)", query ? "query" : "key"),
+                       {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per head and position   (r = 1 / sqrt(mean(x²) "
+                                    "+ eps), x̂ = x · r, g = dL/d{} ⊙ {})",
+                                    name, gamma),
+                        fmt::format("dL/d{} = Σ dL/d{} ⊙ x̂, summed over every head and position", gamma, name)},
+                       "dL/d" + name});
+  print_weight_gradients(e, c, query ? WeightKind::QNorm : WeightKind::KNorm);
 }
 
 void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "present/print_limits.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
 #include "present/worked_backward.h"
@@ -11,9 +12,6 @@
 namespace attn {
 
 namespace {
-
-// At most this many positions are worked out in the loss step.
-constexpr std::size_t kLossPositionsShown = 16;
 
 // The labels' sequence: the target's positions with a decoder, else the source's.
 Sequence label_sequence(const Model& model) { return model.has_target() ? Sequence::Target : Sequence::Source; }
@@ -137,8 +135,9 @@ void print_weight_gradient(const TraceEntry& e, PrintContext& c) {
     norm += v * v;
     largest = std::max(largest, std::fabs(v));
   }
-  c.page.line(fmt::format("{:<44} {:<16} |g| = {:<10} max |g| = {}", e.name, shape_with_axes(e.tensor),
-                          plain_number(std::sqrt(norm)), plain_number(largest)));
+  c.page.line(fmt::format("{:<{}} {:<{}} |g| = {:<{}} max |g| = {}", e.name, kGradientNameColumns,
+                          shape_with_axes(e.tensor), kGradientShapeColumns, plain_number(std::sqrt(norm)),
+                          kGradientNormColumns, plain_number(largest)));
 }
 
 }  // namespace attn

@@ -57,12 +57,14 @@ std::string display_name(const StepId& id) {
 }
 
 StepKind attending_queries(const PrintContext& c, const StepId& id) {
-  return c.forward_sibling(id, StepKind::RotatedQueries) ? StepKind::RotatedQueries : StepKind::QueryHeads;
+  if (c.forward_sibling(id, StepKind::RotatedQueries)) return StepKind::RotatedQueries;
+  return c.forward_sibling(id, StepKind::NormedQueries) ? StepKind::NormedQueries : StepKind::QueryHeads;
 }
 
 StepKind attended_keys(const PrintContext& c, const StepId& id) {
   if (c.forward_sibling(id, StepKind::RepeatedKeys)) return StepKind::RepeatedKeys;
-  return c.forward_sibling(id, StepKind::RotatedKeys) ? StepKind::RotatedKeys : StepKind::KeyHeads;
+  if (c.forward_sibling(id, StepKind::RotatedKeys)) return StepKind::RotatedKeys;
+  return c.forward_sibling(id, StepKind::NormedKeys) ? StepKind::NormedKeys : StepKind::KeyHeads;
 }
 
 StepKind attended_values(const PrintContext& c, const StepId& id) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "present/print_limits.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
 
@@ -72,8 +73,8 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
     c.page.weight("E", c.model.embedding);
   else if (c.page.detailed() && c.options.show_weights)
     c.page.line(fmt::format("(E: V={} rows; the {} looked up {}; --full prints E whole)", c.model.embedding.shape[0],
-                            B * S, tokens && B * S <= 16 ? "follow" : "are emb"));
-  if (!tokens || B * S > 16) {
+                            B * S, tokens && B * S <= kTokenRowsListed ? "follow" : "are emb"));
+  if (!tokens || B * S > kTokenRowsListed) {
     c.page.tensor(display_name(e.id), t);
     return;
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attn/walkthrough.h"
+#include "present/print_limits.h"
 
 namespace attn {
 
@@ -41,9 +42,6 @@ bool color_enabled(ColorMode mode, bool is_terminal, const TerminalEnvironment& 
 // TrueColor when COLORTERM is "truecolor" or "24bit", Color256 when TERM contains
 // "256color", Basic otherwise.
 ColorDepth color_depth_for(const TerminalEnvironment& env);
-
-// NumPy's default line width, used when nothing says how wide the terminal is.
-constexpr std::size_t kDefaultLineWidth = 75;
 
 // The line width: the window's columns when known (> 0), else COLUMNS when it is a
 // positive integer, else kDefaultLineWidth.

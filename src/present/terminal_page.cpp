@@ -15,9 +15,6 @@ namespace attn {
 
 namespace {
 
-// A heatmap of more rows than this does not fit a terminal's screen.
-constexpr std::size_t kMostHeatmapRows = 32;
-
 // How heatmap cells are drawn: as asked, else coloured when colour is on; never with escape
 // sequences when colour is off. On the HTML page's scale, each weight against 1.
 HeatmapOptions heatmap_options(const WalkthroughOptions& options) {
@@ -177,9 +174,9 @@ void TerminalPage::labeled_vector(const std::string& label, const Tensor& row) {
 
 void TerminalPage::heatmap(const HeatmapView& view) {
   const std::size_t queries = view.heads.empty() ? 0 : view.heads.front().shape.at(0);
-  if (queries > kMostHeatmapRows) {
+  if (queries > kHeatmapMaxQueries) {
     note(fmt::format("heatmap left out: {} queries are more than {} (the HTML page, --html FILE, draws it)", queries,
-                     kMostHeatmapRows));
+                     kHeatmapMaxQueries));
     return;
   }
   std::vector<HeatmapBlock> blocks;

@@ -120,6 +120,11 @@ struct RopeAngle {
 RopeAngle worked_rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, double theta,
                             const WorkedOptions& options = {});
 
+// One pair's frequency through Llama 3.1's adjustment (model.rope_scaling): f = theta^(-2i/d),
+// its wavelength, its band, and the frequency RoPE uses (`adjusted`, the step's).
+std::string worked_llama3_frequency(std::size_t pair, std::size_t d_head, double theta, const RopeScaling& scaling,
+                                    double adjusted, const WorkedOptions& options = {});
+
 // One RMSNorm row (model.norm "rmsnorm"): the mean of the squares, its root, x̂, γ·x̂.
 std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
                                 std::string_view row_name = "x", const WorkedOptions& options = {});

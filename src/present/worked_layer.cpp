@@ -67,6 +67,28 @@ RopeAngle worked_rope_angle(std::size_t position, std::size_t pair, std::size_t 
   return a;
 }
 
+std::string worked_llama3_frequency(std::size_t pair, std::size_t d_head, double theta, const RopeScaling& s,
+                                    double adjusted, const WorkedOptions& options) {
+  const int p = options.precision;
+  const double f = 1.0 / std::pow(theta, static_cast<double>(2 * pair) / static_cast<double>(d_head));
+  const double wavelength = 2 * std::acos(-1.0) / f, L = s.original_max_position_embeddings;
+  std::string out =
+      fmt::format("pair ({}, {}): f = {:g}^(-{}/{}) = {}, wavelength λ = 2π / f = {}\n", pair, pair + d_head / 2, theta,
+                  2 * pair, d_head, format_worked_number(f, p), format_worked_number(wavelength, p));
+  if (wavelength < L / s.high_freq_factor)
+    return out + fmt::format("λ < L / high_freq_factor = {:g}: a fast pair, kept: inv_freq = {}\n",
+                             L / s.high_freq_factor, format_worked_number(adjusted, p));
+  if (wavelength > L / s.low_freq_factor)
+    return out + fmt::format("λ > L / low_freq_factor = {:g}: a slow pair, f / factor = {} / {:g} = {}\n",
+                             L / s.low_freq_factor, format_worked_number(f, p), s.factor,
+                             format_worked_number(adjusted, p));
+  const double smooth = (L / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+  out += fmt::format("between {:g} and {:g}: s = (L / λ - {:g}) / ({:g} - {:g}) = {}\n", L / s.high_freq_factor,
+                     L / s.low_freq_factor, s.low_freq_factor, s.high_freq_factor, s.low_freq_factor,
+                     format_worked_number(smooth, p));
+  return out + fmt::format("inv_freq = (1 - s)·f / {:g} + s·f = {}\n", s.factor, format_worked_number(adjusted, p));
+}
+
 std::string worked_rope_pair(double first, double second, std::size_t position, std::size_t pair, std::size_t d_head,
                              double theta, const RopeNames& names, const WorkedOptions& options) {
   const int p = options.precision;

@@ -108,4 +108,17 @@ RmsNormGradients rms_norm_backward(const Tensor& x, const Tensor& gamma, double 
   return g;
 }
 
+Tensor qk_norm(const Tensor& x, const Tensor& gamma, double eps) {
+  // x is (B,H,S,d), gamma is (d,) -> (B,H,S,d): rms_norm over the last axis, a head's row
+  require(x.rank() >= 2 && gamma.size() == x.shape.back(), "qk_norm: x (B,H,S,d), gamma (d,)");
+  return rms_norm(x, gamma, eps);
+}
+
+RmsNormGradients qk_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy) {
+  // x and dy are (B,H,S,d), gamma is (d,) -> dx (B,H,S,d), dgamma (d,)
+  RmsNormGradients g = rms_norm_backward(x, gamma, eps, dy);
+  g.dgamma.axes = {"d"};
+  return g;
+}
+
 }  // namespace attn

@@ -40,6 +40,15 @@ struct RmsNormGradients {
 // subtracted).
 RmsNormGradients rms_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy);
 
+// QK-norm (Qwen3's q_norm and k_norm): x is (B,H,S,d), the queries or the keys after the
+// head split (before RoPE), gamma is (d,) -> (B,H,S,d). Every head's row of d numbers is
+// divided by its root mean square and scaled by gamma, as rms_norm does to a position's row:
+// x / sqrt(mean(x²) + eps) · gamma, one gamma shared by every head.
+Tensor qk_norm(const Tensor& x, const Tensor& gamma, double eps);
+// x and dy are (B,H,S,d), gamma is (d,) -> dx (B,H,S,d) and dgamma (d,), summed over every
+// head and position: rms_norm_backward's formulas on each head's row.
+RmsNormGradients qk_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy);
+
 }  // namespace attn
 
 #endif  // ATTN_STEPS_LAYER_NORM_H_

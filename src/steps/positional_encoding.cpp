@@ -66,19 +66,54 @@ double rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, do
   return static_cast<double>(position) * inv_freq;
 }
 
+Tensor rope_inverse_frequencies(std::size_t d_head, double theta) {
+  // -> (d/2,): theta^(-2i/d), as rope_angle computes it
+  Tensor inv_freq({d_head / 2}, {"d/2"});
+  for (std::size_t i = 0; i < d_head / 2; ++i)
+    inv_freq.data[i] = 1.0 / std::pow(theta, static_cast<double>(2 * i) / static_cast<double>(d_head));
+  return inv_freq;
+}
+
+Tensor llama3_rope_frequencies(const Tensor& inv_freq, const RopeScaling& scaling) {
+  // inv_freq is (d/2,) -> (d/2,), as transformers' _compute_llama3_parameters
+  const double pi = std::acos(-1.0), old_context = scaling.original_max_position_embeddings;
+  const double low_freq_wavelen = old_context / scaling.low_freq_factor;
+  const double high_freq_wavelen = old_context / scaling.high_freq_factor;
+  Tensor out = Tensor::uninitialized(inv_freq.shape, inv_freq.axes);  // every element is written below
+  for (std::size_t i = 0; i < inv_freq.size(); ++i) {
+    const double f = inv_freq.data[i], wavelen = 2 * pi / f;
+    if (wavelen < high_freq_wavelen) {  // fast pairs: kept
+      out.data[i] = f;
+    } else if (wavelen > low_freq_wavelen) {  // slow pairs: divided by the factor
+      out.data[i] = f / scaling.factor;
+    } else {  // between: from one to the other as the wavelength grows
+      const double smooth =
+          (old_context / wavelen - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor);
+      out.data[i] = (1 - smooth) * f / scaling.factor + smooth * f;
+    }
+  }
+  return out;
+}
+
+Tensor rope_frequencies(std::size_t d_head, double theta, const RopeScaling& scaling) {
+  const Tensor inv_freq = rope_inverse_frequencies(d_head, theta);
+  return scaling.llama3 ? llama3_rope_frequencies(inv_freq, scaling) : inv_freq;
+}
+
 namespace {
 
-// Turns every (i, i + d/2) pair of x by sign · its angle: +1 forward, -1 backward; row s at
-// position first + s.
-Tensor rope_turn(const Tensor& x, double theta, double sign, std::size_t first = 0) {
-  // x is (B,H,S,d) -> (B,H,S,d)
-  require(x.rank() == 4 && x.shape[3] % 2 == 0, "rope_rotate: x must be (B,H,S,d) with d even");
+// Turns every (i, i + d/2) pair of x by sign · its angle, position · inv_freq[i]: +1
+// forward, -1 backward; row s at position first + s.
+Tensor rope_turn(const Tensor& x, const Tensor& inv_freq, double sign, std::size_t first = 0) {
+  // x is (B,H,S,d), inv_freq (d/2,) -> (B,H,S,d)
+  require(x.rank() == 4 && x.shape[3] % 2 == 0 && inv_freq.size() == x.shape[3] / 2,
+          "rope_rotate: x must be (B,H,S,d) with d even, inv_freq (d/2,)");
   const std::size_t S = x.shape[2], d = x.shape[3], half = d / 2;
   // cos and sin of every (position, pair), computed once
   std::vector<double> cos_table(S * half), sin_table(S * half);
   for (std::size_t s = 0; s < S; ++s)
     for (std::size_t i = 0; i < half; ++i) {
-      const double angle = rope_angle(first + s, i, d, theta);
+      const double angle = static_cast<double>(first + s) * inv_freq.data[i];
       cos_table[s * half + i] = std::cos(angle);
       sin_table[s * half + i] = sign * std::sin(angle);
     }
@@ -101,12 +136,22 @@ Tensor rope_turn(const Tensor& x, double theta, double sign, std::size_t first =
 
 Tensor rope_rotate(const Tensor& x, double theta, std::size_t first_position) {
   // x is (B,H,S,d) -> (B,H,S,d)
-  return rope_turn(x, theta, 1.0, first_position);
+  return rope_turn(x, rope_inverse_frequencies(x.shape.back(), theta), 1.0, first_position);
+}
+
+Tensor rope_rotate(const Tensor& x, const Tensor& inv_freq, std::size_t first_position) {
+  // x is (B,H,S,d), inv_freq (d/2,) -> (B,H,S,d)
+  return rope_turn(x, inv_freq, 1.0, first_position);
 }
 
 Tensor rope_rotate_backward(const Tensor& dy, double theta) {
   // dy is (B,H,S,d) -> dx (B,H,S,d)
-  return rope_turn(dy, theta, -1.0);
+  return rope_turn(dy, rope_inverse_frequencies(dy.shape.back(), theta), -1.0);
+}
+
+Tensor rope_rotate_backward(const Tensor& dy, const Tensor& inv_freq) {
+  // dy is (B,H,S,d), inv_freq (d/2,) -> dx (B,H,S,d)
+  return rope_turn(dy, inv_freq, -1.0);
 }
 
 }  // namespace attn

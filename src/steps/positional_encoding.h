@@ -6,6 +6,7 @@
 
 #include <cstddef>
 
+#include "attn/step_variants.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -40,6 +41,23 @@ Tensor rope_rotate(const Tensor& x, double theta, std::size_t first_position = 0
 // dy is (B,H,S,d) -> dx (B,H,S,d): a rotation's gradient is the rotation back (by -angle):
 //   dx[i] = dy[i] cos + dy[i + d/2] sin,  dx[i + d/2] = dy[i + d/2] cos - dy[i] sin.
 Tensor rope_rotate_backward(const Tensor& dy, double theta);
+
+// RoPE's inverse frequencies, d_head -> (d/2,): theta^(-2i/d), the angle of pair i per
+// position (rope_angle's).
+Tensor rope_inverse_frequencies(std::size_t d_head, double theta);
+// Llama 3.1's adjustment (rope_scaling "llama3", transformers' _compute_llama3_parameters):
+// inv_freq (d/2,) -> (d/2,). With L = original_max_position_embeddings and the wavelength
+// λ_i = 2π / inv_freq[i] of each pair: λ < L / high_freq_factor (fast pairs) keep their
+// frequency; λ > L / low_freq_factor (slow pairs) divide it by `factor`; in between,
+// s = (L / λ - low_freq_factor) / (high_freq_factor - low_freq_factor) and the frequency is
+// (1 - s) · inv_freq / factor + s · inv_freq. It has no gradient: no weight goes into it.
+Tensor llama3_rope_frequencies(const Tensor& inv_freq, const RopeScaling& scaling);
+// The frequencies RoPE turns by: rope_inverse_frequencies, adjusted when scaling.llama3.
+Tensor rope_frequencies(std::size_t d_head, double theta, const RopeScaling& scaling);
+// rope_rotate and its backward with given frequencies (d/2,): pair i of position p turns by
+// p · inv_freq[i].
+Tensor rope_rotate(const Tensor& x, const Tensor& inv_freq, std::size_t first_position = 0);
+Tensor rope_rotate_backward(const Tensor& dy, const Tensor& inv_freq);
 
 }  // namespace attn
 

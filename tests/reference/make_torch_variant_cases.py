@@ -46,7 +46,8 @@ VOCAB, PAD = T.VOCAB, T.PAD
 # Every case is an encoder stack (causal = a decoder-only model's stack) over X or tokens,
 # or an encoder-decoder (tgt, dec_layers, dec_final_norm). Keys: N, H, G (num_kv_heads), F,
 # layers, norm, act, rope (theta), window, causal, norm_first, eps, final_norm, X (shape) or
-# src (tokens), tgt, labels (with an output head: output "linear" or "tied"), biases.
+# src (tokens), tgt, labels (with an output head: output "linear" or "tied"), biases, qk_norm
+# (Qwen3's q_norm and k_norm), rope_scaling (Llama 3.1's "llama3" frequency adjustment).
 CASES = [
     dict(name="rmsnorm_post_relu_x", N=6, H=2, F=8, layers=2, norm="rmsnorm", act="relu", norm_first=False,
          eps=1e-6, X=(2, 4)),
@@ -90,6 +91,18 @@ CASES = [
     dict(name="encdec_gelu_tanh_post_unbatched", N=6, H=2, F=8, layers=1, dec_layers=1, act="gelu_tanh",
          norm_first=False, src=["the", "red", "cat"], tgt=["<BOS>", "the", "red", "cat"], output="tied",
          labels=["the", "red", "cat", "ran"]),
+    # Qwen3's attention: biases on q, k and v (Qwen2's), an RMSNorm over each query and key
+    # head before RoPE (q_norm, k_norm), grouped-query attention, a head size of its own.
+    dict(name="qwen3_qk_norm_gqa_tokens", N=8, H=4, G=2, d_head=6, F=10, layers=2, norm="rmsnorm", eps=1e-6,
+         act="swiglu", rope=1000.0, causal=True, norm_first=True, final_norm=True, biases=("b_q", "b_k", "b_v"),
+         qk_norm=True, src=[["<BOS>", "the", "cat", "sat", "on"], ["<BOS>", "big", "dog"]], output="linear",
+         labels=[["the", "cat", "sat", "on", "the"], ["big", "dog", "ran"]]),
+    # Llama 3.1's RoPE: the inverse frequencies adjusted by rope_scaling "llama3", with an
+    # original context so short that d = 16's eight pairs fall in all three bands.
+    dict(name="llama3_rope_scaling_x", N=16, H=1, F=8, layers=1, norm="rmsnorm", act="swiglu", rope=10000.0,
+         rope_scaling=dict(factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                           original_max_position_embeddings=64),
+         causal=True, norm_first=True, X=(1, 4)),
 ]
 
 
@@ -133,10 +146,13 @@ class Case:
 
     # --- the steps -------------------------------------------------------------------------
 
+    def rms(self, x, gamma):
+        return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + self.c.get("eps", 1e-5)) * gamma
+
     def norm(self, x, p):
         eps = self.c.get("eps", 1e-5)
         if self.c.get("norm") == "rmsnorm":
-            return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * p["gamma"]
+            return self.rms(x, p["gamma"])
         return F.layer_norm(x, (x.shape[-1],), p["gamma"], p["beta"], eps)
 
     def activation(self, pre, up):
@@ -149,11 +165,27 @@ class Case:
             return F.gelu(pre, approximate="tanh")
         return F.silu(pre) * up  # swiglu
 
+    def inverse_frequencies(self, d):
+        """RoPE's inverse frequencies theta^(-2i/d), adjusted as transformers' modeling_rope_utils
+        _compute_llama3_parameters does when the case has rope_scaling (in float64 here)."""
+        inv_freq = 1.0 / (self.c["rope"] ** (torch.arange(0, d, 2, dtype=torch.float64) / d))
+        s = self.c.get("rope_scaling")
+        if not s:
+            return inv_freq
+        factor, low, high = s["factor"], s["low_freq_factor"], s["high_freq_factor"]
+        old_context_len = s["original_max_position_embeddings"]
+        low_freq_wavelen, high_freq_wavelen = old_context_len / low, old_context_len / high
+        wavelen = 2 * math.pi / inv_freq
+        inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+        smooth_factor = (old_context_len / wavelen - low) / (high - low)
+        smoothed = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+        is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+        return torch.where(is_medium_freq, smoothed, inv_freq_llama)
+
     def rope(self, x):
         """(B, heads, S, d) rotated as Llama's apply_rotary_pos_emb (rotate-half pairs i, i + d/2)."""
         S, d = x.shape[2], x.shape[3]
-        theta = self.c["rope"]
-        inv_freq = 1.0 / (theta ** (torch.arange(0, d, 2, dtype=torch.float64) / d))
+        inv_freq = self.inverse_frequencies(d)
         angles = torch.outer(torch.arange(S, dtype=torch.float64), inv_freq)  # (S, d/2)
         emb = torch.cat((angles, angles), dim=-1)
         half = d // 2
@@ -171,6 +203,9 @@ class Case:
         qh = self.rec(prefix + "q_heads", q.view(B, S, H, d).transpose(1, 2))
         kh = self.rec(prefix + "k_heads", k.view(B, Tk, G, d).transpose(1, 2))
         vh = self.rec(prefix + "v_heads", v.view(B, Tk, G, d).transpose(1, 2))
+        if "q_norm" in p:  # Qwen3RMSNorm over each head's d numbers, before RoPE
+            qh = self.rec(prefix + "q_normed", self.rms(qh, p["q_norm"]))
+            kh = self.rec(prefix + "k_normed", self.rms(kh, p["k_norm"]))
         if rope:
             qh = self.rec(prefix + "q_rope", self.rope(qh))
             kh = self.rec(prefix + "k_rope", self.rope(kh))
@@ -229,6 +264,9 @@ class Case:
         p["W_o"] = self.weight(f"{path}.W_o", leaf(H * d, N, scale=1.0 / math.sqrt(H * d)))
         for b in self.c.get("biases", ()):
             p[b] = self.weight(f"{path}.{b}", leaf(N if b == "b_o" else (H * d if b == "b_q" else G * d), scale=0.5))
+        if self.c.get("qk_norm"):
+            for w in ("q_norm", "k_norm"):
+                p[w] = self.weight(f"{path}.{w}", leaf(d, scale=0.3, shift=1.0))
         return p
 
     def ffn_params(self, path):
@@ -254,11 +292,17 @@ def make_case(c):
                       ("eps", "layer_norm_eps"), ("rope", "rope_theta")):
         if key in c:
             m[name] = c[key]
+    if "rope_scaling" in c:
+        m["rope_scaling"] = dict(rope_type="llama3", **c["rope_scaling"])
+    if c.get("qk_norm"):
+        m["qk_norm"] = True
     m["norm_first"] = bool(c.get("norm_first"))
     m["causal"] = bool(c.get("causal"))
     if "d_head" in c:
         m["d_head"] = c["d_head"]
     m["positional_encoding"] = "rope" if "rope" in c else "none"
+    if "rope_scaling" in c:  # the adjusted frequencies, once for the model
+        case.rec("rope.inv_freq", case.inverse_frequencies(case.d), batch_axis=False)
 
     # the input: X, or tokens looked up (no positions added: RoPE or none)
     padding = None
@@ -383,7 +427,8 @@ def make_case(c):
     for n, t in case.weights:
         tensors.append({"name": "grad." + n, "shape": list(t.shape), "data": flat(t.grad)})
 
-    features = [f"{k}={c[k]}" for k in ("norm", "act", "rope", "G", "window", "causal", "norm_first", "final_norm")
+    features = [f"{k}={c[k]}" for k in ("norm", "act", "rope", "rope_scaling", "G", "window", "causal", "norm_first",
+                                           "final_norm", "qk_norm")
                 if k in c]
     description = (f"encoder stack of {c['layers']}, d_model {N}, {case.H} heads of {case.d}, "
                    f"{'batched' if case.batched else 'unbatched'}, {', '.join(features)}; "

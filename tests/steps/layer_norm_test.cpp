@@ -72,3 +72,32 @@ TEST_CASE("rms_norm_backward agrees with central differences for x and gamma", "
     CHECK(relative_error(g.dgamma, numeric_gradient(f_g, gamma, dy)) < 1e-9);
   }
 }
+
+TEST_CASE("qk_norm: each head's row over its RMS, times one gamma (d,) shared by the heads", "[layer_norm][qk_norm]") {
+  // Two heads of d = 2, one position. Head 0 is (3, 4): mean(x²) = 12.5, so with eps = 0
+  // each number is divided by √12.5 = 3.5355339059327378: (0.8485281374238571,
+  // 1.1313708498984762), times gamma (1, 0.5): (0.8485281374238571, 0.5656854249492381).
+  // Head 1 is (0, -2): mean(x²) = 2, divided by √2: (0, -1.4142135623730951), times gamma.
+  attn::Tensor x({1, 2, 1, 2}, {"B", "H", "S", "d"});
+  x.data = {3, 4, 0, -2};
+  attn::Tensor gamma({2}, {"d"});
+  gamma.data = {1, 0.5};
+  const attn::Tensor y = attn::qk_norm(x, gamma, 0.0);
+  REQUIRE(y.shape == x.shape);
+  const double expected[] = {0.8485281374238571, 0.5656854249492381, 0.0, -0.7071067811865476};
+  for (std::size_t i = 0; i < 4; ++i) CHECK_THAT(y.data[i], WithinAbs(expected[i], 1e-15));
+}
+
+TEST_CASE("qk_norm_backward agrees with central differences for x and gamma", "[layer_norm][qk_norm][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 4, 6}, {"B", "H", "S", "d"}, 0.3);
+  const attn::Tensor gamma = attn_test::wave_tensor({6}, {"d"}, 1.0);
+  const attn::Tensor dy = attn_test::wave_tensor({2, 3, 4, 6}, {"B", "H", "S", "d"}, 3.0);
+  const attn::RmsNormGradients g = attn::qk_norm_backward(x, gamma, 1e-6, dy);
+  CHECK(g.dgamma.axes == attn::AxisNames{"d"});
+  const auto f_x = [&](const attn::Tensor& v) { return attn::qk_norm(v, gamma, 1e-6); };
+  const auto f_g = [&](const attn::Tensor& v) { return attn::qk_norm(x, v, 1e-6); };
+  CHECK(relative_error(g.dx, numeric_gradient(f_x, x, dy)) < 1e-8);
+  CHECK(relative_error(g.dgamma, numeric_gradient(f_g, gamma, dy)) < 1e-9);
+}

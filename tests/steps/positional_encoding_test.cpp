@@ -89,3 +89,33 @@ TEST_CASE("rope_rotate_backward agrees with central differences, and undoes the 
   // A rotation's transpose is its inverse: turning back gives x again.
   CHECK(attn_test::relative_error(attn::rope_rotate_backward(attn::rope_rotate(x, 10000.0), 10000.0), x) < 1e-15);
 }
+
+TEST_CASE("llama3_rope_frequencies: fast pairs kept, slow ones divided by factor, the band between blended",
+          "[positional_encoding][rope][llama3]") {
+  // d = 16, theta = 10000: f_i = 10000^(-2i/16), wavelengths λ_i = 2π / f_i = 6.28, 19.87,
+  // 62.83, 198.7, ... With L = 64, low_freq_factor 1 and high_freq_factor 4 the fast band is
+  // λ < 64 / 4 = 16 (pair 0: kept, 1), the slow band λ > 64 / 1 = 64 (pairs 3-7: f / 8), and
+  // pairs 1 and 2 are blended. Pair 1 by hand: L / λ = 64 / 19.8692 = 3.22106, s = (3.22106 -
+  // 1) / (4 - 1) = 0.740354, (1 - s) · 0.316228 / 8 + s · 0.316228 = 0.010263 + 0.234121 =
+  // 0.244385. Pair 2: L / λ = 1.01859, s = 0.006197, 0.993803 · 0.1 / 8 + 0.0006197 = 0.0130423.
+  const attn::Tensor inv_freq = attn::rope_inverse_frequencies(16, 10000.0);
+  REQUIRE(inv_freq.shape == attn::Shape{8});
+  CHECK_THAT(inv_freq.data[1], WithinAbs(0.31622776601683794, 1e-16));
+  attn::RopeScaling s;
+  s.llama3 = true;
+  s.factor = 8;
+  s.low_freq_factor = 1;
+  s.high_freq_factor = 4;
+  s.original_max_position_embeddings = 64;
+  const attn::Tensor f = attn::llama3_rope_frequencies(inv_freq, s);
+  const double expected[] = {
+      1.0,      0.24438459943539834,  0.013042256043820465, 0.003952847075210474, 0.00125, 0.00039528470752104737,
+      0.000125, 3.952847075210474e-05};
+  for (std::size_t i = 0; i < 8; ++i) CHECK_THAT(f.data[i], WithinAbs(expected[i], 1e-15 * expected[i]));
+  CHECK_THAT(f.data[1], WithinAbs(0.244385, 1e-6));  // the hand-worked value above
+  // Without the adjustment RoPE turns by the same frequencies, bit for bit, as with theta.
+  attn::Tensor x({1, 1, 3, 16}, {"B", "H", "S", "d"});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = std::sin(0.7 * static_cast<double>(i));
+  CHECK(attn::rope_rotate(x, inv_freq, 2).data == attn::rope_rotate(x, 10000.0, 2).data);
+  CHECK(attn::rope_frequencies(16, 10000.0, attn::RopeScaling{}).data == inv_freq.data);
+}
