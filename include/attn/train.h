@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "attn/model.h"
-#include "attn/run_input.h"
 #include "attn/model_file.h"
+#include "attn/run_input.h"
 #include "attn/tensor.h"
 
 namespace attn {

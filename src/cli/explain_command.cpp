@@ -293,13 +293,12 @@ void start_outputs(CommandRun& run, const ExplainOptions& options, const Walkthr
       if (dump) timed(run.dump_seconds(), [&] { dump->add(record); });
     });
   if (outputs.printer)
-    trace.set_entry_observer(
-        [&outputs](const TraceEntry& entry) {
-          timed(outputs.print_seconds, [&] {
-            if (outputs.in_full) outputs.in_full->add(entry);
-            outputs.printer->add(entry);
-          });
-        });
+    trace.set_entry_observer([&outputs](const TraceEntry& entry) {
+      timed(outputs.print_seconds, [&] {
+        if (outputs.in_full) outputs.in_full->add(entry);
+        outputs.printer->add(entry);
+      });
+    });
 }
 
 }  // namespace

@@ -214,7 +214,8 @@ void run_prompt(Generation& g, Trace& prompt) {
   if (g.draw) {
     if (g.terminal)
       g.out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
-                           printable(model.source), g.tokens.size(), g.tokens.size() == 1 ? "" : "s", options.max_new_tokens,
+                           printable(model.source), g.tokens.size(), g.tokens.size() == 1 ? "" : "s",
+                           options.max_new_tokens,
                            options.temperature == 0
                                ? "greedy (temperature 0)"
                                : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),

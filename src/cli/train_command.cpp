@@ -229,8 +229,12 @@ int run_train(const TrainCommandOptions& o) {
   } catch (const NumericError& e) {
     // The weights the optimizer made overflowed: say at which step, and what usually helps.
     progress.clear();
-    throw NumericError(fmt::format("step {} of {}: {}: training diverged (try a smaller --lr, or --clip)",
-                                   steps_done + 1, run.options.steps, e.what()));
+    // The optimizer's own message (a weight that stopped being a number) already says what
+    // helps; a loss or gradient that overflowed gets the hint here.
+    const std::string what = e.what();
+    const bool explained = what.find("wrote no model") != std::string::npos;
+    throw NumericError(fmt::format("step {} of {}: {}{}", steps_done + 1, run.options.steps, what,
+                                   explained ? "" : ": training diverged (try a smaller --lr, or --clip)"));
   }
   progress.clear();
   log.commit();

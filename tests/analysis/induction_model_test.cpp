@@ -15,7 +15,7 @@
 
 namespace {
 
-attn::Model induction_model() {
+attn::LoadedModel induction_model() {
   const attn::BundledExample& example = attn::find_example("trained_induction");
   return attn::load_model_text(example.json, "example trained_induction", attn::LoadOptions{});
 }
@@ -36,11 +36,12 @@ std::string joined(const std::vector<std::string>& tokens) {
 }
 
 // The model's most probable next token after `tokens` (never <PAD>, <UNK>, <BOS>).
-std::string next_token(attn::Model& model, const std::vector<std::string>& tokens) {
-  attn::replace_source_text(model, joined(tokens), "test");
+std::string next_token(attn::LoadedModel& loaded, const std::vector<std::string>& tokens) {
+  const attn::Model& model = loaded.model;
+  attn::replace_source_text(model, loaded.input, joined(tokens), "test");
   attn::Trace trace(true);
   trace.keep_entries(false);
-  const attn::Tensor probabilities = attn::run_model(model, trace);  // (S,V)
+  const attn::Tensor probabilities = attn::run_model(model, loaded.input, trace);  // (S,V)
   const std::size_t V = model.vocab.size();
   const double* last = probabilities.data.data() + probabilities.size() - V;
   const std::vector<std::size_t> never = model.vocab.never_written_ids();
@@ -53,7 +54,7 @@ std::string next_token(attn::Model& model, const std::vector<std::string>& token
 }  // namespace
 
 TEST_CASE("the induction model continues unseen repeated segments greedily", "[analysis][induction]") {
-  attn::Model model = induction_model();
+  attn::LoadedModel model = induction_model();
   attn::NumpyRandom rng(2023);
   std::size_t right = 0, total = 0;
   for (std::size_t n = 0; n < 100; ++n) {
@@ -76,7 +77,8 @@ TEST_CASE("the induction model continues unseen repeated segments greedily", "[a
 
 TEST_CASE("the induction model's heads: a previous-token head in layer 0, an induction head in layer 1",
           "[analysis][induction]") {
-  attn::Model model = induction_model();
+  attn::LoadedModel loaded = induction_model();
+  const attn::Model& model = loaded.model;
   attn::NumpyRandom rng(7);
   std::vector<std::vector<double>> previous(2), induction(2), induction_2(2);  // [layer][head], summed
   const std::size_t sequences = 20, H = model.config.num_heads;
@@ -86,9 +88,9 @@ TEST_CASE("the induction model's heads: a previous-token head in layer 0, an ind
     const std::vector<std::string> x = segment(rng, 6 + n % 7);
     std::vector<std::string> tokens = {"<BOS>"};
     for (int copy = 0; copy < 2; ++copy) tokens.insert(tokens.end(), x.begin(), x.end());
-    attn::replace_source_text(model, joined(tokens), "test");
+    attn::replace_source_text(model, loaded.input, joined(tokens), "test");
     attn::Trace trace(true);
-    attn::run_model(model, trace);
+    attn::run_model(model, loaded.input, trace);
     std::vector<std::size_t> ids;
     for (const std::string& t : tokens) ids.push_back(*model.vocab.find(t));
     for (const attn::TraceEntry& e : trace.entries()) {

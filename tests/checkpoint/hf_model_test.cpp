@@ -15,10 +15,12 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/generate.h"
+#include "attn/model_file.h"
 #include "attn/parameters.h"
 #include "attn/trace.h"
 #include "checkpoint/json_file.h"
 #include "reference_cases.h"
+#include "tokenizers/word_tokenizer.h"
 #include "trace_lookup.h"
 
 namespace {
@@ -31,18 +33,18 @@ bool computed_today(const std::string& name) { return name.rfind("qwen3", 0) != 
 
 // The checkpoint's model, given placeholder tokens w0 ... w{V-1} (the tokenizer's job) and
 // the reference's ids as its input.
-attn::Model model_reading(const std::string& name, const std::vector<std::size_t>& ids) {
+attn::LoadedModel model_reading(const std::string& name, const std::vector<std::size_t>& ids) {
   attn::CheckpointModel checkpoint = attn::load_hf_model(kDir + name);
-  attn::Model model = std::move(checkpoint.model);
+  attn::LoadedModel loaded;
+  loaded.model = std::move(checkpoint.model);
   std::vector<std::string> tokens;
   for (std::size_t i = 0; i < checkpoint.vocab_size; ++i) tokens.push_back("w" + std::to_string(i));
-  model.vocab = attn::Vocabulary(tokens);
-  model.batched = false;
-  for (const std::size_t id : ids) {
-    if (model.source_tokens.tokens.empty()) model.source_tokens.tokens.emplace_back();
-    model.source_tokens.tokens[0].push_back(tokens.at(id));
-  }
-  return model;
+  loaded.model.vocab = attn::Vocabulary(tokens);
+  loaded.model.tokenizer = std::make_shared<const attn::WordTokenizer>(loaded.model.vocab);
+  loaded.input.batched = false;
+  loaded.input.source_tokens.tokens.emplace_back();
+  for (const std::size_t id : ids) loaded.input.source_tokens.tokens[0].push_back(tokens.at(id));
+  return loaded;
 }
 
 // The largest |attn - reference| over a nested JSON array and the flat tensor.
@@ -72,16 +74,16 @@ TEST_CASE("Hugging Face checkpoints: logits and attention weights agree with the
     if (!computed_today(name)) continue;
     DYNAMIC_SECTION(name) {
       const attn::Json expected = attn::read_json_object_file(kDir + name + "/expected.json");
-      const attn::Model model = model_reading(name, expected.at("ids").get<std::vector<std::size_t>>());
+      const attn::LoadedModel loaded = model_reading(name, expected.at("ids").get<std::vector<std::size_t>>());
       attn::Trace trace(true);
-      attn::run_model(model, trace);
+      attn::run_model(loaded.model, loaded.input, trace);
       const attn::TraceEntry* logits = find_entry(trace, "output.logits");
       REQUIRE(logits != nullptr);
       const double logit_error = worst_error(expected.at("logits"), logits->tensor);
       CHECK(logit_error <= 1e-12);
       double attention_error = 0;
       const auto& layers = expected.at("attention_weights");
-      REQUIRE(layers.size() == model.decoder.size());
+      REQUIRE(layers.size() == loaded.model.decoder.size());
       for (std::size_t i = 0; i < layers.size(); ++i) {
         const attn::TraceEntry* weights = find_entry(trace, "decoder." + std::to_string(i) + ".self_attention.weights");
         REQUIRE(weights != nullptr);
@@ -105,12 +107,13 @@ TEST_CASE("Hugging Face checkpoints: greedy generation with the KV cache agrees 
     if (!computed_today(name)) continue;
     DYNAMIC_SECTION(name) {
       const attn::Json expected = attn::read_json_object_file(kDir + name + "/expected.json");
-      const attn::Model model = model_reading(name, expected.at("prompt").get<std::vector<std::size_t>>());
+      const attn::LoadedModel loaded = model_reading(name, expected.at("prompt").get<std::vector<std::size_t>>());
+      const attn::Model& model = loaded.model;
       attn::KvCacheDecoder decoder(model);
       attn::Trace prompt(true);
       prompt.keep_entries(false);
       prompt.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-      attn::run_model(model, prompt);
+      attn::run_model(model, loaded.input, prompt);
       std::size_t k = 0;
       for (const auto& step : expected.at("greedy")) {
         INFO("step " << k);

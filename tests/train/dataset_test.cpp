@@ -56,7 +56,7 @@ TEST_CASE("a bad line is named by its number and JSON path", "[train][dataset]")
 }
 
 TEST_CASE("examples are counted as they are read: refused at the line that passes the limit", "[train][dataset]") {
-  const attn::Model model = attn::load_model_text(kModel, "m.json");
+  const attn::Model model = attn::load_model_text(kModel, "m.json").model;
   // A line of X as zeros of (64, 4): 64 x 4 x 8 = 2048 bytes of numbers, plus the example's
   // own few hundred. Under a limit of 1 MiB (the smallest --max-memory) the examples pass
   // it after at most 1 MiB / 2048 = 512 lines, and 300 lines fit.
@@ -79,7 +79,7 @@ TEST_CASE("examples are counted as they are read: refused at the line that passe
 }
 
 TEST_CASE("a data set gives every example the same way: tokens or numbers, not both", "[train][dataset]") {
-  const attn::Model model = attn::load_model_text(kModel, "m.json");
+  const attn::Model model = attn::load_model_text(kModel, "m.json").model;
   CHECK(attn_test::input_error_of([&] {
           attn::parse_dataset(
               "{\"text\": \"a b\", \"target_text\": \"<BOS>\", \"labels\": \"a\"}\n"
