@@ -1,5 +1,6 @@
 // Multi-head attention, step by step, as the paper's Figure 2 draws it.
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,19 @@ Tensor kv_heads(Tensor t, std::size_t G, std::size_t H) {
 }
 
 }  // namespace
+
+Traced projected(const Traced& x, const Tensor& W, const Tensor& b, StepKind kind, const char* out_axis,
+                 const TraceScope& at) {
+  // x is (B,S,N), W is (N,M), b is (M,) or empty -> (B,S,M)
+  const bool query = kind == StepKind::Query, key = kind == StepKind::Key;
+  const std::string letter = query ? "q" : key ? "k" : "v";
+  const StepKind biased = query ? StepKind::BiasedQuery : key ? StepKind::BiasedKey : StepKind::BiasedValue;
+  Traced product =
+      at.record(kind, linear_projection(x.value, W, Tensor(), out_axis), {at.operand(x), at.weight("W_" + letter, W)});
+  if (b.data.empty()) return product;
+  // + b: (B,S,M) + (M,) -> (B,S,M)
+  return at.record(biased, add_bias(product.value, b), {at.operand(product), at.weight("b_" + letter, b)});
+}
 
 Traced positioned_heads(Traced heads, const Tensor& qk_gamma, StepKind norm_kind, StepKind rope_kind, bool rope,
                         std::size_t first_position, const ModelConfig& config, const TraceScope& at) {
@@ -49,12 +63,10 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
 
   // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d); keys and values (B,T,G*d)
   const char* kv_axis = G != H ? "G*d" : "H*d";
-  const Traced q = at.record(StepKind::Query, linear_projection(x_q.value, w.W_q, w.b_q, "H*d"),
-                             {at.operand(x_q), at.weight("W_q", w.W_q)});
-  const Traced k = at.record(StepKind::Key, linear_projection(x_kv.value, w.W_k, w.b_k, kv_axis),
-                             {at.operand(x_kv), at.weight("W_k", w.W_k)});
-  const Traced v = at.record(StepKind::Value, linear_projection(x_kv.value, w.W_v, w.b_v, kv_axis),
-                             {at.operand(x_kv), at.weight("W_v", w.W_v)});
+  // (each plus its bias, b_q (H*d,), b_k and b_v (G*d,), as a step of its own when the block has one)
+  const Traced q = projected(x_q, w.W_q, w.b_q, StepKind::Query, "H*d", at);
+  const Traced k = projected(x_kv, w.W_k, w.b_k, StepKind::Key, kv_axis, at);
+  const Traced v = projected(x_kv, w.W_v, w.b_v, StepKind::Value, kv_axis, at);
 
   // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d); keys and values into G heads
   Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);

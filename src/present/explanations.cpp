@@ -33,6 +33,10 @@ constexpr Explanation kExplanations[] = {
     {"projection_v",
      "W_v turns each row into a value: what this position hands over once a query attends to\n"
      "it. Keys decide who is listened to; values are what they say."},
+    {"bias",
+     "A bias is a learned row added to every position after the product: it moves all of\n"
+     "Q (or K, or V) the same way, whatever the token. GPT-2 and Qwen2 have these biases;\n"
+     "Llama's projections have none."},
     {"split_heads",
      "The H*d columns are cut into H blocks of d, one per head, and the head axis moves in\n"
      "front. Nothing is computed: the same numbers seen as H separate matrices."},
