@@ -43,3 +43,26 @@ TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[mem
   CHECK_THROWS_WITH(attn::load_model_text(text, "model.json", options),
                     Catch::Contains("model.json: input.X: this run would need about"));
 }
+
+TEST_CASE("the estimate counts a block's optional weights and their steps (attn/block_weights.def)",
+          "[memory_estimate][block_weights]") {
+  // One encoder block of d_model 8, 2 heads of d = 4, 4 positions. QK-norm's gammas, (d,)
+  // each, and its two steps q_normed, k_normed, (B,S,H*d) each, are counted when
+  // model.qk_norm is on: 8 bytes x (2 x 4 + 2 x 4 x 8) more.
+  attn::ModelConfig config;
+  config.d_model = 8;
+  config.num_heads = 2;
+  config.d_head = 4;
+  attn::RunSize size;
+  size.seq_len = 4;
+  const std::uint64_t plain = attn::estimate_run_bytes(config, size);
+  config.qk_norm = true;
+  CHECK(attn::estimate_run_bytes(config, size) == plain + 8 * (2 * 4 + 2 * 4 * 8));
+  // the gammas themselves: ones when the flag is on and the file does not give them
+  const attn::LoadedModel normed = attn::load_model_text(
+      R"({"model": {"d_model": 8, "num_heads": 2, "qk_norm": true}, "input": {"X": {"randn": [4, 8]}},
+          "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})",
+      "m.json");
+  CHECK(normed.model.encoder[0].attention.q_norm.data == std::vector<double>{1, 1, 1, 1});
+  CHECK(normed.model.encoder[0].attention.k_norm.shape == attn::Shape{4});
+}
