@@ -23,3 +23,6 @@ attn_cli_test(ablate_walkthrough ARGS explain --example induction --ablate 0.1 -
               --color never EXIT 0 MATCH "Ablated context: head 1 set to zero[^\n]*\n.*without and with the ablation \\(decoder\\.0\\.1 zeroed\\)")
 attn_cli_test(ablate_heads_json ARGS heads --example induction --ablate 1.0,1.1 --json
               EXIT 0 MATCH "\"ablation\":\\{\"heads\":\\[\\{\"stack\":\"decoder\",\"layer\":1,\"head\":0\\},\\{\"stack\":\"decoder\",\"layer\":1,\"head\":1\\}\\],\"mean\":false,\"positions\":\\[")
+# The HTML page draws the same steps: the ablated context, the side-by-side table, the lens table.
+attn_cli_test(lens_ablate_html ARGS explain --example induction --lens --ablate 1.1 --html /dev/stdout -q EXIT 0
+              MATCH "context_ablated\\[h\\] = 0.*without and with the ablation \\(decoder\\.1\\.1 zeroed\\).*Logit lens: the top token at each position after each layer")
