@@ -26,6 +26,9 @@ struct LoadOptions {
   // The run is attn grad's: the forward trace is kept whole and the backward pass adds a
   // gradient for every tensor and every weight (counted in the memory estimate).
   bool backward = false;
+  // The run records the logit lens (attn explain --lens): every layer's lens.<l>.norm,
+  // .logits and .probabilities, kept (counted in the memory estimate).
+  bool lens = false;
 };
 
 // A model as loaded, and the input its source gives (empty when it gives none).
@@ -91,6 +94,7 @@ struct RunSize {
   std::size_t position_rows = 0;  // a learned position table's max_len
   bool trace_kept = true;         // false: one layer's activations at a time, not every layer's
   bool backward = false;          // attn grad: every layer's activations, their gradients, the weights' gradients
+  bool lens = false;              // --lens: per layer of the last stack its output, norm, logits and probabilities
 };
 
 // The sizes of a run of the model on `input`: B, S (in tokens), T, the layers, V.

@@ -26,6 +26,7 @@
 #include "pager.h"
 #include "present/progress.h"
 #include "present/terminal.h"
+#include "reading_options.h"
 #include "standard_streams.h"
 #include "validators.h"
 
@@ -242,6 +243,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
   add_model_options(*explain, options);
   add_walkthrough_options(*explain, options, /*with_html=*/true);
+  add_reading_options(*explain, options, /*with_lens=*/true);
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -307,6 +309,7 @@ int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
+  load.lens = options.lens;
   CommandRun run(options, "attn explain", load);
   const Model& model = run.model();
   RunInput& input = run.input();
@@ -324,7 +327,9 @@ int run_explain(const ExplainOptions& options) {
   Trace trace(!input.batched);
   trace.keep_entries(!options.quiet || run.dump_to_stdout() || !options.html_path.empty());
   run.open_dump();
-  const WalkthroughOptions walkthrough = walkthrough_options(options);
+  WalkthroughOptions walkthrough = walkthrough_options(options);
+  // --lens and --ablate (the greedy target above is the unablated model's own)
+  apply_reading_options(options, model, input, options.quiet && options.html_path.empty() ? nullptr : &walkthrough);
   check_selection(walkthrough, model, input);
   // The walkthrough is written once the run is over, its map first (and a wrong --steps
   // number is an error alone); --pause pages through it.

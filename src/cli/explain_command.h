@@ -40,6 +40,10 @@ struct ExplainOptions {
   std::string color = "auto";                      // auto | always | never
   std::string heatmap = "auto";                    // auto | color | shade | ascii
   bool list_only = false;                          // attn steps: titles, formulas and shapes only
+  // Reading what the model learned (docs/heads.md).
+  bool lens = false;         // --lens: the logit lens after every layer
+  std::string ablate;        // --ablate L.H[,L.H...]: heads whose context is replaced
+  bool ablate_mean = false;  // --ablate-mean: by its mean over positions, not zero
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);

@@ -56,6 +56,31 @@ bool uses_rope(const ModelConfig& config, Block block) {
   return config.positional_encoding == PositionalEncoding::RoPE && block != Block::CrossAttention;
 }
 
+namespace {
+
+// The heads' context back to one row per position: ablated first when the run says so
+// (--ablate), merged, through W_o when the block has it. context is (B,H,S,d) -> (B,S,N),
+// else the concat (B,S,H*d).
+Traced merged_output(const Traced& context, const AttentionWeights& w, const TraceScope& at) {
+  // 5b. ablation (--ablate): the named heads' context rows zeroed or replaced by their mean
+  // over positions, (B,H,S,d) -> (B,H,S,d)
+  std::optional<Traced> ablated;
+  if (const std::vector<std::size_t> heads = at.ablated_heads(); !heads.empty())
+    ablated = at.record(StepKind::ContextAblated, ablate_heads(context.value, heads, at.ablates_by_mean()),
+                        {at.operand(context)}, kInputsChecked);
+  const Traced& merged = ablated ? *ablated : context;
+
+  // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+  Traced concat = at.record(StepKind::MergedHeads, merge_heads(merged.value), {at.operand(merged)}, kInputsChecked);
+  if (!w.has_output_projection()) return concat;
+
+  // 7. output projection: (B,S,H*d) @ (H*d,N) -> (B,S,N)
+  return at.record(StepKind::OutputProjection, linear_projection(concat.value, w.W_o, w.b_o, "N"),
+                   {at.operand(concat), at.weight("W_o", w.W_o)});
+}
+
+}  // namespace
+
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& w, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at) {
   // x_q is (B,S,N), x_kv is (B,T,N), W_q is (N,H*d), W_k/W_v are (N,G*d), W_o is (H*d,N)
@@ -124,13 +149,7 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   const Traced context = at.record(StepKind::Context, attention_context(weights.value, values.value),
                                    {at.operand(weights), at.operand(values)});
 
-  // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
-  Traced concat = at.record(StepKind::MergedHeads, merge_heads(context.value), {at.operand(context)}, kInputsChecked);
-  if (!w.has_output_projection()) return concat;
-
-  // 7. output projection: (B,S,H*d) @ (H*d,N) -> (B,S,N)
-  return at.record(StepKind::OutputProjection, linear_projection(concat.value, w.W_o, w.b_o, "N"),
-                   {at.operand(concat), at.weight("W_o", w.W_o)});
+  return merged_output(context, w, at);
 }
 
 }  // namespace attn

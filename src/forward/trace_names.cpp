@@ -158,6 +158,8 @@ std::string forward_name(const StepId& id) {
     }
     case EntryPlace::StackEnd:
       return fmt::format("{}.{}", stack_part(id.stack), row.trace_name);
+    case EntryPlace::Lens:
+      return fmt::format("lens.{}.{}", id.number, row.trace_name);
     case EntryPlace::Model:
     case EntryPlace::Gradient:
       break;

@@ -95,7 +95,12 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   // tensor (kept for the walkthrough and the dump) and for every weight.
   const long double weights = encoder_weights + decoder_weights;
   const long double gradients = size.backward ? every_layer + weights + io : 0.0L;
-  const long double bytes = 8.0L * (weights + activations + io + gradients) + layer_overhead * (size.backward ? 2 : 1);
+  // The logit lens keeps, per layer of the last stack, its output and norm (N each) and its
+  // logits and probabilities (V each) at every position.
+  const long double lens_layers = size.decoder_layers ? size.decoder_layers : size.encoder_layers;
+  const long double lens = size.lens ? lens_layers * B * (T > 0 ? T : S) * (2 * N + 2 * V) : 0.0L;
+  const long double bytes =
+      8.0L * (weights + activations + io + gradients + lens) + layer_overhead * (size.backward ? 2 : 1);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -123,6 +128,7 @@ void check_run_size(LoadContext& context, const ModelConfig& config, RunSize siz
   const std::uint64_t limit = memory_limit(context.options);
   size.trace_kept = context.options.trace_kept;
   size.backward = context.options.backward;
+  size.lens = context.options.lens;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -138,6 +144,7 @@ void check_weights_size(LoadContext& context, const ModelConfig& config, RunSize
   const std::uint64_t limit = memory_limit(context.options);
   size.trace_kept = context.options.trace_kept;
   size.backward = context.options.backward;
+  size.lens = context.options.lens;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -206,6 +213,7 @@ RunSize run_size_of(const Model& model, const RunInput& input) {
   size.decoder_layers = model.decoder.size();
   size.vocab = model.vocab.size();
   size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
+  size.lens = input.lens;
   return size;
 }
 
@@ -213,6 +221,7 @@ void check_run_memory(const Model& model, const RunInput& input, const LoadOptio
   RunSize size = run_size_of(model, input);
   size.trace_kept = options.trace_kept;
   size.backward = options.backward;
+  size.lens = size.lens || options.lens;
   const std::uint64_t limit = memory_limit(options);
   const std::uint64_t need = estimate_run_bytes(model.config, size);
   if (need <= limit) return;

@@ -133,6 +133,14 @@ constexpr Explanation kExplanations[] = {
      "A last linear layer gives every position one score (a logit) per vocabulary entry;\n"
      "softmax turns them into the probabilities of the next token. Greedy decoding takes the\n"
      "most probable one."},
+    {"ablation",
+     "Ablation asks whether a head matters: its context is replaced (by zeros, or with\n"
+     "--ablate-mean by its mean over the positions) and everything after it is recomputed. A\n"
+     "prediction that falls apart without the head needed it."},
+    {"logit_lens",
+     "The logit lens reads the model halfway: each layer's output goes through the stack's\n"
+     "final norm and the output head, as if the model stopped there. Where the right token\n"
+     "first comes out on top is where the model \"knows\" it."},
     {"loss",
      "Learning needs one number that says how wrong the output is: the loss L, here the mean\n"
      "of -log p(label), 0 when every right token gets probability 1. Training moves every\n"

@@ -319,7 +319,8 @@ void print_context(const TraceEntry& e, PrintContext& c) {
 void print_merged_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   c.page.begin_step(page_of(e.id.kind), "Merge heads", explanation_of(e.id.kind));
-  if (const TraceEntry* context = c.sibling(e.id, StepKind::Context)) {
+  const TraceEntry* ablated = c.sibling(e.id, StepKind::ContextAblated);  // --ablate: what the merge read
+  if (const TraceEntry* context = ablated ? ablated : c.sibling(e.id, StepKind::Context)) {
     const Tensor& ctx = context->tensor;
     const bool batched = ctx.rank() == 4;
     const Tensor back =

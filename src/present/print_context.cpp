@@ -182,7 +182,7 @@ namespace {
 struct PrinterRow {
   StepPrinterInfo forward, backward;
 };
-constexpr bool kEntersLayer[] = {false, false, true, true, false, false};  // by EntryPlace
+constexpr bool kEntersLayer[] = {false, false, true, true, false, false, false};  // by EntryPlace
 constexpr PrinterRow kPrinterRows[] = {
 #define ATTN_STEP(kind, trace, display, page, why, forward, backward, place, alias, summary) \
   {{page, forward, kEntersLayer[static_cast<int>(EntryPlace::place)]},                       \

@@ -54,8 +54,8 @@ TopKView top_view(const Tensor& t, PrintContext& c, const std::vector<std::size_
   return view;
 }
 
-// logits[i]["token"] = x[i] · E[id] (tied) or x[i] · W_out[:,id] + b_out[id], for the most
-// probable token of the first row.
+}  // namespace
+
 void work_logit(const TraceEntry& e, PrintContext& c) {
   const TraceEntry* input = c.operand_entry(e, 0);
   if (!input || !c.page.detailed()) return;
@@ -80,8 +80,6 @@ void work_logit(const TraceEntry& e, PrintContext& c) {
   if (!c.model.output.tied && !c.model.output.b.data.empty()) bias = c.model.output.b.data[id];
   c.page.worked(worked_dot_product(names, row_of(x, i), column, bias, c.worked_options()));
 }
-
-}  // namespace
 
 void print_logits(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
@@ -127,6 +125,7 @@ void print_probabilities(const TraceEntry& e, PrintContext& c) {
   for (const auto& row : view.rows)
     if (!row.empty()) greedy += (greedy.empty() ? "" : " ") + row[0].first.substr(1, row[0].first.size() - 2);
   c.page.line("greedy pick (the most probable at each position): " + greedy);
+  if (c.options.unablated_probabilities) print_ablation_comparison(e, c);
 }
 
 }  // namespace attn

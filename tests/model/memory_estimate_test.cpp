@@ -66,3 +66,24 @@ TEST_CASE("the estimate counts a block's optional weights and their steps (attn/
   CHECK(normed.model.encoder[0].attention.q_norm.data == std::vector<double>{1, 1, 1, 1});
   CHECK(normed.model.encoder[0].attention.k_norm.shape == attn::Shape{4});
 }
+
+TEST_CASE("the logit lens is counted: per layer of the last stack, B*T*(2N + 2V) numbers", "[memory_estimate][lens]") {
+  attn::ModelConfig config;
+  config.d_model = 768;
+  config.num_heads = 12;
+  config.d_head = 64;
+  config.d_ff = 3072;
+  attn::RunSize size;
+  size.seq_len = 64;
+  size.target_len = 64;
+  size.encoder_layers = 0;
+  size.decoder_layers = 12;
+  size.vocab = 50257;
+  const std::uint64_t plain = attn::estimate_run_bytes(config, size);
+  size.lens = true;
+  const std::uint64_t lens = attn::estimate_run_bytes(config, size);
+  // 12 layers x 64 positions x (2*768 + 2*50257) numbers of 8 bytes: 627.6 MB
+  const std::uint64_t expected = 12ULL * 64 * (2 * 768 + 2 * 50257) * 8;
+  CHECK(lens - plain + 1 >= expected);  // within the one byte each estimate's rounding may take
+  CHECK(lens - plain <= expected + 1);
+}

@@ -44,6 +44,8 @@ const std::vector<std::string_view> kRequired = {"tokenize",
                                                  "decoder_self_attention",
                                                  "cross_attention",
                                                  "output_softmax",
+                                                 "ablation",
+                                                 "logit_lens",
                                                  "loss",
                                                  "backward"};
 
