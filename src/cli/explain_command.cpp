@@ -136,17 +136,25 @@ LoadedModel load_run_model(const ExplainOptions& options, LoadOptions& load) {
   if (!options.example.empty()) {
     const BundledExample& example = find_example(options.example);
     loaded = load_model_text(example.json, std::string("example ") + example.name, load);
+  } else if (!options.checkpoint.empty()) {
+    loaded = load_checkpoint(options.checkpoint, load);
   } else {
     loaded = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
                                         : load_model(options.model_file, load);
   }
-  if (!options.text.empty()) replace_source_text(loaded.model, loaded.input, options.text, "text (command line)");
+  // A checkpoint has no input of its own: its text is the command line's (an empty one is
+  // refused by name), encoded by its tokenizer.
+  const bool checkpoint = loaded.model.checkpoint.present();
+  if (!options.text.empty() || (checkpoint && !options.text_optional))
+    replace_source_text(loaded.model, loaded.input, options.text, "text (command line)");
+  if (checkpoint && loaded.input.has_tokens()) check_run_memory(loaded.model, loaded.input, load);
   if (!options.target.empty())
     replace_target_text(loaded.model, loaded.input, options.target, "--target (command line)");
   return loaded;
 }
 
 std::string model_source_name(const ExplainOptions& options) {
+  if (!options.checkpoint.empty()) return options.checkpoint;
   if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
   return options.model_file.empty() ? kDefaultModelSource : model_file_name(options.model_file);
 }
@@ -166,10 +174,21 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
       ->excludes("--config")
       ->check(non_empty("an example name ('attn examples' lists them)"))
       ->check(values_from(ValueList::Examples));
+  add_checkpoint_option(command, options);
   command
       .add_option("--max-memory", options.max_memory_gib,
                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(memory_limit_gib());
+}
+
+void add_checkpoint_option(CLI::App& command, ExplainOptions& options) {
+  command
+      .add_option("--model", options.checkpoint,
+                  "A Hugging Face model: a folder holding config.json, safetensors and the tokenizer's files, or a Hub "
+                  "name found in the local cache (docs/real-models.md)")
+      ->check(non_empty("a folder or a Hub name"))
+      ->excludes("--config")
+      ->excludes("--example");
 }
 
 void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool with_html) {

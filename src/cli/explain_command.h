@@ -18,6 +18,8 @@ struct ExplainOptions {
   std::string target;                      // --target: the decoder's input sentence
   std::string model_file;                  // -c FILE; empty: the built-in default model
   std::string example;                     // --example NAME: a bundled example instead of a file
+  std::string checkpoint;                  // --model DIR|NAME: a Hugging Face checkpoint
+  bool text_optional = false;              // attn heads: a checkpoint needs no TEXT (it makes one)
   std::string dump_path;                   // --dump FILE, "-" for stdout
   std::string json_non_finite = "string";  // --json-nonfinite: string | null | literal
   std::string html_path;                   // --html FILE: the walkthrough as a web page
@@ -47,6 +49,8 @@ struct ExplainOptions {
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);
+// --model DIR|NAME, which excludes -c and -e (given after them).
+void add_checkpoint_option(CLI::App& command, ExplainOptions& options);
 // The options explain and steps share: which model and which input.
 void add_model_options(CLI::App& command, ExplainOptions& options);
 // The options explain and grad share: the dump, printing and the teaching controls; and

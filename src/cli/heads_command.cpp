@@ -51,6 +51,31 @@ std::string repeated_sequence(const Vocabulary& vocab, std::uint32_t seed) {
   return (bos ? std::string(Vocabulary::kBegin) + " " : "") + segment + " " + segment;
 }
 
+// A checkpoint's version of it, as TransformerLens's induction test: the tokenizer's begin
+// token (GPT-2's <|endoftext|>, which begins and ends), then L distinct ordinary (not
+// special) tokens drawn as above, then the same L again; L = 10, or less to fit the
+// model's positions.
+std::vector<std::string> repeated_pieces(const Model& model, std::uint32_t seed) {
+  const Tokenizer& tokenizer = *model.tokenizer;
+  std::vector<std::size_t> ordinary;
+  for (std::size_t id = 0; id < tokenizer.size(); ++id)
+    if (!tokenizer.is_special(id)) ordinary.push_back(id);
+  auto begin = tokenizer.special_id(SpecialRole::Begin);
+  if (!begin) begin = tokenizer.special_id(SpecialRole::End);
+  const std::size_t positions = model.checkpoint.max_positions ? model.checkpoint.max_positions : 21;
+  const std::size_t L = std::min<std::size_t>({10, ordinary.size(), (positions - (begin ? 1 : 0)) / 2});
+  if (L < 2)
+    throw InputError("attn heads", "",
+                     "expected room for 2 ordinary tokens twice in this model, found none; give TEXT");
+  NumpyRandom rng(seed);
+  const std::vector<std::size_t> order = rng.permutation(ordinary.size());
+  std::vector<std::string> pieces;
+  if (begin) pieces.push_back(tokenizer.piece(*begin));
+  for (int twice = 0; twice < 2; ++twice)
+    for (std::size_t i = 0; i < L; ++i) pieces.push_back(tokenizer.piece(ordinary[order[i]]));
+  return pieces;
+}
+
 std::vector<std::size_t> ids_of(const Tensor& token_ids) {
   std::vector<std::size_t> ids;
   for (double v : token_ids.data) ids.push_back(static_cast<std::size_t>(v));
@@ -248,6 +273,7 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
       ->excludes("--config")
       ->check(non_empty("an example name ('attn examples' lists them)"))
       ->check(values_from(ValueList::Examples));
+  add_checkpoint_option(*heads, run);
   heads->add_flag("--json", options.json, "Every score of every head as JSON, on stdout");
   heads->add_option("--seed", options.seed, "Without TEXT: the random sequence's np.random.seed")
       ->capture_default_str();
@@ -261,10 +287,16 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
 int run_heads(const HeadsOptions& options) {
   LoadOptions load;
   ExplainOptions run = options.run;
+  run.text_optional = true;
   LoadedModel loaded = load_run_model(run, load);
   const Model& model = loaded.model;
   RunInput& input = loaded.input;
-  if (run.text.empty()) {
+  if (run.text.empty() && model.checkpoint.present()) {
+    input = RunInput{};
+    input.batched = false;
+    input.source_tokens.tokens.push_back(repeated_pieces(model, options.seed));
+    input.source_tokens.json_path = "the random repeated sequence";
+  } else if (run.text.empty()) {
     if (!input.has_tokens())
       throw InputError(model_source_name(run), "input", "attn heads reads text: this model's input is numbers");
     replace_source_text(model, input, repeated_sequence(model.vocab, options.seed), "the random repeated sequence");
@@ -297,7 +329,11 @@ int run_heads(const HeadsOptions& options) {
     return 0;
   }
   std::string joined;
-  for (const std::string& t : sequence) joined += (joined.empty() ? "" : " ") + t;
+  for (const std::string& t : sequence) {
+    // A checkpoint's pieces readable, beside their ids: "␣cat"→3797.
+    const auto id = model.checkpoint.present() ? model.vocab.exact(t) : std::nullopt;
+    joined += (joined.empty() ? "" : " ") + (id ? fmt::format("\"{}\"→{}", readable_token(model, t), *id) : t);
+  }
   std::cout << fmt::format("attn heads: {}, {} tokens: {}\n", model_source_name(run), sequence.size(), joined);
   if (target) {
     std::string text;

@@ -61,7 +61,7 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
     const auto* tokens = trace.tokens(sequence);
     if (!tokens || tokens->empty()) return std::string();
     std::string text;
-    for (const auto& token : (*tokens)[0]) text += (text.empty() ? "" : " ") + token;
+    for (const auto& token : (*tokens)[0]) text += (text.empty() ? "" : " ") + readable_token(model, token);
     return " \"" + text + "\"" + (tokens->size() > 1 ? fmt::format(" and {} more", tokens->size() - 1) : "");
   };
   const std::string key = stage_key(id);
