@@ -66,6 +66,14 @@ class NumericError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Training stopped at a loss, gradient or weight that is no longer a number: the message
+// names the step and the tensor and says what helps; nothing was written. Its own type, so
+// that what adds hints to a NumericError knows this one has its own.
+class TrainingStopped : public NumericError {
+ public:
+  using NumericError::NumericError;
+};
+
 }  // namespace attn
 
 #endif  // ATTN_ERROR_H_

@@ -84,6 +84,13 @@ void replace_target_text(const Model& model, RunInput& input, const std::string&
 // InputError (at `origin`) without an output head, for a batch, or for the wrong count.
 void replace_labels(const Model& model, RunInput& input, const std::string& text, const std::string& origin);
 
+// attn grad's --labels alone, with a decoder: the target they imply, "<BOS>" and every
+// label but the last (the labels as given when there is nothing to shift).
+std::string target_implied_by_labels(const Model& model, const std::string& labels);
+// --target alone: the labels it implies, the target without its <BOS>, then "<EOS>" (empty
+// without an <EOS> or a single target).
+std::string labels_implied_by_target(const Model& model, const RunInput& input);
+
 // InputError naming input.labels (a model with an output head) or input.output_grad (one
 // without) when the model defines no loss for attn grad to differentiate.
 void check_loss_defined(const Model& model, const RunInput& input);
@@ -92,6 +99,10 @@ void check_loss_defined(const Model& model, const RunInput& input);
 // line replaced its input (replace_source_text, replace_target_text): InputError at that
 // sentence when the run is estimated to need more than options' limit.
 void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options);
+// The same with the decoder's input `target_len` tokens long at least: before the target is
+// decoded greedily (or generated), the run it will become is estimated, so that a long text
+// is refused before the model runs once.
+void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options, std::size_t target_len);
 
 // The sizes of a run that decide its memory.
 struct RunSize {

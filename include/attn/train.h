@@ -142,13 +142,16 @@ const std::vector<std::string>& task_names();
 // the task's.
 struct TaskSizes {
   std::size_t d_model = 0, heads = 0, d_ff = 0, layers = 0;
+  std::uint64_t max_memory_bytes = 0;  // the model's training run is refused above it (0: the default limit)
 };
 // InputError for a name that is not a task.
 TrainingTask make_task(const std::string& name, const TaskSizes& sizes = {});
 
 // The memory a training run is estimated to need, in bytes: the forward and backward of the
 // largest batch, the weights, their gradients and the optimizer's state.
-std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, const TrainOptions& options);
+// With `held_out`, its evaluation batches and its examples are counted too.
+std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, const TrainOptions& options,
+                                      const Dataset* held_out = nullptr);
 
 }  // namespace attn
 

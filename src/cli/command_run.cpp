@@ -27,6 +27,7 @@ void CommandRun::open_dump() {
 }
 
 void CommandRun::open_lesson(const WalkthroughOptions& walkthrough) {
+  check_html_memory(options_, loaded_.model, walkthrough, PageSize{&loaded_.input, load_.backward, 0}, load_);
   lesson_ = open_html_lesson(options_, command_, loaded_.model, walkthrough);
 }
 

@@ -332,11 +332,13 @@ int run_explain(const ExplainOptions& options) {
   CommandRun run(options, "attn explain", load);
   const Model& model = run.model();
   RunInput& input = run.input();
+  // A sentence from the command line can make the run as large as any file can: estimated
+  // before anything runs, with the target the greedy picks below can grow to.
+  const bool greedy = input.target_tokens.from_bos;
+  if (!options.text.empty() || !options.target.empty() || greedy)
+    check_run_memory(model, input, run.load_options(), greedy ? generated_length(input) + 1 : 0);
   // No target: the decoder reads what the model itself writes, as when it generates.
-  if (input.target_tokens.from_bos) extend_target_greedily(model, input, generated_length(input));
-  // A sentence from the command line can make the run as large as any file can.
-  if (!options.text.empty() || !options.target.empty() || input.target_tokens.from_bos)
-    check_run_memory(model, input, run.load_options());
+  if (greedy) extend_target_greedily(model, input, generated_length(input));
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -112,6 +113,7 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
       ->transform(non_negative_integer())
       ->capture_default_str();
   generate->add_option("--temperature", options.temperature, "Divide the logits by T before sampling; 0: greedy")
+      ->check(finite_number(0, true, kNoBound, false, ">= 0 (0: greedy, the most probable token)"))
       ->capture_default_str();
   generate->add_option("--top-k", options.top_k, "Sample from the K most probable tokens only; 0: all")
       ->transform(non_negative_integer())
@@ -120,6 +122,11 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
       ->capture_default_str();
   generate->add_option("--seed", options.seed, "Seed of the sampling stream, np.random.RandomState(S)")
       ->capture_default_str();
+  generate
+      ->add_option("--max-memory", run.max_memory_gib,
+                   "Refuse runs estimated to need more than this many GiB, the prompt and -n new tokens counted "
+                   "(default: half the machine's memory)")
+      ->check(memory_limit_gib());
   generate->add_flag("--no-cache", options.no_cache,
                      "Run the whole prefix again for every token instead of using the KV cache (for timing)");
   generate->add_option("--stop", options.stop, "Stop after generating this token")->capture_default_str();
@@ -188,17 +195,31 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   const Model& model = g->model();
   g->tokens = start_tokens(model, g->loaded.input);
   g->decoder = std::make_unique<KvCacheDecoder>(model);  // no output head: refused here
+  if (model.vocab.never_written_ids().size() >= model.vocab.size())
+    throw InputError(model.source, "vocab",
+                     fmt::format("expected a token the model can write, found only {} special tokens that no model "
+                                 "writes (<PAD>, <UNK>, <BOS>): there is nothing to generate",
+                                 model.vocab.size()));
   g->stop = model.checkpoint.present() ? model.vocab.exact(options.stop) : model.vocab.find(options.stop);
   if (model.checkpoint.present()) g->eos_ids = model.checkpoint.eos_token_ids;
   if (!g->stop && options.stop != Vocabulary::kEnd)
     throw InputError("--stop", "",
                      fmt::format("\"{}\" is not in the vocabulary of {}, so it could never be generated",
                                  printable(options.stop), model.source));
-  check_run_memory(model, g->loaded.input, load);
+  // The run the prompt grows to: the prompt (or <BOS>) and -n new tokens, at most what a
+  // learned position table holds.
+  std::size_t longest = g->tokens.size() + options.max_new_tokens;
+  if (longest < options.max_new_tokens) longest = std::numeric_limits<std::size_t>::max();
+  if (model.config.positional_encoding == PositionalEncoding::Learned)
+    longest = std::min<std::size_t>(longest, model.config.max_len);
+  check_run_memory(model, g->loaded.input, load, longest);
   g->walk = walkthrough_options(run);
   if (!run.dump_path.empty()) g->dump = std::make_unique<TraceDump>(run.dump_path, model, g->loaded.input);
   // --html: the same walkthrough on a web page, the first token's steps and then each new
   // token's, committed once the run is over; a path that cannot take it is refused here.
+  check_html_memory(run, model, g->walk,
+                    PageSize{&g->loaded.input, false, longest > g->tokens.size() ? longest - g->tokens.size() : 0},
+                    load);
   g->lesson = open_html_lesson(run, "attn generate", model, g->walk);
   g->page = g->lesson ? &g->lesson->keep_open() : nullptr;
   g->terminal = run.quiet ? nullptr : &g->out;

@@ -73,7 +73,17 @@ int run_grad(const GradOptions& grad) {
   CommandRun run(options, "attn grad", load);
   const Model& model = run.model();
   RunInput& input = run.input();
-  if (!grad.labels.empty()) replace_labels(model, input, grad.labels, "--labels (command line)");
+  // --labels alone implies the decoder's target, --target alone the labels (a training pair).
+  if (model.has_target() && !grad.labels.empty() && options.target.empty())
+    replace_target_text(model, input, target_implied_by_labels(model, grad.labels),
+                        "the target --labels imply (<BOS> and the labels but the last)");
+  const std::string labels = !grad.labels.empty() || options.target.empty() || !model.output.present
+                                 ? grad.labels
+                                 : labels_implied_by_target(model, input);
+  if (!labels.empty())
+    replace_labels(model, input, labels,
+                   grad.labels.empty() ? "the labels --target implies (the target shifted, then <EOS>)"
+                                       : "--labels (command line)");
   check_loss_defined(model, input);
   // A sentence from the command line can make the run as large as any file can.
   if (!options.text.empty() || !options.target.empty()) check_run_memory(model, input, run.load_options());

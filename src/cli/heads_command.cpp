@@ -275,6 +275,10 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
       ->check(values_from(ValueList::Examples));
   add_checkpoint_option(*heads, run);
   heads->add_flag("--json", options.json, "Every score of every head as JSON, on stdout");
+  heads
+      ->add_option("--max-memory", run.max_memory_gib,
+                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
+      ->check(memory_limit_gib());
   heads->add_option("--seed", options.seed, "Without TEXT: the random sequence's np.random.seed")
       ->capture_default_str();
   add_reading_options(*heads, run, /*with_lens=*/false);
@@ -304,8 +308,9 @@ int run_heads(const HeadsOptions& options) {
   if (input.batched)
     throw InputError(model_source_name(run), "input",
                      "attn heads measures one sequence; give TEXT on the command line");
-  if (input.target_tokens.from_bos) extend_target_greedily(model, input, generated_length(input));
-  check_run_memory(model, input, load);
+  const bool greedy = input.target_tokens.from_bos;  // estimated with the target it can grow to
+  check_run_memory(model, input, load, greedy ? generated_length(input) + 1 : 0);
+  if (greedy) extend_target_greedily(model, input, generated_length(input));
   // --ablate: the heads' scores and the probabilities of the ablated run, beside the
   // unablated run's probabilities (the target above is the unablated model's own).
   Tensor unablated;

@@ -1,5 +1,9 @@
 #include "html_option.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "attn/error.h"
 #include "core/same_file.h"
 #include "validators.h"
@@ -33,6 +37,50 @@ std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, cons
     throw InputError("--html", "", "expected another file than --dump's, found the same: " + options.html_path);
   return std::make_unique<HtmlLesson>(options.html_path, std::vector<std::string>{options.model_file}, model,
                                       walkthrough, LessonInfo{command, lesson_subject(options)});
+}
+
+void check_html_memory(const ExplainOptions& options, const Model& model, const WalkthroughOptions& walkthrough,
+                       const PageSize& page, const LoadOptions& load) {
+  if (options.html_path.empty() || !page.input) return;
+  RunSize size = run_size_of(model, *page.input);
+  const long double n = static_cast<long double>(page.generated);
+  if (page.generated > 0) {  // the run the prompt grows to
+    if (model.decoder_only())
+      size.seq_len = size.target_len = size.seq_len + page.generated;
+    else
+      size.target_len += page.generated;
+  }
+  size.trace_kept = true;
+  size.backward = page.backward;
+  const long double B = size.batch, H = model.config.num_heads, S = size.seq_len, T = size.target_len;
+  // One heatmap cell per attention weight (the map and its overview thumbnail): encoder
+  // self-attention over S, the decoder's over T and its cross-attention over T x S.
+  const long double cells =
+      B * H * (size.encoder_layers * S * S + size.decoder_layers * (T * T + (model.decoder_only() ? 0.0L : T * S)));
+  // Numbers printed: every one of the trace's with --full or a threshold above it, else at
+  // most the threshold per tensor (about 40 tensors a layer).
+  const long double trace_numbers = static_cast<long double>(estimate_run_bytes(model.config, size)) / 8;
+  const long double tensors = 40.0L * (size.encoder_layers + size.decoder_layers) + 10;
+  long double numbers =
+      walkthrough.full
+          ? trace_numbers
+          : std::min(trace_numbers,
+                     tensors * static_cast<long double>(std::max<std::size_t>(walkthrough.array.threshold, 64)));
+  // attn generate: each new token's section has its query's scores and weights against
+  // every key so far, per head and layer (quadratic in -n).
+  numbers += 2 * H * size.decoder_layers * n * (T + (model.decoder_only() ? 0.0L : S));
+  // Measured (attn explain on the built-in model, 15 to 63 tokens): about 300 bytes per cell
+  // and 16 per number, and 4 times the page's bytes in memory while it is built.
+  const long double page_bytes = 512.0L * 1024 + 300 * cells + 16 * numbers;
+  const long double need = 4 * page_bytes;
+  const std::uint64_t limit = load.max_memory_bytes ? load.max_memory_bytes : default_memory_limit();
+  if (need <= static_cast<long double>(limit)) return;
+  throw InputError("--html", "",
+                   fmt::format("the page would need about {:.1f} GiB while it is built (about {:.0f} heatmap cells "
+                               "and {:.0f} numbers), more than the limit of {:.1f} GiB; draw less (a shorter text, "
+                               "--steps, --layer, fewer new tokens) or raise --max-memory",
+                               static_cast<double>(need / 1073741824.0L), static_cast<double>(cells),
+                               static_cast<double>(numbers), static_cast<double>(limit) / 1073741824.0));
 }
 
 std::unique_ptr<StreamingWalkthrough> start_walkthrough(std::ostream& out, Trace& trace, const Model& model,

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attn/model.h"
+#include "attn/model_file.h"
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
 #include "explain_command.h"
@@ -27,6 +28,20 @@ void add_html_option(CLI::App& command, std::string& path);
 // cannot be written, is the model file or the dump.
 std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, const char* command, const Model& model,
                                              const WalkthroughOptions& walkthrough);
+
+// What a page is built from, for its memory estimate: the run's input (its sentences, after a
+// greedy target was added), whether the backward's gradients are drawn too, and for attn
+// generate the new tokens (-n) whose sections follow the prompt's walkthrough.
+struct PageSize {
+  const RunInput* input = nullptr;
+  bool backward = false;
+  std::size_t generated = 0;
+};
+// The page is built in memory before it is written: InputError naming --html when the page
+// is estimated to need more than `load`'s limit (heatmap cells and printed numbers, each about
+// the bytes measured per cell and per number, four times over while it is built).
+void check_html_memory(const ExplainOptions& options, const Model& model, const WalkthroughOptions& walkthrough,
+                       const PageSize& page, const LoadOptions& load);
 
 // The run's walkthrough: on the terminal into `out` unless `quiet`, and into `lesson` when
 // there is one; nullptr when it is drawn nowhere. `forget`: as StreamingWalkthrough's.

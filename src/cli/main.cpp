@@ -27,6 +27,7 @@
 #include "tokenize_command.h"
 #include "train_command.h"
 #include "validate_command.h"
+#include "vocab_command.h"
 
 namespace {
 
@@ -83,6 +84,7 @@ struct Commands {
   attn::cli::TrainCommandOptions train;
   attn::cli::TokenizeOptions tokenize;
   attn::cli::HeadsOptions heads;
+  attn::cli::VocabOptions vocab;
 };
 
 void setup_commands(CLI::App& app, Commands& c) {
@@ -96,6 +98,7 @@ void setup_commands(CLI::App& app, Commands& c) {
   attn::cli::setup_train(app, c.train);
   attn::cli::setup_tokenize(app, c.tokenize);
   attn::cli::setup_heads(app, c.heads);
+  attn::cli::setup_vocab(app, c.vocab);
 }
 
 // What a NumericError's numbers came from, named as the subcommand that ran names it: the
@@ -107,6 +110,7 @@ std::string numeric_error_source(const CLI::App& app, const Commands& c) {
   if (app.got_subcommand("steps")) return attn::cli::model_source_name(c.steps.run);
   if (app.got_subcommand("generate")) return attn::cli::model_source_name(c.generate.run);
   if (app.got_subcommand("heads")) return attn::cli::model_source_name(c.heads.run);
+  if (app.got_subcommand("vocab")) return attn::cli::model_source_name(c.vocab.run);
   if (app.got_subcommand("train")) return attn::cli::train_source_name(c.train);
   for (const CLI::App* command : app.get_subcommands()) return "attn " + command->get_name();
   return "attn";

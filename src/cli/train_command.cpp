@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -62,7 +63,9 @@ OptimizerOptions optimizer_options(const TrainCommandOptions& o, OptimizerOption
   if (given(o, "--momentum")) base.momentum = o.momentum;
   if (given(o, "--warmup")) base.warmup = o.warmup;
   if (base.momentum != 0 && base.kind != OptimizerKind::SGD)
-    throw InputError(kSource, "--momentum", "only SGD takes a momentum (Adam's is --beta1 0.9)");
+    throw InputError(
+        kSource, "--momentum",
+        "only SGD takes a momentum: add --optimizer sgd (Adam and AdamW keep their own, torch's beta1 0.9)");
   if (base.schedule == ScheduleKind::Noam && base.warmup == 0)
     throw InputError(kSource, "--warmup", "the noam schedule needs warmup steps (the paper: 4000)");
   return base;
@@ -79,7 +82,14 @@ TrainOptions train_options(const TrainCommandOptions& o, TrainOptions base, std:
   if (base.batch_size == 0) throw InputError(kSource, "--batch-size", "expected a positive integer, found 0");
   const std::size_t per_epoch = (examples + base.batch_size - 1) / base.batch_size;
   if (given(o, "--steps")) base.steps = o.steps;
-  if (given(o, "--epochs")) base.steps = o.epochs * per_epoch;
+  if (given(o, "--epochs")) {
+    if (per_epoch != 0 && o.epochs > std::numeric_limits<std::size_t>::max() / per_epoch)
+      throw InputError(kSource, "--epochs",
+                       fmt::format("expected at most {} epochs of {} batches (a step count that fits in 64 bits), "
+                                   "found {}",
+                                   std::numeric_limits<std::size_t>::max() / per_epoch, per_epoch, o.epochs));
+    base.steps = o.epochs * per_epoch;
+  }
   if (base.steps == 0 && !given(o, "--steps") && !given(o, "--epochs")) base.steps = per_epoch;
   if (base.steps == 0)
     throw InputError(kSource, given(o, "--steps") ? "--steps" : "--epochs", "expected at least one step");
@@ -102,19 +112,26 @@ Run file_run(const TrainCommandOptions& o, const LoadOptions& load) {
   LoadedModel loaded = load_model(o.model_file, load);
   run.model = std::move(loaded.model);
   run.input = std::move(loaded.input);
-  run.data = read_dataset(o.data_file, run.model);
+  run.data = read_dataset(o.data_file, run.model, load);
   run.description = fmt::format("{} trained on {}", o.model_file, o.data_file);
   return run;
 }
 
-Run task_run(const TrainCommandOptions& o) {
+Run task_run(const TrainCommandOptions& o, const LoadOptions& load) {
   if (!o.model_file.empty() || !o.data_file.empty())
     throw InputError(kSource, "--task", "a task makes its own model and data: leave out -c and --data");
+  const std::pair<const char*, std::size_t> asked[] = {
+      {"--d-model", o.d_model}, {"--heads", o.heads}, {"--d-ff", o.d_ff}, {"--layers", o.layers}};
+  for (const auto& [size, value] : asked)
+    if (given(o, size) && value == 0)
+      throw InputError(kSource, size,
+                       "expected a positive integer, found 0 (leave the option out for the task's own size)");
   TaskSizes sizes;
   sizes.d_model = o.d_model;
   sizes.heads = o.heads;
   sizes.d_ff = o.d_ff;
   sizes.layers = o.layers;
+  sizes.max_memory_bytes = load.max_memory_bytes;
   TrainingTask task = make_task(o.task, sizes);
   Run run;
   run.model = std::move(task.model);
@@ -157,13 +174,18 @@ std::string reproduce_command(const TrainCommandOptions& o) {
   return out + " -o FILE";
 }
 
+std::uint64_t memory_limit_bytes(const LoadOptions& load) {
+  return load.max_memory_bytes ? load.max_memory_bytes : default_memory_limit();
+}
+
 void check_memory(const Run& run, const LoadOptions& load) {
-  const std::uint64_t limit = load.max_memory_bytes ? load.max_memory_bytes : default_memory_limit();
-  const std::uint64_t need = estimate_training_bytes(run.model, run.data, run.options);
+  const std::uint64_t limit = memory_limit_bytes(load);
+  const std::uint64_t need =
+      estimate_training_bytes(run.model, run.data, run.options, run.held_out ? &*run.held_out : nullptr);
   if (need > limit)
     throw InputError(kSource, "--batch-size",
                      fmt::format("training is estimated to need {:.1f} GiB, more than the limit of {:.1f} GiB "
-                                 "(--max-memory); use smaller batches",
+                                 "(--max-memory); use smaller batches or fewer examples",
                                  static_cast<double>(need) / 1073741824.0, static_cast<double>(limit) / 1073741824.0));
 }
 
@@ -179,6 +201,8 @@ void refuse_existing(const std::string& path, bool force) {
 void refuse_same_files(const TrainCommandOptions& o) {
   const std::pair<const char*, const std::string*> files[] = {
       {"-o", &o.output}, {"--log", &o.log_file}, {"--data", &o.data_file}, {"--eval", &o.eval_file}};
+  if (o.output == "-" && o.log_file == "-")
+    throw InputError("-o", "", "expected another file than --log's, found the same: - (standard output)");
   for (std::size_t w = 0; w < 2; ++w) {
     const std::string& written = *files[w].second;
     if (written.empty() || written == "-") continue;
@@ -188,6 +212,34 @@ void refuse_same_files(const TrainCommandOptions& o) {
             files[w].first, "",
             fmt::format("expected another file than {}'s, found the same: {}", files[other].first, written));
   }
+}
+
+// What train writes: the log and the model file, each made as a temporary file before the
+// work and renamed into place only once everything else succeeded.
+struct TrainOutputs {
+  TrainLog log;
+  std::unique_ptr<OutputFile> model;
+};
+
+// The summary on standard output (on standard error when -o - makes standard output the
+// model alone), checked as written, then the files committed: a summary that could not be
+// written (>/dev/full, a closed standard output) leaves no file behind.
+void commit_outputs(const TrainCommandOptions& o, TrainOutputs& outputs, const std::string& model_json,
+                    const std::string& summary) {
+  const bool model_to_stdout = o.output == "-";
+  if (model_to_stdout) {
+    std::cerr << summary;
+    outputs.model->write(model_json);
+    outputs.model->commit();
+    check_standard_output();
+    outputs.log.commit();
+    return;
+  }
+  std::cout << summary;
+  check_standard_output();
+  if (outputs.model) outputs.model->write(model_json);
+  outputs.log.commit();
+  if (outputs.model) outputs.model->commit();
 }
 
 }  // namespace
@@ -200,59 +252,62 @@ int run_train(const TrainCommandOptions& o) {
   refuse_same_files(o);
   LoadOptions load;
   if (o.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(o.max_memory_gib * 1073741824.0);
-  Run run = o.task.empty() ? file_run(o, load) : task_run(o);
-  if (!o.eval_file.empty()) run.held_out = read_dataset(o.eval_file, run.model);
+  Run run = o.task.empty() ? file_run(o, load) : task_run(o, load);
+  if (!o.eval_file.empty()) {
+    // The held-out examples are read against what the training examples left of the limit.
+    LoadOptions remaining = load;
+    remaining.max_memory_bytes =
+        std::max<std::uint64_t>(memory_limit_bytes(load) - std::min(memory_limit_bytes(load), run.data.bytes), 1);
+    run.held_out = read_dataset(o.eval_file, run.model, remaining);
+  }
   run.options = train_options(o, run.options, run.data.examples.size());
   check_memory(run, load);
+  // Every output is checked (and its temporary file made) before the work: a folder that
+  // does not exist is refused now, not after minutes of training.
   if (!o.output.empty()) refuse_existing(o.output, o.force);
   if (!o.log_file.empty()) refuse_existing(o.log_file, o.force);
+  TrainOutputs outputs{TrainLog(o.log_file),
+                       o.output.empty() ? nullptr : std::make_unique<OutputFile>(o.output, "the model file")};
   const std::string held_out_source = !o.eval_file.empty() ? printable(o.eval_file) : "the task's held-out set";
 
   TrainProgress progress(!o.quiet && ::isatty(STDERR_FILENO));
-  TrainLog log(o.log_file);
   std::optional<EvalReport> last_eval;
   TrainCallbacks callbacks;
   std::size_t steps_done = 0;
   callbacks.on_step = [&](const StepReport& r) {
     steps_done = r.step;
-    log.step(r);
+    outputs.log.step(r);
     progress.step(r);
   };
   callbacks.on_eval = [&](std::size_t step, const EvalReport& r) {
-    log.eval(step, r);
+    outputs.log.eval(step, r);
     progress.eval(r);
     last_eval = r;
   };
   std::vector<double> losses;
   try {
     losses = train_model(run.model, run.data, run.held_out ? &*run.held_out : nullptr, run.options, callbacks);
-  } catch (const NumericError& e) {
-    // The weights the optimizer made overflowed: say at which step, and what usually helps.
+  } catch (const TrainingStopped& e) {
+    // Training stopped itself at a value that is no longer a number, saying what helps.
     progress.clear();
-    // The optimizer's own message (a weight that stopped being a number) already says what
-    // helps; a loss or gradient that overflowed gets the hint here.
-    const std::string what = e.what();
-    const bool explained = what.find("wrote no model") != std::string::npos;
-    throw NumericError(fmt::format("step {} of {}: {}{}", steps_done + 1, run.options.steps, what,
-                                   explained ? "" : ": training diverged (try a smaller --lr, or --clip)"));
+    throw TrainingStopped(fmt::format("step {} of {}: {}", steps_done + 1, run.options.steps, e.what()));
+  } catch (const NumericError& e) {
+    // A step of the forward or backward pass overflowed: say at which step, and what helps.
+    progress.clear();
+    throw TrainingStopped(fmt::format("step {} of {}: {}: training diverged (try a smaller --lr, or --clip)",
+                                      steps_done + 1, run.options.steps, e.what()));
   }
   progress.clear();
-  log.commit();
-  if (!o.output.empty()) {
-    OutputFile out(o.output, "the model file");
-    out.write(
-        model_file_json(run.model, run.input,
-                        fmt::format("{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}",
-                                    run.description, reproduce_command(o), training_text(run.options),
-                                    last_eval && last_eval->has_labels
-                                        ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*last_eval),
-                                                      fmt::format("{:.4f}", last_eval->loss))
-                                        : "")));
-    out.commit();
-  }
-  if (!o.quiet)
-    std::cout << train_summary(losses, last_eval, held_out_source, o.curve,
-                               std::min<std::size_t>(terminal_width(STDOUT_FILENO), 75));
+  const std::string comment = fmt::format(
+      "{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}", run.description,
+      reproduce_command(o), training_text(run.options),
+      last_eval && last_eval->has_labels
+          ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*last_eval), fmt::format("{:.4f}", last_eval->loss))
+          : "");
+  const std::string summary = o.quiet ? std::string()
+                                      : train_summary(losses, last_eval, held_out_source, o.curve,
+                                                      std::min<std::size_t>(terminal_width(STDOUT_FILENO), 75));
+  commit_outputs(o, outputs, model_file_json(run.model, run.input, comment), summary);
   return 0;
 }
 
@@ -289,15 +344,17 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
   train->add_option("--batch-size", options.batch_size, "Examples per update")->transform(non_negative_integer());
   train->add_option("--optimizer", options.optimizer, "sgd, adam or adamw (torch.optim's)")
       ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
-  train->add_option("--lr", options.lr, "Learning rate (noam: its factor, default 1)")->check(CLI::PositiveNumber);
+  train->add_option("--lr", options.lr, "Learning rate (noam: its factor, default 1)")
+      ->check(finite_number(0, false, kNoBound, false, "> 0"));
   train->add_option("--weight-decay", options.weight_decay, "Weight decay (default: adamw 0.01, else 0)")
-      ->check(CLI::NonNegativeNumber);
-  train->add_option("--momentum", options.momentum, "SGD's momentum")->check(CLI::Range(0.0, 1.0));
+      ->check(finite_number(0, true, kNoBound, false, ">= 0"));
+  train->add_option("--momentum", options.momentum, "SGD's momentum")
+      ->check(finite_number(0, true, 1, true, "from 0 to 1"));
   train->add_option("--schedule", options.schedule, "Learning rate schedule: constant, cosine or noam (the paper's)")
       ->check(CLI::IsMember({"constant", "cosine", "noam"}));
   train->add_option("--warmup", options.warmup, "Steps of linear warmup")->transform(non_negative_integer());
   train->add_option("--clip", options.clip, "Clip the global gradient norm to this (clip_grad_norm_)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0, false, kNoBound, false, "> 0"));
   train->add_option("--seed", options.seed, "Seed of the shuffling, as np.random.seed")
       ->transform(non_negative_integer());
   train->add_flag("--no-shuffle", options.no_shuffle, "Batches in file order, cycling");

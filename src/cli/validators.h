@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -49,6 +50,28 @@ inline CLI::Validator memory_limit_gib() {
       },
       "GiB", "memory limit");
 }
+
+// Real-valued options: a finite number in a range, else one line naming what was expected:
+//   --lr: expected a finite number > 0, found nan
+// (CLI11's own checks let nan through, and print the range 0 to 1.8e308 in 309 digits for inf.)
+// A number too large for a double (1e400) is refused as not finite; one too small (1e-320)
+// is kept as the tiny number it is.
+// `range` says the bounds in words ("> 0"); high may be +inf (no upper bound).
+inline CLI::Validator finite_number(double low, bool low_closed, double high, bool high_closed,
+                                    const std::string& range) {
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(value.c_str(), &end);
+        const bool number = !value.empty() && *end == '\0' && std::isfinite(x);
+        const bool above = low_closed ? x >= low : x > low;
+        const bool below = high_closed ? x <= high : x < high;
+        if (number && above && below) return std::string();
+        return "expected a finite number " + range + ", found " + value;
+      },
+      "FLOAT", "finite number");
+}
+constexpr double kNoBound = HUGE_VAL;
 
 // Options that name something: an empty value ('') names nothing.
 inline CLI::Validator non_empty(const std::string& what) {

@@ -40,9 +40,8 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
   if (unknown_words > 0 && 4 * unknown_words >= words)
     at.trace().warn(id_tensor.id,
                     fmt::format("{} of the {} words are not among the {} tokens this model knows, so its output "
-                                "means little: the model file's \"vocab\" lists the words it learned (the built-in "
-                                "model's: docs/default-model.md); a real model, trained on a language, knows tens of "
-                                "thousands",
+                                "means little: 'attn vocab' lists the words it learned (with -c FILE: a model file's); "
+                                "a real model, trained on a language, knows tens of thousands",
                                 unknown_words, words, model.vocab.size()));
 
   for (const auto& note : input.notes) at.trace().warn(id_tensor.id, note);

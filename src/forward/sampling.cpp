@@ -43,8 +43,20 @@ SamplingResult choose_next_token(const double* logits, std::size_t V, const Samp
     r.kept_after_top_k = r.kept = V - never.size();
     return r;
   }
-  // 1. temperature: logits / T (T < 1 sharpens, T > 1 flattens)
-  for (double& v : z) v /= options.temperature;
+  // 1. temperature: logits / T (T < 1 sharpens, T > 1 flattens). A T so small that a
+  // logit / T overflows (1e-320) is the greedy limit: measured from the largest logit,
+  // (z - max) / T is 0 for the largest and -inf or far below for the others, never NaN.
+  const double largest = *std::max_element(z.begin(), z.end());
+  bool overflowed = false;
+  for (double& v : z) {
+    const bool finite_before = std::isfinite(v);
+    v /= options.temperature;
+    overflowed = overflowed || (finite_before && !std::isfinite(v));
+  }
+  if (overflowed)
+    for (std::size_t i = 0; i < V; ++i) z[i] = (logits[i] - largest) / options.temperature;
+  for (std::size_t id : never)
+    if (id < V) z[id] = kRemoved;
   // 2. top-k: remove the logits below the K-th largest (ties with it stay)
   std::size_t finite = 0;
   for (double v : z) finite += std::isfinite(v) ? 1 : 0;

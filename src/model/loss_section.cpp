@@ -90,7 +90,11 @@ Tensor read_labels(const JsonReader& reader, const Json& value, const std::strin
   std::size_t counted = 0;
   for (std::size_t b = 0; b < sentences.size(); ++b) {
     const std::string at = input.batched ? json_index(path, b) : path;
-    const std::vector<std::size_t> ids = read_label_list(reader, sentences[b], at, model.vocab);
+    std::vector<std::size_t> ids = read_label_list(reader, sentences[b], at, model.vocab);
+    // Labels padded with <PAD> to a batch's longest, as a PyTorch user writes them: the
+    // padding past the sentence's positions is ignored, as every <PAD> label is.
+    if (model.vocab.pad_id())
+      while (ids.size() > out.lengths[b] && ids.back() == pad) ids.pop_back();
     if (ids.size() != out.lengths[b])
       reader.fail(at, fmt::format("expected {0} label{1}, one per position of the {2} ({0} token{1}), found {3}",
                                   out.lengths[b], out.lengths[b] == 1 ? "" : "s", against, ids.size()));
@@ -179,6 +183,26 @@ void replace_labels(const Model& model, RunInput& input, const std::string& text
     reader.fail(origin, "the model has no output head to score labels against (labels need an \"output\")");
   if (input.batched) reader.fail(origin, "the model's input is a batch; --labels gives one sentence's labels");
   input.labels = read_labels(reader, Json(text), origin, model, input);
+}
+
+std::string target_implied_by_labels(const Model& model, const std::string& labels) {
+  std::vector<std::string> tokens = split_tokens(labels);
+  const auto begin = model.vocab.special_id(SpecialRole::Begin);
+  if (!begin || tokens.empty()) return labels;  // nothing to shift: the count check names it
+  // <BOS>, then every label but the last: position t reads label t-1 and predicts label t.
+  std::string text = model.vocab.token(*begin);
+  for (std::size_t t = 0; t + 1 < tokens.size(); ++t) text += " " + tokens[t];
+  return text;
+}
+
+std::string labels_implied_by_target(const Model& model, const RunInput& input) {
+  const auto end = model.vocab.special_id(SpecialRole::End);
+  const std::vector<std::vector<std::string>> lists = token_lists(input.target_tokens);
+  if (!end || lists.size() != 1 || lists[0].empty()) return std::string();
+  // The target shifted by one (its <BOS> dropped), then <EOS>: each position predicts the next.
+  std::string text;
+  for (std::size_t t = 1; t < lists[0].size(); ++t) text += lists[0][t] + " ";
+  return text + model.vocab.token(*end);
 }
 
 void check_loss_defined(const Model& model, const RunInput& input) {

@@ -65,13 +65,20 @@ Example read_example(const Json& document, const std::string& source, std::size_
   return example;
 }
 
-// About what an example holds: its tokens as strings, its numbers, its labels.
+// About what an example holds: its tokens as strings, its numbers, its labels, and the heap's
+// own 32 bytes or so per block (each list, each long token; each tensor's shape and axes).
 std::uint64_t example_bytes(const Example& e) {
-  std::uint64_t bytes = sizeof(Example);
-  for (const auto* tokens : {&e.source, &e.target})
-    for (const std::string& token : *tokens) bytes += sizeof(std::string) + token.capacity();
-  bytes += (e.x.size() + e.target_x.size() + e.output_grad.size()) * sizeof(double);
-  return bytes + e.labels.size() * sizeof(std::size_t);
+  constexpr std::uint64_t kBlock = 32;
+  // (twice the Example: the list grows by doubling, the old and the new block alive at once)
+  std::uint64_t bytes = 2 * sizeof(Example) + 3 * kBlock;
+  for (const auto* tokens : {&e.source, &e.target}) {
+    bytes += tokens->capacity() * sizeof(std::string) + kBlock;
+    for (const std::string& token : *tokens)
+      bytes += token.capacity() > 15 ? token.capacity() + 1 + kBlock : 0;  // longer than the string itself holds
+  }
+  for (const Tensor* t : {&e.x, &e.target_x, &e.output_grad})
+    if (!t->data.empty()) bytes += t->size() * sizeof(double) + 3 * kBlock + t->axes.size() * sizeof(std::string);
+  return bytes + e.labels.capacity() * sizeof(std::size_t) + kBlock;
 }
 
 std::size_t source_length(const Example& e) { return e.source.empty() ? e.x.shape.at(0) : e.source.size(); }

@@ -1,8 +1,12 @@
 // The training loop: batch, forward, loss, backward, clip, update; and the held-out figures.
 #include <algorithm>
 #include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "attn/backward.h"
+#include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/parameters.h"
@@ -81,6 +85,13 @@ std::vector<double> train_model(Model& model, const Dataset& data, const Dataset
     report.loss = g.loss;
     report.lr = learning_rate(options.optimizer, step, options.steps, model.config.d_model);
     report.grad_norm = options.clip > 0 ? clip_gradients(g.weights, options.clip) : gradient_norm(g.weights);
+    // A loss or gradient that is no longer a number would make every weight garbage: stop here.
+    for (const auto& [what, value] : {std::pair{"the loss", g.loss}, std::pair{"the gradient norm", report.grad_norm}})
+      if (!std::isfinite(value))
+        throw TrainingStopped(
+            fmt::format("update {}: {} is {}: training stopped and wrote no model (a smaller "
+                        "--lr, or --clip, keeps the numbers finite)",
+                        step, what, value));
     report.correct = g.accuracy.correct;
     report.counted = g.accuracy.counted;
     optimizer.step(g.weights, report.lr);
@@ -135,7 +146,8 @@ EvalReport evaluate(const Model& model, const Dataset& data, std::size_t batch_s
   return report;
 }
 
-std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, const TrainOptions& options) {
+std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, const TrainOptions& options,
+                                      const Dataset* held_out) {
   RunSize size;
   size.encoder_layers = model.encoder.size();
   size.decoder_layers = model.decoder.size();
@@ -146,10 +158,23 @@ std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, c
   size.target_len = model.has_target() ? data.max_target : 0;
   size.trace_kept = true;
   size.backward = true;
-  const std::uint64_t run = estimate_run_bytes(model.config, size);
+  std::uint64_t run = estimate_run_bytes(model.config, size);
+  if (held_out) {
+    // The evaluation's batches of max(batch size, 64), forward only, one layer alive at a
+    // time; the training step's tensors are freed by then.
+    RunSize eval = size;
+    eval.batch = std::min(std::max<std::size_t>(options.batch_size, 64), held_out->examples.size());
+    eval.seq_len = held_out->max_source;
+    eval.target_len = model.has_target() ? held_out->max_target : 0;
+    eval.trace_kept = false;
+    eval.backward = false;
+    run = std::max(run, estimate_run_bytes(model.config, eval));
+  }
   const std::uint64_t weights = parameter_count(model);
-  // the gradients (counted by the run's estimate), the optimizer's state
-  return run + Optimizer::state_bytes(options.optimizer, weights);
+  // the gradients (counted by the run's estimate), the optimizer's state, the examples
+  const long double total = static_cast<long double>(run) + Optimizer::state_bytes(options.optimizer, weights) +
+                            data.bytes + (held_out ? held_out->bytes : 0);
+  return total > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 }  // namespace attn

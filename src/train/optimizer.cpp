@@ -46,7 +46,7 @@ void Optimizer::step(const std::vector<Tensor>& gradients, double lr) {
     try {
       check_finite(parameter_name(weights_[i].id), w);
     } catch (const NumericError& e) {
-      throw NumericError(
+      throw TrainingStopped(
           fmt::format("update {}: {}: training stopped and wrote no model (a smaller --lr, or "
                       "--clip, keeps the weights finite)",
                       steps_, e.what()));

@@ -150,8 +150,12 @@ TrainingTask finish(const std::string& name, std::string description, const Toke
   TrainingTask task;
   task.name = name;
   task.description = description;
+  // Its weights, gradients and the optimizer's state, against --max-memory, before any is made.
+  LoadOptions load;
+  load.max_memory_bytes = asked.max_memory_bytes;
+  load.backward = true;
   LoadedModel loaded =
-      load_model_text(model_text(description, vocab, sizes, held_out.front(), seed), "task " + name, LoadOptions{});
+      load_model_text(model_text(description, vocab, sizes, held_out.front(), seed), "task " + name, load);
   task.model = std::move(loaded.model);
   task.input = std::move(loaded.input);
   task.train = dataset_of(train, task.model, "task " + name + " (training)");

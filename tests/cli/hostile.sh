@@ -367,6 +367,67 @@ case $case_name in
     expect_stderr "attn: cannot write to standard output: Bad file descriptor"
     expect_files ""
     ;;
+  train_outputs_full_stdout)
+    # The summary could not be written (/dev/full, a closed standard output): the run fails
+    # and leaves neither the model nor the log (both were committed before the summary).
+    train=(-c "$1/sgd_momentum_clip.json" --data "$1/sgd_momentum_clip.jsonl" --steps 2 -o m.json --log l.jsonl)
+    "$ATTN" train "${train[@]}" >/dev/full 2>err
+    status=$?
+    expect_status 1
+    expect_stderr "attn: cannot write to standard output: No space left on device"
+    expect_files ""
+    "$ATTN" train "${train[@]}" >&- 2>err
+    status=$?
+    expect_status 1
+    expect_stderr "attn: cannot write to standard output: Bad file descriptor"
+    expect_files ""
+    # Written: both files, and the summary.
+    "$ATTN" train "${train[@]}" >out 2>err
+    status=$?
+    expect_status 0
+    grep -q '^2 steps: loss ' out || fail "no summary: $(cat out)"
+    expect_files "l.jsonl m.json "
+    ;;
+  train_output_folder_missing)
+    # A folder that does not exist is refused before the work (it was found after training,
+    # leaving the log behind).
+    "$ATTN" train --task copy --steps 200 -o nodir/m.json --log l.jsonl >out 2>err
+    status=$?
+    expect_status 2
+    one_line_stderr
+    grep -q '^nodir/m.json: cannot write the model file: ' err || fail "not the model file: $(cat err)"
+    expect_files ""
+    ;;
+  train_model_to_stdout)
+    # -o -: standard output is the model alone (the summary goes to stderr), so it pipes
+    # into explain -c -.
+    "$ATTN" train -c "$1/sgd_momentum_clip.json" --data "$1/sgd_momentum_clip.jsonl" --steps 2 -o - 2>err |
+      "$ATTN" explain -c - --steps tokens >out 2>explain-err
+    status=$?
+    expect_status 0
+    grep -q '^2 steps: loss ' err || fail "no summary on stderr: $(cat err)"
+    grep -q 'Step 1: ' out || fail "explain -c - did not run: $(cat explain-err)"
+    "$ATTN" train -c "$1/sgd_momentum_clip.json" --data "$1/sgd_momentum_clip.jsonl" --steps 2 -o - 2>err >out
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' out || fail "stdout is not one JSON model"
+    rm explain-err
+    expect_files ""
+    ;;
+  long_text_refused_fast)
+    # 6,000 words with no target: the greedy target was decoded before the estimate (25-43 s,
+    # 1.7 GB). Now the estimate, with the target the decoding can grow to, comes first.
+    words=$(printf 'I love AI %.0s' $(seq 2000))
+    for command in explain steps heads; do
+      start=$(date +%s%N)
+      "$ATTN" $command "$words" --max-memory 0.5 >out 2>err
+      status=$?
+      elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+      expect_status 2
+      one_line_stderr
+      grep -q 'this run would need about .*more than the limit of 512.0 MiB' err || fail "$command: $(cat err)"
+      [ "$elapsed_ms" -lt 5000 ] || fail "$command took $elapsed_ms ms to refuse"
+    done
+    expect_files ""
+    ;;
   *)
     fail "no such case"
     ;;
