@@ -92,7 +92,7 @@ void write_static_sections(std::ostream& out) {
          ".TP\n.B ATTN_CPU\nbaseline, avx2 or avx512: the build of the large matrix product to run (default: the "
          "best this CPU runs). Each gives the same bits every run; baseline differs from the others in the last bits. "
          "\\fBattn train\\fR always runs Eigen's product, so that trained files retrain byte for byte.\n"
-         ".TP\n.B OMP_WAIT_POLICY\nLeft to the user when set; otherwise \\fBattn explain\\fR runs with PASSIVE "
+         ".TP\n.B OMP_WAIT_POLICY\nLeft to the user when set; otherwise attn runs with PASSIVE "
          "(waiting threads sleep instead of spinning).\n"
          ".TP\n.B NO_COLOR\nWhen set and not empty, \\fB\\-\\-color auto\\fR uses no colour.\n"
          ".TP\n.BR TERM \", \" COLORTERM\nWhether the terminal takes colour (not with TERM=dumb), and how many: "
