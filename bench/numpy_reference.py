@@ -7,13 +7,18 @@ step would: the same randn weights (np.random.seed, drawn in attn's order: X fir
 per layer W_q, W_k, W_v, W_o, W_1, W_2), post-norm layers, ReLU, LayerNorm eps 1e-5.
 
   numpy_reference.py MODEL [--json-dump FILE] [--compare ATTN.npz]
+  numpy_reference.py MODEL --products-only
 
 Prints one JSON line of timings (seconds): import, weights, forward, json_dump, and with
 --compare the largest difference between its tensors and attn's .npz dump of the run.
+--products-only times just the forward's matrix products (dgemm, through NumPy's BLAS) on
+arrays of the same sizes, best of 3, and prints their FLOP count and GFLOP/s: the speed
+the machine's BLAS reaches on the products attn runs.
 Only the model files `attn init` writes are understood (X randn, "encoder": "randn").
 """
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -84,6 +89,36 @@ def forward(x, layers, H, d, eps):
     return t
 
 
+def product_flops(S, N, H, d, F, L):
+    """Floating-point operations (2 per multiply-add) of the forward's matrix products."""
+    per_layer = 2 * (4 * S * N * H * d + 2 * H * S * S * d + 2 * S * N * F)
+    return per_layer * L
+
+
+def products_only(x, layers, H, d):
+    """The forward's products alone (no softmax, norms or copies kept), best of 3."""
+    B, S, N = x.shape
+    qh = np.ascontiguousarray(np.random.randn(B, H, S, d))
+    kt = np.ascontiguousarray(np.random.randn(B, H, d, S))
+    vh = np.ascontiguousarray(np.random.randn(B, H, S, d))
+    weights = np.random.rand(B, H, S, S)
+    x1 = np.random.randn(B, S, N)
+    best = float("inf")
+    for _ in range(int(os.environ.get("NUMPY_REFERENCE_REPEAT", "3"))):
+        start = time.perf_counter()
+        for w in layers:
+            for name in ("W_q", "W_k", "W_v"):
+                _ = x1 @ w[name]
+            _ = qh @ kt  # scores
+            _ = weights @ vh  # context
+            _ = x1 @ w["W_o"]
+            if "W_1" in w:
+                hidden = x1 @ w["W_1"]
+                _ = hidden @ w["W_2"]
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def json_dump(tensors, model, path, unbatched):
     """attn's dump format, through Python's json module (the whole document, then dump)."""
     doc = {"format": "attn-trace", "version": 1, "model": model["model"], "tensors": []}
@@ -100,6 +135,7 @@ def main():
     parser.add_argument("model")
     parser.add_argument("--json-dump", metavar="FILE")
     parser.add_argument("--compare", metavar="ATTN_NPZ")
+    parser.add_argument("--products-only", action="store_true")
     args = parser.parse_args()
     with open(args.model) as f:
         model = json.load(f)
@@ -109,6 +145,14 @@ def main():
     t0 = time.perf_counter()
     x, layers, H, d, eps = draw(model)
     t1 = time.perf_counter()
+    if args.products_only:
+        B, S, N = x.shape
+        F = layers[0]["W_1"].shape[1] if "W_1" in layers[0] else 0
+        flops = B * product_flops(S, N, H, d, F, len(layers))
+        seconds = products_only(x, layers, H, d)
+        result.update(weights=t1 - t0, products=seconds, flops=flops, gflops=flops / seconds / 1e9)
+        print(json.dumps(result))
+        return
     tensors = forward(x, layers, H, d, eps)
     t2 = time.perf_counter()
     result.update(weights=t1 - t0, forward=t2 - t1, tensors=len(tensors),

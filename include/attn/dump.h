@@ -2,7 +2,8 @@
 //
 // JSON (docs/dump-format.md), for a name ending in ".json" or "-" (standard output):
 //   {"format": "attn-trace", "version": 1, "model": {...}, "tensors": [{"name", "shape",
-//    "axes", "data"}, ...], "parameters": [the same, for each of parameters() (attn/parameters.h)],
+//    "axes", "data"}, ...], "parameters": [the same, for each of parameters() (attn/parameters.h),
+//    or none: DumpParameters],
 //    "tokens": {...}, "warnings": [...]}
 // Tensors in the order computed, data nested like the shape, every double as Python's
 // repr writes it (shortest round-trip). JSON has no infinity or NaN: DumpOptions say how
@@ -13,9 +14,8 @@
 // NumPy .npz, for a name ending in ".npz": one array per tensor, named after it
 // (np.load(path)["encoder.0.attention.weights"]): float64, but the token ids int64 and the
 // padding masks bool; then one per parameter, under its model-file path
-// ("encoder.0.ffn.W_1"); then "__meta__.json", the JSON dump without the numbers (the model,
-// each tensor's and parameter's shape, axes and dtype, the tokens, the warnings). See
-// npz_writer.h.
+// ("encoder.0.ffn.W_1"), unless DumpParameters leaves them out; then "__meta__.json", the JSON dump without the numbers
+// (the model, each tensor's and parameter's shape, axes and dtype, the tokens, the warnings). See npz_writer.h.
 //
 // Either way the file is written whole or not at all (output_file.h).
 #ifndef ATTN_DUMP_H_
@@ -67,8 +67,21 @@ enum class JsonNonFinite { String, Null, Literal };
 // "string", "null", "literal"; nullopt for anything else.
 std::optional<JsonNonFinite> parse_json_non_finite(const std::string& text);
 
+// Whether the dump holds the model's parameters after the tensors: --dump-parameters.
+// Auto: when they take at most kAutoDumpParametersBytes as float64 (a notebook-sized
+// model's weights help check every number; a paper-sized model's, 390 MB of JSON for
+// Transformer-base, are most of the file and can be drawn again from the model file).
+// Left out, "parameters" is an empty list (JSON) and .npz has no parameter arrays.
+enum class DumpParameters { Auto, Yes, No };
+constexpr std::size_t kAutoDumpParametersBytes = std::size_t{16} << 20;  // 16 MiB
+// "auto", "yes", "no"; nullopt for anything else.
+std::optional<DumpParameters> parse_dump_parameters(const std::string& text);
+// Whether `model`'s parameters go into a dump written with `choice`.
+bool dump_includes_parameters(DumpParameters choice, const Model& model);
+
 struct DumpOptions {
   JsonNonFinite non_finite = JsonNonFinite::String;
+  DumpParameters parameters = DumpParameters::Auto;
 };
 
 // The format of the dump at `path`: JSON for "-" and names ending in ".json", .npz for
@@ -105,6 +118,7 @@ class TraceDump {
   std::unique_ptr<Json> json_;
   std::unique_ptr<Npz> npz_;
   const Model* model_;
+  bool with_parameters_ = true;
 };
 
 // The whole JSON dump of a kept trace.

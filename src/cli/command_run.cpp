@@ -17,6 +17,7 @@ CommandRun::CommandRun(const ExplainOptions& options, const char* command, LoadO
   loaded_ = load_run_model(options, load_);
   load_seconds_ = seconds_since(started);
   dump_options_.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
+  dump_options_.parameters = parse_dump_parameters(options.dump_parameters).value_or(DumpParameters::Auto);
 }
 
 std::ostream& CommandRun::terminal() const { return dump_to_stdout() ? std::cerr : std::cout; }

@@ -18,6 +18,7 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "attn/product_kernel.h"
 #include "attn/walkthrough.h"
 #include "command_run.h"
 #include "html_option.h"
@@ -203,6 +204,12 @@ void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool wi
                   "read by every JSON parser), null, or literal (-Infinity, as Python's json module writes it)")
       ->check(CLI::IsMember({"string", "null", "literal"}))
       ->capture_default_str();
+  explain
+      .add_option("--dump-parameters", options.dump_parameters,
+                  "Whether the dump holds the model's parameters after the tensors: yes, no, or auto (yes when they "
+                  "take at most 16 MiB as float64: a small model's weights, not a paper-sized one's)")
+      ->check(CLI::IsMember({"auto", "yes", "no"}))
+      ->capture_default_str();
   if (with_html) add_html_option(explain, options.html_path);
   explain.add_option("--precision", options.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
@@ -376,9 +383,9 @@ int run_explain(const ExplainOptions& options) {
   run.commit(trace);
   if (outputs.progress) outputs.progress->clear();
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{})\n", load_seconds,
-                             forward_seconds, run.dump_seconds(), omp_get_max_threads(),
-                             omp_get_max_threads() == 1 ? "" : "s");
+    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{}, {} product kernel)\n",
+                             load_seconds, forward_seconds, run.dump_seconds(), omp_get_max_threads(),
+                             omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
   run.print_notes_if_quiet(trace);
   return 0;
 }

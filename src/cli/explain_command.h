@@ -22,6 +22,7 @@ struct ExplainOptions {
   bool text_optional = false;              // attn heads: a checkpoint needs no TEXT (it makes one)
   std::string dump_path;                   // --dump FILE, "-" for stdout
   std::string json_non_finite = "string";  // --json-nonfinite: string | null | literal
+  std::string dump_parameters = "auto";    // --dump-parameters: auto | yes | no
   std::string html_path;                   // --html FILE: the walkthrough as a web page
   int precision = 4;
   std::size_t line_width = 0;  // 0: the terminal's width, or NumPy's 75 when not a terminal

@@ -14,6 +14,7 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "attn/product_kernel.h"
 #include "attn/walkthrough.h"
 #include "command_run.h"
 #include "html_option.h"
@@ -120,9 +121,10 @@ int run_grad(const GradOptions& grad) {
   if (run.lesson()) draw_lesson(*run.lesson(), trace, model, input, walkthrough);
   run.commit(trace);
   if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s ({} thread{})\n",
-                             load_seconds, forward_seconds, backward_seconds, run.dump_seconds(), omp_get_max_threads(),
-                             omp_get_max_threads() == 1 ? "" : "s");
+    std::cerr << fmt::format(
+        "attn: load {:.3f} s, forward {:.3f} s, backward {:.3f} s, dump {:.3f} s ({} thread{}, {} product kernel)\n",
+        load_seconds, forward_seconds, backward_seconds, run.dump_seconds(), omp_get_max_threads(),
+        omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
   run.print_notes_if_quiet(trace);
   return 0;
 }

@@ -2,7 +2,6 @@
 // Exit codes: 0 ok, 2 bad usage or bad input, 1 anything else.
 #include <malloc.h>
 #include <omp.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -13,6 +12,7 @@
 
 #include "attn/error.h"
 #include "attn/model_file.h"
+#include "attn/product_kernel.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "generate_command.h"
@@ -43,24 +43,18 @@ void cap_threads_at_cpus() {
 }
 
 // How the process runs models: the threads' waiting policy, the heap, Eigen's threads.
-void prepare_process(int argc, char** argv) {
-  // libgomp reads OMP_WAIT_POLICY once, as it is loaded, before main: by default a thread
-  // waiting for work spins for up to 3 ms. On this machine kind a spinning thread slowed
-  // the other one threefold (a 128x512x512 product: 5.6 GFLOP/s on two spinning threads,
-  // 17.9 on two waiting passively, 17.7 on one; see docs/performance.md). Unless the user
-  // chose a policy, `attn explain` and `attn grad` (the commands that run models) run themselves again
-  // with passive waiting; if that fails it goes on.
-  if (argc > 1 &&
-      (std::string(argv[1]) == "explain" || std::string(argv[1]) == "grad" || std::string(argv[1]) == "generate" ||
-       std::string(argv[1]) == "train") &&
-      std::getenv("OMP_WAIT_POLICY") == nullptr && ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0)
-    ::execv("/proc/self/exe", argv);
+void prepare_process() {
+  // Threads waiting for work sleep (OMP_WAIT_POLICY=PASSIVE) unless the user chose a
+  // policy: wait_policy.cpp answers libgomp's getenv, without running attn twice.
 #ifdef M_MMAP_THRESHOLD
-  // Every step returns a new tensor and the previous ones are freed: at the base preset's
-  // size (16 MB score tensors) glibc would hand each one back to the kernel and fault it
-  // in again, page by page (half a gigabyte of page faults per run, measured). Keeping
-  // freed memory in the heap for reuse avoids that; the peak stays the same.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: bigger blocks are still mmapped
+  // Every step returns a new tensor and the previous ones are freed: glibc would hand
+  // each big one back to the kernel and fault it in again, page by page (half a gigabyte
+  // of page faults per run at 512 tokens, measured). Keeping freed memory in the heap for
+  // reuse avoids that. M_MMAP_THRESHOLD stops at 32 MB, and blocks above it (a score
+  // tensor from about 1000 tokens: 268 MB at 2048) were still mapped and unmapped per
+  // step, so no block is mapped at all (M_MMAP_MAX 0): at 1024 tokens 114K page faults
+  // instead of 346K, one per page of the peak, for a peak 14% higher (docs/performance.md).
+  mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
   // OpenMP's threads (OMP_NUM_THREADS, else one per CPU attn may run on), but not Eigen's
@@ -121,7 +115,12 @@ std::string numeric_error_source(const CLI::App& app, const Commands& c) {
 int main(int argc, char** argv) {
   // Before anything opens a file: a closed standard output must not become the dump.
   attn::cli::guard_standard_streams();
-  prepare_process(argc, argv);
+  prepare_process();
+  // The large products' kernel, once: the best this CPU runs, or the one ATTN_CPU names.
+  if (const auto refused = attn::choose_product_kernel(std::getenv("ATTN_CPU"))) {
+    std::cerr << *refused << "\n";
+    return 2;
+  }
   CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
   app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
   app.require_subcommand(1);

@@ -16,6 +16,7 @@
 #include "attn/loss_curve.h"
 #include "attn/model_file.h"
 #include "attn/model_writer.h"
+#include "attn/product_kernel.h"
 #include "attn/train.h"
 #include "core/same_file.h"
 #include "io/number_text.h"
@@ -250,6 +251,9 @@ std::string train_source_name(const TrainCommandOptions& options) {
 
 int run_train(const TrainCommandOptions& o) {
   refuse_same_files(o);
+  // Eigen's product, whatever the CPU: the shipped trained files retrain byte for byte
+  // (explain, grad and generate run the best kernel the CPU has).
+  use_training_product_kernel();
   LoadOptions load;
   if (o.max_memory_gib > 0) load.max_memory_bytes = static_cast<std::uint64_t>(o.max_memory_gib * 1073741824.0);
   Run run = o.task.empty() ? file_run(o, load) : task_run(o, load);

@@ -111,12 +111,14 @@ class TraceDump::Json {
   void add(const TraceRecord& r) { add_entry(r.name, r.shape, r.axes, r.data); }
 
   // The model's parameters, after the tensors: every number of the run can be checked.
-  void finish(const Trace& trace, const Model& model) {
+  void finish(const Trace& trace, const Model& model, bool with_parameters) {
     out_.write("\n], \"parameters\": [");
     first_ = true;
-    for (const auto& p : parameters(model))
-      add_entry(parameter_name(p.id), p.tensor->shape, p.tensor->axes, p.tensor->data.data());
-    out_.write(fmt::format("\n], \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
+    if (with_parameters)
+      for (const auto& p : parameters(model))
+        add_entry(parameter_name(p.id), p.tensor->shape, p.tensor->axes, p.tensor->data.data());
+    out_.write(first_ ? "]" : "\n]");
+    out_.write(fmt::format(", \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
                            warning_summary(trace).dump()));
   }
 
@@ -190,9 +192,9 @@ class TraceDump::Npz {
   }
 
   // The model's parameters, after the tensors, as in the JSON dump.
-  void finish(const Trace& trace, const Model& model) {
+  void finish(const Trace& trace, const Model& model, bool with_parameters) {
     nlohmann::ordered_json weights = nlohmann::ordered_json::array();
-    for (const auto& p : parameters(model)) {
+    for (const auto& p : with_parameters ? parameters(model) : std::vector<ConstParameter>{}) {
       const std::string name = parameter_name(p.id);
       writer_.add(name, p.tensor->shape, p.tensor->data.data());
       weights.push_back({{"name", name}, {"shape", p.tensor->shape}, {"axes", p.tensor->axes}, {"dtype", "float64"}});
@@ -223,6 +225,7 @@ TraceDump::TraceDump(ByteOutput& out, DumpFormat format, const Model& model, con
 
 void TraceDump::open(DumpFormat format, const Model& model, const RunInput& input, const DumpOptions& options) {
   const nlohmann::json summary = model_summary(model, input);
+  with_parameters_ = dump_includes_parameters(options.parameters, model);
   if (format == DumpFormat::Npz)
     npz_ = std::make_unique<Npz>(*out_, summary);
   else
@@ -237,8 +240,8 @@ void TraceDump::add(const TraceRecord& record) {
 }
 
 void TraceDump::finish(const Trace& trace) {
-  if (json_) json_->finish(trace, *model_);
-  if (npz_) npz_->finish(trace, *model_);
+  if (json_) json_->finish(trace, *model_, with_parameters_);
+  if (npz_) npz_->finish(trace, *model_, with_parameters_);
   if (file_) file_->commit();
 }
 

@@ -9,6 +9,7 @@
 
 #include "attn/dump.h"
 #include "attn/error.h"
+#include "attn/parameters.h"
 
 namespace attn {
 
@@ -56,6 +57,20 @@ std::optional<JsonNonFinite> parse_json_non_finite(const std::string& text) {
   if (text == "null") return JsonNonFinite::Null;
   if (text == "literal") return JsonNonFinite::Literal;
   return std::nullopt;
+}
+
+std::optional<DumpParameters> parse_dump_parameters(const std::string& text) {
+  if (text == "auto") return DumpParameters::Auto;
+  if (text == "yes") return DumpParameters::Yes;
+  if (text == "no") return DumpParameters::No;
+  return std::nullopt;
+}
+
+bool dump_includes_parameters(DumpParameters choice, const Model& model) {
+  if (choice != DumpParameters::Auto) return choice == DumpParameters::Yes;
+  std::size_t bytes = 0;
+  for (const auto& p : parameters(model)) bytes += p.tensor->data.size() * sizeof(double);
+  return bytes <= kAutoDumpParametersBytes;
 }
 
 DumpFormat dump_format(const std::string& path) {

@@ -1,4 +1,4 @@
-// Large matrix products made fast: Eigen's blocked product (matrix_kernel.h), split
+// Large matrix products made fast: attn's blocked product (matrix_kernel.h), split
 // between threads. What they compute is steps/projection.h's matmul, whose reference loop
 // takes every product below kExactMaxElements multiply-adds; these take the larger ones.
 // They use FMA where the CPU has it and sum in blocks, so the last bits differ from the
@@ -12,10 +12,10 @@ namespace attn {
 
 // a is (M,K), b is (K,P), row-major -> c = a @ b (M,P). From a million multiply-adds and
 // 16 columns, split into product_pieces() blocks of b's columns, shared between OpenMP's
-// threads, each an ordinary one-thread Eigen product: Eigen's own parallel product
-// synchronizes its threads inside every block of the product and spent more time waiting
-// than multiplying (a third of a base-size run, measured with perf), and it cuts its work
-// by the number of threads, which would change the sums. Columns rather than rows: each
+// threads, each an ordinary one-thread product: Eigen's parallel product, used before,
+// synchronized its threads inside every block of the product and spent more time waiting
+// than multiplying (a third of a base-size run, measured with perf), and cut its work by
+// the number of threads, which would change the sums. Columns rather than rows: each
 // thread packs only its block of b, the larger operand in a projection (measured 5-20%
 // faster than blocks of rows).
 void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P);
@@ -31,7 +31,7 @@ constexpr std::size_t kProductPieceColumns = 256;
 constexpr std::size_t kMaxProductPieces = 16;
 std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P);
 
-// a is (batches,M,K), b is (batches,K,P) -> c = a @ b (batches,M,P): one Eigen product per
+// a is (batches,M,K), b is (batches,K,P) -> c = a @ b (batches,M,P): one product per
 // batch item (head), the items shared between the threads from a million multiply-adds in
 // all. An item's product is the same whichever thread computes it.
 void batched_matmul_fast(const double* a, const double* b, double* c, std::size_t batches, std::size_t M, std::size_t K,

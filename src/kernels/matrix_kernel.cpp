@@ -1,41 +1,131 @@
 #include "kernels/matrix_kernel.h"
 
-// One thread per product: the callers split the work (Eigen's own parallel product waited
-// more than it multiplied, see attention.cpp).
-#ifndef EIGEN_DONT_PARALLELIZE
-#define EIGEN_DONT_PARALLELIZE
-#endif
-#include <Eigen/Core>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "attn/error.h"
+#include "attn/product_kernel.h"
+#include "kernels/eigen_product.h"
+#include "kernels/product_isa.h"
 
 namespace attn {
 
-void large_matrix_product(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
-                          std::size_t ldc, std::size_t M, std::size_t K, std::size_t P) {
-  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Stride = Eigen::OuterStride<>;
-  const auto m = static_cast<Eigen::Index>(M), k = static_cast<Eigen::Index>(K), p = static_cast<Eigen::Index>(P);
-  Eigen::Map<RowMatrix, Eigen::Unaligned, Stride>(c, m, p, Stride(static_cast<Eigen::Index>(ldc))).noalias() =
-      Eigen::Map<const RowMatrix, Eigen::Unaligned, Stride>(a, m, k, Stride(static_cast<Eigen::Index>(lda))) *
-      Eigen::Map<const RowMatrix, Eigen::Unaligned, Stride>(b, k, p, Stride(static_cast<Eigen::Index>(ldb)));
+namespace {
+
+ProductKernel best_kernel() {
+  if (cpu_runs(ProductKernel::avx512)) return ProductKernel::avx512;
+  if (cpu_runs(ProductKernel::avx2)) return ProductKernel::avx2;
+  return ProductKernel::baseline;
+}
+
+// The kernel ATTN_CPU names when the CPU runs it, else the best it runs. (main refuses a
+// bad ATTN_CPU before anything runs, through choose_product_kernel.)
+ProductKernel kernel_from_environment() {
+  const char* request = std::getenv("ATTN_CPU");
+  for (const ProductKernel kernel : kProductKernels)
+    if (request != nullptr && std::strcmp(request, name_of(kernel)) == 0 && cpu_runs(kernel)) return kernel;
+  return best_kernel();
+}
+
+// The kernel in use, chosen once, at start-up, before any thread runs a product.
+ProductKernel& chosen_kernel() {
+  static ProductKernel kernel = kernel_from_environment();
+  return kernel;
+}
+
+// Each thread's scratch for the packed blocks, kept between products (a fresh block per
+// product would be mapped and faulted in again each time), 64-byte aligned.
+struct FreeDeleter {
+  void operator()(double* p) const { std::free(p); }
+};
+double* workspace(std::size_t doubles) {
+  thread_local std::unique_ptr<double, FreeDeleter> buffer;
+  thread_local std::size_t capacity = 0;
+  if (doubles > capacity) {
+    const std::size_t bytes = (doubles * sizeof(double) + 63) / 64 * 64;
+    buffer.reset(static_cast<double*>(std::aligned_alloc(64, bytes)));
+    if (!buffer) throw std::bad_alloc();
+    capacity = bytes / sizeof(double);
+  }
+  return buffer.get();
+}
+
+}  // namespace
+
+const char* name_of(ProductKernel kernel) {
+  switch (kernel) {
+    case ProductKernel::avx512:
+      return "avx512";
+    case ProductKernel::avx2:
+      return "avx2";
+    case ProductKernel::eigen:
+      return "eigen";
+    case ProductKernel::baseline:
+      break;
+  }
+  return "baseline";
+}
+
+bool cpu_runs(ProductKernel kernel) {
+  // GCC's and clang's cpuid checks also ask the operating system whether it saves the
+  // wide registers (xgetbv), so a kernel the OS cannot run is never taken.
+  switch (kernel) {
+    case ProductKernel::avx512:
+      return __builtin_cpu_supports("avx512f");
+    case ProductKernel::avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case ProductKernel::eigen:  // built for the build's own instruction set, as the rest of attn
+    case ProductKernel::baseline:
+      break;
+  }
+  return true;
+}
+
+const char* product_kernel_name() { return name_of(chosen_kernel()); }
+
+void use_training_product_kernel() { chosen_kernel() = ProductKernel::eigen; }
+
+std::optional<std::string> choose_product_kernel(const char* request) {
+  if (request == nullptr || *request == '\0') {
+    chosen_kernel() = best_kernel();
+    return std::nullopt;
+  }
+  for (const ProductKernel kernel : kProductKernels) {
+    if (std::strcmp(request, name_of(kernel)) != 0) continue;
+    if (!cpu_runs(kernel))
+      return "attn: ATTN_CPU=" + std::string(request) + ": this CPU lacks the instructions of the " + request +
+             " kernel (it runs: " + (cpu_runs(ProductKernel::avx2) ? "baseline, avx2" : "baseline") + ")";
+    chosen_kernel() = kernel;
+    return std::nullopt;
+  }
+  return printable("attn: ATTN_CPU=" + std::string(request) +
+                   ": expected baseline, avx2 or avx512 (or unset: the best this CPU runs)");
+}
+
+void large_matrix_product_by(ProductKernel kernel, const MatrixOperand& a, const MatrixOperand& b, double* c,
+                             std::size_t ldc, std::size_t M, std::size_t K, std::size_t P) {
+  switch (kernel) {
+    case ProductKernel::avx512:
+      return product_avx512::product(a, b, c, ldc, M, K, P, workspace(product_avx512::product_workspace(M, K, P)));
+    case ProductKernel::avx2:
+      return product_avx2::product(a, b, c, ldc, M, K, P, workspace(product_avx2::product_workspace(M, K, P)));
+    case ProductKernel::eigen:
+      return eigen_product(a, b, c, ldc, M, K, P);
+    case ProductKernel::baseline:
+      break;
+  }
+  product_baseline::product(a, b, c, ldc, M, K, P, workspace(product_baseline::product_workspace(M, K, P)));
 }
 
 void large_matrix_product(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
                           std::size_t K, std::size_t P) {
-  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Stride = Eigen::OuterStride<>;
-  using ConstMap = Eigen::Map<const RowMatrix, Eigen::Unaligned, Stride>;
-  const auto m = static_cast<Eigen::Index>(M), k = static_cast<Eigen::Index>(K), p = static_cast<Eigen::Index>(P);
-  const ConstMap A(a.data, a.transposed ? k : m, a.transposed ? m : k, Stride(static_cast<Eigen::Index>(a.stride)));
-  const ConstMap B(b.data, b.transposed ? p : k, b.transposed ? k : p, Stride(static_cast<Eigen::Index>(b.stride)));
-  Eigen::Map<RowMatrix, Eigen::Unaligned, Stride> C(c, m, p, Stride(static_cast<Eigen::Index>(ldc)));
-  if (a.transposed && b.transposed)
-    C.noalias() = A.transpose() * B.transpose();
-  else if (a.transposed)
-    C.noalias() = A.transpose() * B;
-  else if (b.transposed)
-    C.noalias() = A * B.transpose();
-  else
-    C.noalias() = A * B;
+  large_matrix_product_by(chosen_kernel(), a, b, c, ldc, M, K, P);
+}
+
+void large_matrix_product(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
+                          std::size_t ldc, std::size_t M, std::size_t K, std::size_t P) {
+  large_matrix_product(MatrixOperand{a, lda, false}, MatrixOperand{b, ldb, false}, c, ldc, M, K, P);
 }
 
 }  // namespace attn

@@ -1,8 +1,7 @@
-// The large matrix product, most of a paper-sized run's time, in a file of its own so
-// that the build can compile it with the compiler that makes the fastest code of it
-// (CMakeLists.txt: clang++ when installed). Internal to src/. It runs on one thread;
-// matmul.h splits the work between threads. (The softmax's vectorized exp was tried here
-// too and ran 10-20% slower compiled by clang, so it stays in softmax.cpp, built by g++.)
+// The large matrix product, most of a paper-sized run's time: attn's own blocked kernel
+// (product_isa.cpp), compiled once per instruction set, the one this CPU runs best chosen
+// at start-up (attn/product_kernel.h); attn train runs Eigen's (eigen_product.h). Internal
+// to src/. It runs on one thread; matmul.h splits the work between threads.
 #ifndef ATTN_KERNELS_MATRIX_KERNEL_H_
 #define ATTN_KERNELS_MATRIX_KERNEL_H_
 
@@ -10,27 +9,41 @@
 
 namespace attn {
 
+// An operand of c = op(a) @ op(b), for the backward pass's products (dW = Xᵀ·dY,
+// dX = dY·Wᵀ) without a copy: op(a) is (M,K) and op(b) is (K,P), where a is stored
+// row-major as (K,M) when transposed and b as (P,K); stride: elements between the rows of
+// the matrix as stored.
+struct MatrixOperand {
+  const double* data;
+  std::size_t stride;
+  bool transposed;
+};
+
+// The builds of the kernel, by instruction set (the ones ATTN_CPU names), and Eigen's
+// product, which attn train runs (eigen_product.h).
+enum class ProductKernel { baseline, avx2, avx512, eigen };
+constexpr ProductKernel kProductKernels[] = {ProductKernel::baseline, ProductKernel::avx2, ProductKernel::avx512};
+constexpr ProductKernel kAllProductKernels[] = {ProductKernel::baseline, ProductKernel::avx2, ProductKernel::avx512,
+                                                ProductKernel::eigen};
+const char* name_of(ProductKernel kernel);
+// Whether this CPU (and its operating system) runs the kernel's instructions.
+bool cpu_runs(ProductKernel kernel);
+
 // C = A @ B for row-major A (M,K), B (K,P), C (M,P) whose rows are lda, ldb, ldc apart
-// (so that a block of B's columns can be multiplied in place), by Eigen's blocked kernels.
-// Uses FMA where the CPU has it, so the last bits differ from a plain sum; small products
-// never come here (steps/projection.h's matmul). The result depends on the sizes and the
-// CPU only: Eigen packs both operands into aligned buffers before multiplying, and the
-// order of the sums follows the indices, not the addresses.
+// (so that a block of B's columns can be multiplied in place), by the chosen kernel.
+// Small products never come here (steps/projection.h's matmul). The order of the sums is
+// set by the sizes alone (product_isa.cpp), never by the addresses or the thread; with
+// FMA (avx2, avx512) the last bits differ from the baseline's and from a plain sum.
 void large_matrix_product(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
                           std::size_t ldc, std::size_t M, std::size_t K, std::size_t P);
 
-// The same with either operand read transposed, for the backward pass (dW = Xᵀ·dY,
-// dX = dY·Wᵀ) without a copy: op(a) is (M,K) and op(b) is (K,P), where a is stored
-// row-major as (K,M) when a_transposed (rows lda apart) and b as (P,K) when b_transposed.
-// Eigen packs a transposed operand as it packs any other, so the result, too, depends on
-// the sizes and the CPU only.
-struct MatrixOperand {
-  const double* data;
-  std::size_t stride;  // elements between the rows of the matrix as stored
-  bool transposed;
-};
+// The same with either operand read transposed.
 void large_matrix_product(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
                           std::size_t K, std::size_t P);
+
+// The same by a given kernel, which the CPU must run (the tests compare the kernels).
+void large_matrix_product_by(ProductKernel kernel, const MatrixOperand& a, const MatrixOperand& b, double* c,
+                             std::size_t ldc, std::size_t M, std::size_t K, std::size_t P);
 
 }  // namespace attn
 

@@ -11,7 +11,7 @@ namespace attn {
 // Up to this many multiply-adds (products) or elements (softmax), a step is computed the
 // plain way, by the reference loops in its own file, as NumPy and a hand calculation
 // would: every walkthrough's numbers are the same on any CPU. Above it, the fast kernels
-// (Eigen's products, a vectorized exp).
+// (attn's blocked products, a vectorized exp).
 constexpr std::size_t kExactMaxElements = std::size_t{1} << 15;
 
 // When a loop is worth the second thread. Waking it costs microseconds on an idle
