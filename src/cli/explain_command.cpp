@@ -324,7 +324,7 @@ int run_explain(const ExplainOptions& options) {
   Trace trace(!input.batched);
   trace.keep_entries(!options.quiet || run.dump_to_stdout() || !options.html_path.empty());
   run.open_dump();
-  const WalkthroughOptions walkthrough = walkthrough_options(options);
+  const WalkthroughOptions walkthrough = options_for_model(walkthrough_options(options), model);
   check_selection(walkthrough, model, input);
   // The walkthrough is written once the run is over, its map first (and a wrong --steps
   // number is an error alone); --pause pages through it.
