@@ -6,6 +6,7 @@
 #define ATTN_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,6 +112,21 @@ struct OutputWeights {
   Tensor b;  // (V,), or empty
 };
 
+// Where a model read from a Hugging Face checkpoint came from (model/hf_model.h); empty
+// (no architecture) for attn's own model files.
+struct CheckpointSource {
+  std::string folder;        // where the files were found (a Hub name's snapshot folder)
+  std::string architecture;  // config.json's, "GPT2LMHeadModel"
+  // Which checkpoint tensor each weight is, by its parameter path (parameter_name,
+  // attn/trace.h): "decoder.0.self_attention.W_q" -> "h.0.attn.c_attn.weight[:, 0:768]".
+  std::map<std::string, std::string> tensor_names;
+  std::vector<std::size_t> eos_token_ids;  // where generation stops (generation_config.json's, else config.json's)
+  std::size_t max_positions = 0;           // the positions the model was made for
+  std::size_t tokenizer_size = 0;          // the tokenizer's tokens; rows past them are "<row N>"
+
+  bool present() const { return !architecture.empty(); }
+};
+
 struct Model {
   std::string source;  // file name for messages ("model.json", "<default model>")
   ModelConfig config;
@@ -131,6 +147,7 @@ struct Model {
   std::vector<DecoderLayerWeights> decoder;
   NormWeights decoder_norm;
   OutputWeights output;
+  CheckpointSource checkpoint;  // a Hugging Face checkpoint's origin, or empty
 
   // Whether the model has decoder layers (an encoder-decoder's or a decoder-only model's).
   bool has_decoder() const { return !decoder.empty(); }
@@ -140,6 +157,13 @@ struct Model {
   // Whether a decoder reads a target sequence beside the source (an encoder-decoder).
   bool has_target() const { return has_decoder() && !decoder_only(); }
 };
+
+// A token as a learner reads it: a checkpoint's piece as its tokenizer shows it
+// (display_piece: "Ġcat" and "▁cat" as "␣cat", a byte-fallback piece as "<0xE2>"); "<row N>"
+// and every token of attn's own models as it is. Defined in src/model/readable_token.cpp.
+std::string readable_token(const Model& model, const std::string& token);
+// The vocabulary's token `id` so (its row name: "<row N>" past a checkpoint's tokenizer).
+std::string readable_token(const Model& model, std::size_t id);
 
 // How many learned numbers: the sizes of parameters() (attn/parameters.h, the one list of
 // a model's weights) added up. Defined in src/model/parameter_count.cpp.

@@ -26,6 +26,9 @@ struct LoadOptions {
   // The run is attn grad's: the forward trace is kept whole and the backward pass adds a
   // gradient for every tensor and every weight (counted in the memory estimate).
   bool backward = false;
+  // The run records the logit lens (attn explain --lens): every layer's lens.<l>.norm,
+  // .logits and .probabilities, kept (counted in the memory estimate).
+  bool lens = false;
 };
 
 // A model as loaded, and the input its source gives (empty when it gives none).
@@ -37,7 +40,7 @@ struct LoadedModel {
 // The formats a model comes in.
 enum class ModelFormat {
   ModelFile,          // attn's JSON model file (docs/model-file.md), or "-" for standard input
-  HuggingFaceFolder,  // a folder with config.json and safetensors (issue 22: not yet read)
+  HuggingFaceFolder,  // a folder with config.json, safetensors and the tokenizer's files (docs/real-models.md)
 };
 // Which format `source` is, from what is there: a folder holding config.json, else a model
 // file (whose reader names what it found, a folder without config.json say).
@@ -45,8 +48,15 @@ ModelFormat model_format_of(const std::string& source);
 
 // The one door: loads `source` whatever its format, then checks the loaded description (the
 // run's memory against options.max_memory_bytes, the input against the vocabulary) the same
-// way for every format. InputError for a format attn cannot read yet.
+// way for every format.
 LoadedModel load_model(const std::string& source, const LoadOptions& options = {});
+
+// A Hugging Face checkpoint, a folder or a Hub name found offline (--model): its weights
+// (load_hf_model, estimated from config.json against options.max_memory_bytes before any is
+// read) and its tokenizer (load_tokenizer), the embedding's rows named by the tokenizer's
+// pieces ("<row N>" past them), Model::checkpoint saying where it came from. No input: a
+// text is encoded by replace_source_text.
+LoadedModel load_checkpoint(const std::string& source, const LoadOptions& options = {});
 
 // The JSON model file. The path "-" reads the model from standard input, named "<stdin>" in
 // errors.
@@ -91,6 +101,7 @@ struct RunSize {
   std::size_t position_rows = 0;  // a learned position table's max_len
   bool trace_kept = true;         // false: one layer's activations at a time, not every layer's
   bool backward = false;          // attn grad: every layer's activations, their gradients, the weights' gradients
+  bool lens = false;              // --lens: per layer of the last stack its output, norm, logits and probabilities
 };
 
 // The sizes of a run of the model on `input`: B, S (in tokens), T, the layers, V.

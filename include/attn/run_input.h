@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/parameters.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -33,6 +34,32 @@ struct TokenInput {
   bool empty() const { return texts.empty() && tokens.empty(); }
 };
 
+// One attention head whose context an ablation replaces (--ablate): head `head` of the
+// self-attention of layer `layer` of `stack` (the encoder's attention, the decoder's masked
+// self-attention).
+struct HeadAblation {
+  Stack stack = Stack::Decoder;
+  int layer = 0;
+  std::size_t head = 0;
+  bool operator==(const HeadAblation& o) const { return stack == o.stack && layer == o.layer && head == o.head; }
+};
+
+// What a run changes in the model's computation without changing the model: the heads
+// ablated (their context zeroed, or with `mean` replaced by its mean over positions,
+// recorded as <block>.context_ablated, docs/heads.md).
+struct Ablation {
+  std::vector<HeadAblation> heads;
+  bool mean = false;
+  bool empty() const { return heads.empty(); }
+  // The heads ablated in one stack's layer, in the order given.
+  std::vector<std::size_t> heads_of(Stack stack, int layer) const {
+    std::vector<std::size_t> out;
+    for (const HeadAblation& h : heads)
+      if (h.stack == stack && h.layer == layer) out.push_back(h.head);
+    return out;
+  }
+};
+
 struct RunInput {
   bool batched = true;  // false when the input was one sequence: print without B
 
@@ -50,6 +77,12 @@ struct RunInput {
   // them (they belong to the file's input).
   Tensor labels;
   Tensor output_grad;
+
+  // The heads this run ablates (attn explain and attn heads --ablate); none by default.
+  Ablation ablation;
+  // Whether the run records the logit lens (attn explain --lens): after every layer of the
+  // last stack, its final norm and the output head, lens.<l>.norm/.logits/.probabilities.
+  bool lens = false;
 
   bool has_tokens() const { return !source_tokens.empty(); }
 };

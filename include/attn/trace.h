@@ -42,7 +42,7 @@ constexpr std::size_t kStepKindCount = 0
     ;
 
 // Where the entries of a kind sit, which makes their names (step_kinds.def explains each).
-enum class EntryPlace : std::uint8_t { Input, Mask, Layer, StackEnd, Model, Gradient };
+enum class EntryPlace : std::uint8_t { Input, Mask, Layer, StackEnd, Model, Gradient, Lens };
 
 // A row of the table of step kinds, as the forward pass and the walkthrough read it (the
 // printers are present/'s: print_context.cpp reads them from the same rows).
@@ -74,7 +74,7 @@ struct StepId {
   Stack stack = Stack::None;
   int layer = -1;  // the layer's index in its stack; -1 outside the layers
   Block block = Block::None;
-  int number = 0;  // residualN and normN: which sub-layer of the layer (1, 2, 3)
+  int number = 0;  // residualN and normN: which sub-layer of the layer (1, 2, 3); the lens: its layer
   // attn grad: the entry is dL/d(the entry this id names without the flag), "grad.<name>".
   bool gradient = false;
   // For kind Weight: which weight of the place, and its head (per-head matrices; else -1).

@@ -102,6 +102,11 @@ struct WalkthroughOptions {
   std::array<std::size_t, 4> cell = {0, 0, 0, 0};  // --cell b,h,i,j: the element worked out
   bool cell_given = false;
   StepFilter filter;
+  // --ablate: the next-token probabilities of the same input without the ablation, (B?,T,V)
+  // as output.probabilities; the walkthrough shows them beside the ablated run's.
+  std::shared_ptr<const Tensor> unablated_probabilities;
+  // How the ablation was named on the command line ("decoder.1.1, zeroed"), for its table.
+  std::string ablation_label;
 };
 
 // The options as the lesson of `model` uses them. A big model (more heads in its longest

@@ -13,13 +13,26 @@ namespace attn {
 
 namespace {
 
-// The backward of one projection, X @ W + b -> P: adds dW and db to the weights' gradients
-// and returns dX.
-Tensor projection_backward(const Tensor& x, const Tensor& W, const Tensor& b, WeightKind w_kind, WeightKind b_kind,
-                           const AttentionWeights& weights, const GradScope& at, const Tensor& dp) {
-  ProjectionGradients g = linear_projection_backward(x, W, !b.data.empty(), dp);
+// The backward of one projection, X @ W (+ b, its own step) -> P: records dL/dP (after the
+// bias, then before it, the same tensor) for `kind` (Query, Key, Value), adds dW and db to
+// the weights' gradients and returns dX.
+Tensor projection_backward(const Tensor& x, const Tensor& W, const Tensor& b, StepKind kind, StepKind heads,
+                           const AttentionWeights& weights, const GradScope& at, Tensor dp) {
+  const bool query = kind == StepKind::Query, key = kind == StepKind::Key;
+  const WeightKind w_kind = query ? WeightKind::W_q : key ? WeightKind::W_k : WeightKind::W_v;
+  const WeightKind b_kind = query ? WeightKind::b_q : key ? WeightKind::b_k : WeightKind::b_v;
+  const StepKind biased = query ? StepKind::BiasedQuery : key ? StepKind::BiasedKey : StepKind::BiasedValue;
+  ProjectionGradients g = linear_projection_backward(x, W, false, dp);
   at.weights().add_projection(at.weight_id(w_kind), weights, std::move(g.dW));
-  if (!b.data.empty()) at.weights().add(at.weight_id(b_kind), std::move(g.db));
+  if (b.data.empty()) {
+    at.record(kind, std::move(dp), {at.kept_gradient(heads)});
+    return std::move(g.dx);
+  }
+  // + b: dL/db = Σ dL/dP over positions; dL/d(X @ W) = dL/dP
+  at.weights().add(at.weight_id(b_kind), add_bias_backward(dp, W.axes.size() == 2 ? W.axes[1] : ""));
+  Tensor dproduct = dp;
+  at.record(biased, std::move(dp), {at.kept_gradient(heads)});
+  at.record(kind, std::move(dproduct), {at.kept_gradient(biased)});
   return std::move(g.dx);
 }
 
@@ -56,13 +69,11 @@ AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_
   const Tensor xkv_own = x_kv == x_q ? Tensor() : at.value(x_kv);
   const Tensor& xkv = x_kv == x_q ? xq : xkv_own;
   AttentionInputGradients g;
-  g.dx_q = projection_backward(xq, w.W_q, w.b_q, WeightKind::W_q, WeightKind::b_q, w, at, dq);
-  const Tensor dx_k = projection_backward(xkv, w.W_k, w.b_k, WeightKind::W_k, WeightKind::b_k, w, at, dk);
-  const Tensor dx_v = projection_backward(xkv, w.W_v, w.b_v, WeightKind::W_v, WeightKind::b_v, w, at, dv);
+  const Tensor dx_v =
+      projection_backward(xkv, w.W_v, w.b_v, StepKind::Value, StepKind::ValueHeads, w, at, std::move(dv));
+  const Tensor dx_k = projection_backward(xkv, w.W_k, w.b_k, StepKind::Key, StepKind::KeyHeads, w, at, std::move(dk));
+  g.dx_q = projection_backward(xq, w.W_q, w.b_q, StepKind::Query, StepKind::QueryHeads, w, at, std::move(dq));
   g.dx_kv = gradient_sum(dx_k, dx_v);
-  at.record(StepKind::Value, std::move(dv), {at.kept_gradient(StepKind::ValueHeads)});
-  at.record(StepKind::Key, std::move(dk), {at.kept_gradient(StepKind::KeyHeads)});
-  at.record(StepKind::Query, std::move(dq), {at.kept_gradient(StepKind::QueryHeads)});
   return g;
 }
 

@@ -26,6 +26,7 @@
 #include "pager.h"
 #include "present/progress.h"
 #include "present/terminal.h"
+#include "reading_options.h"
 #include "standard_streams.h"
 #include "validators.h"
 
@@ -135,17 +136,25 @@ LoadedModel load_run_model(const ExplainOptions& options, LoadOptions& load) {
   if (!options.example.empty()) {
     const BundledExample& example = find_example(options.example);
     loaded = load_model_text(example.json, std::string("example ") + example.name, load);
+  } else if (!options.checkpoint.empty()) {
+    loaded = load_checkpoint(options.checkpoint, load);
   } else {
     loaded = options.model_file.empty() ? load_model_text(default_model_json(), kDefaultModelSource, load)
                                         : load_model(options.model_file, load);
   }
-  if (!options.text.empty()) replace_source_text(loaded.model, loaded.input, options.text, "text (command line)");
+  // A checkpoint has no input of its own: its text is the command line's (an empty one is
+  // refused by name), encoded by its tokenizer.
+  const bool checkpoint = loaded.model.checkpoint.present();
+  if (!options.text.empty() || (checkpoint && !options.text_optional))
+    replace_source_text(loaded.model, loaded.input, options.text, "text (command line)");
+  if (checkpoint && loaded.input.has_tokens()) check_run_memory(loaded.model, loaded.input, load);
   if (!options.target.empty())
     replace_target_text(loaded.model, loaded.input, options.target, "--target (command line)");
   return loaded;
 }
 
 std::string model_source_name(const ExplainOptions& options) {
+  if (!options.checkpoint.empty()) return options.checkpoint;
   if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
   return options.model_file.empty() ? kDefaultModelSource : model_file_name(options.model_file);
 }
@@ -165,10 +174,21 @@ void add_model_options(CLI::App& command, ExplainOptions& options) {
       ->excludes("--config")
       ->check(non_empty("an example name ('attn examples' lists them)"))
       ->check(values_from(ValueList::Examples));
+  add_checkpoint_option(command, options);
   command
       .add_option("--max-memory", options.max_memory_gib,
                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(memory_limit_gib());
+}
+
+void add_checkpoint_option(CLI::App& command, ExplainOptions& options) {
+  command
+      .add_option("--model", options.checkpoint,
+                  "A Hugging Face model: a folder holding config.json, safetensors and the tokenizer's files, or a Hub "
+                  "name found in the local cache (docs/real-models.md)")
+      ->check(non_empty("a folder or a Hub name"))
+      ->excludes("--config")
+      ->excludes("--example");
 }
 
 void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool with_html) {
@@ -242,6 +262,7 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
       "explain", "Run a model and show every step of attention: formula, shapes on both sides, and the numbers");
   add_model_options(*explain, options);
   add_walkthrough_options(*explain, options, /*with_html=*/true);
+  add_reading_options(*explain, options, /*with_lens=*/true);
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -307,6 +328,7 @@ int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
+  load.lens = options.lens;
   CommandRun run(options, "attn explain", load);
   const Model& model = run.model();
   RunInput& input = run.input();
@@ -324,7 +346,9 @@ int run_explain(const ExplainOptions& options) {
   Trace trace(!input.batched);
   trace.keep_entries(!options.quiet || run.dump_to_stdout() || !options.html_path.empty());
   run.open_dump();
-  const WalkthroughOptions walkthrough = options_for_model(walkthrough_options(options), model);
+  WalkthroughOptions walkthrough = options_for_model(walkthrough_options(options), model);
+  // --lens and --ablate (the greedy target above is the unablated model's own)
+  apply_reading_options(options, model, input, options.quiet && options.html_path.empty() ? nullptr : &walkthrough);
   check_selection(walkthrough, model, input);
   // The walkthrough is written once the run is over, its map first (and a wrong --steps
   // number is an error alone); --pause pages through it.

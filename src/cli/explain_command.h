@@ -18,6 +18,8 @@ struct ExplainOptions {
   std::string target;                      // --target: the decoder's input sentence
   std::string model_file;                  // -c FILE; empty: the built-in default model
   std::string example;                     // --example NAME: a bundled example instead of a file
+  std::string checkpoint;                  // --model DIR|NAME: a Hugging Face checkpoint
+  bool text_optional = false;              // attn heads: a checkpoint needs no TEXT (it makes one)
   std::string dump_path;                   // --dump FILE, "-" for stdout
   std::string json_non_finite = "string";  // --json-nonfinite: string | null | literal
   std::string html_path;                   // --html FILE: the walkthrough as a web page
@@ -40,9 +42,15 @@ struct ExplainOptions {
   std::string color = "auto";                      // auto | always | never
   std::string heatmap = "auto";                    // auto | color | shade | ascii
   bool list_only = false;                          // attn steps: titles, formulas and shapes only
+  // Reading what the model learned (docs/heads.md).
+  bool lens = false;         // --lens: the logit lens after every layer
+  std::string ablate;        // --ablate L.H[,L.H...]: heads whose context is replaced
+  bool ablate_mean = false;  // --ablate-mean: by its mean over positions, not zero
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);
+// --model DIR|NAME, which excludes -c and -e (given after them).
+void add_checkpoint_option(CLI::App& command, ExplainOptions& options);
 // The options explain and steps share: which model and which input.
 void add_model_options(CLI::App& command, ExplainOptions& options);
 // The options explain and grad share: the dump, printing and the teaching controls; and

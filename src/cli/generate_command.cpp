@@ -1,5 +1,6 @@
 #include "generate_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -106,6 +107,7 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
       ->excludes("--config")
       ->check(non_empty("an example name ('attn examples' lists them)"))
       ->check(values_from(ValueList::Examples));
+  add_checkpoint_option(*generate, run);
   generate->add_option("-n,--max-new-tokens", options.max_new_tokens, "Generate at most N tokens")
       ->transform(non_negative_integer())
       ->capture_default_str();
@@ -159,6 +161,8 @@ struct Generation {
   std::vector<std::string> tokens;  // the decoder's sequence so far
   std::unique_ptr<KvCacheDecoder> decoder;
   std::optional<std::size_t> stop;
+  std::vector<std::size_t> eos_ids;  // a checkpoint's eos_token_ids: generation stops at any of them
+  std::vector<std::size_t> generated_ids;
   WalkthroughOptions walk;
   std::unique_ptr<TraceDump> dump;
   std::unique_ptr<HtmlLesson> lesson;
@@ -184,7 +188,8 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   const Model& model = g->model();
   g->tokens = start_tokens(model, g->loaded.input);
   g->decoder = std::make_unique<KvCacheDecoder>(model);  // no output head: refused here
-  g->stop = model.vocab.find(options.stop);
+  g->stop = model.checkpoint.present() ? model.vocab.exact(options.stop) : model.vocab.find(options.stop);
+  if (model.checkpoint.present()) g->eos_ids = model.checkpoint.eos_token_ids;
   if (!g->stop && options.stop != Vocabulary::kEnd)
     throw InputError("--stop", "",
                      fmt::format("\"{}\" is not in the vocabulary of {}, so it could never be generated",
@@ -201,6 +206,21 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   return g;
 }
 
+// Where generation stops, for its heading: "stops after \"<EOS>\"", or a checkpoint's
+// "stops at eos_token_id 50256 (␣<|endoftext|>)".
+std::string stop_text(const Generation& g) {
+  std::string out;
+  if (g.stop || g.eos_ids.empty()) out = fmt::format("stops after \"{}\"", printable(g.options.stop));
+  if (g.eos_ids.empty()) return out;
+  const Model& model = g.model();
+  std::string ids;
+  for (const std::size_t id : g.eos_ids)
+    ids += fmt::format("{}{} ({})", ids.empty() ? "" : ", ", id,
+                       id < model.vocab.size() ? printable(readable_token(model, model.vocab.token(id))) : "?");
+  return out + (out.empty() ? "" : ", ") +
+         fmt::format("stops at eos_token_id{} {}", g.eos_ids.size() == 1 ? "" : "s", ids);
+}
+
 // Step 0: the prompt (and for an encoder-decoder the source), the whole run shown; its keys
 // and values fill the cache.
 void run_prompt(Generation& g, Trace& prompt) {
@@ -213,13 +233,13 @@ void run_prompt(Generation& g, Trace& prompt) {
   });
   if (g.draw) {
     if (g.terminal)
-      g.out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; stops after \"{}\"\n",
+      g.out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}\n",
                            printable(model.source), g.tokens.size(), g.tokens.size() == 1 ? "" : "s",
                            options.max_new_tokens,
                            options.temperature == 0
                                ? "greedy (temperature 0)"
                                : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
-                           printable(options.stop));
+                           stop_text(g));
     const std::string first =
         fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
     if (g.terminal) g.out << "\n" << first << "\n";
@@ -266,9 +286,19 @@ void generate_tokens(Generation& g) {
     if (choice.draw) ++draws;
     const std::string token = model.vocab.token(choice.id);
     if (g.stop && choice.id == *g.stop) break;
+    if (std::find(g.eos_ids.begin(), g.eos_ids.end(), choice.id) != g.eos_ids.end()) break;
     g.generated.push_back(token);
+    g.generated_ids.push_back(choice.id);
     g.tokens.push_back(token);
     if (n == options.max_new_tokens) break;
+    if (model.checkpoint.present() && model.checkpoint.max_positions &&
+        g.decoder->length() >= model.checkpoint.max_positions) {
+      const std::string note =
+          fmt::format("the model has {} positions: no room for more", model.checkpoint.max_positions);
+      if (g.terminal) g.out << "\nnote: " << note << "\n";
+      if (g.page) g.page->note(note);
+      break;
+    }
     if (model.config.positional_encoding == PositionalEncoding::Learned &&
         g.decoder->length() >= model.config.max_len) {
       const std::string note = fmt::format("the position table has {} rows: no room for more", model.config.max_len);
@@ -290,11 +320,23 @@ void generate_tokens(Generation& g) {
   }
 }
 
+// A checkpoint's generated ids as its tokenizer decodes them (skipping special tokens and
+// the rows no token has), in quotes: its text starts with its space (" Cere arrows").
+std::string decoded_text(const Model& model, const std::vector<std::size_t>& ids) {
+  std::vector<std::size_t> tokens;
+  for (const std::size_t id : ids)
+    if (id < model.tokenizer->size()) tokens.push_back(id);
+  return "\"" + model.tokenizer->decode(tokens, true) + "\"";
+}
+
 // What was generated, on the terminal (or alone with --quiet) and the page; then the lesson
 // and the dump committed.
 void finish(Generation& g, const Trace& prompt) {
   std::string text;
-  for (const auto& t : g.generated) text += (text.empty() ? "" : " ") + t;
+  if (g.model().checkpoint.present())
+    text = printable(decoded_text(g.model(), g.generated_ids));
+  else
+    for (const auto& t : g.generated) text += (text.empty() ? "" : " ") + t;
   const std::string count = fmt::format("{} token{}", g.generated.size(), g.generated.size() == 1 ? "" : "s");
   const std::string saved = fmt::format(
       "The KV cache saved {} multiply-adds over running the whole prefix for every token.", grouped_number(g.saved));

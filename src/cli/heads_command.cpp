@@ -1,6 +1,7 @@
 #include "heads_command.h"
 
 #include <algorithm>
+#include <array>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -11,6 +12,9 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "core/numpy_random.h"
+#include "core/top_k.h"
+#include "forward/ablation.h"
+#include "reading_options.h"
 #include "validators.h"
 
 namespace attn::cli {
@@ -47,6 +51,31 @@ std::string repeated_sequence(const Vocabulary& vocab, std::uint32_t seed) {
   return (bos ? std::string(Vocabulary::kBegin) + " " : "") + segment + " " + segment;
 }
 
+// A checkpoint's version of it, as TransformerLens's induction test: the tokenizer's begin
+// token (GPT-2's <|endoftext|>, which begins and ends), then L distinct ordinary (not
+// special) tokens drawn as above, then the same L again; L = 10, or less to fit the
+// model's positions.
+std::vector<std::string> repeated_pieces(const Model& model, std::uint32_t seed) {
+  const Tokenizer& tokenizer = *model.tokenizer;
+  std::vector<std::size_t> ordinary;
+  for (std::size_t id = 0; id < tokenizer.size(); ++id)
+    if (!tokenizer.is_special(id)) ordinary.push_back(id);
+  auto begin = tokenizer.special_id(SpecialRole::Begin);
+  if (!begin) begin = tokenizer.special_id(SpecialRole::End);
+  const std::size_t positions = model.checkpoint.max_positions ? model.checkpoint.max_positions : 21;
+  const std::size_t L = std::min<std::size_t>({10, ordinary.size(), (positions - (begin ? 1 : 0)) / 2});
+  if (L < 2)
+    throw InputError("attn heads", "",
+                     "expected room for 2 ordinary tokens twice in this model, found none; give TEXT");
+  NumpyRandom rng(seed);
+  const std::vector<std::size_t> order = rng.permutation(ordinary.size());
+  std::vector<std::string> pieces;
+  if (begin) pieces.push_back(tokenizer.piece(*begin));
+  for (int twice = 0; twice < 2; ++twice)
+    for (std::size_t i = 0; i < L; ++i) pieces.push_back(tokenizer.piece(ordinary[order[i]]));
+  return pieces;
+}
+
 std::vector<std::size_t> ids_of(const Tensor& token_ids) {
   std::vector<std::size_t> ids;
   for (double v : token_ids.data) ids.push_back(static_cast<std::size_t>(v));
@@ -56,7 +85,9 @@ std::vector<std::size_t> ids_of(const Tensor& token_ids) {
 // What a run keeps for the scores: the attention weights of every block and the token ids,
 // copied as the forward pass records them (the trace itself keeps nothing, so a large model
 // holds no more than these).
-std::vector<TraceEntry> attention_records(const Model& model, const RunInput& input, Trace& trace) {
+// `probabilities` gets the run's next-token probabilities (an output head's; else its output).
+std::vector<TraceEntry> attention_records(const Model& model, const RunInput& input, Trace& trace,
+                                          Tensor* probabilities) {
   std::vector<TraceEntry> kept;
   trace.keep_entries(false);
   trace.set_sink([&kept](const TraceRecord& r) {
@@ -65,7 +96,7 @@ std::vector<TraceEntry> attention_records(const Model& model, const RunInput& in
     std::copy(r.data, r.data + t.size(), t.data.begin());
     kept.push_back(TraceEntry{r.id, r.name, std::move(t), {}});
   });
-  run_model(model, input, trace);
+  *probabilities = run_model(model, input, trace);
   return kept;
 }
 
@@ -145,7 +176,7 @@ void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads) {
 }
 
 void print_json(std::ostream& out, const std::vector<std::string>& sequence, const std::vector<std::string>* target,
-                const std::vector<ScoredHead>& heads) {
+                const std::vector<ScoredHead>& heads, const nlohmann::ordered_json* ablation) {
   nlohmann::ordered_json doc;
   doc["sequence"] = sequence;
   if (target) doc["target"] = *target;
@@ -159,9 +190,73 @@ void print_json(std::ostream& out, const std::vector<std::string>& sequence, con
     j["role"] = strongest_role(h.scores);
     doc["heads"].push_back(j);
   }
+  if (ablation) doc["ablation"] = *ablation;
   out << doc.dump() << "\n";
 }
 
+// One position's next token without and with the ablation.
+struct PositionChange {
+  std::size_t position = 0;
+  std::string after;             // the token at the position
+  std::size_t unablated_id = 0;  // the unablated run's most probable next token
+  double unablated_p = 0;
+  double ablated_p = 0;        // that token's probability with the ablation
+  std::size_t ablated_id = 0;  // the ablated run's most probable next token
+  double ablated_pick_p = 0;
+};
+
+std::vector<PositionChange> position_changes(const Model& model, const Tensor& unablated, const Tensor& ablated,
+                                             const std::vector<std::string>& tokens) {
+  std::vector<PositionChange> out;
+  const std::size_t V = model.vocab.size();
+  if (!model.output.present || unablated.size() != ablated.size() || ablated.size() % V) return out;
+  const std::vector<std::size_t> never = model.vocab.never_written_ids();
+  for (std::size_t i = 0; i < ablated.size() / V && i < tokens.size(); ++i) {
+    const auto before = top_tokens(unablated.data.data() + i * V, V, 1, never);
+    const auto after = top_tokens(ablated.data.data() + i * V, V, 1, never);
+    if (before.empty() || after.empty()) continue;
+    out.push_back({i, tokens[i], before[0].id, before[0].probability, ablated.data[i * V + before[0].id], after[0].id,
+                   after[0].probability});
+  }
+  return out;
+}
+
+void print_changes(std::ostream& out, const Model& model, const std::vector<PositionChange>& changes,
+                   const std::string& label) {
+  out << "\nnext tokens without and with the ablation (" << label << "):\n";
+  std::vector<std::array<std::string, 4>> rows = {{"", "unablated", "ablated p", "ablated pick"}};
+  for (const PositionChange& c : changes)
+    rows.push_back({fmt::format("{} after {}", c.position, c.after),
+                    fmt::format("{} {:.4f}", model.vocab.token(c.unablated_id), c.unablated_p),
+                    fmt::format("{:.4f}", c.ablated_p),
+                    fmt::format("{} {:.4f}", model.vocab.token(c.ablated_id), c.ablated_pick_p)});
+  std::array<std::size_t, 4> width{};
+  for (const auto& r : rows)
+    for (std::size_t k = 0; k < 4; ++k) width[k] = std::max(width[k], r[k].size());
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t k = 0; k < 4; ++k) line += fmt::format("{:<{}}  ", r[k], width[k]);
+    out << without_trailing_spaces(line) << "\n";
+  }
+}
+
+nlohmann::ordered_json changes_json(const Model& model, const Ablation& ablation,
+                                    const std::vector<PositionChange>& changes) {
+  nlohmann::ordered_json j;
+  j["heads"] = nlohmann::ordered_json::array();
+  for (const HeadAblation& h : ablation.heads)
+    j["heads"].push_back(
+        {{"stack", h.stack == Stack::Encoder ? "encoder" : "decoder"}, {"layer", h.layer}, {"head", h.head}});
+  j["mean"] = ablation.mean;
+  j["positions"] = nlohmann::ordered_json::array();
+  for (const PositionChange& c : changes)
+    j["positions"].push_back({{"position", c.position},
+                              {"after", c.after},
+                              {"unablated", {{"token", model.vocab.token(c.unablated_id)}, {"p", c.unablated_p}}},
+                              {"ablated_p", c.ablated_p},
+                              {"ablated", {{"token", model.vocab.token(c.ablated_id)}, {"p", c.ablated_pick_p}}}});
+  return j;
+}
 }  // namespace
 
 void setup_heads(CLI::App& app, HeadsOptions& options) {
@@ -178,9 +273,11 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
       ->excludes("--config")
       ->check(non_empty("an example name ('attn examples' lists them)"))
       ->check(values_from(ValueList::Examples));
+  add_checkpoint_option(*heads, run);
   heads->add_flag("--json", options.json, "Every score of every head as JSON, on stdout");
   heads->add_option("--seed", options.seed, "Without TEXT: the random sequence's np.random.seed")
       ->capture_default_str();
+  add_reading_options(*heads, run, /*with_lens=*/false);
   heads->callback([&options]() {
     const int code = run_heads(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -190,10 +287,16 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
 int run_heads(const HeadsOptions& options) {
   LoadOptions load;
   ExplainOptions run = options.run;
+  run.text_optional = true;
   LoadedModel loaded = load_run_model(run, load);
   const Model& model = loaded.model;
   RunInput& input = loaded.input;
-  if (run.text.empty()) {
+  if (run.text.empty() && model.checkpoint.present()) {
+    input = RunInput{};
+    input.batched = false;
+    input.source_tokens.tokens.push_back(repeated_pieces(model, options.seed));
+    input.source_tokens.json_path = "the random repeated sequence";
+  } else if (run.text.empty()) {
     if (!input.has_tokens())
       throw InputError(model_source_name(run), "input", "attn heads reads text: this model's input is numbers");
     replace_source_text(model, input, repeated_sequence(model.vocab, options.seed), "the random repeated sequence");
@@ -203,24 +306,45 @@ int run_heads(const HeadsOptions& options) {
                      "attn heads measures one sequence; give TEXT on the command line");
   if (input.target_tokens.from_bos) extend_target_greedily(model, input, generated_length(input));
   check_run_memory(model, input, load);
+  // --ablate: the heads' scores and the probabilities of the ablated run, beside the
+  // unablated run's probabilities (the target above is the unablated model's own).
+  Tensor unablated;
+  if (!run.ablate.empty()) {
+    unablated = unablated_probabilities(model, input);
+    input.ablation = parse_ablation(run.ablate, run.ablate_mean, model);
+  }
   Trace trace(true);
-  const std::vector<ScoredHead> heads = score_heads(attention_records(model, input, trace));
+  Tensor probabilities;
+  const std::vector<ScoredHead> heads = score_heads(attention_records(model, input, trace, &probabilities));
   const auto* tokens = trace.tokens(Sequence::Source);
   const std::vector<std::string> sequence = tokens ? tokens->front() : std::vector<std::string>{};
   const auto* target = model.has_target() ? trace.tokens(Sequence::Target) : nullptr;
+  const std::vector<PositionChange> changes =
+      input.ablation.empty() ? std::vector<PositionChange>{}
+                             : position_changes(model, unablated, probabilities, target ? target->front() : sequence);
   if (options.json) {
-    print_json(std::cout, sequence, target ? &target->front() : nullptr, heads);
+    const nlohmann::ordered_json ablation = changes_json(model, input.ablation, changes);
+    print_json(std::cout, sequence, target ? &target->front() : nullptr, heads,
+               input.ablation.empty() ? nullptr : &ablation);
     return 0;
   }
   std::string joined;
-  for (const std::string& t : sequence) joined += (joined.empty() ? "" : " ") + t;
+  for (const std::string& t : sequence) {
+    // A checkpoint's pieces readable, beside their ids: "␣cat"→3797.
+    const auto id = model.checkpoint.present() ? model.vocab.exact(t) : std::nullopt;
+    joined += (joined.empty() ? "" : " ") + (id ? fmt::format("\"{}\"→{}", readable_token(model, t), *id) : t);
+  }
   std::cout << fmt::format("attn heads: {}, {} tokens: {}\n", model_source_name(run), sequence.size(), joined);
   if (target) {
     std::string text;
     for (const std::string& t : target->front()) text += (text.empty() ? "" : " ") + t;
     std::cout << fmt::format("the decoder read: {}\n", text);
   }
+  if (!input.ablation.empty())
+    std::cout << fmt::format("ablated: {} (the scores below are the ablated run's)\n", ablation_label(input.ablation));
   print_tables(std::cout, heads);
+  if (!input.ablation.empty() && model.output.present)
+    print_changes(std::cout, model, changes, ablation_label(input.ablation));
   return 0;
 }
 

@@ -20,6 +20,7 @@ namespace {
 std::string lesson_subject(const ExplainOptions& options) {
   if (!options.text.empty()) return "\"" + options.text + "\"";
   if (!options.example.empty()) return "example " + options.example;
+  if (!options.checkpoint.empty()) return options.checkpoint;
   return options.model_file.empty() ? "the built-in model" : options.model_file;
 }
 

@@ -36,6 +36,41 @@ std::string summary(const Model& m, const RunInput& in) {
   return parts;
 }
 
+// What a checkpoint is: "GPT2LMHeadModel from DIR: 2 layers, d_model 4, 2 heads of d=2, d_ff
+// 16, vocab 50257 rows; tokenizer byte-level BPE of 50257 tokens; up to 16 positions; N
+// parameters".
+std::string checkpoint_summary(const Model& m) {
+  const ModelConfig& c = m.config;
+  const CheckpointSource& origin = m.checkpoint;
+  return fmt::format(
+      "{} from {}: {} layer{}, d_model {}, {} head{} of d={}{}, d_ff {}, vocab {} rows; tokenizer {} of {} tokens; up "
+      "to {} positions; {} parameters",
+      origin.architecture, origin.folder, m.decoder.size(), m.decoder.size() == 1 ? "" : "s", c.d_model, c.num_heads,
+      c.num_heads == 1 ? "" : "s", c.d_head,
+      c.kv_heads() == c.num_heads ? std::string() : fmt::format(" ({} key/value heads)", c.kv_heads()), c.d_ff,
+      m.vocab.size(), m.tokenizer->kind(), m.tokenizer->size(), origin.max_positions, parameter_count(m));
+}
+
+// Loads one model (a file, or a checkpoint with `checkpoint`) and prints what it is, or
+// every problem: the exit code.
+int validate_one(const std::string& source, bool checkpoint, const LoadOptions& load) {
+  try {
+    if (checkpoint) {
+      const LoadedModel loaded = load_checkpoint(source, load);
+      std::cout << printable(checkpoint_summary(loaded.model)) << "\n";
+    } else {
+      const LoadedModel loaded = load_model(source, load);
+      std::cout << printable(model_file_name(source)) << ": valid: " << summary(loaded.model, loaded.input) << "\n";
+    }
+    return 0;
+  } catch (const InputErrors& e) {
+    for (const auto& error : e.errors()) std::cerr << error.what() << "\n";
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+  }
+  return 2;
+}
+
 }  // namespace
 
 void setup_validate(CLI::App& app, ValidateOptions& options) {
@@ -43,8 +78,11 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
       "validate",
       "Check model files without running them: every problem, one line each (exit 2), or a summary (exit 0)");
   validate->add_option("files", options.files, "Model files (JSON) to check; - reads standard input")
-      ->required()
       ->check(non_empty("a file name"));
+  validate
+      ->add_option("--model", options.checkpoints,
+                   "A Hugging Face model to check (a folder or a Hub name in the local cache); repeatable")
+      ->check(non_empty("a folder or a Hub name"));
   validate
       ->add_option("--max-memory", options.max_memory_gib,
                    "Report runs estimated to need more than this many GiB (default: half the machine's memory)")
@@ -62,19 +100,11 @@ int run_validate(const ValidateOptions& options) {
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   if (std::count(options.files.begin(), options.files.end(), "-") > 1)
     throw InputError(model_file_name("-"), "", "given more than once, but standard input can be read only once");
+  if (options.files.empty() && options.checkpoints.empty())
+    throw InputError("attn validate", "", "expected model files or --model DIR|NAME, found neither");
   int code = 0;
-  for (const auto& file : options.files) {
-    try {
-      const LoadedModel loaded = load_model(file, load);
-      std::cout << printable(model_file_name(file)) << ": valid: " << summary(loaded.model, loaded.input) << "\n";
-    } catch (const InputErrors& e) {
-      for (const auto& error : e.errors()) std::cerr << error.what() << "\n";
-      code = 2;
-    } catch (const InputError& e) {
-      std::cerr << e.what() << "\n";
-      code = 2;
-    }
-  }
+  for (const auto& file : options.files) code = std::max(code, validate_one(file, false, load));
+  for (const auto& checkpoint : options.checkpoints) code = std::max(code, validate_one(checkpoint, true, load));
   return code;
 }
 

@@ -11,6 +11,7 @@ namespace attn::cli {
 
 struct ValidateOptions {
   std::vector<std::string> files;
+  std::vector<std::string> checkpoints;  // --model DIR|NAME, repeatable
   double max_memory_gib = 0;
 };
 

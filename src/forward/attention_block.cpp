@@ -1,5 +1,6 @@
 // Multi-head attention, step by step, as the paper's Figure 2 draws it.
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,19 @@ Tensor kv_heads(Tensor t, std::size_t G, std::size_t H) {
 
 }  // namespace
 
+Traced projected(const Traced& x, const Tensor& W, const Tensor& b, StepKind kind, const char* out_axis,
+                 const TraceScope& at) {
+  // x is (B,S,N), W is (N,M), b is (M,) or empty -> (B,S,M)
+  const bool query = kind == StepKind::Query, key = kind == StepKind::Key;
+  const std::string letter = query ? "q" : key ? "k" : "v";
+  const StepKind biased = query ? StepKind::BiasedQuery : key ? StepKind::BiasedKey : StepKind::BiasedValue;
+  Traced product =
+      at.record(kind, linear_projection(x.value, W, Tensor(), out_axis), {at.operand(x), at.weight("W_" + letter, W)});
+  if (b.data.empty()) return product;
+  // + b: (B,S,M) + (M,) -> (B,S,M)
+  return at.record(biased, add_bias(product.value, b), {at.operand(product), at.weight("b_" + letter, b)});
+}
+
 Traced positioned_heads(Traced heads, const Tensor& qk_gamma, StepKind norm_kind, StepKind rope_kind, bool rope,
                         std::size_t first_position, const ModelConfig& config, const TraceScope& at) {
   // heads is (B,H,S,d) (keys (B,G,T,d)) -> the same shape
@@ -42,6 +56,31 @@ bool uses_rope(const ModelConfig& config, Block block) {
   return config.positional_encoding == PositionalEncoding::RoPE && block != Block::CrossAttention;
 }
 
+namespace {
+
+// The heads' context back to one row per position: ablated first when the run says so
+// (--ablate), merged, through W_o when the block has it. context is (B,H,S,d) -> (B,S,N),
+// else the concat (B,S,H*d).
+Traced merged_output(const Traced& context, const AttentionWeights& w, const TraceScope& at) {
+  // 5b. ablation (--ablate): the named heads' context rows zeroed or replaced by their mean
+  // over positions, (B,H,S,d) -> (B,H,S,d)
+  std::optional<Traced> ablated;
+  if (const std::vector<std::size_t> heads = at.ablated_heads(); !heads.empty())
+    ablated = at.record(StepKind::ContextAblated, ablate_heads(context.value, heads, at.ablates_by_mean()),
+                        {at.operand(context)}, kInputsChecked);
+  const Traced& merged = ablated ? *ablated : context;
+
+  // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
+  Traced concat = at.record(StepKind::MergedHeads, merge_heads(merged.value), {at.operand(merged)}, kInputsChecked);
+  if (!w.has_output_projection()) return concat;
+
+  // 7. output projection: (B,S,H*d) @ (H*d,N) -> (B,S,N)
+  return at.record(StepKind::OutputProjection, linear_projection(concat.value, w.W_o, w.b_o, "N"),
+                   {at.operand(concat), at.weight("W_o", w.W_o)});
+}
+
+}  // namespace
+
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& w, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at) {
   // x_q is (B,S,N), x_kv is (B,T,N), W_q is (N,H*d), W_k/W_v are (N,G*d), W_o is (H*d,N)
@@ -49,12 +88,10 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
 
   // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d); keys and values (B,T,G*d)
   const char* kv_axis = G != H ? "G*d" : "H*d";
-  const Traced q = at.record(StepKind::Query, linear_projection(x_q.value, w.W_q, w.b_q, "H*d"),
-                             {at.operand(x_q), at.weight("W_q", w.W_q)});
-  const Traced k = at.record(StepKind::Key, linear_projection(x_kv.value, w.W_k, w.b_k, kv_axis),
-                             {at.operand(x_kv), at.weight("W_k", w.W_k)});
-  const Traced v = at.record(StepKind::Value, linear_projection(x_kv.value, w.W_v, w.b_v, kv_axis),
-                             {at.operand(x_kv), at.weight("W_v", w.W_v)});
+  // (each plus its bias, b_q (H*d,), b_k and b_v (G*d,), as a step of its own when the block has one)
+  const Traced q = projected(x_q, w.W_q, w.b_q, StepKind::Query, "H*d", at);
+  const Traced k = projected(x_kv, w.W_k, w.b_k, StepKind::Key, kv_axis, at);
+  const Traced v = projected(x_kv, w.W_v, w.b_v, StepKind::Value, kv_axis, at);
 
   // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d); keys and values into G heads
   Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);
@@ -112,13 +149,7 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   const Traced context = at.record(StepKind::Context, attention_context(weights.value, values.value),
                                    {at.operand(weights), at.operand(values)});
 
-  // 6. merge heads: (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d)
-  Traced concat = at.record(StepKind::MergedHeads, merge_heads(context.value), {at.operand(context)}, kInputsChecked);
-  if (!w.has_output_projection()) return concat;
-
-  // 7. output projection: (B,S,H*d) @ (H*d,N) -> (B,S,N)
-  return at.record(StepKind::OutputProjection, linear_projection(concat.value, w.W_o, w.b_o, "N"),
-                   {at.operand(concat), at.weight("W_o", w.W_o)});
+  return merged_output(context, w, at);
 }
 
 }  // namespace attn

@@ -3,6 +3,7 @@
 #include "attn/forward.h"
 
 #include <optional>
+#include <vector>
 
 #include "forward/embedding_block.h"
 #include "forward/layers.h"
@@ -24,7 +25,9 @@ Traced source_input(const Model& model, const RunInput& input, const TraceScope&
 
 // The encoder stack: its layers, then its final LayerNorm when the model has one.
 // x is (B,S,N) -> (B,S,N).
-Traced encoder_stack(const Model& model, Traced x, const Traced* mask, const TraceScope& at) {
+// `outputs` (the logit lens, else nullptr) gets each layer's output.
+Traced encoder_stack(const Model& model, Traced x, const Traced* mask, const TraceScope& at,
+                     std::vector<Traced>* outputs) {
   for (std::size_t i = 0; i < model.encoder.size(); ++i) {
     const EncoderLayerWeights& layer = model.encoder[i];
     const TraceScope layer_scope = at.layer(Stack::Encoder, static_cast<int>(i));
@@ -32,6 +35,7 @@ Traced encoder_stack(const Model& model, Traced x, const Traced* mask, const Tra
       x = encoder_layer(x, layer, mask, model.config, layer_scope);
     else  // an attention block alone (the seeds' examples)
       x = multi_head_attention(x, x, layer.attention, mask, model.config, layer_scope.block(Block::SelfAttention));
+    if (outputs) outputs->push_back(x);
   }
   if (model.encoder_norm.gamma.data.empty()) return x;
   return layer_norm_step(x, model.encoder_norm, StepKind::FinalNorm, 0, model.config, at.layer(Stack::Encoder));
@@ -40,7 +44,7 @@ Traced encoder_stack(const Model& model, Traced x, const Traced* mask, const Tra
 // The decoder stack over the target, attending to the encoder's output (memory), then its
 // final LayerNorm when the model has one. memory is (B,S,N) -> (B,T,N).
 Traced decoder_stack(const Model& model, const RunInput& input, const Traced& memory,
-                     const std::optional<Traced>& source_padding, const TraceScope& at) {
+                     const std::optional<Traced>& source_padding, const TraceScope& at, std::vector<Traced>* outputs) {
   std::optional<Traced> target_padding;
   Tensor y =
       input.target_tokens.empty() ? input.target_X : embed_sequence(model, input.target_tokens, at, &target_padding);
@@ -62,9 +66,11 @@ Traced decoder_stack(const Model& model, const RunInput& input, const Traced& me
     cross_mask = stack.block(Block::CrossAttention).record(StepKind::Mask, std::move(padding));
   }
 
-  for (std::size_t j = 0; j < model.decoder.size(); ++j)
+  for (std::size_t j = 0; j < model.decoder.size(); ++j) {
     x = decoder_layer(x, memory, model.decoder[j], self_mask, cross_mask ? &*cross_mask : nullptr, model.config,
                       at.layer(Stack::Decoder, static_cast<int>(j)));
+    if (outputs) outputs->push_back(x);
+  }
   if (model.decoder_norm.gamma.data.empty()) return x;
   return layer_norm_step(x, model.decoder_norm, StepKind::FinalNorm, 0, model.config, stack);
 }
@@ -72,37 +78,63 @@ Traced decoder_stack(const Model& model, const RunInput& input, const Traced& me
 // A decoder-only (GPT-style) stack over the input x (B,S,N): the causal mask (with the
 // padding's, and the sliding window's when the model has one), the layers, the final
 // LayerNorm when the model has one. -> (B,S,N).
-Traced decoder_only_stack(const Model& model, Traced x, const std::optional<Traced>& padding,
-                          const TraceScope& source) {
+Traced decoder_only_stack(const Model& model, Traced x, const std::optional<Traced>& padding, const TraceScope& source,
+                          std::vector<Traced>* outputs) {
   const TraceScope stack = source.layer(Stack::Decoder);
   const std::size_t S = x.value.shape[1];
   const Traced mask = stack.block(Block::MaskedSelfAttention)
                           .record(StepKind::Mask, attention_mask(S, S, true, padding ? &padding->value : nullptr,
                                                                  model.config.sliding_window));
-  for (std::size_t j = 0; j < model.decoder.size(); ++j)
+  for (std::size_t j = 0; j < model.decoder.size(); ++j) {
     x = decoder_only_layer(x, model.decoder[j], mask, model.config, source.layer(Stack::Decoder, static_cast<int>(j)));
+    if (outputs) outputs->push_back(x);
+  }
   if (model.decoder_norm.gamma.data.empty()) return x;
   return layer_norm_step(x, model.decoder_norm, StepKind::FinalNorm, 0, model.config, stack);
 }
 
-// The output head: (B,T,N) @ (N,V) -> (B,T,V) logits, softmax over the vocabulary.
-Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at) {
+// The output head: (B,T,N) @ (N,V) -> (B,T,V) logits, softmax over the vocabulary; recorded
+// as output.logits and output.probabilities, or as the logit lens's (`logits`, `p`, number).
+Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at,
+                   StepKind logits_kind = StepKind::Logits, StepKind p = StepKind::Probabilities, int number = 0) {
   const std::size_t N = model.embedding.shape.empty() ? 0 : model.embedding.shape[1];
   const std::size_t V = model.embedding.shape.empty() ? 0 : model.embedding.shape[0];
   const Traced logits =
       model.output.tied
-          ? at.record(StepKind::Logits, tied_vocabulary_logits(hidden.value, model.embedding),
-                      {at.operand(hidden), Trace::weight("Eᵀ", {N, V}, {"N", "V"})})
-          : at.record(StepKind::Logits, vocabulary_logits(hidden.value, model.output.W, model.output.b),
-                      {at.operand(hidden), Trace::weight("W_out", model.output.W.shape, model.output.W.axes)});
-  return at.record(StepKind::Probabilities, softmax_rows(logits.value), {at.operand(logits)});
+          ? at.record(logits_kind, tied_vocabulary_logits(hidden.value, model.embedding),
+                      {at.operand(hidden), Trace::weight("Eᵀ", {N, V}, {"N", "V"})}, Trace::Check::Values, number)
+          : at.record(logits_kind, vocabulary_logits(hidden.value, model.output.W, model.output.b),
+                      {at.operand(hidden), Trace::weight("W_out", model.output.W.shape, model.output.W.axes)},
+                      Trace::Check::Values, number);
+  return at.record(p, softmax_rows(logits.value), {at.operand(logits)}, Trace::Check::Values, number);
+}
+
+// The logit lens: each layer's output (B,T,N) through the stack's final norm (when it has
+// one) and the output head, with the same step functions as the model's own output, so that
+// the last layer's lens is output.logits bit for bit. Recorded as lens.<l>.norm, .logits,
+// .probabilities, after the output head.
+void logit_lens(const Model& model, const std::vector<Traced>& outputs, Stack stack, const TraceScope& rows) {
+  const NormWeights& norm = stack == Stack::Decoder ? model.decoder_norm : model.encoder_norm;
+  const TraceScope at = rows.layer(stack);
+  for (std::size_t l = 0; l < outputs.size(); ++l) {
+    const int layer = static_cast<int>(l);
+    if (norm.gamma.data.empty()) {
+      output_head(model, outputs[l], at, StepKind::LensLogits, StepKind::LensProbabilities, layer);
+      continue;
+    }
+    const Traced normed = layer_norm_step(outputs[l], norm, StepKind::LensNorm, layer, model.config, at);
+    output_head(model, normed, at, StepKind::LensLogits, StepKind::LensProbabilities, layer);
+  }
 }
 
 }  // namespace
 
 Tensor run_model(const Model& model, const RunInput& input, Trace& trace) {
   const ModelConfig& config = model.config;
-  const TraceScope source(trace, Sequence::Source);
+  const TraceScope source(trace, Sequence::Source, &input.ablation);
+  // The logit lens reads each layer's output of the last stack (and only with an output head).
+  std::vector<Traced> layer_outputs;
+  std::vector<Traced>* lens = input.lens && model.output.present ? &layer_outputs : nullptr;
 
   // 1. the source: X as given, or tokens -> ids -> embeddings + positions, (B,S,N)
   std::optional<Traced> source_padding;
@@ -111,9 +143,12 @@ Tensor run_model(const Model& model, const RunInput& input, Trace& trace) {
   if (uses_rope(config, Block::SelfAttention) && config.rope_scaling.llama3)
     source.record(StepKind::RopeFrequencies, rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling));
 
-  // A decoder-only model: its decoder layers over X, then the output head.
-  if (model.decoder_only())
-    return std::move(output_head(model, decoder_only_stack(model, x, source_padding, source), source).value);
+  // A decoder-only model: its decoder layers over X, then the output head (and the lens).
+  if (model.decoder_only()) {
+    Tensor p = std::move(output_head(model, decoder_only_stack(model, x, source_padding, source, lens), source).value);
+    if (lens) logit_lens(model, layer_outputs, Stack::Decoder, source);
+    return p;
+  }
 
   // 2. the encoder's mask: causal and/or key padding, additive
   std::optional<Traced> encoder_mask;
@@ -126,18 +161,22 @@ Tensor run_model(const Model& model, const RunInput& input, Trace& trace) {
                                               config.sliding_window));
   }
 
-  // 3. the encoder stack
-  Traced hidden = encoder_stack(model, x, encoder_mask ? &*encoder_mask : nullptr, source);
+  // 3. the encoder stack (its layers' outputs for the lens when no decoder follows)
+  Traced hidden =
+      encoder_stack(model, x, encoder_mask ? &*encoder_mask : nullptr, source, model.has_target() ? nullptr : lens);
   if (!model.has_target() && !model.output.present) return std::move(hidden.value);
 
   // 4. the decoder stack over the target, attending to the encoder's output
   if (model.has_target())
-    hidden = decoder_stack(model, input, hidden, source_padding, TraceScope(trace, Sequence::Target));
+    hidden =
+        decoder_stack(model, input, hidden, source_padding, TraceScope(trace, Sequence::Target, &input.ablation), lens);
   if (!model.output.present) return std::move(hidden.value);
 
-  // 5. the output head
-  const Sequence rows = model.has_target() ? Sequence::Target : Sequence::Source;
-  return std::move(output_head(model, hidden, TraceScope(trace, rows)).value);
+  // 5. the output head, then the lens
+  const TraceScope rows(trace, model.has_target() ? Sequence::Target : Sequence::Source);
+  Tensor p = std::move(output_head(model, hidden, rows).value);
+  if (lens) logit_lens(model, layer_outputs, model.has_target() ? Stack::Decoder : Stack::Encoder, rows);
+  return p;
 }
 
 }  // namespace attn

@@ -62,14 +62,11 @@ Traced cached_attention(const Traced& x, const AttentionWeights& w, Tensor& cach
   const std::size_t H = config.num_heads, G = config.kv_heads();
   const char* kv_axis = G != H ? "G*d" : "H*d";
   const bool rope = uses_rope(config, at.id(StepKind::Query).block);
-  const Traced q = at.record(StepKind::Query, linear_projection(x.value, w.W_q, w.b_q, "H*d"),
-                             {at.operand(x), at.weight("W_q", w.W_q)});
+  const Traced q = projected(x, w.W_q, w.b_q, StepKind::Query, "H*d", at);
   std::optional<Traced> k, v;
   if (append) {
-    k = at.record(StepKind::Key, linear_projection(x.value, w.W_k, w.b_k, kv_axis),
-                  {at.operand(x), at.weight("W_k", w.W_k)});
-    v = at.record(StepKind::Value, linear_projection(x.value, w.W_v, w.b_v, kv_axis),
-                  {at.operand(x), at.weight("W_v", w.W_v)});
+    k = projected(x, w.W_k, w.b_k, StepKind::Key, kv_axis, at);
+    v = projected(x, w.W_v, w.b_v, StepKind::Value, kv_axis, at);
   }
   // (1,1,H*d) -> (1,H,1,d); with RoPE turned by the angles of `position`
   const Traced query =

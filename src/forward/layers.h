@@ -17,6 +17,12 @@ namespace attn {
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& weights, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at);
 
+// One of the projections into heads, x · W (recorded as `kind`: Query, Key or Value), then,
+// when b is not empty, its bias as a step of its own (BiasedQuery, BiasedKey, BiasedValue):
+// x is (B,S,N), W is (N,M), b is (M,) or empty -> (B,S,M), its last axis named out_axis.
+Traced projected(const Traced& x, const Tensor& W, const Tensor& b, StepKind kind, const char* out_axis,
+                 const TraceScope& at);
+
 // The query or key heads the scores read: `heads` (B,H,S,d) (keys (B,G,T,d)) through QK-norm
 // (recorded as norm_kind, when qk_gamma is not empty), then RoPE (recorded as rope_kind,
 // when `rope`; row s at position first_position + s); the heads themselves without either.

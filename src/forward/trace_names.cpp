@@ -59,20 +59,12 @@ const char* weight_part(WeightKind kind) {
       return "W_k";
     case WeightKind::W_v:
       return "W_v";
-    case WeightKind::W_o:
-      return "W_o";
-    case WeightKind::b_q:
-      return "b_q";
-    case WeightKind::b_k:
-      return "b_k";
-    case WeightKind::b_v:
-      return "b_v";
-    case WeightKind::b_o:
-      return "b_o";
-    case WeightKind::QNorm:
-      return "q_norm";
-    case WeightKind::KNorm:
-      return "k_norm";
+// a block's optional weights: named as their row of attn/block_weights.def
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) \
+  case WeightKind::kind:                                           \
+    return #name;
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
     case WeightKind::W_1:
       return "W_1";
     case WeightKind::b_1:
@@ -166,6 +158,8 @@ std::string forward_name(const StepId& id) {
     }
     case EntryPlace::StackEnd:
       return fmt::format("{}.{}", stack_part(id.stack), row.trace_name);
+    case EntryPlace::Lens:
+      return fmt::format("lens.{}.{}", id.number, row.trace_name);
     case EntryPlace::Model:
     case EntryPlace::Gradient:
       break;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/run_input.h"
 #include "attn/tensor.h"
 #include "attn/trace.h"
 
@@ -57,7 +58,10 @@ class ScopePlace {
 
 class TraceScope : public ScopePlace<TraceScope> {
  public:
-  TraceScope(Trace& trace, Sequence sequence) : ScopePlace(sequence), trace_(&trace) {}
+  // `ablation`: the run's ablated heads (RunInput::ablation), which the attention blocks of
+  // this scope apply; nullptr for none.
+  TraceScope(Trace& trace, Sequence sequence, const Ablation* ablation = nullptr)
+      : ScopePlace(sequence), trace_(&trace), ablation_(ablation) {}
 
   // Records `value` as step `kind` of this scope, made from `operands`.
   Traced record(StepKind kind, Tensor value, std::vector<Operand> operands = {},
@@ -74,8 +78,18 @@ class TraceScope : public ScopePlace<TraceScope> {
 
   Trace& trace() const { return *trace_; }
 
+  // The heads of this scope's self-attention block that the run ablates (none in
+  // cross-attention), and whether by their mean; empty without an ablation.
+  std::vector<std::size_t> ablated_heads() const {
+    const StepId at = id(StepKind::Context);
+    if (!ablation_ || at.block == Block::CrossAttention || !at.in_layer()) return {};
+    return ablation_->heads_of(at.stack, at.layer);
+  }
+  bool ablates_by_mean() const { return ablation_ && ablation_->mean; }
+
  private:
   Trace* trace_;
+  const Ablation* ablation_;
 };
 
 }  // namespace attn

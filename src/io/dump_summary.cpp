@@ -35,6 +35,12 @@ nlohmann::json model_summary(const Model& model, const RunInput& input) {
   if (c.positional_encoding == PositionalEncoding::RoPE) m["rope_theta"] = c.rope_theta;
   if (c.kv_heads() != c.num_heads) m["num_kv_heads"] = c.kv_heads();
   if (c.sliding_window) m["sliding_window"] = c.sliding_window;
+  // A Hugging Face checkpoint's origin: where it was read from and which stored tensor
+  // each parameter is ("decoder.0.self_attention.W_q": "h.0.attn.c_attn.weight[:, 0:768]").
+  if (model.checkpoint.present())
+    m["checkpoint"] = {{"folder", model.checkpoint.folder},
+                       {"architecture", model.checkpoint.architecture},
+                       {"tensor_names", model.checkpoint.tensor_names}};
   return m;
 }
 

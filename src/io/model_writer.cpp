@@ -100,7 +100,10 @@ std::string config_text(const Model& model) {
         "\"high_freq_factor\": {}, \"original_max_position_embeddings\": {}}}",
         shortest_text(s.factor), shortest_text(s.low_freq_factor), shortest_text(s.high_freq_factor),
         shortest_text(s.original_max_position_embeddings));
-  if (c.qk_norm) out += ", \"qk_norm\": true";
+#define ATTN_BLOCK_FLAG(name, comment) \
+  if (c.name) out += ", \"" #name "\": true";
+#include "attn/block_weights.def"  // the block flags, each written when on
+#undef ATTN_BLOCK_FLAG
   return out + "}";
 }
 
@@ -139,13 +142,10 @@ ObjectText attention(const AttentionWeights& a) {
       return out + indent + "]";
     });
   }
-  add_if(o, "W_o", a.W_o);
-  add_if(o, "b_q", a.b_q);
-  add_if(o, "b_k", a.b_k);
-  add_if(o, "b_v", a.b_v);
-  add_if(o, "b_o", a.b_o);
-  add_if(o, "q_norm", a.q_norm);
-  add_if(o, "k_norm", a.k_norm);
+  // the optional weights, in the order of attn/block_weights.def
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) add_if(o, #name, a.name);
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
   return o;
 }
 

@@ -1,5 +1,6 @@
 #include "model/attention_section.h"
 
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -12,8 +13,32 @@ namespace attn {
 
 namespace {
 
-const std::vector<std::string> kAttentionKeys = {"W_q", "W_k", "W_v",   "W_o",    "b_q",   "b_k",
-                                                 "b_v", "b_o", "heads", "q_norm", "k_norm"};
+// What a row of attn/block_weights.def needs beside it: "" nothing, "W_o" the output
+// projection, else a model flag's name.
+bool is_flag(std::string_view needs) { return !needs.empty() && needs != "W_o"; }
+
+// The value of the model flag `name` (a row of attn/block_weights.def).
+bool flag_on(const ModelConfig& config, std::string_view name) {
+#define ATTN_BLOCK_FLAG(flag, comment) \
+  if (name == #flag) return config.flag;
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_FLAG
+  return false;
+}
+
+// A block's keys: W_q, W_k, W_v, the paper's optional weights (W_o and the biases), "heads",
+// then the weights a model flag switches on (q_norm, k_norm): attn/block_weights.def's rows.
+std::vector<std::string> attention_keys() {
+  std::vector<std::string> keys = {"W_q", "W_k", "W_v"}, flagged;
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) (is_flag(needs) ? flagged : keys).push_back(#name);
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
+  keys.push_back("heads");
+  keys.insert(keys.end(), flagged.begin(), flagged.end());
+  return keys;
+}
+
+const std::vector<std::string> kAttentionKeys = attention_keys();
 const std::vector<std::string> kHeadKeys = {"W_q", "W_k", "W_v"};
 
 // Each head's own W_q, W_k, W_v, (N, d) each, as seed 002 writes them.
@@ -74,21 +99,25 @@ void read_projections(LoadContext& context, const Json& value, const std::string
     *target = read_tensor(context, reader.required(value, path, key), json_child(path, key), *request);
 }
 
-// QK-norm's gammas, each (d,): given, or ones (as nn.RMSNorm starts) when model.qk_norm is
-// true; refused without it.
-void read_qk_norm(LoadContext& context, const Json& value, const std::string& path, const ModelConfig& config,
-                  AttentionWeights& w) {
-  const TensorRequest gamma{{config.d_head}, {"d"}, "d_head"};
-  for (const auto& [key, target] : {std::pair{"q_norm", &w.q_norm}, {"k_norm", &w.k_norm}}) {
-    const Json* given = context.reader.member(value, key);
-    if (given && !config.qk_norm)
-      context.reader.fail(json_child(path, key), "only used with model.qk_norm true; remove it or set qk_norm");
-    if (given) {
-      *target = read_tensor(context, *given, json_child(path, key), gamma);
-    } else if (config.qk_norm) {
-      *target = Tensor({config.d_head}, {"d"});
-      for (double& g : target->data) g = 1.0;
-    }
+// One optional weight, a row of attn/block_weights.def: read when given, checked against what
+// it needs (W_o for b_o; a model flag for q_norm, k_norm, which are ones, as nn.RMSNorm
+// starts, when the flag is on and the file does not give them).
+void read_block_weight(LoadContext& context, const Json& value, const std::string& path, const ModelConfig& config,
+                       const char* key, BlockWeightShape shape, std::string_view needs, const AttentionWeights& w,
+                       Tensor& target) {
+  const JsonReader& reader = context.reader;
+  const Json* given = reader.member(value, key);
+  const bool flag = is_flag(needs), on = flag && flag_on(config, needs);
+  if (given && needs == "W_o" && !w.has_output_projection())
+    reader.fail(json_child(path, key), "expected W_o alongside b_o (the bias belongs to the output projection)");
+  if (given && flag && !on)
+    reader.fail(json_child(path, key), fmt::format("only used with model.{0} true; remove it or set {0}", needs));
+  const TensorRequest request = block_weight_request(shape, config);
+  if (given) {
+    target = read_tensor(context, *given, json_child(path, key), request);
+  } else if (on) {
+    target = Tensor(request.shape, request.axes);
+    for (double& g : target.data) g = 1.0;
   }
 }
 
@@ -101,28 +130,33 @@ void fuse_attention_heads(AttentionWeights& w, const ModelConfig& config) {
   w.W_v = fuse_heads(w.heads, &HeadWeights::W_v, N, d);
 }
 
+TensorRequest block_weight_request(BlockWeightShape shape, const ModelConfig& config) {
+  const std::size_t N = config.d_model, d = config.d_head, Hd = config.num_heads * d, Gd = config.kv_heads() * d;
+  switch (shape) {
+    case BlockWeightShape::HdN:
+      return TensorRequest{{Hd, N}, {"H*d", "N"}, "H*d_head x d_model"};
+    case BlockWeightShape::Hd:
+      return TensorRequest{{Hd}, {"H*d"}, "H*d_head"};
+    case BlockWeightShape::Gd:
+      return Gd != Hd ? TensorRequest{{Gd}, {"G*d"}, "G*d_head"} : TensorRequest{{Hd}, {"H*d"}, "H*d_head"};
+    case BlockWeightShape::N:
+      return TensorRequest{{N}, {"N"}, "d_model"};
+    case BlockWeightShape::d:
+      break;
+  }
+  return TensorRequest{{d}, {"d"}, "d_head"};
+}
+
 AttentionWeights read_attention(LoadContext& context, const Json& value, const std::string& path,
                                 const ModelConfig& config) {
-  const JsonReader& reader = context.reader;
-  reader.object(value, path, kAttentionKeys);
-  const std::size_t N = config.d_model, Hd = config.num_heads * config.d_head;
+  context.reader.object(value, path, kAttentionKeys);
   AttentionWeights w;
   read_projections(context, value, path, config, w);
-  if (const Json* W_o = reader.member(value, "W_o"))
-    w.W_o =
-        read_tensor(context, *W_o, json_child(path, "W_o"), TensorRequest{{Hd, N}, {"H*d", "N"}, "H*d_head x d_model"});
-  const TensorRequest bias{{Hd}, {"H*d"}, "H*d_head"};
-  const std::size_t Gd = config.kv_heads() * config.d_head;
-  const TensorRequest kv_bias = config.kv_heads() != config.num_heads ? TensorRequest{{Gd}, {"G*d"}, "G*d_head"} : bias;
-  for (const auto& [key, target, request] :
-       {std::tuple{"b_q", &w.b_q, &bias}, {"b_k", &w.b_k, &kv_bias}, {"b_v", &w.b_v, &kv_bias}})
-    if (const Json* b = reader.member(value, key)) *target = read_tensor(context, *b, json_child(path, key), *request);
-  if (const Json* b = reader.member(value, "b_o")) {
-    if (!w.has_output_projection())
-      reader.fail(json_child(path, "b_o"), "expected W_o alongside b_o (the bias belongs to the output projection)");
-    w.b_o = read_tensor(context, *b, json_child(path, "b_o"), TensorRequest{{N}, {"N"}, "d_model"});
-  }
-  read_qk_norm(context, value, path, config, w);
+  // W_o, the biases, the QK-norm gammas: each row of the table, in its order
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) \
+  read_block_weight(context, value, path, config, #name, BlockWeightShape::shape, needs, w, w.name);
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
   return w;
 }
 

@@ -8,11 +8,21 @@ namespace attn {
 
 namespace {
 
-const std::vector<std::string> kModelKeys = {
-    "d_model",          "num_heads", "d_head",      "d_ff",       "num_layers",     "num_decoder_layers",
-    "causal",           "seed",      "activation",  "norm_first", "layer_norm_eps", "positional_encoding",
-    "scale_embeddings", "max_len",   "norm",        "rope_theta", "num_kv_heads",   "sliding_window",
-    "architecture",     "qk_norm",   "rope_scaling"};
+// The model section's keys: the block flags of attn/block_weights.def (qk_norm) come after
+// "architecture".
+std::vector<std::string> model_keys() {
+  std::vector<std::string> keys = {
+      "d_model", "num_heads",  "d_head",       "d_ff",           "num_layers",          "num_decoder_layers", "causal",
+      "seed",    "activation", "norm_first",   "layer_norm_eps", "positional_encoding", "scale_embeddings",   "max_len",
+      "norm",    "rope_theta", "num_kv_heads", "sliding_window", "architecture"};
+#define ATTN_BLOCK_FLAG(name, comment) keys.push_back(#name);
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_FLAG
+  keys.push_back("rope_scaling");
+  return keys;
+}
+
+const std::vector<std::string> kModelKeys = model_keys();
 
 // d_model, num_heads and d_head: the sizes every tensor's shape is checked against.
 void read_attention_sizes(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
@@ -132,7 +142,10 @@ void read_attention_variants(const JsonReader& reader, const Json& value, const 
   }
   if (const Json* v = reader.member(value, "sliding_window"))
     config.sliding_window = reader.positive_integer(*v, json_child(path, "sliding_window"), kMaxDimension);
-  if (const Json* v = reader.member(value, "qk_norm")) config.qk_norm = reader.boolean(*v, json_child(path, "qk_norm"));
+#define ATTN_BLOCK_FLAG(name, comment) \
+  if (const Json* v = reader.member(value, #name)) config.name = reader.boolean(*v, json_child(path, #name));
+#include "attn/block_weights.def"  // the block flags: qk_norm
+#undef ATTN_BLOCK_FLAG
 }
 
 // "encoder-decoder", "encoder" or "decoder-only"; absent, inferred from the layers the

@@ -40,21 +40,18 @@ ModelConfig model_config(const HfConfig& c) {
     m.activation = Activation::SwiGLU;
     m.positional_encoding = PositionalEncoding::RoPE;
     m.rope_theta = c.rope_theta;
+    // Qwen3's q_norm and k_norm: the QK-norm step, RMSNorm over each head's d features.
+    m.qk_norm = c.family == HfFamily::Qwen3;
+    // rope_scaling "llama3" (Llama 3.1/3.2): the frequency step before RoPE turns the pairs.
+    if (c.rope_llama3) {
+      m.rope_scaling.llama3 = true;
+      m.rope_scaling.factor = c.llama3.factor;
+      m.rope_scaling.low_freq_factor = c.llama3.low_freq_factor;
+      m.rope_scaling.high_freq_factor = c.llama3.high_freq_factor;
+      m.rope_scaling.original_max_position_embeddings = static_cast<double>(c.llama3.original_max_position_embeddings);
+    }
   }
   return m;
-}
-
-// The steps these need are not in attn yet: refused by name rather than computed wrong.
-void refuse_missing_steps(const HfConfig& c) {
-  if (c.family == HfFamily::Qwen3)
-    throw InputError(c.file, "architectures[0]",
-                     "Qwen3ForCausalLM needs the QK-norm step (an RMSNorm over each query and key head), which attn "
-                     "does not have yet; attn reads GPT2LMHeadModel, LlamaForCausalLM, MistralForCausalLM and "
-                     "Qwen2ForCausalLM");
-  if (c.rope_llama3)
-    throw InputError(c.file, "rope_scaling.rope_type",
-                     "\"llama3\" needs the llama3 frequency step, which attn does not have yet; attn reads RoPE "
-                     "without rope_scaling");
 }
 
 // The weights of the model as float64, estimated from config.json before anything else is
@@ -140,8 +137,9 @@ void plan_gpt2(const HfConfig& c, const CheckpointFiles& files, Model& model, Pl
           StoredLayout::Transposed);
 }
 
-// Llama, Mistral, Qwen2 (modeling_llama.py, modeling_qwen2.py): nn.Linear weights stored
-// (out, in), read transposed; RMSNorm weights; SwiGLU's gate (W_1), up (W_3), down (W_2).
+// Llama, Mistral, Qwen2, Qwen3 (modeling_llama.py, modeling_qwen2.py, modeling_qwen3.py):
+// nn.Linear weights stored (out, in), read transposed; RMSNorm weights; SwiGLU's gate (W_1),
+// up (W_3), down (W_2); Qwen3's q_norm and k_norm, (head_dim,) each.
 void plan_llama(const HfConfig& c, Model& model, Planner& p) {
   const std::size_t N = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
   const std::size_t Hd = c.num_heads * c.head_dim, Gd = c.num_kv_heads * c.head_dim;
@@ -163,6 +161,11 @@ void plan_llama(const HfConfig& c, Model& model, Planner& p) {
       p.add(a.b_k, at + "self_attention.b_k", s + "self_attn.k_proj.bias", {Gd}, "kv_heads·head_dim", {"G*d"});
       p.add(a.b_v, at + "self_attention.b_v", s + "self_attn.v_proj.bias", {Gd}, "kv_heads·head_dim", {"G*d"});
     }
+    if (c.family == HfFamily::Qwen3) {
+      const std::size_t d = c.head_dim;
+      p.add(a.q_norm, at + "self_attention.q_norm", s + "self_attn.q_norm.weight", {d}, "head_dim", {"d"});
+      p.add(a.k_norm, at + "self_attention.k_norm", s + "self_attn.k_norm.weight", {d}, "head_dim", {"d"});
+    }
     if (c.attention_bias)
       p.add(a.b_o, at + "self_attention.b_o", s + "self_attn.o_proj.bias", {N}, "hidden_size", {"N"});
     p.add(l.norm1.gamma, at + "norm1.gamma", s + "input_layernorm.weight", {N}, "hidden_size", {"N"});
@@ -183,7 +186,6 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   CheckpointModel result;
   result.folder = locate_model(source, HubEnvironment::from_process());
   const HfConfig c = read_hf_config(result.folder);
-  refuse_missing_steps(c);
   Model& model = result.model;
   model.source = source;
   model.config = model_config(c);

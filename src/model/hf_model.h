@@ -1,7 +1,8 @@
 // A Hugging Face checkpoint (a folder, or a Hub name in the local cache) as attn's Model:
 // config.json gives the hyper-parameters, the safetensors weights become the Model's
 // tensors in attn's X @ W layout. GPT2LMHeadModel, LlamaForCausalLM (and Mistral without a
-// sliding window), Qwen2ForCausalLM: decoder-only, pre-norm, as the model file can say.
+// sliding window; rope_scaling "llama3"), Qwen2ForCausalLM, Qwen3ForCausalLM (QK-norm):
+// decoder-only, pre-norm, as the model file can say.
 //
 // Everything is checked before any weight is read: the config, the memory the model will
 // take (from the config, against --max-memory), every safetensors header, and that each

@@ -3,10 +3,16 @@
 // format is a reader returning a LoadedModel and a case here.
 #include <sys/stat.h>
 
+#include <memory>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "attn/error.h"
 #include "attn/model_file.h"
+#include "attn/tokenizer_files.h"
+#include "checkpoint/locate.h"
+#include "model/hf_model.h"
 
 namespace attn {
 
@@ -30,7 +36,49 @@ void check_loaded(const LoadedModel& loaded, const LoadOptions& options) {
   if (input.has_tokens() || !input.X.data.empty()) check_run_memory(loaded.model, input, options);
 }
 
+// The embedding's rows as the tokenizer names them: its pieces, then "<row N>" for the
+// rows no token has (Qwen pads 151669 tokens to 151936 rows): scored, never decoded.
+Vocabulary row_names(const Tokenizer& tokenizer, std::size_t rows, const std::string& config) {
+  if (tokenizer.size() > rows)
+    throw InputError(config, "vocab_size",
+                     fmt::format("expected at least the tokenizer's {} tokens (one embedding row each), found {}",
+                                 tokenizer.size(), rows));
+  std::vector<std::string> names;
+  names.reserve(rows);
+  for (std::size_t id = 0; id < tokenizer.size(); ++id) names.push_back(tokenizer.piece(id));
+  for (std::size_t id = tokenizer.size(); id < rows; ++id) {
+    names.push_back(fmt::format("<row {}>", id));
+    if (tokenizer.find(names.back()))
+      throw InputError(
+          config, "vocab_size",
+          fmt::format("the tokenizer has a piece spelled \"{}\", the name of row {} no token has", names.back(), id));
+  }
+  return Vocabulary(std::move(names));
+}
+
 }  // namespace
+
+LoadedModel load_checkpoint(const std::string& source, const LoadOptions& options) {
+  // The tokenizer first: its files are small, and a folder without them is refused before
+  // any weight is read.
+  const std::string folder = locate_model(source, HubEnvironment::from_process());
+  std::shared_ptr<const Tokenizer> tokenizer = load_tokenizer(folder);
+  CheckpointModel checkpoint = load_hf_model(folder, options);
+  LoadedModel loaded;
+  Model& model = loaded.model;
+  model = std::move(checkpoint.model);
+  model.source = source;
+  model.vocab = row_names(*tokenizer, checkpoint.vocab_size, folder + "/config.json");
+  model.tokenizer = std::move(tokenizer);
+  CheckpointSource& origin = model.checkpoint;
+  origin.folder = folder;
+  origin.architecture = checkpoint.architecture;
+  origin.tensor_names = std::move(checkpoint.checkpoint_names);
+  origin.eos_token_ids = checkpoint.eos_token_ids;
+  origin.max_positions = checkpoint.max_positions;
+  origin.tokenizer_size = model.tokenizer->size();
+  return loaded;
+}
 
 ModelFormat model_format_of(const std::string& source) {
   // Anything else is read as a model file, which names what it found instead (a folder
@@ -46,10 +94,8 @@ LoadedModel load_model(const std::string& source, const LoadOptions& options) {
       loaded = load_model_file(source, options);
       break;
     case ModelFormat::HuggingFaceFolder:
-      // The reader of Hugging Face checkpoints (config.json, safetensors, the tokenizer's
-      // files) plugs in here.
-      throw InputError(source + "/config.json", "",
-                       "a Hugging Face model folder: not yet supported (attn reads its own JSON model files)");
+      loaded = load_checkpoint(source, options);
+      break;
   }
   check_loaded(loaded, options);
   return loaded;

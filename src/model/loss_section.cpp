@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/error.h"
 #include "attn/model_file.h"
 #include "model/tensor_values.h"
 #include "model/token_input.h"
@@ -148,7 +149,31 @@ void read_loss_section(LoadContext& context, const Json& value, const std::strin
   }
 }
 
+namespace {
+
+// A checkpoint's labels: the text encoded by its tokenizer (nothing added), one token per
+// position of the input.
+Tensor checkpoint_labels(const Model& model, const RunInput& input, const std::string& text,
+                         const std::string& origin) {
+  const std::size_t S = input.source_tokens.tokens.empty() ? 0 : input.source_tokens.tokens[0].size();
+  const Encoding encoding = model.tokenizer->encode(text, false);
+  if (encoding.ids.size() != S)
+    throw InputError(origin, "",
+                     fmt::format("expected {} labels, one per position of the input, found {} (the tokenizer's "
+                                 "pieces of the text)",
+                                 S, encoding.ids.size()));
+  Tensor labels({1, S}, {"B", "S"});
+  for (std::size_t s = 0; s < S; ++s) labels.data[s] = static_cast<double>(encoding.ids[s]);
+  return labels;
+}
+
+}  // namespace
+
 void replace_labels(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
+  if (model.checkpoint.present()) {
+    input.labels = checkpoint_labels(model, input, text, origin);
+    return;
+  }
   const JsonReader reader(model.source);
   if (!model.output.present)
     reader.fail(origin, "the model has no output head to score labels against (labels need an \"output\")");

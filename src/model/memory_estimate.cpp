@@ -2,29 +2,74 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 
+#include "model/attention_section.h"
 #include "model/byte_size.h"
 #include "model/token_input.h"
 
 namespace attn {
+
+namespace {
+
+// The rows of attn/block_weights.def a block may have: with `steps`, the number of entries
+// their steps record, for the rows a model flag switches on (when it is on); else their
+// numbers, counting every row (a flag's when it is on).
+long double block_weights(const ModelConfig& config, bool steps) {
+  const long double N = config.d_model, d = config.d_head, Hd = config.num_heads * d, Gd = config.kv_heads() * d;
+  const auto numbers = [&](BlockWeightShape shape) {
+    switch (shape) {
+      case BlockWeightShape::HdN:
+        return Hd * N;
+      case BlockWeightShape::Hd:
+        return Hd;
+      case BlockWeightShape::Gd:
+        return Gd;
+      case BlockWeightShape::N:
+        return N;
+      case BlockWeightShape::d:
+        break;
+    }
+    return d;
+  };
+  const auto flag_on = [&](std::string_view needs) {
+#define ATTN_BLOCK_FLAG(flag, comment) \
+  if (needs == #flag) return config.flag;
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_FLAG
+    return needs.empty() || needs == "W_o";
+  };
+  const auto is_flag = [](std::string_view needs) { return !needs.empty() && needs != "W_o"; };
+  long double total = 0;
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) \
+  if (flag_on(needs) && (!steps || is_flag(needs)))                \
+    total += steps ? static_cast<long double>(step) : numbers(BlockWeightShape::shape);
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
+  return total;
+}
+
+}  // namespace
 
 std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size) {
   // Long double, saturating: the inputs can be absurd (d_model 1e6, S 1e5).
   const long double B = size.batch, S = size.seq_len, T = size.target_len, N = config.d_model, H = config.num_heads,
                     d = config.d_head, F = config.d_ff, V = size.vocab;
   const long double Hd = H * d;
-  // Weights: 4 projections per attention block, 2 FFN matrices, the embedding.
-  const long double attention_weights = 3 * N * Hd + Hd * N + 4 * Hd + (config.qk_norm ? 2 * d : 0);
+  // Weights: W_q, W_k, W_v and the optional weights of attn/block_weights.def (W_o, the
+  // biases; a flag's only when it is on) per attention block, 2 FFN matrices, the embedding.
+  const long double attention_weights = 3 * N * Hd + block_weights(config, false);
   const long double ffn_weights = (config.activation == Activation::SwiGLU ? 3 : 2) * N * F + F + N;
   // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
   // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
   // masked, weights (4 of B*H*S*K); output.
-  // RoPE adds q_rope and k_rope, QK-norm q_norm and k_norm, grouped-query attention k_repeat
-  // and v_repeat.
+  // RoPE adds q_rope and k_rope, grouped-query attention k_repeat and v_repeat, and the
+  // optional weights their steps when a model flag switches them on (block_weights.def:
+  // QK-norm's q_normed and k_normed).
   const long double variants = (config.positional_encoding == PositionalEncoding::RoPE ? 2 : 0) +
-                               (config.qk_norm ? 2 : 0) + (config.kv_heads() != config.num_heads ? 2 : 0);
+                               (config.kv_heads() != config.num_heads ? 2 : 0) + block_weights(config, true);
   const auto attention = [&](long double q_len, long double k_len) {
     return (7 + variants) * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
   };
@@ -50,7 +95,12 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   // tensor (kept for the walkthrough and the dump) and for every weight.
   const long double weights = encoder_weights + decoder_weights;
   const long double gradients = size.backward ? every_layer + weights + io : 0.0L;
-  const long double bytes = 8.0L * (weights + activations + io + gradients) + layer_overhead * (size.backward ? 2 : 1);
+  // The logit lens keeps, per layer of the last stack, its output and norm (N each) and its
+  // logits and probabilities (V each) at every position.
+  const long double lens_layers = size.decoder_layers ? size.decoder_layers : size.encoder_layers;
+  const long double lens = size.lens ? lens_layers * B * (T > 0 ? T : S) * (2 * N + 2 * V) : 0.0L;
+  const long double bytes =
+      8.0L * (weights + activations + io + gradients + lens) + layer_overhead * (size.backward ? 2 : 1);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -78,6 +128,7 @@ void check_run_size(LoadContext& context, const ModelConfig& config, RunSize siz
   const std::uint64_t limit = memory_limit(context.options);
   size.trace_kept = context.options.trace_kept;
   size.backward = context.options.backward;
+  size.lens = context.options.lens;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -93,6 +144,7 @@ void check_weights_size(LoadContext& context, const ModelConfig& config, RunSize
   const std::uint64_t limit = memory_limit(context.options);
   size.trace_kept = context.options.trace_kept;
   size.backward = context.options.backward;
+  size.lens = context.options.lens;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -161,6 +213,7 @@ RunSize run_size_of(const Model& model, const RunInput& input) {
   size.decoder_layers = model.decoder.size();
   size.vocab = model.vocab.size();
   size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
+  size.lens = input.lens;
   return size;
 }
 
@@ -168,6 +221,7 @@ void check_run_memory(const Model& model, const RunInput& input, const LoadOptio
   RunSize size = run_size_of(model, input);
   size.trace_kept = options.trace_kept;
   size.backward = options.backward;
+  size.lens = size.lens || options.lens;
   const std::uint64_t limit = memory_limit(options);
   const std::uint64_t need = estimate_run_bytes(model.config, size);
   if (need <= limit) return;

@@ -126,7 +126,34 @@ bool start_from_bos(const Model& model, RunInput& input) {
   return true;
 }
 
+namespace {
+
+// A checkpoint's text, encoded as its own tokenizer does (the post-processor's <s> or
+// <|begin_of_text|> included): the pieces become the run's tokens, each found again by
+// its exact spelling.
+void encode_checkpoint_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
+  if (const auto problem = unprintable_part(text, /*whitespace_allowed=*/true))
+    throw InputError(origin, "", "expected printable UTF-8 text, found " + *problem);
+  if (text.empty()) throw InputError(origin, "", "expected a text to run, found an empty one");
+  const Encoding encoding = model.tokenizer->encode(text, true);
+  if (encoding.ids.empty()) throw InputError(origin, "", "expected a text with at least one token, found none");
+  const std::size_t positions = model.checkpoint.max_positions;
+  if (positions && encoding.ids.size() > positions)
+    throw InputError(origin, "",
+                     fmt::format("expected at most {} tokens ({}'s positions), found {}", positions,
+                                 model.checkpoint.architecture, encoding.ids.size()));
+  input.source_tokens = token_input({}, {encoding.pieces}, false, origin);
+  input.batched = false;
+}
+
+}  // namespace
+
 void replace_source_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
+  if (model.checkpoint.present()) {
+    input = RunInput{};
+    encode_checkpoint_text(model, input, text, origin);
+    return;
+  }
   if (model.vocab.empty())
     throw InputError(model.source, "vocab",
                      "this model has no vocabulary, so it cannot read text; give the input as input.X");

@@ -33,6 +33,10 @@ constexpr Explanation kExplanations[] = {
     {"projection_v",
      "W_v turns each row into a value: what this position hands over once a query attends to\n"
      "it. Keys decide who is listened to; values are what they say."},
+    {"bias",
+     "A bias is a learned row added to every position after the product: it moves all of\n"
+     "Q (or K, or V) the same way, whatever the token. GPT-2 and Qwen2 have these biases;\n"
+     "Llama's projections have none."},
     {"split_heads",
      "The H*d columns are cut into H blocks of d, one per head, and the head axis moves in\n"
      "front. Nothing is computed: the same numbers seen as H separate matrices."},
@@ -129,6 +133,14 @@ constexpr Explanation kExplanations[] = {
      "A last linear layer gives every position one score (a logit) per vocabulary entry;\n"
      "softmax turns them into the probabilities of the next token. Greedy decoding takes the\n"
      "most probable one."},
+    {"ablation",
+     "Ablation asks whether a head matters: its context is replaced (by zeros, or with\n"
+     "--ablate-mean by its mean over the positions) and everything after it is recomputed. A\n"
+     "prediction that falls apart without the head needed it."},
+    {"logit_lens",
+     "The logit lens reads the model halfway: each layer's output goes through the stack's\n"
+     "final norm and the output head, as if the model stopped there. Where the right token\n"
+     "first comes out on top is where the model \"knows\" it."},
     {"loss",
      "Learning needs one number that says how wrong the output is: the loss L, here the mean\n"
      "of -log p(label), 0 when every right token gets probability 1. Training moves every\n"

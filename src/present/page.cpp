@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "attn/parameters.h"
+#include "attn/trace.h"
 #include "present/explanations.h"
 #include "present/print_limits.h"
 #include "present/tensor_views.h"
@@ -106,8 +108,22 @@ bool Page::begin_step(const char* shown_kind, const std::string& title, const st
   return true;
 }
 
+Page::Page(PageRenderer& renderer, const Model& model, const WalkthroughOptions& options)
+    : renderer_(renderer), model_(model), options_(options) {
+  const CheckpointSource& origin = model.checkpoint;
+  if (!origin.present()) return;
+  pending_model_header_ = fmt::format("Model: {} read from {}; tokenizer {} of {} tokens", origin.architecture,
+                                      origin.folder, model.tokenizer->kind(), model.tokenizer->size());
+  for (const auto& p : parameters(model)) {
+    const auto found = origin.tensor_names.find(parameter_name(p.id));
+    if (found != origin.tensor_names.end()) checkpoint_names_[p.tensor] = found->second;
+  }
+}
+
 // The headers of the layer and block a step is the first shown step of.
 void Page::write_headers() {
+  if (!pending_model_header_.empty() && !options_.list_only) renderer_.raw(printable(pending_model_header_) + "\n");
+  pending_model_header_.clear();
   if (!pending_layer_header_.empty()) renderer_.layer_header(pending_layer_header_);
   if (!pending_block_header_.empty()) renderer_.block_header(pending_block_header_);
   if (!pending_block_why_.empty() && options_.explanations && !options_.list_only) explanation(pending_block_why_);
@@ -293,7 +309,11 @@ void Page::key_tensor(const std::string& label, const Tensor& t) {
 }
 
 void Page::weight(const std::string& label, const Tensor& w) {
-  if (options_.show_weights && !w.data.empty()) tensor(label, w);
+  if (!options_.show_weights || w.data.empty()) return;
+  const auto source = checkpoint_names_.find(&w);
+  if (source != checkpoint_names_.end() && full_text())
+    renderer_.line(fmt::format("{} = {}   (the checkpoint's tensor)", label, source->second));
+  tensor(label, w);
 }
 
 void Page::weights(const std::vector<std::pair<std::string, const Tensor*>>& vectors) {

@@ -30,8 +30,7 @@ bool is_decoder_only(const Model& model);
 
 class Page {
  public:
-  Page(PageRenderer& renderer, const Model& model, const WalkthroughOptions& options)
-      : renderer_(renderer), model_(model), options_(options) {}
+  Page(PageRenderer& renderer, const Model& model, const WalkthroughOptions& options);
 
   // Starts step number step()+1, of the kind --steps and `attn steps` call `shown_kind`,
   // titled `title`, explained by explanation_for(why); returns whether it is shown. The
@@ -121,6 +120,11 @@ class Page {
   // Where the walkthrough is: the layer and the block of the last entry entered.
   std::optional<StepId> layer_;
   std::optional<StepId> block_;
+  // A checkpoint's lesson opens with what it is ("Model: GPT2LMHeadModel read from DIR;
+  // tokenizer byte-level BPE of 50257 tokens"), written before the first step shown.
+  std::string pending_model_header_;
+  // Which checkpoint tensor each weight is, by the weight's address (Model::checkpoint).
+  std::map<const Tensor*, std::string> checkpoint_names_;
   std::string pending_layer_header_;
   std::string pending_block_header_;
   std::string pending_block_why_;  // the explanation printed under the block header

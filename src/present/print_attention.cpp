@@ -30,11 +30,10 @@ void work_projection_cell(const TraceEntry& e, const Tensor& W, const Tensor* bi
 }  // namespace
 
 void print_projection(const TraceEntry& e, PrintContext& c) {
+  // Q = X · W_q; its bias, when the block has one, is the next step (print_bias)
   const std::string letter = projection_letter(e.id.kind);
   const std::string upper = display_name(e.id);
   const AttentionWeights* w = c.attention_weights(e.id);
-  const Tensor* bias = w ? (letter == "q" ? &w->b_q : letter == "k" ? &w->b_k : &w->b_v) : nullptr;
-  if (bias && bias->data.empty()) bias = nullptr;
   c.page.begin_step(page_of(e.id.kind),
                     (letter == "q"   ? "Query"
                      : letter == "k" ? "Key"
@@ -42,17 +41,44 @@ void print_projection(const TraceEntry& e, PrintContext& c) {
                         std::string(" projection"),
                     explanation_of(e.id.kind));
   const bool memory = e.id.block == Block::CrossAttention && e.id.kind != StepKind::Query;
-  c.page.formula(fmt::format("{} = {} · W_{}{}{}", upper, c.operand_name(e, 0), letter, bias ? " + b_" + letter : "",
+  c.page.formula(fmt::format("{} = {} · W_{}{}", upper, c.operand_name(e, 0), letter,
                              memory ? "   (the encoder's output: the 'memory')" : ""));
   c.page.shapes(equation(e.operands, "@", e.tensor));
   if (w) {
     const Tensor& W = letter == "q" ? w->W_q : letter == "k" ? w->W_k : w->W_v;
     if (!w->heads.empty() && c.page.detailed()) print_heads_side_by_side(letter.c_str(), *w, c);
     c.page.weight("W_" + letter, W);
-    if (bias) c.page.weight("b_" + letter, *bias);
-    work_projection_cell(e, W, bias, "W_" + letter, "b_" + letter, c);
+    work_projection_cell(e, W, nullptr, "W_" + letter, "", c);
   }
   c.page.tensor(upper, e.tensor);
+}
+
+void print_bias(const TraceEntry& e, PrintContext& c) {
+  // e is Q + b_q (B,S,H*d), or K + b_k, V + b_v (B,T,G*d)
+  const char* letter = e.id.kind == StepKind::BiasedQuery ? "q" : e.id.kind == StepKind::BiasedKey ? "k" : "v";
+  const std::string name = display_name(e.id), bias = std::string("b_") + letter;
+  const TraceEntry* product = c.operand_entry(e, 0);
+  const std::string x = product ? c.operand_name(*product, 0) : "X";
+  const std::string xw = fmt::format("{}·W_{}", x, letter);
+  c.page.begin_step(page_of(e.id.kind),
+                    fmt::format("{} bias", e.id.kind == StepKind::BiasedQuery ? "Query"
+                                           : e.id.kind == StepKind::BiasedKey ? "Key"
+                                                                              : "Value"),
+                    explanation_of(e.id.kind));
+  c.page.formula(
+      fmt::format("{0} = {0} + {1}   (the bias {1} added to {2}, the same row at every position)", name, bias, xw));
+  c.page.shapes(equation(e.operands, "+", e.tensor));
+  const AttentionWeights* w = c.attention_weights(e.id);
+  const Tensor* b = w ? (*letter == 'q' ? &w->b_q : *letter == 'k' ? &w->b_k : &w->b_v) : nullptr;
+  if (b) c.page.weight(bias, *b);
+  // One position's row worked by hand: --cell's batch item and row.
+  const std::size_t item = c.cell_batch(), row = c.cell_row();
+  if (b && product && c.page.detailed() && item < batch_count(e.tensor) && row < e.tensor.shape[e.tensor.rank() - 2]) {
+    const std::string index = fmt::format("{}[{}]", c.item(e.tensor, item), row);
+    c.page.worked(worked_sum_row(row_of(batch_item(product->tensor, item), row), to_vector(b->data), name + index,
+                                 "(" + xw + ")" + index, bias, c.worked_options()));
+  }
+  c.page.tensor(name, e.tensor);
 }
 
 void print_split_heads(const TraceEntry& e, PrintContext& c) {
@@ -293,7 +319,8 @@ void print_context(const TraceEntry& e, PrintContext& c) {
 void print_merged_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   c.page.begin_step(page_of(e.id.kind), "Merge heads", explanation_of(e.id.kind));
-  if (const TraceEntry* context = c.sibling(e.id, StepKind::Context)) {
+  const TraceEntry* ablated = c.sibling(e.id, StepKind::ContextAblated);  // --ablate: what the merge read
+  if (const TraceEntry* context = ablated ? ablated : c.sibling(e.id, StepKind::Context)) {
     const Tensor& ctx = context->tensor;
     const bool batched = ctx.rank() == 4;
     const Tensor back =

@@ -37,6 +37,10 @@ void print_projection_backward(const TraceEntry& e, PrintContext& c) {
   const std::string l = projection_letter(e.id.kind), L = upper(l);
   const bool cross_kv = e.id.block == Block::CrossAttention && l != "q";
   const std::string x = cross_kv ? "M" : "X";
+  // with a bias, dL/db is its own step's (print_bias_backward)
+  const bool biased = c.forward_sibling(e.id, l == "q"   ? StepKind::BiasedQuery
+                                              : l == "k" ? StepKind::BiasedKey
+                                                         : StepKind::BiasedValue) != nullptr;
   print_backward_text(
       e, c,
       {l.c_str(),
@@ -45,11 +49,30 @@ void print_projection_backward(const TraceEntry& e, PrintContext& c) {
                   : "Value projection",
        {fmt::format("dL/d{0} += dL/d{1} · W_{2}ᵀ   ({0}'s share through {1}{3})", x, L, l,
                     cross_kv ? ", M the encoder's output" : ""),
-        fmt::format("dL/dW_{0} = {1}ᵀ · dL/d{2},  dL/db_{0} = Σ dL/d{2}, summed over every position", l, x, L)},
+        biased
+            ? fmt::format("dL/dW_{0} = {1}ᵀ · dL/d{2}, summed over every position", l, x, L)
+            : fmt::format("dL/dW_{0} = {1}ᵀ · dL/d{2},  dL/db_{0} = Σ dL/d{2}, summed over every position", l, x, L)},
        "dL/d" + L});
   const WeightKind w = l == "q" ? WeightKind::W_q : l == "k" ? WeightKind::W_k : WeightKind::W_v;
   print_weight_gradients(e, c, w);
-  print_weight_gradients(e, c, l == "q" ? WeightKind::b_q : l == "k" ? WeightKind::b_k : WeightKind::b_v);
+  if (!biased) print_weight_gradients(e, c, l == "q" ? WeightKind::b_q : l == "k" ? WeightKind::b_k : WeightKind::b_v);
+}
+
+void print_bias_backward(const TraceEntry& e, PrintContext& c) {
+  // e is dL/dQ (B,S,H*d) after the bias, or dL/dK, dL/dV -> the same tensor before it, db (H*d,)
+  const bool q = e.id.kind == StepKind::BiasedQuery, k = e.id.kind == StepKind::BiasedKey;
+  const std::string l = q ? "q" : k ? "k" : "v", L = upper(l);
+  print_backward_text(e, c,
+                      {page_of(e.id.kind),
+                       q   ? "Query bias"
+                       : k ? "Key bias"
+                           : "Value bias",
+                       {fmt::format("dL/d{0} before the bias = dL/d{0} after it (adding a constant passes the "
+                                    "gradient on unchanged)",
+                                    L),
+                        fmt::format("dL/db_{} = Σ dL/d{}, summed over every position", l, L)},
+                       "dL/d" + L});
+  print_weight_gradients(e, c, q ? WeightKind::b_q : k ? WeightKind::b_k : WeightKind::b_v);
 }
 
 void print_split_heads_backward(const TraceEntry& e, PrintContext& c) {

@@ -37,7 +37,7 @@ std::vector<LossPosition> loss_positions(const Tensor& p, PrintContext& c) {
     LossPosition pos;
     // (the label comes quoted already: "<BOS>")
     pos.where = fmt::format("{}position {} ({})", c.input.batched ? fmt::format("[{}] ", b) : "", t, token);
-    pos.label = model.vocab.token(label);
+    pos.label = readable_token(model, label);
     pos.probability = p.data[r * V + label];
     pos.ignored = pad && label == *pad;
     positions.push_back(pos);
@@ -111,7 +111,7 @@ void print_logits_backward(const TraceEntry& e, PrintContext& c) {
                                   p->tensor.data.begin() + static_cast<std::ptrdiff_t>((b * T + t + 1) * V));
     if (!(pad && label == *pad))
       c.page.worked(worked_cross_entropy_gradient_row(
-          row, label, c.model.vocab.token(label), counted_positions(c.model, c.input.labels),
+          row, label, readable_token(c.model, label), counted_positions(c.model, c.input.labels),
           fmt::format("dL/dlogits{}[{}]", c.input.batched ? fmt::format("[{}]", b) : "", t), c.worked_options()));
   }
   print_weight_gradients(e, c, WeightKind::OutputW);

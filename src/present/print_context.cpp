@@ -28,8 +28,9 @@ std::vector<std::string> PrintContext::labels(Sequence sequence, std::size_t b, 
   const char* quote = quoted ? "\"" : "";
   std::vector<std::string> out;
   for (std::size_t i = 0; i < n; ++i)
-    out.push_back(tokens && b < tokens->size() && i < (*tokens)[b].size() ? quote + (*tokens)[b][i] + quote
-                                                                          : std::to_string(i));
+    out.push_back(tokens && b < tokens->size() && i < (*tokens)[b].size()
+                      ? quote + readable_token(model, (*tokens)[b][i]) + quote
+                      : std::to_string(i));
   return out;
 }
 
@@ -182,7 +183,7 @@ namespace {
 struct PrinterRow {
   StepPrinterInfo forward, backward;
 };
-constexpr bool kEntersLayer[] = {false, false, true, true, false, false};  // by EntryPlace
+constexpr bool kEntersLayer[] = {false, false, true, true, false, false, false};  // by EntryPlace
 constexpr PrinterRow kPrinterRows[] = {
 #define ATTN_STEP(kind, trace, display, page, why, forward, backward, place, alias, summary) \
   {{page, forward, kEntersLayer[static_cast<int>(EntryPlace::place)]},                       \

@@ -137,6 +137,18 @@ void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCac
   }
 }
 
+namespace {
+
+// A token in a heading: "\"cat\"", and a checkpoint's readable piece with its id, "\"␣cat\" (3797)".
+std::string quoted_token(const Model& model, const std::string& token) {
+  const std::string shown = "\"" + readable_token(model, token) + "\"";
+  if (!model.checkpoint.present()) return shown;
+  const auto id = model.vocab.exact(token);
+  return id ? fmt::format("{} ({})", shown, *id) : shown;
+}
+
+}  // namespace
+
 void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& step, const KvCacheDecoder& decoder,
                            const Model& model, const std::vector<std::string>& tokens, std::size_t number,
                            const WalkthroughOptions& options) {
@@ -144,8 +156,8 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
   const std::size_t position = tokens.size() - 1;
   const StepCost cost = decoder.last_cost();
   draw.blank();
-  draw.section(fmt::format("══ Token {}: \"{}\" fed back at position {}; only its row is computed ══", number,
-                           tokens.back(), position));
+  draw.section(fmt::format("══ Token {}: {} fed back at position {}; only its row is computed ══", number,
+                           quoted_token(model, tokens.back()), position));
   draw.line(fmt::format(
       "  reused from the cache: the keys and values of positions 0-{} in each of {} layer{}{}; this "
       "row took {} multiply-adds, a full pass over the {} positions {} ({} saved)",
@@ -153,7 +165,7 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
       model.has_target() ? ", and the source's cross-attention keys and values" : "", grouped(cost.with_cache),
       position + 1, grouped(cost.without_cache), grouped(cost.without_cache - cost.with_cache)));
   std::vector<std::string> keys;
-  for (const auto& t : tokens) keys.push_back(token_label("K", t));
+  for (const auto& t : tokens) keys.push_back(token_label("K", readable_token(model, t)));
   for (std::size_t j = 0; j < model.decoder.size(); ++j) {
     const int l = static_cast<int>(j);
     const LayerCache& cache = decoder.caches()[j];
@@ -212,7 +224,7 @@ std::string draw_intervals(const SamplingResult& r, const Model& model, int prec
     const double before = cumulative;
     cumulative += r.distribution[id];
     out +=
-        fmt::format("{}\"{}\" [{}, {}){}", out.empty() ? "" : ", ", model.vocab.token(id),
+        fmt::format("{}\"{}\" [{}, {}){}", out.empty() ? "" : ", ", readable_token(model, id),
                     format_number(before, precision), format_number(cumulative, precision), id == r.id ? " ← u" : "");
   }
   return "  the intervals, in vocabulary order: " + out;
@@ -225,7 +237,7 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r
                   std::uint32_t seed, const WalkthroughOptions& options) {
   Drawing draw(out, page, options);
   draw.blank();
-  draw.part(fmt::format("── Choosing token {} (after \"{}\") ──", number, tokens.back()));
+  draw.part(fmt::format("── Choosing token {} (after {}) ──", number, quoted_token(model, tokens.back())));
   // The labelled table: the most probable tokens, with the distribution drawn from.
   const std::size_t V = r.probabilities.size();
   std::vector<std::size_t> order(V);
@@ -240,19 +252,20 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r
   Tensor table({k, sampled ? std::size_t{2} : std::size_t{1}}, {"k", "p"});
   std::vector<std::string> rows;
   for (std::size_t i = 0; i < k; ++i) {
-    rows.push_back(fmt::format("{}. \"{}\"", i + 1, model.vocab.token(order[i])));
+    rows.push_back(fmt::format("{}. \"{}\"", i + 1, readable_token(model, order[i])));
     table.data[i * table.shape[1]] = r.probabilities[order[i]];
     if (sampled) table.data[i * 2 + 1] = r.distribution[order[i]];
   }
   std::string never;
-  for (std::size_t id : model.vocab.never_written_ids()) never += (never.empty() ? "" : ", ") + model.vocab.token(id);
+  for (std::size_t id : model.vocab.never_written_ids())
+    never += (never.empty() ? "" : ", ") + readable_token(model, id);
   std::vector<std::string> columns = {"p"};
   if (sampled) columns.push_back("drawn from");
   draw.table(fmt::format("  the next-token distribution p = softmax(logits), its top {}{}:", k,
                          never.empty() ? "" : " (" + never + " never written)"),
              table, rows, columns);
   if (!sampled) {
-    draw.line(fmt::format("  greedy (temperature 0): the most probable token, \"{}\"", model.vocab.token(r.id)));
+    draw.line(fmt::format("  greedy (temperature 0): the most probable token, \"{}\"", readable_token(model, r.id)));
     return;
   }
   std::string steps =
@@ -265,7 +278,7 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r
                   "the cumulative \"drawn from\", in vocabulary order: \"{}\"",
                   format_number(*r.draw, std::max(options.array.precision, 6)), draws + 1, seed,
                   format_number(r.cumulative_before, options.array.precision),
-                  format_number(r.cumulative_after, options.array.precision), model.vocab.token(r.id)));
+                  format_number(r.cumulative_after, options.array.precision), readable_token(model, r.id)));
   if (r.kept <= kMostDrawnShown) draw.line(draw_intervals(r, model, options.array.precision));
 }
 

@@ -31,7 +31,7 @@ void print_token_ids(const TraceEntry& e, PrintContext& c) {
       if (!shown_item(c, b)) continue;
       std::string row = c.trace.drops_batch_axis() ? "" : fmt::format("[{}] ", b);
       for (std::size_t s = 0; s < (*tokens)[b].size(); ++s)
-        row += fmt::format("{}\"{}\"→{}", s ? "  " : "", (*tokens)[b][s],
+        row += fmt::format("{}\"{}\"→{}", s ? "  " : "", readable_token(c.model, (*tokens)[b][s]),
                            static_cast<long long>(t.data[b * (*tokens)[b].size() + s]));
       c.page.line(row);
     }
@@ -87,8 +87,9 @@ void print_embedding_lookup(const TraceEntry& e, PrintContext& c) {
       Tensor row({N}, {"N"});
       std::copy(t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s) * N),
                 t.data.begin() + static_cast<std::ptrdiff_t>((b * S + s + 1) * N), row.data.begin());
-      c.page.labeled_vector(
-          fmt::format("emb{}[{}] = E[{}] (\"{}\")", c.item(t, b), s, id ? std::to_string(*id) : "<UNK>", token), row);
+      c.page.labeled_vector(fmt::format("emb{}[{}] = E[{}] (\"{}\")", c.item(t, b), s,
+                                        id ? std::to_string(*id) : "<UNK>", readable_token(c.model, token)),
+                            row);
     }
   }
 }

@@ -48,14 +48,14 @@ TopKView top_view(const Tensor& t, PrintContext& c, const std::vector<std::size_
   for (std::size_t r : rows.rows) {
     std::vector<std::pair<std::string, double>> row;
     for (const auto& tp : top_tokens(t.data.data() + r * V, V, c.options.top_k, excluded))
-      row.emplace_back("\"" + c.model.vocab.token(tp.id) + "\"", tp.probability);
+      row.emplace_back("\"" + readable_token(c.model, tp.id) + "\"", tp.probability);
     view.rows.push_back(std::move(row));
   }
   return view;
 }
 
-// logits[i]["token"] = x[i] · E[id] (tied) or x[i] · W_out[:,id] + b_out[id], for the most
-// probable token of the first row.
+}  // namespace
+
 void work_logit(const TraceEntry& e, PrintContext& c) {
   const TraceEntry* input = c.operand_entry(e, 0);
   if (!input || !c.page.detailed()) return;
@@ -72,7 +72,7 @@ void work_logit(const TraceEntry& e, PrintContext& c) {
     column[k] = c.model.output.tied ? c.model.embedding.data[id * N + k] : c.model.output.W.data[k * V + id];
   DotProductNames names;
   const std::string index = fmt::format("{}[{}]", c.item(e.tensor, b), i);
-  names.result = fmt::format("logits{}[\"{}\"]", index, c.model.vocab.token(id));
+  names.result = fmt::format("logits{}[\"{}\"]", index, readable_token(c.model, id));
   names.left = display_name(input->id) + index;
   names.right = c.model.output.tied ? fmt::format("E[{}]", id) : fmt::format("W_out[:,{}]", id);
   names.bias = fmt::format("b_out[{}]", id);
@@ -80,8 +80,6 @@ void work_logit(const TraceEntry& e, PrintContext& c) {
   if (!c.model.output.tied && !c.model.output.b.data.empty()) bias = c.model.output.b.data[id];
   c.page.worked(worked_dot_product(names, row_of(x, i), column, bias, c.worked_options()));
 }
-
-}  // namespace
 
 void print_logits(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
@@ -119,7 +117,7 @@ void print_probabilities(const TraceEntry& e, PrintContext& c) {
   const std::vector<std::size_t> never = c.model.vocab.never_written_ids();
   TopKView view = top_view(t, c, never, c.options.array.precision);
   std::string left_out;
-  for (std::size_t id : never) left_out += (left_out.empty() ? "" : ", ") + c.model.vocab.token(id);
+  for (std::size_t id : never) left_out += (left_out.empty() ? "" : ", ") + readable_token(c.model, id);
   view.caption = fmt::format("top {} next tokens{}:", c.options.top_k,
                              left_out.empty() ? "" : " (" + left_out + " are never written, so left out)");
   c.page.top_k(view);
@@ -127,6 +125,7 @@ void print_probabilities(const TraceEntry& e, PrintContext& c) {
   for (const auto& row : view.rows)
     if (!row.empty()) greedy += (greedy.empty() ? "" : " ") + row[0].first.substr(1, row[0].first.size() - 2);
   c.page.line("greedy pick (the most probable at each position): " + greedy);
+  if (c.options.unablated_probabilities) print_ablation_comparison(e, c);
 }
 
 }  // namespace attn

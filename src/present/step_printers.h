@@ -102,6 +102,14 @@ const char* explanation_of(StepKind kind);
 #undef ATTN_STEP
 
 // Shared by the printers.
+// The worked element of a logits entry (output.logits, lens.<l>.logits), in detailed steps:
+// logits[i]["token"] = x[i] · E[id] (tied) or x[i] · W_out[:,id] + b_out[id], for the most
+// probable token of row --cell's i (print_output.cpp).
+void work_logit(const TraceEntry& e, PrintContext& c);
+// With --ablate, under the next-token probabilities `e` of the ablated run: each position's
+// most probable token without the ablation, its probability with and without, and the
+// ablated run's own pick (print_ablation.cpp).
+void print_ablation_comparison(const TraceEntry& e, PrintContext& c);
 // The four lines most steps open with: title (with its explanation), formula, shape
 // equation over the entry's operands, the tensor under its display_name.
 struct StepText {

@@ -48,6 +48,7 @@ std::string stage_key(const StepId& id) {
     forward.gradient = false;
     return "backward." + stage_key(forward);
   }
+  if (step_kind_row(id.kind).place == EntryPlace::Lens) return "lens";
   if (id.in_layer()) return layer_name(id);
   if (id.kind == StepKind::FinalNorm) return trace_name(id);
   if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities) return "output";
@@ -62,7 +63,7 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
     const auto* tokens = trace.tokens(sequence);
     if (!tokens || tokens->empty()) return std::string();
     std::string text;
-    for (const auto& token : (*tokens)[0]) text += (text.empty() ? "" : " ") + token;
+    for (const auto& token : (*tokens)[0]) text += (text.empty() ? "" : " ") + readable_token(model, token);
     return " \"" + text + "\"" + (tokens->size() > 1 ? fmt::format(" and {} more", tokens->size() - 1) : "");
   };
   const std::string key = stage_key(id);
@@ -81,6 +82,7 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
                                           : "the input X, as given";
   if (key == "target") return "target" + sentence(Sequence::Target) + " -> tokens, embeddings -> Y; masks";
   if (key == "output") return "output head: logits, next-token probabilities";
+  if (key == "lens") return "logit lens: the final norm and the output head after every layer";
   if (id.kind == StepKind::FinalNorm)
     return fmt::format("final {} of the {} stack", model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm",
                        is_decoder_only(model)       ? "decoder-only"
@@ -372,8 +374,10 @@ void StreamingWalkthrough::add(const TraceEntry& entry) {
     // trace holds about two layers, however deep the model.
     const std::optional<StepId> finished = state_->layer;
     const int last_encoder_layer = static_cast<int>(state_->model.encoder.size()) - 1;
+    const bool lens = state_->input.lens;  // the logit lens works from every layer's output
     trace_.forget_entries_if([&](const TraceEntry& e) {
       if (!e.id.in_layer() || same_layer(e.id, id)) return false;
+      if (lens && e.id.kind == StepKind::LayerOutput) return false;
       const bool kept_result = (finished && same_layer(e.id, *finished)) ||
                                (e.id.stack == Stack::Encoder && e.id.layer == last_encoder_layer);
       return !(kept_result && is_layer_result(e.id));

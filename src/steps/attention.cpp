@@ -247,6 +247,27 @@ Tensor attention_context(const Tensor& weights, const Tensor& v) {
   return batched_matmul(weights, v, {weights.axes[0], weights.axes[1], weights.axes[2], v.axes[3]});
 }
 
+Tensor ablate_heads(const Tensor& context, const std::vector<std::size_t>& heads, bool mean) {
+  // context is (B,H,S,d) -> (B,H,S,d)
+  require(context.rank() == 4, "ablate_heads: context must be (B,H,S,d)");
+  const std::size_t B = context.shape[0], H = context.shape[1], S = context.shape[2], d = context.shape[3];
+  Tensor out = context;
+  for (std::size_t h : heads) {
+    require(h < H, "ablate_heads: head out of range");
+    for (std::size_t b = 0; b < B; ++b) {
+      double* rows = out.data.data() + (b * H + h) * S * d;  // (S,d)
+      std::vector<double> replacement(d, 0.0);
+      if (mean && S > 0) {
+        for (std::size_t s = 0; s < S; ++s)
+          for (std::size_t k = 0; k < d; ++k) replacement[k] += rows[s * d + k];
+        for (double& v : replacement) v /= static_cast<double>(S);
+      }
+      for (std::size_t s = 0; s < S; ++s) std::copy(replacement.begin(), replacement.end(), rows + s * d);
+    }
+  }
+  return out;
+}
+
 ProductGradients attention_context_backward(const Tensor& weights, const Tensor& v, const Tensor& dcontext) {
   // weights is (B,H,S,T), v is (B,H,T,d), dcontext is (B,H,S,d) -> dweights (B,H,S,T), dv (B,H,T,d)
   require(weights.rank() == 4 && v.rank() == 4 && dcontext.rank() == 4, "attention_context_backward: rank 4 tensors");

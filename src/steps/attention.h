@@ -11,6 +11,8 @@
 
 #include <cstddef>
 
+#include <vector>
+
 #include "attn/tensor.h"
 
 namespace attn {
@@ -73,6 +75,11 @@ Tensor softmax_rows_backward(const Tensor& weights, const Tensor& dweights);
 // weights is (B,H,S,T), v is (B,H,T,d) -> weights @ v is (B,H,S,d): each row a weighted
 // sum of value rows.
 Tensor attention_context(const Tensor& weights, const Tensor& v);
+// Ablation (attn explain --ablate): context is (B,H,S,d) -> (B,H,S,d), the rows of each
+// head in `heads` replaced: by zeros, or with `mean` by that head's mean over the S
+// positions of its batch item (summed in position order, then divided by S). The other
+// heads pass through unchanged.
+Tensor ablate_heads(const Tensor& context, const std::vector<std::size_t>& heads, bool mean);
 // weights is (B,H,S,T), v is (B,H,T,d), dcontext is (B,H,S,d) -> dweights = dcontext @ vᵀ
 // (B,H,S,T), dv = weightsᵀ @ dcontext (B,H,T,d).
 ProductGradients attention_context_backward(const Tensor& weights, const Tensor& v, const Tensor& dcontext);

@@ -82,4 +82,28 @@ ProjectionGradients linear_projection_backward(const Tensor& x, const Tensor& W,
   return g;
 }
 
+Tensor add_bias(const Tensor& x, const Tensor& b) {
+  // x is (B,S,M), b is (M,) -> out is (B,S,M)
+  require(x.rank() >= 1 && b.rank() == 1 && b.size() == x.shape.back(), "add_bias: x (B,S,M), b (M,)");
+  const std::size_t M = b.size(), rows = x.size() / M;
+  Tensor out = x;
+  double* o = out.data.data();
+  const double* bias = b.data.data();
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t m = 0; m < M; ++m) o[r * M + m] += bias[m];
+  return out;
+}
+
+Tensor add_bias_backward(const Tensor& dy, const std::string& axis) {
+  // dy is (B,S,M) -> db is (M,)
+  require(dy.rank() >= 1, "add_bias_backward: dy (B,S,M)");
+  const std::size_t M = dy.shape.back(), rows = dy.size() / M;
+  Tensor db({M}, {axis});
+  double* out = db.data.data();
+  const double* d = dy.data.data();
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t m = 0; m < M; ++m) out[m] += d[r * M + m];
+  return db;
+}
+
 }  // namespace attn

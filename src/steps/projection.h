@@ -45,6 +45,15 @@ struct ProjectionGradients {
 // x is (B,S,N), W is (N,M), dy is (B,S,M) -> dx (B,S,N), dW (N,M), db (M,) when has_bias.
 ProjectionGradients linear_projection_backward(const Tensor& x, const Tensor& W, bool has_bias, const Tensor& dy);
 
+// The bias of a projection as a step of its own (the queries', keys' and values' biases:
+// b_q, b_k, b_v): x is (B,S,M), the product x · W, b is (M,) -> x + b is (B,S,M), the same
+// row b added at every position, one rounding per element (so x · W then + b gives the bits
+// linear_projection(x, W, b) gives).
+Tensor add_bias(const Tensor& x, const Tensor& b);
+// dy is (B,S,M) -> db (M,) = Σ over positions of dy, in order of position; axis names the
+// result's one axis ("H*d"). dL/dx is dy itself: adding a constant passes the gradient on.
+Tensor add_bias_backward(const Tensor& dy, const std::string& axis);
+
 }  // namespace attn
 
 #endif  // ATTN_STEPS_PROJECTION_H_

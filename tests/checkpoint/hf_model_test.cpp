@@ -27,10 +27,6 @@ namespace {
 
 const std::string kDir = std::string(ATTN_SOURCE_DIR) + "/tests/reference/hf_checkpoints/";
 
-// The cases attn computes today; qwen3_* and llama3_* wait for the QK-norm and llama3
-// frequency steps (refused by name below).
-bool computed_today(const std::string& name) { return name.rfind("qwen3", 0) != 0 && name.rfind("llama3", 0) != 0; }
-
 // The checkpoint's model, given placeholder tokens w0 ... w{V-1} (the tokenizer's job) and
 // the reference's ids as its input.
 attn::LoadedModel model_reading(const std::string& name, const std::vector<std::size_t>& ids) {
@@ -71,7 +67,6 @@ TEST_CASE("Hugging Face checkpoints: logits and attention weights agree with the
   REQUIRE(names.size() >= 14);
   std::size_t run = 0;
   for (const auto& name : names) {
-    if (!computed_today(name)) continue;
     DYNAMIC_SECTION(name) {
       const attn::Json expected = attn::read_json_object_file(kDir + name + "/expected.json");
       const attn::LoadedModel loaded = model_reading(name, expected.at("ids").get<std::vector<std::size_t>>());
@@ -95,7 +90,7 @@ TEST_CASE("Hugging Face checkpoints: logits and attention weights agree with the
     }
     ++run;
   }
-  CHECK(run >= 13);
+  CHECK(run >= 16);
 }
 
 TEST_CASE("Hugging Face checkpoints: greedy generation with the KV cache agrees with the reference",
@@ -104,7 +99,6 @@ TEST_CASE("Hugging Face checkpoints: greedy generation with the KV cache agrees 
   // position per step through the cache: the same picks, every step's logits within 1e-12.
   std::size_t run = 0;
   for (const auto& name : attn_test::case_names(kDir)) {
-    if (!computed_today(name)) continue;
     DYNAMIC_SECTION(name) {
       const attn::Json expected = attn::read_json_object_file(kDir + name + "/expected.json");
       const attn::LoadedModel loaded = model_reading(name, expected.at("prompt").get<std::vector<std::size_t>>());
@@ -134,7 +128,7 @@ TEST_CASE("Hugging Face checkpoints: greedy generation with the KV cache agrees 
     }
     ++run;
   }
-  CHECK(run >= 13);
+  CHECK(run >= 16);
 }
 
 TEST_CASE("Hugging Face checkpoints: each weight names the checkpoint tensor it was read from",
@@ -162,20 +156,21 @@ TEST_CASE("Hugging Face checkpoints: each weight names the checkpoint tensor it 
   CHECK(old.checkpoint_names.at("embedding") == "wte.weight");
 }
 
-TEST_CASE("Hugging Face checkpoints: Qwen3 and llama3 RoPE are refused until attn has their steps",
+TEST_CASE("Hugging Face checkpoints: Qwen3's q_norm/k_norm and llama3 RoPE map onto their steps",
           "[checkpoint][reference]") {
-  try {
-    attn::load_hf_model(kDir + "qwen3_f32");
-    FAIL("Qwen3 loaded");
-  } catch (const attn::InputError& e) {
-    CHECK(e.file() == kDir + "qwen3_f32/config.json");
-    CHECK(e.json_path() == "architectures[0]");
-    CHECK(e.message().find("Qwen3ForCausalLM needs the QK-norm step") == 0);
-  }
-  try {
-    attn::load_hf_model(kDir + "llama3_rope_f32");
-    FAIL("llama3 RoPE loaded");
-  } catch (const attn::InputError& e) {
-    CHECK(e.json_path() == "rope_scaling.rope_type");
-  }
+  const attn::CheckpointModel qwen3 = attn::load_hf_model(kDir + "qwen3_f32");
+  CHECK(qwen3.model.config.qk_norm);
+  CHECK(qwen3.model.config.d_head == 4);  // head_dim, not hidden_size / heads
+  CHECK(qwen3.checkpoint_names.at("decoder.1.self_attention.q_norm") == "model.layers.1.self_attn.q_norm.weight");
+  CHECK(qwen3.checkpoint_names.at("decoder.0.self_attention.k_norm") == "model.layers.0.self_attn.k_norm.weight");
+  CHECK(qwen3.model.decoder[0].self_attention.q_norm.shape == attn::Shape{4});
+  const attn::CheckpointModel llama3 = attn::load_hf_model(kDir + "llama3_rope_f32");
+  CHECK_FALSE(llama3.model.config.qk_norm);
+  const attn::RopeScaling& r = llama3.model.config.rope_scaling;
+  CHECK(r.llama3);
+  CHECK(r.factor == 8.0);
+  CHECK(r.low_freq_factor == 1.0);
+  CHECK(r.high_freq_factor == 4.0);
+  CHECK(r.original_max_position_embeddings == 4.0);
+  CHECK(llama3.model.config.rope_theta == 500000.0);
 }

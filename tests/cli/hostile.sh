@@ -8,23 +8,11 @@ set -uo pipefail
 case_name=$1
 ATTN=$2
 work=$3/$case_name
+here=$(cd "$(dirname "$0")" && pwd)
 shift 3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+source "$here/shell_expect.sh"
 
-fail() {
-  echo "FAIL ($case_name): $*" >&2
-  exit 1
-}
-# expect CODE: the exit code of the last command ($status) is CODE.
-expect_status() { [ "$status" = "$1" ] || fail "exit code $status, expected $1; stderr: $(cat err 2>/dev/null)"; }
-expect_stderr() { grep -qxF -- "$1" err || fail "stderr is not the line '$1': $(cat err)"; }
-one_line_stderr() { [ "$(wc -l <err)" = 1 ] || fail "stderr has $(wc -l <err) lines: $(cat err)"; }
-# Nothing but the files named is left in the folder (no dump, no .*.tmp-* file).
-expect_files() {
-  local found
-  found=$(ls -A | grep -vxE 'err|out' | sort | tr '\n' ' ')
-  [ "$found" = "$*" ] || fail "files left: '$found', expected '$*'"
-}
 # A model big enough for the parallel kernels and a dump of several megabytes.
 big_model() { "$ATTN" init --d-model 64 --heads 4 --d-ff 128 --layers 2 --seq 300 -o big.json >/dev/null 2>&1; }
 

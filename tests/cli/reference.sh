@@ -69,7 +69,7 @@ case $case_name in
     for command in $commands; do
       grep -q "^        $command)$" _attn || fail "no case for attn $command"
     done
-    grep -qF "'(-e --example -c --config)'{-e,--example}" _attn || fail "--example does not exclude -c"
+    grep -qF "'(-e --example -c --config --model)'{-e,--example}" _attn || fail "--example does not exclude -c and --model"
     grep -qF ':TEXT:(auto always never)' _attn || fail "--color's values are missing"
     if command -v zsh >/dev/null; then zsh -n _attn || fail "the zsh completion does not parse"; fi
     ;;

@@ -33,6 +33,17 @@ cmake_minimum_required(VERSION 3.18)  # script mode: modern policies (while(TRUE
 set(marker "<!-- example: ")
 file(READ "${DOC}" rest)
 file(MAKE_DIRECTORY "${WORK_DIR}")
+# LINKS: NAME=PATH pairs (|-separated): each PATH linked into ${WORK_DIR} as NAME, so that a
+# page's commands name a test folder as a reader names theirs (`--model gpt2-tiny`).
+if(LINKS)
+  string(REPLACE "|" ";" link_list "${LINKS}")
+  foreach(link IN LISTS link_list)
+    string(REGEX REPLACE "=.*" "" link_name "${link}")
+    string(REGEX REPLACE "^[^=]*=" "" link_target "${link}")
+    file(REMOVE "${WORK_DIR}/${link_name}")
+    file(CREATE_LINK "${link_target}" "${WORK_DIR}/${link_name}" SYMBOLIC)
+  endforeach()
+endif()
 
 # Sets ${out} to the body of the fenced block of language ${lang} that starts ${text}
 # (only blank space may come before the fence) and ${after} to the text after the block.

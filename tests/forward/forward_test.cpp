@@ -93,6 +93,29 @@ TEST_CASE("seed 000: every printed value of the batched walkthrough", "[forward]
   CHECK(out.data == concat.data);
 }
 
+TEST_CASE("a projection's bias is a step of its own: q, then q_biased, which the heads split", "[forward][bias]") {
+  // b_q and b_v given, b_k not: k has no k_biased step
+  const attn::LoadedModel model = attn::load_model_text(R"({
+    "model": {"d_model": 2, "num_heads": 1, "positional_encoding": "none"},
+    "input": {"X": [[1, 2], [3, -1]]},
+    "encoder": [{"attention": {"W_q": "identity", "W_k": "identity", "W_v": "identity",
+                               "b_q": [0.5, -1], "b_v": [1, 1]}}]})",
+                                                        "t.json");
+  attn::Trace trace(!model.input.batched);
+  attn::run_model(model.model, model.input, trace);
+  std::vector<std::string> names;
+  for (const auto& e : trace.entries()) names.push_back(e.name);
+  const std::string p = "encoder.0.attention.";
+  CHECK(names == std::vector<std::string>{"input", p + "q", p + "q_biased", p + "k", p + "v", p + "v_biased",
+                                          p + "q_heads", p + "k_heads", p + "v_heads", p + "k_t", p + "scores",
+                                          p + "scaled_scores", p + "weights", p + "context", p + "concat"});
+  // X · I = X, then + b_q row by row (docs/steps/bias.md)
+  CHECK(find_entry(trace, p + "q")->tensor.data == std::vector<double>{1, 2, 3, -1});
+  CHECK(find_entry(trace, p + "q_biased")->tensor.data == std::vector<double>{1.5, 1, 3.5, -2});
+  CHECK(find_entry(trace, p + "q_heads")->tensor.data == std::vector<double>{1.5, 1, 3.5, -2});
+  CHECK(find_entry(trace, p + "v_heads")->tensor.data == std::vector<double>{2, 3, 4, 0});
+}
+
 TEST_CASE("trace names and order for one attention block", "[forward]") {
   const attn::LoadedModel model = attn::load_model_text(R"({
     "model": {"d_model": 4, "num_heads": 2, "causal": true},

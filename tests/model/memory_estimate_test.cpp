@@ -43,3 +43,47 @@ TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[mem
   CHECK_THROWS_WITH(attn::load_model_text(text, "model.json", options),
                     Catch::Contains("model.json: input.X: this run would need about"));
 }
+
+TEST_CASE("the estimate counts a block's optional weights and their steps (attn/block_weights.def)",
+          "[memory_estimate][block_weights]") {
+  // One encoder block of d_model 8, 2 heads of d = 4, 4 positions. QK-norm's gammas, (d,)
+  // each, and its two steps q_normed, k_normed, (B,S,H*d) each, are counted when
+  // model.qk_norm is on: 8 bytes x (2 x 4 + 2 x 4 x 8) more.
+  attn::ModelConfig config;
+  config.d_model = 8;
+  config.num_heads = 2;
+  config.d_head = 4;
+  attn::RunSize size;
+  size.seq_len = 4;
+  const std::uint64_t plain = attn::estimate_run_bytes(config, size);
+  config.qk_norm = true;
+  CHECK(attn::estimate_run_bytes(config, size) == plain + 8 * (2 * 4 + 2 * 4 * 8));
+  // the gammas themselves: ones when the flag is on and the file does not give them
+  const attn::LoadedModel normed = attn::load_model_text(
+      R"({"model": {"d_model": 8, "num_heads": 2, "qk_norm": true}, "input": {"X": {"randn": [4, 8]}},
+          "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})",
+      "m.json");
+  CHECK(normed.model.encoder[0].attention.q_norm.data == std::vector<double>{1, 1, 1, 1});
+  CHECK(normed.model.encoder[0].attention.k_norm.shape == attn::Shape{4});
+}
+
+TEST_CASE("the logit lens is counted: per layer of the last stack, B*T*(2N + 2V) numbers", "[memory_estimate][lens]") {
+  attn::ModelConfig config;
+  config.d_model = 768;
+  config.num_heads = 12;
+  config.d_head = 64;
+  config.d_ff = 3072;
+  attn::RunSize size;
+  size.seq_len = 64;
+  size.target_len = 64;
+  size.encoder_layers = 0;
+  size.decoder_layers = 12;
+  size.vocab = 50257;
+  const std::uint64_t plain = attn::estimate_run_bytes(config, size);
+  size.lens = true;
+  const std::uint64_t lens = attn::estimate_run_bytes(config, size);
+  // 12 layers x 64 positions x (2*768 + 2*50257) numbers of 8 bytes: 627.6 MB
+  const std::uint64_t expected = 12ULL * 64 * (2 * 768 + 2 * 50257) * 8;
+  CHECK(lens - plain + 1 >= expected);  // within the one byte each estimate's rounding may take
+  CHECK(lens - plain <= expected + 1);
+}

@@ -309,6 +309,11 @@ def attn_model_file(c, w, arch, prefix):
                  "d_ff": c["intermediate_size"], "norm": "rmsnorm", "norm_first": True,
                  "layer_norm_eps": c.get("rms_norm_eps", 1e-6), "activation": "swiglu",
                  "positional_encoding": "rope", "rope_theta": c.get("rope_theta", 10000.0)}
+        if c.get("rope_scaling"):  # the llama3 frequency step
+            model["rope_scaling"] = {k: c["rope_scaling"][k] for k in (
+                "rope_type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")}
+        if arch == "Qwen3ForCausalLM":  # the QK-norm step
+            model["qk_norm"] = True
         layers = []
         for i in range(c["num_hidden_layers"]):
             p = f"model.layers.{i}."
@@ -317,6 +322,9 @@ def attn_model_file(c, w, arch, prefix):
             for k, n in (("b_q", "q"), ("b_k", "k"), ("b_v", "v"), ("b_o", "o")):
                 if p + f"self_attn.{n}_proj.bias" in w:
                     a[k] = L(w[p + f"self_attn.{n}_proj.bias"])
+            for k in ("q_norm", "k_norm"):
+                if p + f"self_attn.{k}.weight" in w:
+                    a[k] = L(w[p + f"self_attn.{k}.weight"])
             layers.append({"self_attention": a, "norm1": {"gamma": L(w[p + "input_layernorm.weight"])},
                            "ffn": {"W_1": L(w[p + "mlp.gate_proj.weight"].T), "W_2": L(w[p + "mlp.down_proj.weight"].T),
                                    "W_3": L(w[p + "mlp.up_proj.weight"].T)},
@@ -427,13 +435,55 @@ def make_case(name, config, dtype, options, seed, attn):
         lambda t: llama_forward(config, exact, t, arch))
     steps = greedy(forward)
     note = ""
-    if attn and arch != "Qwen3ForCausalLM" and not config.get("rope_scaling"):
+    if attn:
         note = f", attn's own forward within {check_against_attn(attn, folder, attn_model_file(config, exact, arch, prefix), logits, attentions):.1e}"
     write_json(os.path.join(folder, "expected.json"),
                {"ids": IDS, "logits": logits.tolist(), "attention_weights": [a.tolist() for a in attentions],
                 "prompt": PROMPT, "greedy": steps})
     size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
     print(f"{name}: {size} bytes{note}")
+
+
+# ---- GPT-2's real tokenizer beside small random weights --------------------------------
+
+TOKENIZER_CASE = "gpt2_tokenizer_f16"
+TOKENIZER_TEXT = "The cat sat on the mat"
+TOP = 20  # the logits kept per position: the largest TOP (V = 50257 is too many to commit)
+GPT2_REAL = variant(GPT2, vocab_size=50257, n_positions=16, n_embd=4, n_head=2, n_inner=16, bos_token_id=50256,
+                    eos_token_id=50256)
+
+
+def top_logits(row):
+    values, ids = torch.topk(row, TOP)
+    return {"ids": ids.tolist(), "logits": values.tolist()}
+
+
+def make_tokenizer_case(seed):
+    """GPT-2's own vocab.json and merges.txt (tests/data/gpt2, linked as the Hub cache links a
+    snapshot's files to its blobs) beside random F16 weights: the ids run are gpt-3-encoder's
+    (tests/reference/tokenizers/gpt2.json), not ours; expected.json keeps each position's
+    largest logits, every attention weight, and greedy generation's picks."""
+    folder = os.path.join(OUT, TOKENIZER_CASE)
+    os.makedirs(folder)
+    for name in ("vocab.json", "merges.txt"):
+        os.symlink(os.path.join("..", "..", "..", "data", "gpt2", name), os.path.join(folder, name))
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizers", "gpt2.json")) as f:
+        reference = json.load(f)
+    ids = next(c["ids"] for c in reference["cases"] if c["text"] == TOKENIZER_TEXT)
+    exact = write_checkpoint(folder, gpt2_weights(GPT2_REAL, np.random.default_rng(seed), "", False), "F16")
+    write_json(os.path.join(folder, "config.json"), dict(GPT2_REAL, torch_dtype="float16"), indent=2)
+    forward = lambda t: gpt2_forward(GPT2_REAL, exact, t, "")  # noqa: E731
+    logits, attentions = forward(torch.tensor(ids))
+    steps, prefix = [], list(ids)
+    for _ in range(GENERATED):
+        last = forward(torch.tensor(prefix))[0][-1]
+        steps.append(dict(top_logits(last), id=int(torch.argmax(last))))
+        prefix.append(steps[-1]["id"])
+    write_json(os.path.join(folder, "expected.json"),
+               {"text": TOKENIZER_TEXT, "ids": ids, "ids_from": reference["source"],
+                "top_logits": [top_logits(row) for row in logits], "attention_weights": [a.tolist() for a in attentions],
+                "greedy": steps})
+    print(f"{TOKENIZER_CASE}: ids {ids}, greedy {[s['id'] for s in steps]}")
 
 
 def main():
@@ -444,7 +494,8 @@ def main():
     os.makedirs(OUT)
     for k, (name, config, dtype, options) in enumerate(CASES):
         make_case(name, config, dtype, options, 22000 + k, args.attn)
-    write_case_list(OUT, [c[0] for c in CASES])
+    write_case_list(OUT, [c[0] for c in CASES])  # the placeholder-token cases
+    make_tokenizer_case(22000 + len(CASES))
 
 
 if __name__ == "__main__":

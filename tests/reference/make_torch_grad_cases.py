@@ -143,13 +143,19 @@ def linear(x, W, b):
     return y + b if b is not None else y
 
 
+def projected(tr, name, x, W, b):
+    """x @ W recorded as name ("...q"), then + b as name + "_biased" when the block has the bias."""
+    y = tr.rec(name, x @ W)
+    return tr.rec(name + "_biased", y + b) if b is not None else y
+
+
 def attention(tr, prefix, x_q, x_kv, p, H, d, mask):
     """Multi-head attention as attn records it; p holds W_q, W_k, W_v (N,H*d), W_o, biases."""
     B, S, _ = x_q.shape
     Tk = x_kv.shape[1]
-    q = tr.rec(prefix + "q", linear(x_q, p["W_q"], p.get("b_q")))
-    k = tr.rec(prefix + "k", linear(x_kv, p["W_k"], p.get("b_k")))
-    v = tr.rec(prefix + "v", linear(x_kv, p["W_v"], p.get("b_v")))
+    q = projected(tr, prefix + "q", x_q, p["W_q"], p.get("b_q"))
+    k = projected(tr, prefix + "k", x_kv, p["W_k"], p.get("b_k"))
+    v = projected(tr, prefix + "v", x_kv, p["W_v"], p.get("b_v"))
     qh = tr.rec(prefix + "q_heads", q.view(B, S, H, d).transpose(1, 2))
     kh = tr.rec(prefix + "k_heads", k.view(B, Tk, H, d).transpose(1, 2))
     vh = tr.rec(prefix + "v_heads", v.view(B, Tk, H, d).transpose(1, 2))

@@ -127,8 +127,12 @@ def make_case(index, c):
     tensors = [entry("input", x)]
     if causal:
         tensors.append(entry("encoder.mask", float_mask))
-    tensors += [entry(p + "q", rec(q)), entry(p + "k", rec(k)), entry(p + "v", rec(v)),
-                entry(p + "q_heads", rec(q_heads)), entry(p + "k_heads", rec(k_heads)),
+    # attn records each projection's product, then its bias (when the file gives it) as a step of its own
+    for name, w, t in (("q", w_q, q), ("k", w_k, k), ("v", w_v, v)):
+        tensors.append(entry(p + name, rec(F.linear(xb, w))))
+        if c["bias"] and "b_" + name not in omit:
+            tensors.append(entry(p + name + "_biased", rec(t)))
+    tensors += [entry(p + "q_heads", rec(q_heads)), entry(p + "k_heads", rec(k_heads)),
                 entry(p + "v_heads", rec(v_heads)), entry(p + "k_t", rec(k_t)),
                 entry(p + "scores", rec(scores)), entry(p + "scaled_scores", rec(scaled))]
     if causal:

@@ -274,8 +274,11 @@ class Case:
         concat = context.transpose(1, 2).reshape(B, L, N)      # (B,H,L,d) -> (B,L,H,d) -> (B,L,H*d)
         output = F.linear(concat, mha.out_proj.weight, mha.out_proj.bias)  # (B,L,H*d) @ (H*d,N) -> (B,L,N)
         assert_agree(prefix + "output", output, hooked)
-        for name, t in (("q", q), ("k", k), ("v", v), ("q_heads", q_heads), ("k_heads", k_heads),
-                        ("v_heads", v_heads), ("k_t", k_t), ("scores", scores), ("scaled_scores", scaled)):
+        # attn records each projection's product, then its bias as a step of its own
+        for name, t in (("q", F.linear(x_q, W[:N])), ("q_biased", q), ("k", F.linear(x_kv, W[N:2 * N])),
+                        ("k_biased", k), ("v", F.linear(x_kv, W[2 * N:])), ("v_biased", v), ("q_heads", q_heads),
+                        ("k_heads", k_heads), ("v_heads", v_heads), ("k_t", k_t), ("scores", scores),
+                        ("scaled_scores", scaled)):
             self.rec(prefix + name, t)
         if masked is not None:
             self.rec(prefix + "masked_scores", masked)

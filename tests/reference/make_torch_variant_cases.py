@@ -197,9 +197,13 @@ class Case:
         Tk = x_kv.shape[1]
         H, G, d = self.H, self.G, self.d
         lin = lambda x, w, b: x @ p[w] + (p[b] if b in p else 0)
-        q = self.rec(prefix + "q", lin(x_q, "W_q", "b_q"))
-        k = self.rec(prefix + "k", lin(x_kv, "W_k", "b_k"))
-        v = self.rec(prefix + "v", lin(x_kv, "W_v", "b_v"))
+
+        def projected(x, name):  # x @ W recorded as "q", then + b_q as "q_biased" when the block has it
+            y = self.rec(prefix + name, x @ p["W_" + name])
+            return self.rec(prefix + name + "_biased", y + p["b_" + name]) if "b_" + name in p else y
+        q = projected(x_q, "q")
+        k = projected(x_kv, "k")
+        v = projected(x_kv, "v")
         qh = self.rec(prefix + "q_heads", q.view(B, S, H, d).transpose(1, 2))
         kh = self.rec(prefix + "k_heads", k.view(B, Tk, G, d).transpose(1, 2))
         vh = self.rec(prefix + "v_heads", v.view(B, Tk, G, d).transpose(1, 2))

@@ -158,3 +158,41 @@ TEST_CASE("matmul_transposed: the plain loops and the fast kernel compute aᵀb 
     for (std::size_t i = 0; i < out.size(); ++i) REQUIRE(std::abs(out[i] - by_hand[i]) < 1e-12);
   }
 }
+
+TEST_CASE("add_bias: the bias row added at every position, as by hand and bit for bit as the fused projection",
+          "[projection][bias]") {
+  // docs/steps/bias.md: position 0 is (1, 2), b_q = (0.5, -1) -> (1.5, 1); position 1 (3, -1) -> (3.5, -2)
+  Tensor q({1, 2, 2}, {"B", "S", "H*d"}), b({2}, {"H*d"});
+  q.data = {1, 2, 3, -1};
+  b.data = {0.5, -1};
+  const Tensor biased = attn::add_bias(q, b);
+  CHECK(biased.shape == q.shape);
+  CHECK(biased.axes == q.axes);
+  CHECK(biased.data == std::vector<double>{1.5, 1, 3.5, -2});
+  // x · W then + b gives linear_projection(x, W, b)'s bits: one rounding per element either way
+  const Tensor x = wavy({2, 3, 4}, {"B", "S", "N"}, 0.37, false), W = wavy({4, 5}, {"N", "M"}, 0.71, true);
+  const Tensor bias = wavy({5}, {"M"}, 1.3, true);
+  const Tensor split = attn::add_bias(attn::linear_projection(x, W, Tensor(), "M"), bias);
+  CHECK(split.data == attn::linear_projection(x, W, bias, "M").data);
+}
+
+TEST_CASE("add_bias_backward: db = Σ dy over positions, as central differences say", "[projection][bias][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 5}, {"B", "S", "M"}, 0.1);
+  const attn::Tensor b = attn_test::wave_tensor({5}, {"M"}, 1.9);
+  const attn::Tensor dy = attn_test::wave_tensor({2, 3, 5}, {"B", "S", "M"}, 2.3);
+  const attn::Tensor db = attn::add_bias_backward(dy, "M");
+  CHECK(db.shape == b.shape);
+  CHECK(db.axes == attn::AxisNames{"M"});
+  const auto f_b = [&](const attn::Tensor& v) { return attn::add_bias(x, v); };
+  CHECK(relative_error(db, numeric_gradient(f_b, b, dy)) < 1e-9);
+  // by hand: dy = [[1, 2], [3, 4]] -> db = [1 + 3, 2 + 4]
+  Tensor small({1, 2, 2}, {"B", "S", "H*d"});
+  small.data = {1, 2, 3, 4};
+  CHECK(attn::add_bias_backward(small, "H*d").data == attn::TensorData{4, 6});
+  // and the same sums, in the same order, as linear_projection_backward's db
+  const attn::Tensor W = attn_test::wave_tensor({4, 5}, {"N", "M"}, 0.7);
+  const attn::Tensor xin = attn_test::wave_tensor({2, 3, 4}, {"B", "S", "N"}, 0.3);
+  CHECK(db.data == attn::linear_projection_backward(xin, W, true, dy).db.data);
+}

@@ -1,0 +1,91 @@
+"""NumPy recomputes the logit lens and ablation from the dumps attn writes (CTest:
+reference.lens_ablation_numpy):
+    /usr/bin/python3 tests/reference/check_lens_ablation_dump.py ATTN WORK_DIR
+Needs NumPy (Debian's python3-numpy; CMake registers the test only when /usr/bin/python3 has it).
+
+- the induction model with --ablate 0.1 --lens: context_ablated is the context with head 1's
+  rows zero, the merge reads it, every lens.<l>.logits is that layer's output times Eᵀ, and
+  the whole ablated run's probabilities equal make_ablation_cases.py's forward pass;
+- the same with --ablate-mean: head 1's rows are its mean over the positions;
+- gpt_tiny (pre-norm, a final LayerNorm) with --lens: lens.<l>.norm is the final norm of
+  decoder.<l>.output, its logits times Eᵀ, and the last layer's lens is output.logits itself.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import make_ablation_cases as ref  # noqa: E402
+
+ATTN, WORK = sys.argv[1], sys.argv[2]
+EXAMPLES = os.path.join(HERE, "..", "..", "data", "examples")
+
+
+def dump(name, *args):
+    path = os.path.join(WORK, name)
+    subprocess.run([ATTN, "explain", *args, "--quiet", "--dump", path], check=True, stdin=subprocess.DEVNULL)
+    return np.load(path)
+
+
+def model_file(name):
+    with open(os.path.join(EXAMPLES, name + ".json")) as f:
+        return json.load(f)
+
+
+class LensAblationTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(WORK, exist_ok=True)
+        cls.induction = model_file("trained_induction")
+        cls.E = np.array(cls.induction["embedding"], dtype=np.float64)
+
+    def check_ablated(self, trace, mean):
+        block = "decoder.0.self_attention."
+        context, ablated = trace[block + "context"], trace[block + "context_ablated"]
+        expected = context.copy()
+        expected[1] = context[1].sum(axis=0) / context.shape[1] if mean else 0.0
+        np.testing.assert_allclose(ablated, expected, rtol=0, atol=1e-15)
+        self.assertTrue(np.array_equal(ablated[0], context[0]))
+        S, d = context.shape[1], context.shape[2]
+        self.assertTrue(np.array_equal(trace[block + "concat"], ablated.transpose(1, 0, 2).reshape(S, 2 * d)))
+        self.assertNotIn("decoder.1.self_attention.context_ablated", trace.files)
+        # everything after it: the whole forward pass, as NumPy computes it from the model file
+        arrays = {"embedding": self.E, "decoder": ref.as_arrays(self.induction["decoder"])}
+        lens = ref.forward(self.induction, arrays, [int(i) for i in trace["tokens.ids"]], [(0, 1)], mean)
+        np.testing.assert_allclose(trace["output.probabilities"], lens[-1], rtol=0, atol=1e-12)
+        for l in range(2):
+            np.testing.assert_allclose(trace[f"lens.{l}.logits"], trace[f"decoder.{l}.output"] @ self.E.T, rtol=0,
+                                       atol=1e-12)
+            np.testing.assert_allclose(trace[f"lens.{l}.probabilities"], lens[l], rtol=0, atol=1e-12)
+        self.assertTrue(np.array_equal(trace["lens.1.logits"], trace["output.logits"]))
+        self.assertNotIn("lens.0.norm", trace.files)  # post-norm: no final norm
+
+    def test_induction_ablated_zero(self):
+        self.check_ablated(dump("zero.npz", "--example", "induction", "--lens", "--ablate", "0.1"), False)
+
+    def test_induction_ablated_mean(self):
+        self.check_ablated(dump("mean.npz", "--example", "induction", "--lens", "--ablate", "0.1", "--ablate-mean"),
+                           True)
+
+    def test_lens_through_the_final_norm(self):
+        # gpt_tiny's weights are drawn from a seed ("randn"): the dump holds them as drawn
+        m = model_file("gpt_tiny")
+        trace = dump("gpt_tiny.npz", "--example", "gpt_tiny", "--lens")
+        E, gamma, beta = trace["embedding"], trace["decoder_norm.gamma"], trace["decoder_norm.beta"]
+        eps = m["model"].get("layer_norm_eps", 1e-5)
+        for l in range(2):
+            normed = ref.layer_norm(trace[f"decoder.{l}.output"], gamma, beta, eps)
+            np.testing.assert_allclose(trace[f"lens.{l}.norm"], normed, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(trace[f"lens.{l}.logits"], trace[f"lens.{l}.norm"] @ E.T, rtol=0, atol=1e-12)
+        self.assertTrue(np.array_equal(trace["lens.1.norm"], trace["decoder.norm"]))
+        self.assertTrue(np.array_equal(trace["lens.1.logits"], trace["output.logits"]))
+        self.assertTrue(np.array_equal(trace["lens.1.probabilities"], trace["output.probabilities"]))
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
