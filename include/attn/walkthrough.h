@@ -90,6 +90,9 @@ struct WalkthroughOptions {
   // four times as wide as the rest, their worked element showing the column it uses; and the
   // vocabulary-sized embedding table E, shown as the rows looked up. --full shows both.
   std::size_t wide_threshold = 64;
+  // A big model's lesson (options_for_model sets it): the first layer in full, each later layer
+  // as a line or two saying where its heads look, and an overview of every layer's heads.
+  bool overview = false;
   bool map = true;     // the map of the run (its stages and their steps) at the top, unless steps are picked
   bool color = false;  // ANSI colours (titles, formulas, heatmap cells)
   ColorDepth color_depth = ColorDepth::Basic;
@@ -105,6 +108,14 @@ struct WalkthroughOptions {
   // How the ablation was named on the command line ("decoder.1.1, zeroed"), for its table.
   std::string ablation_label;
 };
+
+// The options as the lesson of `model` uses them. A big model (more heads in its longest
+// stack than kOverviewFromHeads, present/print_limits.h: GPT-2 small's 12 layers of 12) has
+// its tensors summarized past wide_threshold numbers, two rows and columns at each edge
+// (unless --full, or a --threshold other than the default, says otherwise) and, when the
+// learner picked nothing (--steps, --layer, --head, --full), the overview. Any other
+// model's options are returned as they are.
+WalkthroughOptions options_for_model(WalkthroughOptions options, const Model& model);
 
 // Where a shown step starts in the text a walkthrough wrote (--pause pages by them).
 struct StepPlace {

@@ -355,7 +355,7 @@ int run_explain(const ExplainOptions& options) {
   Trace trace(!input.batched);
   trace.keep_entries(!options.quiet || run.dump_to_stdout() || !options.html_path.empty());
   run.open_dump();
-  WalkthroughOptions walkthrough = walkthrough_options(options);
+  WalkthroughOptions walkthrough = options_for_model(walkthrough_options(options), model);
   // --lens and --ablate (the greedy target above is the unablated model's own)
   apply_reading_options(options, model, input, options.quiet && options.html_path.empty() ? nullptr : &walkthrough);
   check_selection(walkthrough, model, input);

@@ -5,6 +5,7 @@
 #include "html/html_document.h"
 #include "html/html_tensor.h"
 #include "html/html_text.h"
+#include "present/model_overview.h"
 #include "present/tensor_stats.h"
 
 namespace attn {
@@ -133,7 +134,8 @@ void HtmlPage::tensor(const ShownTensor& shown) {
   fold();
   const std::string stats =
       shown.stats ? format_tensor_stats(shown.tensor, shown.label.empty() ? "tensor" : shown.label) : "";
-  body_ += tensor_figure(shown, stats, options_.array);
+  body_ +=
+      tensor_figure(shown, stats, options_.array, is_big_model(model_) ? kBigModelWholeTensorLimit : kWholeTensorLimit);
 }
 
 bool HtmlPage::vectors_together(const NamedTensors& vectors) {

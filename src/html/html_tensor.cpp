@@ -117,7 +117,8 @@ std::string tensor_tables(const Tensor& t, const std::string& label, const Array
   return tables(t, label, options, t.size() > options.threshold);
 }
 
-std::string tensor_figure(const ShownTensor& shown, const std::string& stats, const ArrayFormatOptions& options) {
+std::string tensor_figure(const ShownTensor& shown, const std::string& stats, const ArrayFormatOptions& options,
+                          std::size_t whole_limit) {
   const Tensor& t = shown.tensor;
   ArrayFormatOptions array = options;
   array.integers = shown.integers;
@@ -129,7 +130,7 @@ std::string tensor_figure(const ShownTensor& shown, const std::string& stats, co
   if (!stats.empty()) out += element("p", "stats", stats);
   out += "<div class=\"scroll\">" + tensor_tables(t, name, array) + "</div>\n";
   if (t.size() > array.threshold) {
-    if (t.size() <= kWholeTensorLimit)
+    if (t.size() <= whole_limit)
       out += fmt::format("<details class=\"whole\"><summary>the whole tensor: all {} numbers</summary>", t.size()) +
              "<div class=\"scroll\">" + tables(t, name, array, false) + "</div></details>\n";
     else

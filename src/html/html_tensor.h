@@ -20,14 +20,19 @@ namespace attn {
 // The most numbers a tensor's whole table may hold on the page; a larger one shows only its
 // summary and says that --dump writes it.
 constexpr std::size_t kWholeTensorLimit = 20000;
+// The same for a big model (present/model_overview.h: GPT-2 small's 12 layers of 12 heads),
+// whose page would otherwise hold every (S, d_model) tensor of every layer whole (26 MB for
+// 8 tokens): its attention weights stay whole, its d_model-wide tensors are summaries.
+constexpr std::size_t kBigModelWholeTensorLimit = 1000;
 
 // The tables of `t` (summarized when it has more elements than the options' threshold),
 // each captioned `label` with its index when the tensor has more than two axes.
 std::string tensor_tables(const Tensor& t, const std::string& label, const ArrayFormatOptions& options);
 
 // A figure: the label and shape, the stats line when given, the tables, and the whole tensor
-// folded under them when the tables are a summary.
-std::string tensor_figure(const ShownTensor& shown, const std::string& stats, const ArrayFormatOptions& options);
+// folded under them when the tables are a summary and it has at most `whole_limit` numbers.
+std::string tensor_figure(const ShownTensor& shown, const std::string& stats, const ArrayFormatOptions& options,
+                          std::size_t whole_limit = kWholeTensorLimit);
 
 // A matrix with labelled rows and columns, numbers to `precision`.
 std::string labeled_matrix(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& rows,

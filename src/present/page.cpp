@@ -8,6 +8,7 @@
 #include "attn/parameters.h"
 #include "attn/trace.h"
 #include "present/explanations.h"
+#include "present/print_limits.h"
 #include "present/tensor_views.h"
 #include "present/terminal.h"
 
@@ -31,7 +32,7 @@ bool same_block(const StepId& a, const StepId& b) {
 
 // "══ Encoder layer 0 of 6 (post-norm: LayerNorm(x + f(x))) ══"; wider than `width`, the
 // norm's placement goes on a second line.
-std::string layer_header(const StepId& id, const Model& model, std::size_t width) {
+std::string layer_header(const StepId& id, const Model& model, std::size_t width, bool with_kind = true) {
   const bool encoder = id.stack == Stack::Encoder;
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
@@ -42,6 +43,7 @@ std::string layer_header(const StepId& id, const Model& model, std::size_t width
                                                      : fmt::format(" (post-norm: {}(x + f(x)))", norm);
   const std::string title = fmt::format("══ {}{} layer {} of {}", id.gradient ? "Backward: " : "", stack, layer,
                                         encoder ? model.encoder.size() : model.decoder.size());
+  if (!with_kind) return title + " ══";
   const std::string one_line = title + kind + " ══";
   if (display_width(one_line) <= width || display_width(title + " ══") > width) return one_line;
   return title + " ══\n  " + kind.substr(1);
@@ -79,7 +81,7 @@ bool Page::begin_step(const char* shown_kind, const std::string& title, const st
                       const std::string& detail_key) {
   flush_formula();
   ++step_;
-  shown_ = options_.filter.selects(step_, shown_kind, layer_ ? &*layer_ : nullptr);
+  shown_ = options_.filter.selects(step_, shown_kind, layer_ ? &*layer_ : nullptr) && !layer_summarized();
   if (!shown_) return false;
   // In full: the first step of its kind, every step with --full, and every step the
   // learner picked with --steps or --layer; the others are one line each.
@@ -159,6 +161,26 @@ void Page::enter(const StepId& id) {
     pending_block_header_ = fmt::format("── Cross-attention to the encoder's output{}, {} ──", backward, heads_text(c));
     pending_block_why_ = "cross_attention";
   }
+}
+
+bool Page::layer_summarized() const {
+  return options_.overview && renderer_.compacts_repeats() && layer_ && layer_->layer > 0 && !layer_->gradient;
+}
+
+void Page::layer_summary(const StepId& layer, const std::string& text) {
+  flush_formula();
+  renderer_.layer_header(layer_header(layer, model_, width(), false));
+  renderer_.line(text);
+  pending_layer_header_.clear();
+  pending_block_header_.clear();
+  pending_block_why_.clear();
+}
+
+void Page::aside(const std::string& header, const std::string& lines, const std::string& text) {
+  flush_formula();
+  renderer_.layer_header(header);
+  if (!lines.empty()) renderer_.indented(lines);
+  if (!text.empty()) renderer_.line(text);
 }
 
 void Page::leave_layer() {
@@ -309,7 +331,17 @@ void Page::weights(const std::vector<std::pair<std::string, const Tensor*>>& vec
 
 void Page::heatmap(const HeatmapView& view) {
   flush_formula();
-  if (options_.views && views_shown() && !view.heads.empty()) renderer_.heatmap(view);
+  if (!options_.views || !views_shown() || view.heads.empty()) return;
+  if (!options_.overview || !renderer_.compacts_repeats() || view.heads.size() <= kOverviewHeatmapHeads)
+    return renderer_.heatmap(view);
+  // A big model's lesson draws a few heads; the overview after the layers names every one.
+  HeatmapView first = view;
+  first.heads.resize(kOverviewHeatmapHeads);
+  if (first.masked.size() > kOverviewHeatmapHeads) first.masked.resize(kOverviewHeatmapHeads);
+  first.titles.resize(kOverviewHeatmapHeads);
+  first.footnote = fmt::format("(heads {}-{} left out: --layer {} --steps softmax draws them all, --head N one)",
+                               kOverviewHeatmapHeads, view.heads.size() - 1, layer_ ? layer_->layer : 0);
+  renderer_.heatmap(first);
 }
 
 void Page::table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& row_labels,

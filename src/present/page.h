@@ -51,6 +51,15 @@ class Page {
   // steps were all filtered out must not stick to them.
   void leave_layer();
 
+  // A big model's layer shown as a summary (WalkthroughOptions::overview): its header, then
+  // `text` (its steps, where its heads look) in place of its steps, which are not shown.
+  void layer_summary(const StepId& layer, const std::string& text);
+  // A part of the page outside the steps: a header, preformatted lines, a paragraph.
+  void aside(const std::string& header, const std::string& lines, const std::string& text);
+  // Whether the steps of the layer entered last are summarized rather than shown (a big
+  // model's layers after the first, on a medium that compacts repeats).
+  bool layer_summarized() const;
+
   // The lines of a step, wrapped to the line width.
   void formula(const std::string& text);
   void shapes(const std::string& text);

@@ -10,7 +10,9 @@
 
 #include "attn/error.h"
 #include "core/did_you_mean.h"
+#include "present/model_overview.h"
 #include "present/page.h"
+#include "present/print_limits.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
 #include "present/terminal.h"
@@ -113,6 +115,7 @@ class Walkthrough {
   int last_step() const { return page_.step(); }
 
   void print(const TraceEntry& entry) {
+    if (options_.overview) overview(entry);
     const StepPrinterInfo& printer = entry.id.gradient ? backward_printer_of(entry.id.kind) : printer_of(entry.id.kind);
     const int before = page_.step();
     if (printer.in_layer) page_.enter(entry.id);
@@ -130,6 +133,10 @@ class Walkthrough {
 
   // Ends the page: the map of the whole run, unless the learner picked steps already.
   void write() {
+    if (options_.overview) {
+      summarize_layer();
+      write_heads_grid();
+    }
     page_.flush_formula();
     const StepFilter& f = options_.filter;
     const bool picked = !f.ranges.empty() || !f.kinds.empty() || f.layer;
@@ -145,6 +152,50 @@ class Walkthrough {
   PrintContext context_;
   std::vector<std::string> keys_;  // stage_key of each stage
   std::vector<MapStage> stages_;
+  // A big model's overview: its heads' scores, the summarized layer the walkthrough is in
+  // and its first step, whether the grid of every layer's heads is written.
+  ModelOverview overview_;
+  std::optional<StepId> summarized_;
+  int summarized_from_ = 0;
+  bool grid_written_ = false;
+
+  // Before `entry` is printed: its heads scored; the summary of a summarized layer it leaves;
+  // once every layer has passed, the grid.
+  void overview(const TraceEntry& entry) {
+    overview_.see(entry, trace_, context_.cell_batch());
+    const StepId& id = entry.id;
+    if (summarized_ && !(id.in_layer() && id.stack == summarized_->stack && id.layer == summarized_->layer))
+      summarize_layer();
+    const std::size_t layers = model_.encoder.size() + model_.decoder.size();
+    if (!id.in_layer() && overview_.blocks().size() >= layers && !id.gradient) write_heads_grid();
+    if (id.in_layer() && !id.gradient && !summarized_ && id.layer > 0 && renderer_.compacts_repeats()) {
+      summarized_ = id;
+      summarized_from_ = page_.step() + 1;
+    }
+  }
+
+  void summarize_layer() {
+    if (!summarized_) return;
+    const StepId layer = *summarized_;
+    summarized_.reset();
+    const BlockHeads* heads = overview_.self_attention(layer);
+    const std::string option =
+        model_.encoder.empty() || model_.decoder.empty()
+            ? std::to_string(layer.layer)
+            : fmt::format("{}.{}", layer.stack == Stack::Decoder ? "decoder" : "encoder", layer.layer);
+    page_.layer_summary(layer, fmt::format("steps {}-{} (--layer {} shows them); {}", summarized_from_, page_.step(),
+                                           option, heads ? heads_line(*heads) : "no self-attention"));
+  }
+
+  void write_heads_grid() {
+    if (grid_written_ || overview_.blocks().empty()) return;
+    grid_written_ = true;
+    page_.aside("══ Every layer's heads at a glance ══", heads_grid(overview_.blocks(), model_, page_.width()),
+                "Each head as its strongest role, measured from its weights (attn heads, docs/heads.md): "
+                "P previous token, F first token, S self, D duplicate token, I induction (q+1), J induction "
+                "(q+2). A capital letter: the head puts at least half its weight there; a small one: its "
+                "largest score, under half (a mixed head); -: no score is defined.");
+  }
 };
 
 // An index given to --batch or --head that the entry's B or H axis does not have: an
@@ -241,6 +292,17 @@ void parse_layer_option(const std::string& text, StepFilter& filter) {
                      fmt::format("expected a layer: its number (1), or its stack and number (encoder.1, decoder.0), "
                                  "found \"{}\"",
                                  printable(text)));
+}
+
+WalkthroughOptions options_for_model(WalkthroughOptions options, const Model& model) {
+  if (!is_big_model(model) || options.full) return options;
+  if (options.array.threshold == ArrayFormatOptions().threshold) {
+    options.array.threshold = std::min(options.array.threshold, options.wide_threshold);
+    options.array.edge_items = kOverviewEdgeItems;
+  }
+  const StepFilter& f = options.filter;
+  options.overview = f.ranges.empty() && f.kinds.empty() && !f.layer && !f.head && !options.list_only;
+  return options;
 }
 
 void print_walkthrough(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "present/print_limits.h"
 #include "present/terminal.h"
 #include "present/worked_arithmetic.h"
 
@@ -12,9 +13,18 @@ namespace attn {
 
 namespace {
 
-std::string bracketed(const std::vector<std::string>& items) {
+// "[a, b, c]"; past kWorkedRowWhole numbers (a big model's rows of 768), the first
+// max_terms - 1, "…" and the last, as the other worked elements shorten theirs.
+std::string bracketed(const std::vector<std::string>& items, std::size_t max_terms) {
+  const bool elided = items.size() > kWorkedRowWhole && max_terms >= 2;
   std::string out;
-  for (const auto& item : items) out += (out.empty() ? "[" : ", ") + item;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (elided && i + 1 == max_terms) {
+      out += ", …";
+      i = items.size() - 1;
+    }
+    out += (out.empty() ? "[" : ", ") + items[i];
+  }
   return out + "]";
 }
 
@@ -116,8 +126,9 @@ std::string worked_sum_row(const std::vector<double>& left, const std::vector<do
   const int p = options.precision;
   const std::string indent(display_width(result_name) + 1, ' ');
   return fmt::format("{} = {} + {}\n{}= {} + {}\n{}= {}\n", result_name, left_name, right_name, indent,
-                     bracketed(format_number_group(left, p)), bracketed(format_number_group(right, p)), indent,
-                     bracketed(format_number_group(sum, p)));
+                     bracketed(format_number_group(left, p), options.max_terms),
+                     bracketed(format_number_group(right, p), options.max_terms), indent,
+                     bracketed(format_number_group(sum, p), options.max_terms));
 }
 
 }  // namespace attn

@@ -98,6 +98,22 @@ generate_titles=$(grep -o '<h4 class="step-title">Step [0-9]*: ' generate-dom.ht
 browse --window-size=1280,1600 --screenshot="$work/generate.png" "file://$work/generate-no-script.html"
 "$png_check" generate.png 200 2 || fail "the screenshot of the generate lesson looks blank"
 
+# --- a big model (GPT-2 small's shapes, docs/big-models.md): under 8 MB, every head drawn ----
+# small in the overview as a link to its full heatmap on the page, and the table of roles.
+"$attn" explain -c "$(dirname "$0")/../cli/input/gpt2_small_shaped.json" --quiet --html big.html
+[ "$(stat -c %s big.html)" -le 8388608 ] || fail "the big model's page is $(stat -c %s big.html) bytes"
+sed 's#<script>.*##; /^(function/,/^})();/d; s#^</script>##' big.html >big-no-script.html
+browse --dump-dom "file://$work/big-no-script.html" >big-dom.html
+[ "$(grep -o '<svg class="thumbnail"' big-dom.html | wc -l)" = 144 ] || fail "the big model's overview lacks heads"
+[ "$(grep -o '<svg class="heatmap"' big-dom.html | wc -l)" = 144 ] || fail "the big model's page lacks heatmaps"
+for target in $(grep -o 'href="#hm-[0-9-]*"><svg class="thumbnail"' big-dom.html | grep -o 'hm-[0-9-]*'); do
+  grep -q "id=\"$target\"" big-dom.html || fail "the thumbnail's link #$target leads nowhere"
+done
+grep -q "Every layer.s heads at a glance" big-dom.html && grep -qF "L11   " big-dom.html ||
+  fail "the big model's page has no table of roles"
+browse --window-size=1280,1600 --screenshot="$work/big.png" "file://$work/big-no-script.html"
+"$png_check" big.png 200 2 || fail "the screenshot of the big model's page looks blank"
+
 # --- hover and the head selector, in the page with its script -------------------------------
 cat >probe.js <<'EOF'
 <script>
@@ -124,4 +140,4 @@ grep -qF 'readout: head 0: query "I" (0) → key "I" (0): weight 0.9541' probe-d
   fail "hovering the first cell did not show its query, key and weight: $(grep -A3 'id="probe"' probe-dom.html)"
 grep -qxF 'hm-15-0-0: none' probe-dom.html && grep -qxF 'hm-15-0-1: block' probe-dom.html ||
   fail "picking head 1 does not show head 1 alone: $(grep -A3 'id="probe"' probe-dom.html)"
-echo "browser test: $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; generate: $generate_titles titles, $generate_sections token sections; hover and head selector work; $("$png_check" lesson.png 0 0)"
+echo "browser test: the big model's page $(stat -c %s big.html) bytes, 144 heads linked; $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; generate: $generate_titles titles, $generate_sections token sections; hover and head selector work; $("$png_check" lesson.png 0 0)"
