@@ -7,6 +7,7 @@
 #include "attn/model_file.h"
 #include "attn/parameters.h"
 #include "attn/train.h"
+#include "model/memory_estimate.h"
 #include "steps/loss.h"
 #include "train/optimizer.h"
 
@@ -146,7 +147,7 @@ std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, c
   size.target_len = model.has_target() ? data.max_target : 0;
   size.trace_kept = true;
   size.backward = true;
-  const std::uint64_t run = estimate_run_bytes(model.config, size);
+  const std::uint64_t run = estimate_run_bytes(model.config, size, block_weight_steps(model));
   const std::uint64_t weights = parameter_count(model);
   // the gradients (counted by the run's estimate), the optimizer's state
   return run + Optimizer::state_bytes(options.optimizer, weights);
