@@ -14,6 +14,9 @@ namespace attn {
 
 namespace {
 
+// A row's `needs` that is a model flag ("qk_norm"), not nothing or W_o.
+bool is_flag(std::string_view needs) { return !needs.empty() && needs != "W_o"; }
+
 // The rows of attn/block_weights.def a block may have: with `steps`, the number of entries
 // their steps record, for the rows a model flag switches on (when it is on); else their
 // numbers, counting every row (a flag's when it is on).
@@ -41,7 +44,6 @@ long double block_weights(const ModelConfig& config, bool steps) {
 #undef ATTN_BLOCK_FLAG
     return needs.empty() || needs == "W_o";
   };
-  const auto is_flag = [](std::string_view needs) { return !needs.empty() && needs != "W_o"; };
   long double total = 0;
 #define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) \
   if (flag_on(needs) && (!steps || is_flag(needs)))                \
@@ -51,9 +53,31 @@ long double block_weights(const ModelConfig& config, bool steps) {
   return total;
 }
 
+// The trace entries of the optional weights `w` has that no model flag decides.
+std::size_t weight_steps(const AttentionWeights& w) {
+  std::size_t steps = 0;
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) \
+  if (!is_flag(needs) && !w.name.data.empty()) steps += step;
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
+  return steps;
+}
+
 }  // namespace
 
+std::size_t block_weight_steps(const Model& model) {
+  std::size_t most = 0;
+  for (const auto& layer : model.encoder) most = std::max(most, weight_steps(layer.attention));
+  for (const auto& layer : model.decoder)
+    most = std::max({most, weight_steps(layer.self_attention), weight_steps(layer.cross_attention)});
+  return most;
+}
+
 std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size) {
+  return estimate_run_bytes(config, size, 0);
+}
+
+std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size, std::size_t weight_steps) {
   // Long double, saturating: the inputs can be absurd (d_model 1e6, S 1e5).
   const long double B = size.batch, S = size.seq_len, T = size.target_len, N = config.d_model, H = config.num_heads,
                     d = config.d_head, F = config.d_ff, V = size.vocab;
@@ -68,8 +92,11 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   // RoPE adds q_rope and k_rope, grouped-query attention k_repeat and v_repeat, and the
   // optional weights their steps when a model flag switches them on (block_weights.def:
   // QK-norm's q_normed and k_normed).
+  // The others' steps (the biases' q_biased, k_biased, v_biased) as the weights say, once
+  // they are read (weight_steps, from block_weight_steps).
   const long double variants = (config.positional_encoding == PositionalEncoding::RoPE ? 2 : 0) +
-                               (config.kv_heads() != config.num_heads ? 2 : 0) + block_weights(config, true);
+                               (config.kv_heads() != config.num_heads ? 2 : 0) + block_weights(config, true) +
+                               static_cast<long double>(weight_steps);
   const auto attention = [&](long double q_len, long double k_len) {
     return (7 + variants) * B * std::max(q_len, k_len) * Hd + 4 * B * H * q_len * k_len + B * q_len * N;
   };
@@ -79,7 +106,6 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size)
   const long double decoder_activations = attention(T, T) + attention(T, S) + ffn(T) + 1.5L * norms;
   const long double encoder_weights = size.encoder_layers * (attention_weights + ffn_weights);
   const long double decoder_weights = size.decoder_layers * (2 * attention_weights + ffn_weights);
-  // Streamed, a layer's intermediates are freed when the next layer starts.
   // Streamed, a layer's intermediates are freed when the next layer starts.
   const long double every_layer = size.encoder_layers * encoder_activations + size.decoder_layers * decoder_activations;
   const long double activations = size.trace_kept || size.backward
@@ -231,7 +257,7 @@ void check_run_memory(const Model& model, const RunInput& input, const LoadOptio
   size.backward = options.backward;
   size.lens = size.lens || options.lens;
   const std::uint64_t limit = memory_limit(options);
-  const std::uint64_t need = estimate_run_bytes(model.config, size);
+  const std::uint64_t need = estimate_run_bytes(model.config, size, block_weight_steps(model));
   if (need <= limit) return;
   const std::string& path = input.has_tokens() ? input.source_tokens.json_path : std::string("input");
   throw InputError(model.source, path,

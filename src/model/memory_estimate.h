@@ -19,6 +19,16 @@ struct LayerCounts {
   std::size_t encoder = 0, decoder = 0;
 };
 
+// The most trace entries any attention block of `model` records because of the optional
+// weights it has that no model flag switches on (attn/block_weights.def's step column): 3
+// for a block with b_q, b_k and b_v (q_biased, k_biased, v_biased), 0 without biases.
+std::size_t block_weight_steps(const Model& model);
+
+// estimate_run_bytes (attn/model_file.h) with `weight_steps` more entries of about (B,S,H*d)
+// in every attention block: those of block_weight_steps, once the weights are read (the
+// loaded model's check, training). estimate_run_bytes(config, size) counts none.
+std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size, std::size_t weight_steps);
+
 // The limit in force: --max-memory, else half the machine's memory.
 std::uint64_t memory_limit(const LoadOptions& options);
 

@@ -57,19 +57,28 @@ std::string display_name(const StepId& id) {
   return id.number > 0 ? fmt::format("{}{}", row.display_name, id.number) : row.display_name;
 }
 
+namespace {
+
+// The kind of the entry the forward step `kind` of id's block read as its operand i, as the
+// trace recorded it (the scores read the queries as they came: split, normed, rotated...),
+// or `otherwise` when that entry is not in the trace.
+StepKind operand_kind(const PrintContext& c, const StepId& id, StepKind kind, std::size_t i, StepKind otherwise) {
+  const TraceEntry* e = c.forward_sibling(id, kind);
+  return e && i < e->operands.size() && e->operands[i].entry ? e->operands[i].entry->kind : otherwise;
+}
+
+}  // namespace
+
 StepKind attending_queries(const PrintContext& c, const StepId& id) {
-  if (c.forward_sibling(id, StepKind::RotatedQueries)) return StepKind::RotatedQueries;
-  return c.forward_sibling(id, StepKind::NormedQueries) ? StepKind::NormedQueries : StepKind::QueryHeads;
+  return operand_kind(c, id, StepKind::Scores, 0, StepKind::QueryHeads);
 }
 
 StepKind attended_keys(const PrintContext& c, const StepId& id) {
-  if (c.forward_sibling(id, StepKind::RepeatedKeys)) return StepKind::RepeatedKeys;
-  if (c.forward_sibling(id, StepKind::RotatedKeys)) return StepKind::RotatedKeys;
-  return c.forward_sibling(id, StepKind::NormedKeys) ? StepKind::NormedKeys : StepKind::KeyHeads;
+  return operand_kind(c, id, StepKind::TransposedKeys, 0, StepKind::KeyHeads);
 }
 
 StepKind attended_values(const PrintContext& c, const StepId& id) {
-  return c.forward_sibling(id, StepKind::RepeatedValues) ? StepKind::RepeatedValues : StepKind::ValueHeads;
+  return operand_kind(c, id, StepKind::Context, 1, StepKind::ValueHeads);
 }
 
 const TraceEntry* PrintContext::sibling(const StepId& id, StepKind kind) const {

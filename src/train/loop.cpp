@@ -11,6 +11,7 @@
 #include "attn/model_file.h"
 #include "attn/parameters.h"
 #include "attn/train.h"
+#include "model/memory_estimate.h"
 #include "steps/loss.h"
 #include "train/optimizer.h"
 
@@ -158,7 +159,7 @@ std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, c
   size.target_len = model.has_target() ? data.max_target : 0;
   size.trace_kept = true;
   size.backward = true;
-  std::uint64_t run = estimate_run_bytes(model.config, size);
+  std::uint64_t run = estimate_run_bytes(model.config, size, block_weight_steps(model));
   if (held_out) {
     // The evaluation's batches of max(batch size, 64), forward only, one layer alive at a
     // time; the training step's tensors are freed by then.
@@ -168,7 +169,7 @@ std::uint64_t estimate_training_bytes(const Model& model, const Dataset& data, c
     eval.target_len = model.has_target() ? held_out->max_target : 0;
     eval.trace_kept = false;
     eval.backward = false;
-    run = std::max(run, estimate_run_bytes(model.config, eval));
+    run = std::max(run, estimate_run_bytes(model.config, eval, block_weight_steps(model)));
   }
   const std::uint64_t weights = parameter_count(model);
   // the gradients (counted by the run's estimate), the optimizer's state, the examples

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "attn/model_file.h"
+#include "model/memory_estimate.h"
 
 TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[memory_estimate]") {
   attn::ModelConfig config;
@@ -86,4 +87,51 @@ TEST_CASE("the logit lens is counted: per layer of the last stack, B*T*(2N + 2V)
   const std::uint64_t expected = 12ULL * 64 * (2 * 768 + 2 * 50257) * 8;
   CHECK(lens - plain + 1 >= expected);  // within the one byte each estimate's rounding may take
   CHECK(lens - plain <= expected + 1);
+}
+
+TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memory_estimate][block_weights]") {
+  // One encoder block of d_model 8, 2 heads of d = 4, 4 positions, B = 1. Each bias a block
+  // has adds its step, q_biased, k_biased or v_biased, of (B,S,H*d) = 4 x 8 numbers: b_q,
+  // b_k and b_v add 8 bytes x 3 x 4 x 8 = 768 bytes; W_o and b_o add no step.
+  attn::ModelConfig config;
+  config.d_model = 8;
+  config.num_heads = 2;
+  config.d_head = 4;
+  attn::RunSize size;
+  size.seq_len = 4;
+  const std::uint64_t plain = attn::estimate_run_bytes(config, size);
+  CHECK(attn::estimate_run_bytes(config, size, 0) == plain);
+  CHECK(attn::estimate_run_bytes(config, size, 3) == plain + 768);
+  CHECK(attn::estimate_run_bytes(config, size, 1) == plain + 256);
+
+  // Which biases a model has, from its weights: the block with the most of them.
+  const auto steps = [](const std::string& encoder) {
+    const attn::LoadedModel loaded = attn::load_model_text(
+        R"({"model": {"d_model": 8, "num_heads": 2}, "input": {"X": {"randn": [4, 8]}}, "encoder": )" + encoder + "}",
+        "m.json");
+    return attn::block_weight_steps(loaded.model);
+  };
+  CHECK(steps(R"([{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"}}])") == 0);
+  CHECK(steps(R"([{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn", "b_o": "randn"}}])") ==
+        0);
+  CHECK(steps(R"([{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn", "b_k": "randn"}},
+                  {"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn",
+                                 "b_q": "randn", "b_k": "randn", "b_v": "randn"}}])") == 3);
+
+  // The loaded model's check (check_run_memory, what load_model asks of every format)
+  // counts them: a limit between the estimates without and with the three bias steps
+  // refuses the biased model and lets the same model without biases run.
+  attn::LoadOptions options;
+  options.trace_kept = true;
+  options.max_memory_bytes = plain + 100;
+  const auto model = [](const std::string& biases) {
+    return attn::load_model_text(R"({"model": {"d_model": 8, "num_heads": 2}, "input": {"X": {"randn": [4, 8]}},
+        "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn")" +
+                                     biases + "}}]}",
+                                 "b.json");
+  };
+  const attn::LoadedModel unbiased = model(""), biased = model(R"(, "b_q": "randn", "b_k": "randn", "b_v": "randn")");
+  CHECK_NOTHROW(attn::check_run_memory(unbiased.model, unbiased.input, options));
+  CHECK_THROWS_WITH(attn::check_run_memory(biased.model, biased.input, options),
+                    Catch::Contains("b.json: input: this run would need about"));
 }
