@@ -38,15 +38,19 @@ struct ModelConfig {
   double layer_norm_eps = 1e-5;  // the eps of every norm, LayerNorm or RMSNorm
   Norm norm = Norm::LayerNorm;
   PositionalEncoding positional_encoding = PositionalEncoding::Sinusoidal;
-  bool scale_embeddings = false;       // multiply looked-up embeddings by sqrt(d_model), as the paper does
-  std::size_t max_len = 0;             // rows of a learned position table
-  double rope_theta = 10000.0;         // RoPE's base: pair i turns by position · theta^(-2i/d)
-  RopeScaling rope_scaling;            // Llama 3.1's adjustment of those frequencies, or none
-  std::size_t num_kv_heads = 0;        // G key/value heads (grouped-query attention); set to H when absent
-  std::size_t sliding_window = 0;      // W: causal self-attention sees the last W positions only; 0: all
-  bool qk_norm = false;                // every attention block RMS-normalizes its query and key heads (Qwen3)
-  std::size_t num_layers = 0;          // encoder layers when "encoder" is one template or "randn"
-  std::size_t num_decoder_layers = 0;  // decoder layers likewise (default num_layers)
+  bool scale_embeddings = false;   // multiply looked-up embeddings by sqrt(d_model), as the paper does
+  std::size_t max_len = 0;         // rows of a learned position table
+  double rope_theta = 10000.0;     // RoPE's base: pair i turns by position · theta^(-2i/d)
+  RopeScaling rope_scaling;        // Llama 3.1's adjustment of those frequencies, or none
+  std::size_t num_kv_heads = 0;    // G key/value heads (grouped-query attention); set to H when absent
+  std::size_t sliding_window = 0;  // W: causal self-attention sees the last W positions only; 0: all
+  // The model flags of attn/block_weights.def (qk_norm: every attention block RMS-normalizes
+  // its query and key heads, Qwen3), each a bool, false unless the file says
+#define ATTN_BLOCK_FLAG(name, comment) bool name = false;
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_FLAG
+  std::size_t num_layers = 0;                         // encoder layers when "encoder" is one template or "randn"
+  std::size_t num_decoder_layers = 0;                 // decoder layers likewise (default num_layers)
   Architecture architecture = Architecture::Encoder;  // as the file says or implies
   bool architecture_given = false;                    // the file said (model.architecture)
 
@@ -61,11 +65,13 @@ struct HeadWeights {
 
 // Multi-head attention weights, used as X @ W (not PyTorch's x @ W.T).
 struct AttentionWeights {
-  Tensor W_q, W_k, W_v;            // (N, H*d): the heads' matrices side by side; W_k, W_v (N, G*d)
-  Tensor W_o;                      // (H*d, N), or empty: no output projection
-  Tensor b_q, b_k, b_v;            // (H*d,), or empty; b_k, b_v (G*d,)
-  Tensor b_o;                      // (N,), or empty
-  Tensor q_norm, k_norm;           // (d,): QK-norm's gammas (model.qk_norm), or empty
+  Tensor W_q, W_k, W_v;  // (N, H*d): the heads' matrices side by side; W_k, W_v (N, G*d)
+  // The optional weights, one Tensor per row of attn/block_weights.def, in its order, each
+  // empty when the block does not have it: W_o (H*d, N), b_q (H*d,), b_k and b_v (G*d,),
+  // b_o (N,), QK-norm's gammas q_norm and k_norm (d,)
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) Tensor name;
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
   std::vector<HeadWeights> heads;  // non-empty when the file gave per-head matrices
 
   bool has_output_projection() const { return !W_o.data.empty(); }

@@ -39,13 +39,11 @@ enum class WeightKind : std::uint8_t {
   W_q,
   W_k,
   W_v,
-  W_o,
-  b_q,
-  b_k,
-  b_v,
-  b_o,
-  QNorm,  // QK-norm's gamma over each query head (q_norm)
-  KNorm,  // and over each key head (k_norm)
+// a block's optional weights, one per row of attn/block_weights.def in its order: W_o,
+// b_q, b_k, b_v, b_o, QNorm (QK-norm's gamma over each query head), KNorm
+#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) kind,
+#include "attn/block_weights.def"
+#undef ATTN_BLOCK_WEIGHT
   W_1,
   b_1,
   W_2,

@@ -1,7 +1,6 @@
 #include "attn/parameters.h"
 
 #include <cstddef>
-#include <type_traits>
 #include <vector>
 
 #include "model/attention_section.h"
@@ -9,35 +8,6 @@
 namespace attn {
 
 namespace {
-
-// The table of a block's optional weights (attn/block_weights.def) against the declarations
-// it describes (AttentionWeights in attn/model.h, WeightKind in attn/parameters.h): each row's
-// member is a Tensor, its WeightKind follows W_v in the table's order, no member is missing
-// a row, and each flag is a bool of ModelConfig. A weight added to one and not the others
-// does not compile.
-constexpr WeightKind kBlockWeightKinds[] = {
-#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment) WeightKind::kind,
-#include "attn/block_weights.def"
-#undef ATTN_BLOCK_WEIGHT
-};
-constexpr std::size_t kBlockWeights = sizeof(kBlockWeightKinds) / sizeof(kBlockWeightKinds[0]);
-constexpr bool block_weight_kinds_in_order() {
-  for (std::size_t i = 0; i < kBlockWeights; ++i)
-    if (static_cast<std::size_t>(kBlockWeightKinds[i]) != static_cast<std::size_t>(WeightKind::W_v) + 1 + i)
-      return false;
-  return static_cast<std::size_t>(WeightKind::W_1) == static_cast<std::size_t>(WeightKind::W_v) + 1 + kBlockWeights;
-}
-static_assert(block_weight_kinds_in_order(), "WeightKind: W_q, W_k, W_v, then the rows of attn/block_weights.def");
-static_assert(sizeof(AttentionWeights) == (3 + kBlockWeights) * sizeof(Tensor) + sizeof(std::vector<HeadWeights>),
-              "AttentionWeights: W_q, W_k, W_v, heads and one Tensor per row of attn/block_weights.def");
-#define ATTN_BLOCK_WEIGHT(name, kind, shape, needs, step, comment)        \
-  static_assert(std::is_same_v<decltype(AttentionWeights::name), Tensor>, \
-                "attn/block_weights.def: AttentionWeights::" #name " must be a Tensor");
-#define ATTN_BLOCK_FLAG(name, comment) \
-  static_assert(std::is_same_v<decltype(ModelConfig::name), bool>, "attn/block_weights.def: ModelConfig::" #name);
-#include "attn/block_weights.def"
-#undef ATTN_BLOCK_WEIGHT
-#undef ATTN_BLOCK_FLAG
 
 // Calls add(id, tensor) for every non-empty weight, in the documented order. Model is
 // Model or const Model, so that both lists come from this one walk.
