@@ -14,6 +14,10 @@ constexpr Explanation kExplanations[] = {
     {"tokenize",
      "The sentence is cut into tokens (words and punctuation marks) and each is looked up in\n"
      "the vocabulary: its id is its row number. A word the vocabulary lacks becomes <UNK>."},
+    {"subword_tokenize",
+     "The tokenizer cuts the text into pieces it learned from data: common words whole, rare\n"
+     "ones in smaller pieces, down to single bytes, so no text is ever unknown. Each piece is\n"
+     "looked up in the vocabulary: its id is its row number."},
     {"input",
      "The model never sees letters, only these rows of d_model numbers, one per position:\n"
      "everything after this works on them."},
@@ -24,6 +28,10 @@ constexpr Explanation kExplanations[] = {
      "Attention alone cannot tell \"I love AI\" from \"AI love I\". Adding a pattern of sines and\n"
      "cosines to each position stamps the order into the numbers, each pair of dimensions at\n"
      "its own speed."},
+    {"learned_positions",
+     "Attention alone cannot tell \"I love AI\" from \"AI love I\". The model learned one row\n"
+     "per position during training; adding row p to the token at position p stamps the order\n"
+     "into the numbers. Positions past the table's rows cannot be read."},
     {"projection_q",
      "Each row times the learned W_q gives its query: what this position is looking for in the\n"
      "others. One matrix product does it for every position at once."},

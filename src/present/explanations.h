@@ -14,7 +14,8 @@
 namespace attn {
 
 // The text for a step kind, or nullptr when there is none. The kinds:
-//   tokenize, input, embedding, positional_encoding, projection_q, projection_k,
+//   tokenize, subword_tokenize (a checkpoint's tokenizer), input, embedding,
+//   positional_encoding, learned_positions, projection_q, projection_k,
 //   projection_v, split_heads, multiple_heads, transpose_k, scores, scale, causal_mask,
 //   padding_mask, softmax, context, merge_heads, output_projection, residual, layer_norm,
 //   feed_forward, encoder_stack, decoder_stack, decoder_only_stack, decoder_self_attention,

@@ -112,8 +112,12 @@ Page::Page(PageRenderer& renderer, const Model& model, const WalkthroughOptions&
     : renderer_(renderer), model_(model), options_(options) {
   const CheckpointSource& origin = model.checkpoint;
   if (!origin.present()) return;
-  pending_model_header_ = fmt::format("Model: {} read from {}; tokenizer {} of {} tokens", origin.architecture,
-                                      origin.folder, model.tokenizer->kind(), model.tokenizer->size());
+  const std::string what = printable(fmt::format("Model: {} read from {};", origin.architecture, origin.folder));
+  const std::string tokenizer =
+      fmt::format("tokenizer {} of {} tokens", model.tokenizer->kind(), model.tokenizer->size());
+  // One line when it fits the page's width, else the tokenizer on a line of its own.
+  const bool fits = display_width(what) + 1 + tokenizer.size() <= width();
+  pending_model_header_ = what + (fits ? " " : "\n  ") + tokenizer;
   for (const auto& p : parameters(model)) {
     const auto found = origin.tensor_names.find(parameter_name(p.id));
     if (found != origin.tensor_names.end()) checkpoint_names_[p.tensor] = found->second;
@@ -122,7 +126,7 @@ Page::Page(PageRenderer& renderer, const Model& model, const WalkthroughOptions&
 
 // The headers of the layer and block a step is the first shown step of.
 void Page::write_headers() {
-  if (!pending_model_header_.empty() && !options_.list_only) renderer_.raw(printable(pending_model_header_) + "\n");
+  if (!pending_model_header_.empty() && !options_.list_only) renderer_.raw(pending_model_header_ + "\n");
   pending_model_header_.clear();
   if (!pending_layer_header_.empty()) renderer_.layer_header(pending_layer_header_);
   if (!pending_block_header_.empty()) renderer_.block_header(pending_block_header_);

@@ -22,8 +22,10 @@ bool shown_item(const PrintContext& c, std::size_t b) {
 void print_token_ids(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   c.page.leave_layer();
-  c.page.begin_step(page_of(e.id.kind), is_target(e) ? "Target tokens and ids" : "Tokens and ids",
-                    explanation_of(e.id.kind), is_target(e) ? "target_tokens" : "tokens");
+  // A checkpoint's tokenizer cuts words into pieces and never makes <UNK>: its own "why".
+  const char* why = c.model.checkpoint.present() ? "subword_tokenize" : explanation_of(e.id.kind);
+  c.page.begin_step(page_of(e.id.kind), is_target(e) ? "Target tokens and ids" : "Tokens and ids", why,
+                    is_target(e) ? "target_tokens" : "tokens");
   c.page.formula("ids = each token's row in the vocabulary");
   c.page.shapes(shape_with_axes(t));
   if (const auto* tokens = c.trace.tokens(e.id.sequence)) {
@@ -107,7 +109,7 @@ void print_positional_encoding(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool sinusoidal = c.model.config.positional_encoding == PositionalEncoding::Sinusoidal;
   if (!sinusoidal) {
-    c.page.begin_step(page_of(e.id.kind), "Learned positions", explanation_of(e.id.kind));
+    c.page.begin_step(page_of(e.id.kind), "Learned positions", "learned_positions");
     c.page.formula("PE = P[0:S]   (the first S rows of the learned position table P)");
     if (c.page.detailed()) c.page.weight("P", c.model.positions);
   } else {

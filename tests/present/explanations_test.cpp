@@ -10,9 +10,11 @@ namespace {
 
 // The step kinds issue 4 asks to explain (and tokenize from issue 3), spelled as callers use them.
 const std::vector<std::string_view> kRequired = {"tokenize",
+                                                 "subword_tokenize",
                                                  "input",
                                                  "embedding",
                                                  "positional_encoding",
+                                                 "learned_positions",
                                                  "projection_q",
                                                  "projection_k",
                                                  "projection_v",
