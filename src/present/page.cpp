@@ -103,6 +103,9 @@ bool Page::begin_step(const char* shown_kind, const std::string& title, const st
     return true;
   }
   if (compact_) return true;  // one line, written once its formula and shapes are known
+  // A big model's overview works the arithmetic of a kind once: a later step that the same
+  // "why" explains (the final LayerNorm, as step 6's) points there instead.
+  worked_at_ = options_.overview && !picked ? explained_at(why) : 0;
   renderer_.step_title({step_, shown_kind, title, options_.explanations ? explained_at(why) : 0, as_step});
   if (options_.explanations) explanation(why);
   return true;
@@ -255,6 +258,12 @@ void Page::indented(const std::string& text) {
 void Page::worked(const std::string& text, const char* heading) {
   flush_formula();
   if (!options_.worked || !detailed() || !full_text()) return;
+  if (worked_at_ < 0) return;  // pointed to already
+  if (worked_at_ > 0) {
+    renderer_.line(fmt::format("(worked as at step {}; --steps {} works it here)", worked_at_, step_));
+    worked_at_ = -1;
+    return;
+  }
   renderer_.worked(heading, text);
 }
 

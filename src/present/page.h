@@ -133,6 +133,8 @@ class Page {
   // showed its kind in full.
   bool compact_ = false;
   int compact_as_ = 0;
+  // A big model's overview: the earlier step whose worked element this one repeats (-1 once said).
+  int worked_at_ = 0;
   int compact_written_ = 0;
   std::string compact_formula_, compact_shape_;
 };

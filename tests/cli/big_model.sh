@@ -5,6 +5,9 @@
 # 75 columns, every layer named, the overview of every layer's heads, the next tokens; and
 # --layer, --head, --steps and --full bring any part back in full.
 #
+# The case "checkpoint" reads the same number of layers and heads through --model: a GPT-2
+# checkpoint folder (make_checkpoint_folder.py twelve_by_twelve, GPT-2's own tokenizer).
+#
 #   big_model.sh CASE ATTN SOURCE_DIR WORK_DIR
 set -uo pipefail
 case_name=$1
@@ -28,6 +31,28 @@ has_not() { ! grep -qF -- "$1" out || fail "a line with '$1': $(grep -F -- "$1" 
 count() { grep -cF -- "$1" out; }
 
 case $case_name in
+  checkpoint)
+    /usr/bin/python3 "$3/tests/cli/make_checkpoint_folder.py" gpt2-12x12 "$3/tests/data/gpt2" twelve_by_twelve ||
+      fail "cannot write the checkpoint"
+    "$ATTN" explain --model gpt2-12x12 "The cat sat on the mat." --linewidth 75 >out 2>err || fail "exit $?: $(cat err)"
+    [ -s err ] && fail "stderr: $(cat err)"
+    lines=$(wc -l <out)
+    width=$(wc -L <out)
+    [ "$lines" -le 800 ] || fail "$lines lines, more than 800"
+    [ "$width" -le 75 ] || fail "a line of $width columns: $(awk 'length > 75' out | head -1)"
+    has "Model: GPT2LMHeadModel read from gpt2-12x12;"
+    has '"The"→464  "␣cat"→3797  "␣sat"→3332  "␣on"→319  "␣the"→262  "␣mat"→2603'
+    has '"."→13'
+    # The final LayerNorm's arithmetic is step 6's: pointed to, not worked again.
+    has "(worked as at step 6; --steps 294 works it here)"
+    for layer in $(seq 0 11); do has "══ Decoder-only (GPT-style) layer $layer of 12 "; done
+    for layer in $(seq 1 11); do has "(--layer $layer shows them); heads: "; done
+    has "W_q = h.0.attn.c_attn.weight[:, 0:96]   (the checkpoint's tensor)"
+    has "══ Every layer's heads at a glance ══"
+    for layer in $(seq 0 11); do grep -qE "^    L$layer +[-A-Za-z]" out || fail "no row L$layer in the overview"; done
+    has "6 after \".\":"
+    echo "$lines lines, widest $width columns"
+    ;;
   lesson)
     run
     lines=$(wc -l <out)
