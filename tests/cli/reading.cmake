@@ -26,3 +26,11 @@ attn_cli_test(ablate_heads_json ARGS heads --example induction --ablate 1.0,1.1 
 # The HTML page draws the same steps: the ablated context, the side-by-side table, the lens table.
 attn_cli_test(lens_ablate_html ARGS explain --example induction --lens --ablate 1.1 --html /dev/stdout -q EXIT 0
               MATCH "context_ablated\\[h\\] = 0.*without and with the ablation \\(decoder\\.1\\.1 zeroed\\).*Logit lens: the top token at each position after each layer")
+
+# The induction lesson (attn explain --example induction, docs/heads.md): after the steps,
+# in the terminal and on the page (its tables as <table>s); not when steps are picked.
+# (reference.lens_ablation_numpy checks its numbers against NumPy.)
+attn_cli_test(induction_lesson ARGS explain --example induction --brief --color never --linewidth 300
+              EXIT 0 MATCH "The lesson: an induction circuit.*layer 0 head 1, the previous-token head \\(step 18\\).*layer 1 head 1, the induction head \\(step 41\\): in the rows of the second copy, a stripe 6 positions below the diagonal")
+attn_cli_test(induction_lesson_html ARGS explain --example induction --html /dev/stdout -q
+              EXIT 0 MATCH "The lesson: an induction circuit.*<table class=\"words\"><caption>each head&#39;s scores on this sequence")
