@@ -195,11 +195,13 @@ class Walkthrough {
   void write_heads_grid() {
     if (grid_written_ || overview_.blocks().empty()) return;
     grid_written_ = true;
-    page_.aside("══ Every layer's heads at a glance ══", heads_grid(overview_.blocks(), model_, page_.width()),
-                "Each head as its strongest role, measured from its weights (attn heads, docs/heads.md): "
-                "P previous token, F first token, S self, D duplicate token, I induction (q+1), J induction "
-                "(q+2). A capital letter: the head puts at least half its weight there; a small one: its "
-                "largest score, under half (a mixed head); -: no score is defined.");
+    page_.aside("══ Every layer's heads at a glance ══", "", "");
+    page_.aside_table(heads_grid_table(overview_.blocks(), model_, page_.width()));
+    page_.aside_line(
+        "Each head as its strongest role, measured from its weights (attn heads, docs/heads.md): "
+        "P previous token, F first token, S self, D duplicate token, I induction (q+1), J induction "
+        "(q+2). A capital letter: the head puts at least half its weight there; a small one: its "
+        "largest score, under half (a mixed head); -: no score is defined.");
   }
 };
 
