@@ -350,6 +350,7 @@ int run_explain(const ExplainOptions& options) {
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
   load.lens = options.lens;
+  load.ablation = !options.ablate.empty();
   CommandRun run(options, "attn explain", load);
   const Model& model = run.model();
   RunInput& input = run.input();
