@@ -34,3 +34,8 @@ attn_cli_test(induction_lesson ARGS explain --example induction --brief --color 
               EXIT 0 MATCH "The lesson: an induction circuit.*layer 0 head 1, the previous-token head \\(step 18\\).*layer 1 head 1, the induction head \\(step 41\\): in the rows of the second copy, a stripe 6 positions below the diagonal")
 attn_cli_test(induction_lesson_html ARGS explain --example induction --html /dev/stdout -q
               EXIT 0 MATCH "The lesson: an induction circuit.*<table class=\"words\"><caption>each head&#39;s scores on this sequence")
+# generate --ablate: zeroed heads in the prompt's run and every cached step; the mean cannot be cached
+attn_cli_test(generate_ablate_mean ARGS generate --example induction "<BOS> a b c a" --ablate 0.1 --ablate-mean
+              EXIT 2 STDERR "^--ablate-mean: generation runs one new position at a time with the KV cache")
+attn_cli_test(generate_ablate_header ARGS generate --example induction "<BOS> a b c a" --ablate 0.1 -n 1 --brief
+              --color never EXIT 0 MATCH "ablated: decoder\\.0\\.1 zeroed, in the prompt's run and every step")
