@@ -39,3 +39,7 @@ attn_cli_test(generate_ablate_mean ARGS generate --example induction "<BOS> a b 
               EXIT 2 STDERR "^--ablate-mean: generation runs one new position at a time with the KV cache")
 attn_cli_test(generate_ablate_header ARGS generate --example induction "<BOS> a b c a" --ablate 0.1 -n 1 --brief
               --color never EXIT 0 MATCH "ablated: decoder\\.0\\.1 zeroed, in the prompt's run and every step")
+# grad --ablate: the backward pass takes the ablation back (reference.lens_ablation_numpy checks
+# the loss against NumPy; tests/backward/backward_test.cpp the gradients against central differences)
+attn_cli_test(grad_ablate ARGS grad --example induction --ablate 0.1 --steps context --brief --color never
+              EXIT 0 MATCH "Ablated context: head 1 set to zero.*heads \\{1\\} were set to zero, so they reached nothing")

@@ -167,6 +167,30 @@ class InductionLessonTest(unittest.TestCase):
         self.assertEqual(continuations["[]"], ["g", "y", "o", "r", "v", "q"])
         self.assertNotEqual(continuations["[(0, 1)]"], continuations["[]"])
 
+    def test_grad_ablated_loss_equals_numpy(self):
+        # attn grad --ablate: the loss is the ablated model's cross-entropy of the file's labels
+        # (the mean over the labels that are not <PAD>), as NumPy's forward pass has it
+        m = model_file("trained_induction")
+        vocab = m["vocab"]
+        arrays = {"embedding": np.array(m["embedding"], dtype=np.float64), "decoder": ref.as_arrays(m["decoder"])}
+        ids = [vocab.index(t) for t in m["input"]["tokens"]]
+        labels = [(i, vocab.index(t)) for i, t in enumerate(m["input"]["labels"]) if t != "<PAD>"]
+        losses = {}
+        os.makedirs(WORK, exist_ok=True)
+        for name, ablation, mean, args in (("none", [], False, []), ("zero", [(0, 1)], False, ["--ablate", "0.1"]),
+                                           ("mean", [(0, 1)], True, ["--ablate", "0.1", "--ablate-mean"])):
+            path = os.path.join(WORK, f"grad_{name}.npz")
+            subprocess.run([ATTN, "grad", "--example", "induction", *args, "--quiet", "--dump", path], check=True,
+                           stdin=subprocess.DEVNULL)
+            trace = np.load(path)
+            p = ref.forward(m, arrays, ids, ablation, mean)[-1]
+            expected = np.mean([-np.log(p[i, t]) for (i, t) in labels])
+            self.assertAlmostEqual(float(trace["loss"]), expected, delta=1e-10)
+            if ablation:
+                self.assertIn("grad.decoder.0.self_attention.context_ablated", trace.files)
+            losses[name] = expected
+        self.assertGreater(losses["zero"], losses["none"] + 1)  # the copies fail: the loss rises
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])
