@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attn/model.h"
+#include "attn/run_input.h"
 #include "attn/trace.h"
 
 namespace attn {
@@ -65,8 +66,11 @@ struct LayerCache {
 // keys and values. Then each step() computes the new token's row alone.
 class KvCacheDecoder {
  public:
-  // InputError when the model cannot generate (no output head; an encoder alone).
-  explicit KvCacheDecoder(const Model& model);
+  // InputError when the model cannot generate (no output head; an encoder alone). Each step
+  // zeroes the context of the `ablation`'s heads (--ablate), as the prompt's run did; an
+  // ablation by the mean over positions cannot be cached (every new position changes the
+  // mean of all), and is refused (InputError("--ablate-mean")).
+  explicit KvCacheDecoder(const Model& model, Ablation ablation = {});
 
   // A record of the prompt's full run: the self- and cross-attention keys and values of each
   // decoder layer are kept, and the last position's logits.
@@ -88,6 +92,7 @@ class KvCacheDecoder {
 
  private:
   const Model& model_;
+  Ablation ablation_;
   std::vector<LayerCache> caches_;
   std::vector<double> logits_;
   std::size_t source_len_ = 0;

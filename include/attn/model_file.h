@@ -29,6 +29,9 @@ struct LoadOptions {
   // The run records the logit lens (attn explain --lens): every layer's lens.<l>.norm,
   // .logits and .probabilities, kept (counted in the memory estimate).
   bool lens = false;
+  // The run ablates heads (--ablate): the unablated run's next-token probabilities are kept
+  // beside it, and each layer may record a context_ablated (counted in the memory estimate).
+  bool ablation = false;
 };
 
 // A model as loaded, and the input its source gives (empty when it gives none).
@@ -113,6 +116,9 @@ struct RunSize {
   bool trace_kept = true;         // false: one layer's activations at a time, not every layer's
   bool backward = false;          // attn grad: every layer's activations, their gradients, the weights' gradients
   bool lens = false;              // --lens: per layer of the last stack its output, norm, logits and probabilities
+  // --ablate: the unablated run's probabilities kept beside the run (B*T*V) and a
+  // context_ablated of (B,S,H*d) counted in every layer
+  bool ablation = false;
 };
 
 // The sizes of a run of the model on `input`: B, S (in tokens), T, the layers, V.

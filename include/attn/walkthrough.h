@@ -73,6 +73,20 @@ struct StepKindDescription {
 };
 const std::vector<StepKindDescription>& step_kinds();
 
+// The induction lesson (attn explain --example induction, docs/heads.md): how the run's
+// sequence is copied with each head ablated, measured by runs of their own (the command
+// makes them: a walkthrough only reads). Its positions are analysis/head_scores.h's
+// copy_targets of the sequence.
+struct CopyAblation {
+  std::vector<HeadAblation> heads;  // empty: the run without ablation
+  std::size_t right = 0;            // the greedy picks that are the token to copy
+  double mean_p = 0;                // the mean probability of the token to copy
+};
+struct InductionLesson {
+  std::size_t positions = 0;            // the positions that copy
+  std::vector<CopyAblation> ablations;  // the unablated run first, then each head zeroed, then each layer's heads
+};
+
 struct WalkthroughOptions {
   ArrayFormatOptions array;  // precision, summarization, line width (every line fits in it)
   bool show_weights = true;  // print every parameter (W_q ... W_out, gamma, beta) with its step
@@ -107,6 +121,8 @@ struct WalkthroughOptions {
   std::shared_ptr<const Tensor> unablated_probabilities;
   // How the ablation was named on the command line ("decoder.1.1, zeroed"), for its table.
   std::string ablation_label;
+  // The induction lesson, written after the steps when the learner picked none.
+  std::shared_ptr<const InductionLesson> induction_lesson;
 };
 
 // The options as the lesson of `model` uses them. A big model (more heads in its longest

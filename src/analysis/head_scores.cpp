@@ -1,5 +1,7 @@
 #include "analysis/head_scores.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "attn/error.h"
@@ -112,6 +114,37 @@ std::string strongest_role(const HeadScores& scores) {
     }
   }
   return best;
+}
+
+std::vector<CopyTarget> copy_targets(const std::vector<std::size_t>& tokens) {
+  std::vector<CopyTarget> targets;
+  for (std::size_t p = 1; p + 1 < tokens.size(); ++p)
+    if (const std::optional<std::size_t> q = latest_earlier(tokens, p)) targets.push_back({p, tokens[*q + 1]});
+  return targets;
+}
+
+CopyScore score_copies(const Tensor& probabilities, const std::vector<CopyTarget>& targets,
+                       const std::vector<std::size_t>& never) {
+  if (probabilities.rank() != 2)
+    throw InternalError(
+        fmt::format("copy score: expected (S,V) probabilities, found {}", shape_with_axes(probabilities)));
+  const std::size_t S = probabilities.dim(0), V = probabilities.dim(1);
+  CopyScore score;
+  std::vector<double> p_right;
+  for (const CopyTarget& t : targets) {
+    if (t.position >= S || t.token >= V)
+      throw InternalError(
+          fmt::format("copy score: position {} or token {} outside (S={},V={})", t.position, t.token, S, V));
+    const double* row = probabilities.data.data() + t.position * V;
+    std::size_t best = V;
+    for (std::size_t v = 0; v < V; ++v)
+      if (std::find(never.begin(), never.end(), v) == never.end() && (best == V || row[v] > row[best])) best = v;
+    score.right += best == t.token;
+    p_right.push_back(row[t.token]);
+  }
+  score.positions = targets.size();
+  score.mean_p = mean_of(p_right).value_or(0.0);
+  return score;
 }
 
 }  // namespace attn

@@ -45,6 +45,29 @@ HeadScore score_named(const HeadScores& scores, const std::string& name);
 // of the head's weight goes there), else "mixed".
 std::string strongest_role(const HeadScores& scores);
 
+// Where a sequence lets a model copy (the induction lesson, docs/heads.md): each position p
+// that has a next position (p + 1 < S) and whose token occurred before, q the latest earlier
+// position with tokens[q] == tokens[p], and the token to copy there, tokens[q + 1]: the one
+// that followed the current token last time. In "<BOS> x1..xL x1..xL", the second copy's
+// x1..x(L-1), whose tokens to copy are x2..xL.
+struct CopyTarget {
+  std::size_t position = 0;
+  std::size_t token = 0;
+};
+std::vector<CopyTarget> copy_targets(const std::vector<std::size_t>& tokens);
+
+// How a run does at `targets`: `probabilities` (S,V), each row the next-token distribution
+// of a position. right: the positions whose most probable token, the `never` ids left out
+// (Vocabulary::never_written_ids), is the one to copy; mean_p: the mean probability of the
+// token to copy (np.mean of them; 0 when there is no target).
+struct CopyScore {
+  std::size_t right = 0;
+  std::size_t positions = 0;
+  double mean_p = 0;
+};
+CopyScore score_copies(const Tensor& probabilities, const std::vector<CopyTarget>& targets,
+                       const std::vector<std::size_t>& never);
+
 }  // namespace attn
 
 #endif  // ATTN_ANALYSIS_HEAD_SCORES_H_

@@ -157,10 +157,21 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
                                                              transposed_operand(at.weight("W_o", w.W_o))}
                                       : std::vector<Operand>{});
 
+  // 5b. ablation (--ablate): the step is linear and symmetric, so its backward is itself. A
+  // zeroed head's rows reached nothing (their gradient is zero); a head set to its mean over
+  // the S positions passes each row 1/S of every row's gradient: their mean, in every row.
+  StepKind context_read_by = StepKind::MergedHeads;
+  if (const std::vector<std::size_t> heads = at.ablated_heads(); !heads.empty()) {
+    Tensor dcontext_ablated = std::move(dcontext);
+    dcontext = ablate_heads(dcontext_ablated, heads, at.ablates_by_mean());
+    at.record(StepKind::ContextAblated, std::move(dcontext_ablated), {at.kept_gradient(StepKind::MergedHeads)});
+    context_read_by = StepKind::ContextAblated;
+  }
+
   // 5. context = weights @ V: dweights = dcontext @ Vᵀ, dV = weightsᵀ @ dcontext
   const Tensor weights = at.value(StepKind::AttentionWeights);
   ProductGradients context = attention_context_backward(weights, at.value(values), dcontext);
-  at.record(StepKind::Context, std::move(dcontext), {at.kept_gradient(StepKind::MergedHeads)});
+  at.record(StepKind::Context, std::move(dcontext), {at.kept_gradient(context_read_by)});
 
   // 4. softmax, then the mask: dx = weights ⊙ (dweights - rowsum(dweights ⊙ weights))
   Tensor dsoftmax = softmax_rows_backward(weights, context.da);

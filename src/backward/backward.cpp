@@ -171,7 +171,8 @@ double run_backward(const Model& model, const RunInput& input, Trace& trace) {
   require(!trace.entries().empty(), "run_backward: the forward trace is empty (keep its entries)");
   WeightGradients weights(model);
   const StepId final_output = trace.entries().back().id;  // what run_model returned
-  const GradScope source(trace, weights, Sequence::Source), target(trace, weights, Sequence::Target);
+  const GradScope source(trace, weights, Sequence::Source, &input.ablation),
+      target(trace, weights, Sequence::Target, &input.ablation);
   const GradScope& rows = model.has_target() ? target : source;
 
   // 1. the loss and dL/d(the last stack's result)

@@ -30,8 +30,10 @@ inline Operand transposed_operand(Operand o) {
 
 class GradScope : public ScopePlace<GradScope> {
  public:
-  GradScope(Trace& trace, WeightGradients& weights, Sequence sequence)
-      : ScopePlace(sequence), trace_(&trace), weights_(&weights) {}
+  // `ablation`: the run's ablated heads (RunInput::ablation), whose step the attention
+  // blocks of this scope take back; nullptr for none.
+  GradScope(Trace& trace, WeightGradients& weights, Sequence sequence, const Ablation* ablation = nullptr)
+      : ScopePlace(sequence), trace_(&trace), weights_(&weights), ablation_(ablation) {}
 
   // The forward's tensor of an entry as the step computed it: with its B axis, which an
   // unbatched run records without. InternalError when the trace did not keep it.
@@ -65,9 +67,19 @@ class GradScope : public ScopePlace<GradScope> {
   WeightGradients& weights() const { return *weights_; }
   Trace& trace() const { return *trace_; }
 
+  // The heads of this scope's self-attention block the forward ablated, and whether by their
+  // mean, as TraceScope has them.
+  std::vector<std::size_t> ablated_heads() const {
+    const StepId at = id(StepKind::Context);
+    if (!ablation_ || at.block == Block::CrossAttention || !at.in_layer()) return {};
+    return ablation_->heads_of(at.stack, at.layer);
+  }
+  bool ablates_by_mean() const { return ablation_ && ablation_->mean; }
+
  private:
   Trace* trace_;
   WeightGradients* weights_;
+  const Ablation* ablation_;
 };
 
 }  // namespace attn

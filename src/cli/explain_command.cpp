@@ -329,6 +329,20 @@ void start_outputs(CommandRun& run, const ExplainOptions& options, const Walkthr
     });
 }
 
+// The induction example's lesson after its steps (docs/heads.md), when a walkthrough shows
+// them all and nothing is ablated: the runs it measures, made now.
+void add_induction_lesson(const ExplainOptions& options, const Model& model, const RunInput& input,
+                          WalkthroughOptions& walkthrough) {
+  if (options.example.empty() || std::string(find_example(options.example).name) != "trained_induction") return;
+  const StepFilter& f = walkthrough.filter;
+  const bool shown = !options.quiet || !options.html_path.empty();
+  // (with --ablate the run's own heads are the ablated model's: the lesson is the model's)
+  if (!shown || !options.ablate.empty() || walkthrough.list_only || !f.ranges.empty() || !f.kinds.empty() || f.layer ||
+      f.head)
+    return;
+  walkthrough.induction_lesson = std::make_shared<const InductionLesson>(induction_lesson(model, input));
+}
+
 }  // namespace
 
 int run_explain(const ExplainOptions& options) {
@@ -336,6 +350,7 @@ int run_explain(const ExplainOptions& options) {
   LoadOptions load;
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
   load.lens = options.lens;
+  load.ablation = !options.ablate.empty();
   CommandRun run(options, "attn explain", load);
   const Model& model = run.model();
   RunInput& input = run.input();
@@ -359,6 +374,7 @@ int run_explain(const ExplainOptions& options) {
   // --lens and --ablate (the greedy target above is the unablated model's own)
   apply_reading_options(options, model, input, options.quiet && options.html_path.empty() ? nullptr : &walkthrough);
   check_selection(walkthrough, model, input);
+  add_induction_lesson(options, model, input, walkthrough);
   // The walkthrough is written once the run is over, its map first (and a wrong --steps
   // number is an error alone); --pause pages through it.
   ExplainOutputs outputs;

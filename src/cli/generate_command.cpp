@@ -17,9 +17,11 @@
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
 #include "core/numpy_random.h"
+#include "forward/ablation.h"
 #include "html_option.h"
 #include "model/token_input.h"
 #include "present/print_generation.h"
+#include "reading_options.h"
 #include "standard_streams.h"
 #include "validators.h"
 
@@ -127,6 +129,7 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
                    "Refuse runs estimated to need more than this many GiB, the prompt and -n new tokens counted "
                    "(default: half the machine's memory)")
       ->check(memory_limit_gib());
+  add_reading_options(*generate, run, /*with_lens=*/false);
   generate->add_flag("--no-cache", options.no_cache,
                      "Run the whole prefix again for every token instead of using the KV cache (for timing)");
   generate->add_option("--stop", options.stop, "Stop after generating this token")->capture_default_str();
@@ -190,11 +193,15 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   const ExplainOptions& run = options.run;
   if (!run.dump_path.empty()) check_dump_target(run.dump_path, {run.model_file});
   LoadOptions load;
+  load.ablation = !run.ablate.empty();
   auto g =
       std::make_unique<Generation>(options, load_run_model(run, load), run.dump_path == "-" ? std::cerr : std::cout);
   const Model& model = g->model();
   g->tokens = start_tokens(model, g->loaded.input);
-  g->decoder = std::make_unique<KvCacheDecoder>(model);  // no output head: refused here
+  // --ablate: the prompt's run and every step zero the heads (the mean is refused below)
+  if (!run.ablate.empty()) g->loaded.input.ablation = parse_ablation(run.ablate, run.ablate_mean, model);
+  // no output head, or an ablation by the mean: refused here
+  g->decoder = std::make_unique<KvCacheDecoder>(model, g->loaded.input.ablation);
   if (model.vocab.never_written_ids().size() >= model.vocab.size())
     throw InputError(model.source, "vocab",
                      fmt::format("expected a token the model can write, found only {} special tokens that no model "
@@ -261,6 +268,9 @@ void run_prompt(Generation& g, Trace& prompt) {
                                ? "greedy (temperature 0)"
                                : fmt::format("sampled (temperature {}, seed {})", options.temperature, options.seed),
                            stop_text(g));
+    if (g.terminal && !g.loaded.input.ablation.empty())
+      g.out << fmt::format("ablated: {}, in the prompt's run and every step\n",
+                           ablation_label(g.loaded.input.ablation));
     const std::string first =
         fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
     if (g.terminal) g.out << "\n" << first << "\n";
@@ -280,7 +290,7 @@ void run_prompt(Generation& g, Trace& prompt) {
 // --no-cache: the whole prefix again, as attn explain would run it, into a new cache. The
 // model's input is not touched: the prefix is a run input of its own.
 void rerun_prefix(Generation& g) {
-  auto full = std::make_unique<KvCacheDecoder>(g.model());
+  auto full = std::make_unique<KvCacheDecoder>(g.model(), g.loaded.input.ablation);
   Trace again(true);
   again.keep_entries(false);
   again.set_sink([&](const TraceRecord& r) { full->observe(r); });

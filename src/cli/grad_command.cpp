@@ -17,8 +17,10 @@
 #include "attn/product_kernel.h"
 #include "attn/walkthrough.h"
 #include "command_run.h"
+#include "forward/ablation.h"
 #include "html_option.h"
 #include "pager.h"
+#include "reading_options.h"
 #include "standard_streams.h"
 #include "validators.h"
 
@@ -59,6 +61,7 @@ void setup_grad(CLI::App& app, GradOptions& options) {
                    "The loss's labels, one token per output position (replaces the model file's input.labels)")
       ->check(non_empty("the labels, as a sentence"));
   add_walkthrough_options(*grad, options.run, /*with_html=*/true);
+  add_reading_options(*grad, options.run, /*with_lens=*/false);
   grad->callback([&options]() {
     const int code = run_grad(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -70,6 +73,7 @@ int run_grad(const GradOptions& grad) {
   const auto started = std::chrono::steady_clock::now();
   LoadOptions load;
   load.backward = true;  // the whole forward trace is kept, and a gradient for every tensor
+  load.ablation = !options.ablate.empty();
   // No greedy target here: a decoder without one reads <BOS> alone, the labels' one position.
   CommandRun run(options, "attn grad", load);
   const Model& model = run.model();
@@ -86,6 +90,8 @@ int run_grad(const GradOptions& grad) {
                    grad.labels.empty() ? "the labels --target implies (the target shifted, then <EOS>)"
                                        : "--labels (command line)");
   check_loss_defined(model, input);
+  // --ablate: the loss is the ablated model's, and the backward pass goes through the ablation
+  if (!options.ablate.empty()) input.ablation = parse_ablation(options.ablate, options.ablate_mean, model);
   // A sentence from the command line can make the run as large as any file can.
   if (!options.text.empty() || !options.target.empty()) check_run_memory(model, input, run.load_options());
   // Bad --steps, --layer, --cell, --batch: refused before the run.

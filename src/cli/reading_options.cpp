@@ -1,7 +1,11 @@
 #include "reading_options.h"
 
+#include <algorithm>
 #include <memory>
 
+#include <fmt/format.h>
+
+#include "analysis/head_scores.h"
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "forward/ablation.h"
@@ -23,6 +27,60 @@ void add_reading_options(CLI::App& command, ExplainOptions& options, bool with_l
       .add_flag("--ablate-mean", options.ablate_mean,
                 "With --ablate: each ablated head's context replaced by its mean over the positions, not zero")
       ->needs("--ablate");
+}
+
+namespace {
+
+// The next-token probabilities (S,V) of `input`'s first sequence with `ablation` (and no
+// lens); `ids`, when not null, gets its token ids.
+Tensor probabilities_with(const Model& model, const RunInput& input, const Ablation& ablation,
+                          std::vector<std::size_t>* ids) {
+  RunInput run = input;
+  run.ablation = ablation;
+  run.lens = false;
+  Trace trace(!input.batched);
+  trace.keep_entries(false);
+  if (ids)
+    trace.set_sink([ids](const TraceRecord& r) {
+      if (r.id.kind != StepKind::TokenIds || !ids->empty()) return;
+      for (std::size_t i = 0; i < element_count(r.shape); ++i) ids->push_back(static_cast<std::size_t>(r.data[i]));
+    });
+  const Tensor p = run_model(model, run, trace);  // (B?,S,V)
+  const std::size_t V = p.shape.back(), S = p.shape[p.rank() - 2];
+  Tensor first = Tensor::uninitialized({S, V}, {"S", "V"});
+  std::copy(p.data.begin(), p.data.begin() + static_cast<std::ptrdiff_t>(S * V), first.data.begin());
+  if (ids && ids->size() > S) ids->resize(S);
+  return first;
+}
+
+}  // namespace
+
+InductionLesson induction_lesson(const Model& model, const RunInput& input) {
+  std::vector<std::size_t> ids;
+  const Tensor plain = probabilities_with(model, input, Ablation{}, &ids);
+  const std::vector<CopyTarget> targets = copy_targets(ids);
+  const std::vector<std::size_t> never = model.vocab.never_written_ids();
+  InductionLesson lesson;
+  lesson.positions = targets.size();
+  const auto add = [&](const Ablation& ablation, const Tensor& probabilities) {
+    const CopyScore score = score_copies(probabilities, targets, never);
+    lesson.ablations.push_back({ablation.heads, score.right, score.mean_p});
+  };
+  add(Ablation{}, plain);
+  const std::size_t layers = std::max(model.encoder.size(), model.decoder.size()), H = model.config.num_heads;
+  std::vector<std::string> specs;
+  for (std::size_t l = 0; l < layers; ++l)
+    for (std::size_t h = 0; h < H; ++h) specs.push_back(fmt::format("{}.{}", l, h));
+  for (std::size_t l = 0; H > 1 && l < layers; ++l) {
+    std::string all;
+    for (std::size_t h = 0; h < H; ++h) all += fmt::format("{}{}.{}", h ? "," : "", l, h);
+    specs.push_back(all);
+  }
+  for (const std::string& spec : specs) {
+    const Ablation ablation = parse_ablation(spec, false, model);
+    add(ablation, probabilities_with(model, input, ablation, nullptr));
+  }
+  return lesson;
 }
 
 Tensor unablated_probabilities(const Model& model, const RunInput& input) {

@@ -26,6 +26,12 @@ void apply_reading_options(const ExplainOptions& options, const Model& model, Ru
 // (B,T,V) as run_model returns them.
 Tensor unablated_probabilities(const Model& model, const RunInput& input);
 
+// The induction lesson's measurements (attn explain --example induction, docs/heads.md): the
+// copies of `input`'s first sequence (analysis/head_scores.h's copy_targets) without
+// ablation, with each head of the model's one stack zeroed, then with each layer's heads
+// zeroed together; runs of their own, without the input's --ablate and --lens.
+InductionLesson induction_lesson(const Model& model, const RunInput& input);
+
 }  // namespace attn::cli
 
 #endif  // ATTN_CLI_READING_OPTIONS_H_

@@ -2,6 +2,8 @@
 // position's row alone, through the same step functions as the full forward pass; the keys
 // and values of the positions before it come from the cache, so a step costs one row's
 // work, not the whole prefix's.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "attn/error.h"
@@ -101,14 +103,24 @@ Traced cached_attention(const Traced& x, const AttentionWeights& w, Tensor& cach
   const Traced weights = at.record(StepKind::AttentionWeights, softmax_rows(scaled.value), {at.operand(scaled)});
   // (1,H,1,t) @ (1,H,t,d) -> (1,H,1,d)
   const Traced context = at.record(StepKind::Context, attention_context(weights.value, values), {at.operand(weights)});
-  const Traced concat = at.record(StepKind::MergedHeads, merge_heads(context.value), {at.operand(context)});
+  // --ablate: the named heads' context row zeroed, as the whole run zeroes every row of theirs
+  std::optional<Traced> ablated;
+  if (const std::vector<std::size_t> heads = at.ablated_heads(); !heads.empty())
+    ablated = at.record(StepKind::ContextAblated, ablate_heads(context.value, heads, false), {at.operand(context)});
+  const Traced& merged = ablated ? *ablated : context;
+  const Traced concat = at.record(StepKind::MergedHeads, merge_heads(merged.value), {at.operand(merged)});
   return at.record(StepKind::OutputProjection, linear_projection(concat.value, w.W_o, w.b_o, "N"),
                    {at.operand(concat), at.weight("W_o", w.W_o)});
 }
 
 }  // namespace
 
-KvCacheDecoder::KvCacheDecoder(const Model& model) : model_(model), caches_(model.decoder.size()) {
+KvCacheDecoder::KvCacheDecoder(const Model& model, Ablation ablation)
+    : model_(model), ablation_(std::move(ablation)), caches_(model.decoder.size()) {
+  if (ablation_.mean && !ablation_.empty())
+    throw InputError("--ablate-mean", "",
+                     "generation runs one new position at a time with the KV cache, and a head's mean over the "
+                     "positions changes with every new one: zero the heads instead (--ablate alone)");
   if (!model.output.present)
     throw InputError(model.source, "output",
                      "this model has no output head, so it cannot choose a next token (generate needs one)");
@@ -173,7 +185,7 @@ const std::vector<double>& KvCacheDecoder::step(std::size_t token, Trace& trace)
     throw InputError(
         model_.source, "model.max_len",
         fmt::format("the learned position table has {} rows: no position {} to generate at", config.max_len, position));
-  const TraceScope at(trace, model_.decoder_only() ? Sequence::Source : Sequence::Target);
+  const TraceScope at(trace, model_.decoder_only() ? Sequence::Source : Sequence::Target, &ablation_);
 
   // 1. the new token's input row: E[id] (· √N) + PE[position], (1,1,N)
   Tensor ids({1, 1}, {"B", "S"});

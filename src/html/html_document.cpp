@@ -49,6 +49,8 @@ td.gap, th.gap, tr.gap td { color: var(--muted); text-align: center; border: non
 p.gap { margin: 0 0 0 3em; color: var(--muted); }
 table.top-k th { text-align: left; }
 table.top-k td { padding: 1px 10px; }
+table.words { border-collapse: collapse; margin: 2px 14px 6px 0; font-size: 13px; }
+table.words td, table.words th { text-align: left; padding: 1px 8px; border: 1px solid #e3e6ea; }
 span.token { color: var(--accent); }
 .side-by-side { display: flex; flex-wrap: wrap; gap: 0 24px; }
 details.more, details.whole { margin: 6px 0; }

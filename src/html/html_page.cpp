@@ -37,6 +37,8 @@ void HtmlPage::start_step(int number) {
 }
 
 void HtmlPage::layer_header(const std::string& text) {
+  // (a part after the steps, such as the induction lesson, is in no step: the last one ends)
+  close_step();
   const std::string name = inside_rules(text);
   body_ += element("h2", "layer", name);
   layer_ = first_words(name, " (");
@@ -162,7 +164,7 @@ void HtmlPage::heatmap(const HeatmapView& view) {
   body_ += heatmap_group(view, id);
   std::string name = layer_.empty() ? block_ : block_.empty() ? layer_ : layer_ + ", " + block_;
   if (view.batch_item) name += fmt::format(", batch item {}", *view.batch_item);
-  overview_.push_back({name, step_, id, view});
+  if (view.in_overview) overview_.push_back({name, step_, id, view});
 }
 
 void HtmlPage::table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& row_labels,
@@ -174,6 +176,11 @@ void HtmlPage::table(const std::string& caption, const Tensor& matrix, const std
 void HtmlPage::top_k(const TopKView& view) {
   fold();
   body_ += top_k_table(view);
+}
+
+void HtmlPage::text_table(const TextTable& table) {
+  unfold();
+  body_ += word_table(table);
 }
 
 std::string HtmlPage::map_html(const std::vector<MapStage>& map) const {

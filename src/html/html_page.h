@@ -51,6 +51,7 @@ class HtmlPage : public PageRenderer {
   void table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& row_labels,
              const std::vector<std::string>& column_labels) override;
   void top_k(const TopKView& view) override;
+  void text_table(const TextTable& table) override;
   void finish(const std::vector<MapStage>& map) override;
   // Held, finish() keeps the map and writes nothing: what follows the walkthrough (attn
   // generate's later tokens, drawn through the same calls) goes on the page too, until

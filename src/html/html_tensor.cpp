@@ -169,4 +169,19 @@ std::string top_k_table(const TopKView& view) {
   return out + "</tbody></table></div>\n";
 }
 
+std::string word_table(const TextTable& table) {
+  std::string out = "<div class=\"scroll\"><table class=\"words\">";
+  if (!table.caption.empty()) out += "<caption>" + escaped(table.caption) + "</caption>";
+  out += "<thead><tr>";
+  for (const std::string& h : table.header) out += "<th>" + escaped(h) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const auto& row : table.rows) {
+    out += "<tr>";
+    for (std::size_t i = 0; i < row.size(); ++i)
+      out += (i ? "<td>" : "<th>") + escaped(row[i]) + (i ? "</td>" : "</th>");
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
 }  // namespace attn

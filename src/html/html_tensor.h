@@ -40,6 +40,9 @@ std::string labeled_matrix(const std::string& caption, const Tensor& matrix, con
 
 // The largest entries of vocabulary-sized rows: one table row per position.
 std::string top_k_table(const TopKView& view);
+// A table of words (present/page_renderer.h's TextTable) as a <table class="words">: the
+// header in <thead>, each row's label a <th>.
+std::string word_table(const TextTable& table);
 
 }  // namespace attn
 

@@ -125,8 +125,14 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size,
   // logits and probabilities (V each) at every position.
   const long double lens_layers = size.decoder_layers ? size.decoder_layers : size.encoder_layers;
   const long double lens = size.lens ? lens_layers * B * (T > 0 ? T : S) * (2 * N + 2 * V) : 0.0L;
+  // Ablation runs the input once more without it first (streamed, no larger than this run)
+  // and keeps its next-token probabilities, B*T*V; the run records context_ablated, (B,S,H*d),
+  // in at most every layer. (The ablated heads are not known here: every layer is counted.)
+  const long double ablation =
+      size.ablation ? B * (T > 0 ? T : S) * V + (size.encoder_layers + size.decoder_layers) * B * std::max(S, T) * Hd
+                    : 0.0L;
   const long double bytes =
-      8.0L * (weights + activations + io + gradients + lens) + layer_overhead * (size.backward ? 2 : 1);
+      8.0L * (weights + activations + io + gradients + lens + ablation) + layer_overhead * (size.backward ? 2 : 1);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -155,6 +161,7 @@ void check_run_size(LoadContext& context, const ModelConfig& config, RunSize siz
   size.trace_kept = context.options.trace_kept;
   size.backward = context.options.backward;
   size.lens = context.options.lens;
+  size.ablation = context.options.ablation;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -171,6 +178,7 @@ void check_weights_size(LoadContext& context, const ModelConfig& config, RunSize
   size.trace_kept = context.options.trace_kept;
   size.backward = context.options.backward;
   size.lens = context.options.lens;
+  size.ablation = context.options.ablation;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;
@@ -240,6 +248,7 @@ RunSize run_size_of(const Model& model, const RunInput& input) {
   size.vocab = model.vocab.size();
   size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
   size.lens = input.lens;
+  size.ablation = !input.ablation.empty();
   return size;
 }
 
@@ -256,6 +265,7 @@ void check_run_memory(const Model& model, const RunInput& input, const LoadOptio
   size.trace_kept = options.trace_kept;
   size.backward = options.backward;
   size.lens = size.lens || options.lens;
+  size.ablation = size.ablation || options.ablation;
   const std::uint64_t limit = memory_limit(options);
   const std::uint64_t need = estimate_run_bytes(model.config, size, block_weight_steps(model));
   if (need <= limit) return;

@@ -159,4 +159,19 @@ std::string heads_grid(const std::vector<BlockHeads>& blocks, const Model& model
   return text;
 }
 
+TextTable heads_grid_table(const std::vector<BlockHeads>& blocks, const Model& model, std::size_t width) {
+  TextTable table;
+  table.text = heads_grid(blocks, model, width);
+  std::size_t heads = 0;
+  for (const auto& b : blocks) heads = std::max(heads, b.heads.size());
+  table.header.push_back("");
+  for (std::size_t h = 0; h < heads; ++h) table.header.push_back(fmt::format("h{}", h));
+  for (const auto& b : blocks) {
+    std::vector<std::string> row = {row_label(b.block, model)};
+    for (const HeadScores& scores : b.heads) row.push_back(head_role_text(scores));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
 }  // namespace attn

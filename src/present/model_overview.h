@@ -15,6 +15,7 @@
 #include "attn/model.h"
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
+#include "present/page_renderer.h"
 
 namespace attn {
 
@@ -49,6 +50,9 @@ std::string heads_line(const BlockHeads& heads);
 // strongest role (capital when it takes at least half the weight) and its score; then the
 // legend. Every line fits `width` when 6 + 5 x heads columns do.
 std::string heads_grid(const std::vector<BlockHeads>& blocks, const Model& model, std::size_t width);
+// The same as a table of words: the terminal's text is heads_grid; a web page's <table> has a
+// row per layer, a column per head, each cell head_role_text ("prev .89", "~self .31").
+TextTable heads_grid_table(const std::vector<BlockHeads>& blocks, const Model& model, std::size_t width);
 
 }  // namespace attn
 

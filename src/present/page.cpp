@@ -1,5 +1,6 @@
 #include "present/page.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -188,6 +189,33 @@ void Page::aside(const std::string& header, const std::string& lines, const std:
   renderer_.layer_header(header);
   if (!lines.empty()) renderer_.indented(lines);
   if (!text.empty()) renderer_.line(text);
+}
+
+void Page::aside_line(const std::string& text) { renderer_.line(text); }
+
+void Page::aside_table(const TextTable& table) { renderer_.text_table(table); }
+
+void Page::aside_heatmap(HeatmapView view) {
+  view.in_overview = false;
+  renderer_.heatmap(view);
+}
+
+std::string aligned_columns(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size(), 0);
+  for (std::size_t k = 0; k < header.size(); ++k) width[k] = display_width(header[k]);
+  for (const auto& row : rows)
+    for (std::size_t k = 0; k < row.size() && k < width.size(); ++k)
+      width[k] = std::max(width[k], display_width(row[k]));
+  std::string text;
+  const auto add = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t k = 0; k < cells.size() && k < width.size(); ++k) line += pad_right(cells[k], width[k]) + "  ";
+    line.erase(line.find_last_not_of(' ') + 1);
+    text += line + "\n";
+  };
+  add(header);
+  for (const auto& row : rows) add(row);
+  return text;
 }
 
 void Page::leave_layer() {

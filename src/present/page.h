@@ -56,6 +56,11 @@ class Page {
   void layer_summary(const StepId& layer, const std::string& text);
   // A part of the page outside the steps: a header, preformatted lines, a paragraph.
   void aside(const std::string& header, const std::string& lines, const std::string& text);
+  // Parts of an aside: a paragraph, a table of words, a heatmap (not repeated in a web page's
+  // overview of every head).
+  void aside_line(const std::string& text);
+  void aside_table(const TextTable& table);
+  void aside_heatmap(HeatmapView view);
   // Whether the steps of the layer entered last are summarized rather than shown (a big
   // model's layers after the first, on a medium that compacts repeats).
   bool layer_summarized() const;

@@ -26,7 +26,21 @@ struct HeatmapView {
   std::string caption;                    // the line above the heatmap
   std::string footnote;                   // a line below it (how to read the rows), or empty
   std::optional<std::size_t> batch_item;  // which one, when the batch has several
+  bool in_overview = true;                // drawn again in a web page's overview of every head
 };
+
+// A table of words (the head-role table, the induction lesson's tables): a terminal draws
+// `text`, its own layout of the cells; a web page a <table> of them.
+struct TextTable {
+  std::string caption;                         // the line above it, or empty
+  std::vector<std::string> header;             // the column headings (the first over the row labels)
+  std::vector<std::vector<std::string>> rows;  // each row's label, then its cells
+  std::string text;                            // the terminal's layout
+};
+
+// The cells in left-aligned columns two spaces apart, the header first, without trailing
+// spaces: a TextTable's text when nothing else lays it out.
+std::string aligned_columns(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 
 // The k largest entries of each row of a vocabulary-sized tensor.
 struct TopKView {
@@ -105,6 +119,7 @@ class PageRenderer {
   virtual void table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& row_labels,
                      const std::vector<std::string>& column_labels) = 0;
   virtual void top_k(const TopKView& view) = 0;
+  virtual void text_table(const TextTable& table) = 0;
   // The walkthrough is over: the map of the run first (empty when not shown), then the steps.
   virtual void finish(const std::vector<MapStage>& map) = 0;
 };

@@ -227,6 +227,24 @@ void print_context_backward(const TraceEntry& e, PrintContext& c) {
         row_of(m->first, i), row_of(m->second, j), std::nullopt, c.worked_options()));
 }
 
+void print_context_ablated_backward(const TraceEntry& e, PrintContext& c) {
+  const std::vector<std::size_t> heads = c.input.ablation.heads_of(e.id.stack, e.id.layer);
+  std::string list;
+  for (std::size_t h : heads) list += (list.empty() ? "" : ", ") + std::to_string(h);
+  print_backward_text(
+      e, c,
+      {page_of(e.id.kind),
+       "Ablated context",
+       {c.input.ablation.mean
+            ? fmt::format("heads {{{}}} were set to their mean over the S positions: dL/dcontext[h, j] = mean over "
+                          "i of dL/dcontext_ablated[h, i], the same in every row j; the other heads pass unchanged",
+                          list)
+            : fmt::format("heads {{{}}} were set to zero, so they reached nothing: dL/dcontext[h] = 0; the other "
+                          "heads pass unchanged",
+                          list)},
+       "dL/dcontext_ablated"});
+}
+
 void print_merged_heads_backward(const TraceEntry& e, PrintContext& c) {
   print_backward_text(e, c,
                       {page_of(e.id.kind),

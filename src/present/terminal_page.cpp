@@ -227,6 +227,11 @@ void TerminalPage::top_k(const TopKView& view) {
   }
 }
 
+void TerminalPage::text_table(const TextTable& table) {
+  if (!table.caption.empty()) line(table.caption);
+  indented(table.text);
+}
+
 std::string TerminalPage::map_text(const std::vector<MapStage>& map) const {
   if (map.empty()) return "";
   std::vector<std::string> ranges;

@@ -44,6 +44,7 @@ class TerminalPage : public PageRenderer {
   void table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& row_labels,
              const std::vector<std::string>& column_labels) override;
   void top_k(const TopKView& view) override;
+  void text_table(const TextTable& table) override;
   void finish(const std::vector<MapStage>& map) override;
 
  private:

@@ -10,6 +10,7 @@
 
 #include "attn/error.h"
 #include "core/did_you_mean.h"
+#include "present/induction_lesson.h"
 #include "present/model_overview.h"
 #include "present/page.h"
 #include "present/print_limits.h"
@@ -123,6 +124,7 @@ class Walkthrough {
     for (const auto& w : context_.trace.warnings())
       if (w.id == entry.id) page_.note(w.message);
     if (page_.step() == before) return;
+    if (options_.induction_lesson) lesson_.see(entry, trace_, page_.step());
     const std::string key = stage_key(entry.id);
     if (keys_.empty() || keys_.back() != key) {
       keys_.push_back(key);
@@ -140,6 +142,8 @@ class Walkthrough {
     page_.flush_formula();
     const StepFilter& f = options_.filter;
     const bool picked = !f.ranges.empty() || !f.kinds.empty() || f.layer;
+    if (options_.induction_lesson && !picked && !f.head && !options_.list_only)
+      lesson_.write(page_, model_, *options_.induction_lesson);
     renderer_.finish(options_.map && !options_.list_only && !picked ? stages_ : std::vector<MapStage>());
   }
 
@@ -155,6 +159,7 @@ class Walkthrough {
   // A big model's overview: its heads' scores, the summarized layer the walkthrough is in
   // and its first step, whether the grid of every layer's heads is written.
   ModelOverview overview_;
+  InductionLessonView lesson_;  // attn explain --example induction
   std::optional<StepId> summarized_;
   int summarized_from_ = 0;
   bool grid_written_ = false;
@@ -190,11 +195,13 @@ class Walkthrough {
   void write_heads_grid() {
     if (grid_written_ || overview_.blocks().empty()) return;
     grid_written_ = true;
-    page_.aside("══ Every layer's heads at a glance ══", heads_grid(overview_.blocks(), model_, page_.width()),
-                "Each head as its strongest role, measured from its weights (attn heads, docs/heads.md): "
-                "P previous token, F first token, S self, D duplicate token, I induction (q+1), J induction "
-                "(q+2). A capital letter: the head puts at least half its weight there; a small one: its "
-                "largest score, under half (a mixed head); -: no score is defined.");
+    page_.aside("══ Every layer's heads at a glance ══", "", "");
+    page_.aside_table(heads_grid_table(overview_.blocks(), model_, page_.width()));
+    page_.aside_line(
+        "Each head as its strongest role, measured from its weights (attn heads, docs/heads.md): "
+        "P previous token, F first token, S self, D duplicate token, I induction (q+1), J induction "
+        "(q+2). A capital letter: the head puts at least half its weight there; a small one: its "
+        "largest score, under half (a mixed head); -: no score is defined.");
   }
 };
 

@@ -81,3 +81,37 @@ TEST_CASE("head scores equal NumPy's recomputation from the definitions", "[anal
     }
   }
 }
+
+TEST_CASE("copy targets: the positions whose token occurred before, and the token that followed it", "[analysis]") {
+  // <BOS> A B C A B C (ids 9 0 1 2 0 1 2): p = 4 (A, last at 1) copies B, p = 5 (B, last at 2)
+  // copies C; p = 6 (C) has no next position in the sequence, so it is no target.
+  const auto targets = attn::copy_targets({9, 0, 1, 2, 0, 1, 2});
+  REQUIRE(targets.size() == 2);
+  CHECK(targets[0].position == 4);
+  CHECK(targets[0].token == 1);
+  CHECK(targets[1].position == 5);
+  CHECK(targets[1].token == 2);
+  // "A A B A": p = 1 (A, last at 0) copies tokens[1] = A; p = 3 has no next position.
+  const auto again = attn::copy_targets({0, 0, 1, 0});
+  REQUIRE(again.size() == 1);
+  CHECK(again[0].position == 1);
+  CHECK(again[0].token == 0);
+  CHECK(attn::copy_targets({0, 1, 2}).empty());
+}
+
+TEST_CASE("copy scores: right greedy picks, never-written tokens left out, and the mean probability", "[analysis]") {
+  // (S=3,V=3) rows; targets: position 1 wants token 2, position 2 wants token 1.
+  Tensor p({3, 3}, {"S", "V"});
+  p.data = {1, 0, 0, /* row 1 */ 0.5, 0.125, 0.375, /* row 2 */ 0.25, 0.5, 0.25};
+  const std::vector<attn::CopyTarget> targets = {{1, 2}, {2, 1}};
+  // With token 0 never written, row 1's pick is 2 (0.375 > 0.125), row 2's is 1: both right.
+  const attn::CopyScore kept = attn::score_copies(p, targets, {0});
+  CHECK(kept.right == 2);
+  CHECK(kept.positions == 2);
+  CHECK(kept.mean_p == (0.375 + 0.5) / 2);
+  // Every token writable: row 1 picks 0 (0.5), wrong; row 2 still 1.
+  const attn::CopyScore all = attn::score_copies(p, targets, {});
+  CHECK(all.right == 1);
+  CHECK(all.mean_p == 0.4375);
+  CHECK(attn::score_copies(p, {}, {}).positions == 0);
+}

@@ -155,8 +155,9 @@ double central_difference_error(attn::LoadedModel& model, attn::Tensor& t, const
   return worst / std::max(scale, 1.0);
 }
 
-void check_every_weight(const char* text, const std::string& name) {
+void check_every_weight(const char* text, const std::string& name, const attn::Ablation& ablation = {}) {
   attn::LoadedModel model = attn::load_model_text(text, name);
+  model.input.ablation = ablation;  // --ablate: every run below, forward and backward, ablates
   attn::Trace trace(!model.input.batched);
   attn::run_model(model.model, model.input, trace);
   const double loss = attn::run_backward(model.model, model.input, trace);
@@ -223,4 +224,15 @@ TEST_CASE("central differences: grouped-query attention with a sliding window", 
 
 TEST_CASE("central differences: a Llama-style stack, every variant at once", "[backward][central]") {
   check_every_weight(kLlama, "llama");
+}
+
+TEST_CASE("central differences: ablated heads, zeroed and set to their mean, in a Llama-style stack",
+          "[backward][central][ablation]") {
+  // kLlama's one stack is a causal encoder: layer 0's head 1, then both of layer 1's
+  attn::Ablation zeroed;
+  zeroed.heads = {{attn::Stack::Encoder, 0, 1}, {attn::Stack::Encoder, 1, 0}, {attn::Stack::Encoder, 1, 1}};
+  check_every_weight(kLlama, "llama_ablated_zero", zeroed);
+  attn::Ablation mean = zeroed;
+  mean.mean = true;
+  check_every_weight(kLlama, "llama_ablated_mean", mean);
 }

@@ -104,6 +104,9 @@ case $case_name in
     [ "$size" -le 8388608 ] || fail "the page is $size bytes, more than 8 MB"
     grep -qF "Every layer&#39;s heads at a glance" lesson.html || grep -qF "Every layer's heads at a glance" lesson.html ||
       fail "no role table"
+    # a <table>, a row per layer with a cell per head ("prev .89"), not preformatted text
+    [ "$(grep -o '<tr><th>L[0-9]*</th>\(<td>[^<]*</td>\)\{12\}</tr>' lesson.html | wc -l)" = 12 ] ||
+      fail "the role table is not a table of 12 layers x 12 heads"
     [ "$(grep -o '<svg class="heatmap' lesson.html | wc -l)" -ge 144 ] || fail "fewer than 144 heatmaps"
     echo "the page: $size bytes"
     ;;

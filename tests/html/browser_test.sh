@@ -109,7 +109,9 @@ browse --dump-dom "file://$work/big-no-script.html" >big-dom.html
 for target in $(grep -o 'href="#hm-[0-9-]*"><svg class="thumbnail"' big-dom.html | grep -o 'hm-[0-9-]*'); do
   grep -q "id=\"$target\"" big-dom.html || fail "the thumbnail's link #$target leads nowhere"
 done
-grep -q "Every layer.s heads at a glance" big-dom.html && grep -qF "L11   " big-dom.html ||
+# the roles as a real table: a row per layer (L0 .. L11), a cell per head
+grep -q "Every layer.s heads at a glance" big-dom.html && grep -qF "<th>L11</th>" big-dom.html &&
+  [ "$(grep -o '<table class="words">' big-dom.html | wc -l)" -ge 1 ] ||
   fail "the big model's page has no table of roles"
 browse --window-size=1280,1600 --screenshot="$work/big.png" "file://$work/big-no-script.html"
 "$png_check" big.png 200 2 || fail "the screenshot of the big model's page looks blank"

@@ -89,6 +89,39 @@ TEST_CASE("the logit lens is counted: per layer of the last stack, B*T*(2N + 2V)
   CHECK(lens - plain <= expected + 1);
 }
 
+TEST_CASE("ablation is counted: the unablated probabilities kept, B*T*V, and a context_ablated per layer",
+          "[memory_estimate][ablation]") {
+  // GPT-2 small's sizes on 64 tokens: the unablated run's probabilities 64 x 50257 numbers, and
+  // 12 layers' context_ablated of 64 x 12*64 numbers, 8 bytes each.
+  attn::ModelConfig config;
+  config.d_model = 768;
+  config.num_heads = 12;
+  config.d_head = 64;
+  config.d_ff = 3072;
+  attn::RunSize size;
+  size.seq_len = 64;
+  size.target_len = 64;
+  size.encoder_layers = 0;
+  size.decoder_layers = 12;
+  size.vocab = 50257;
+  const std::uint64_t plain = attn::estimate_run_bytes(config, size);
+  size.ablation = true;
+  const std::uint64_t ablated = attn::estimate_run_bytes(config, size);
+  const std::uint64_t expected = (64ULL * 50257 + 12ULL * 64 * 768) * 8;  // 30.5 MB
+  CHECK(ablated - plain + 1 >= expected);
+  CHECK(ablated - plain <= expected + 1);
+  // what a loaded run's input says: an ablation in RunInput sets it
+  attn::RunInput input;
+  input.ablation.heads.push_back({attn::Stack::Decoder, 0, 1});
+  const attn::LoadedModel gpt = attn::load_model_text(
+      R"({"model": {"d_model": 8, "num_heads": 2, "causal": true}, "input": {"X": {"randn": [4, 8]}},
+          "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn"}}]})",
+      "m.json");
+  input.X = gpt.input.X;
+  CHECK(attn::run_size_of(gpt.model, input).ablation);
+  CHECK_FALSE(attn::run_size_of(gpt.model, gpt.input).ablation);
+}
+
 TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memory_estimate][block_weights]") {
   // One encoder block of d_model 8, 2 heads of d = 4, 4 positions, B = 1. Each bias a block
   // has adds its step, q_biased, k_biased or v_biased, of (B,S,H*d) = 4 x 8 numbers: b_q,

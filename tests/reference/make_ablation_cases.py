@@ -43,7 +43,7 @@ def softmax(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def attention(x, w, H, theta, ablated, mean):
+def attention(x, w, H, theta, ablated, mean, weights_out=None):
     S, N = x.shape
     d = N // H
     heads = lambda m: m.reshape(S, H, d).transpose(1, 0, 2)  # (H,S,d)
@@ -52,13 +52,16 @@ def attention(x, w, H, theta, ablated, mean):
     v = heads(x @ w["W_v"])
     scores = q @ k.transpose(0, 2, 1) / np.sqrt(d)
     scores = scores + np.triu(np.full((S, S), -np.inf), k=1)
-    context = softmax(scores) @ v
+    weights = softmax(scores)
+    if weights_out is not None:
+        weights_out.append(weights)  # (H,S,S)
+    context = weights @ v
     for h in ablated:
         context[h] = context[h].sum(axis=0) / S if mean else 0.0
     return context.transpose(1, 0, 2).reshape(S, N) @ w["W_o"]
 
 
-def forward(model, arrays, ids, ablation, mean):
+def forward(model, arrays, ids, ablation, mean, weights_out=None):
     cfg = model["model"]
     N, H, theta, eps = cfg["d_model"], cfg["num_heads"], cfg["rope_theta"], cfg["layer_norm_eps"]
     E = arrays["embedding"]
@@ -66,7 +69,7 @@ def forward(model, arrays, ids, ablation, mean):
     lens = []
     for l, layer in enumerate(arrays["decoder"]):
         heads = [h for (ll, h) in ablation if ll == l]
-        x = layer_norm(x + attention(x, layer["self_attention"], H, theta, heads, mean), layer["norm1"]["gamma"],
+        x = layer_norm(x + attention(x, layer["self_attention"], H, theta, heads, mean, weights_out), layer["norm1"]["gamma"],
                        layer["norm1"]["beta"], eps)
         ffn = np.maximum(x @ layer["ffn"]["W_1"], 0) @ layer["ffn"]["W_2"]
         x = layer_norm(x + ffn, layer["norm2"]["gamma"], layer["norm2"]["beta"], eps)
