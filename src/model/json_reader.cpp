@@ -23,21 +23,33 @@ namespace {
 // "256 MiB", "1.5 KiB", "12 bytes".
 std::string file_size_text(std::uint64_t bytes) { return byte_size_text(static_cast<double>(bytes), ByteStyle::File); }
 
-// "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
+}  // namespace
+
 std::string exact_bytes(std::uint64_t bytes) {
   return bytes < 1024 ? file_size_text(bytes) : fmt::format("{} ({} bytes)", file_size_text(bytes), bytes);
 }
 
-[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes,
-                            const char* what) {
+void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes, const char* what) {
   throw InputError(path, "",
                    fmt::format("expected {} of at most {}, found {}; is this the right file?", what,
                                file_size_text(max_bytes), found));
 }
 
-}  // namespace
-
 namespace {
+
+// Line and column (1-based) of byte offset `pos` in `text`.
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t pos) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
 
 // Standard input, read in chunks up to the limit: a pipe has no size to check in advance,
 // and a regular file redirected to it (< model.json) is refused before reading when the
@@ -94,20 +106,6 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, con
 }
 
 namespace {
-
-// Line and column (1-based) of byte offset `pos` in `text`.
-std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t pos) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
 
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
 // column 2: " prefix; what is left says what was wrong.

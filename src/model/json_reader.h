@@ -35,6 +35,12 @@ inline const char* kStandardInputName = "<stdin>";
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes,
                            const char* what = "a model file");
 
+// "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
+std::string exact_bytes(std::uint64_t bytes);
+// "PATH: expected WHAT of at most 256 MiB, found FOUND; is this the right file?"
+[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes,
+                            const char* what);
+
 // Parses JSON; a syntax error becomes "FILE: malformed JSON at line L, column C: ..."
 // (InputError); nesting deeper than `max_depth` arrays and objects becomes
 // "FILE: line L, column C: expected JSON nested at most 64 levels deep, ...".
