@@ -51,6 +51,17 @@ std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std
   return {line, column};
 }
 
+// JSON text never holds a NUL byte: one is refused as it is read (/dev/zero, a binary file),
+// at the line and column parse_json would name, not after reading on to the limit. `text`
+// ends with the chunk just read, of `got` bytes.
+void refuse_nul(const std::string& path, const std::string& text, std::size_t got) {
+  const std::size_t chunk = text.size() - got;
+  const auto* nul = static_cast<const char*>(std::memchr(text.data() + chunk, '\0', got));
+  if (!nul) return;
+  const auto [line, column] = line_and_column(text, static_cast<std::size_t>(nul - text.data()));
+  throw InputError(path, "", fmt::format("line {}, column {}: expected JSON text, found a NUL byte", line, column));
+}
+
 // Standard input, read in chunks up to the limit: a pipe has no size to check in advance,
 // and a regular file redirected to it (< model.json) is refused before reading when the
 // part left to read is too big.
@@ -75,6 +86,7 @@ std::string read_standard_input(std::uint64_t max_bytes, const char* what) {
     }
     if (text.size() + static_cast<std::uint64_t>(got) > max_bytes) too_large(name, "more than that", max_bytes, what);
     text.append(chunk.data(), static_cast<std::size_t>(got));
+    refuse_nul(name, text, static_cast<std::size_t>(got));
   }
   return text;
 }
@@ -100,6 +112,7 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, con
     const auto got = static_cast<std::size_t>(in.gcount());
     if (text.size() + got > max_bytes) too_large(path, "more than that", max_bytes, what);
     text.append(chunk.data(), got);
+    refuse_nul(path, text, got);
   }
   if (in.bad()) throw InputError(path, "", "read error");
   return text;

@@ -30,8 +30,10 @@ inline const char* kStandardInputName = "<stdin>";
 // The whole file as text; "-" reads standard input to its end. InputError (naming the path,
 // or "<stdin>") if it does not exist, is a directory, cannot be read or holds more
 // than `max_bytes` (checked before reading, and again while reading for files whose size
-// is not known in advance, such as /dev/zero or a pipe). `what` names the kind of file in
-// that message ("expected a data file of at most 256 MiB").
+// is not known in advance, such as a pipe). `what` names the kind of file in that message
+// ("expected a model file of at most 256 MiB"). The file is JSON text: a NUL byte is refused
+// as it is read ("line L, column C: expected JSON text, found a NUL byte", as parse_json
+// says), so /dev/zero or a binary file is refused at its first chunk.
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes,
                            const char* what = "a model file");
 
