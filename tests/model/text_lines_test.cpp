@@ -90,7 +90,7 @@ TEST_CASE("a device is refused at its first bad line, not read to the limit", "[
   // A regular file over the limit is refused before a byte is read, as a model file is.
   CHECK(input_error_of([&] { attn::TextLines small(name, 1000, "a data file (JSON Lines)"); }) ==
         std::string(name) +
-            ": expected a data file (JSON Lines) of at most 1000 bytes, found 1.0 MiB (1048576 bytes); is "
+            ": expected a data file (JSON Lines) of at most 1000 bytes, found 1 MiB (1048576 bytes); is "
             "this the right file?");
   std::remove(name);
   CHECK(input_error_of([&] { attn::TextLines missing("/nonexistent/d.jsonl", 1000, "a data file"); }) ==
