@@ -35,7 +35,7 @@ std::vector<std::string> all_lines(attn::TextLines& lines, std::size_t max_line 
 
 }  // namespace
 
-TEST_CASE("lines are numbered from 1; empty lines and a last line without newline count", "[text_lines]") {
+TEST_CASE("lines are numbered from 1, empty lines and a last line without newline included", "[text_lines]") {
   attn::TextLines lines(std::string("ab\n\ncd"), "d.jsonl");
   std::string line;
   REQUIRE(lines.next(line, 4, kFour));
@@ -99,7 +99,7 @@ TEST_CASE("a device is refused at its first bad line, not read to the limit", "[
         "/tmp: expected a file, found a directory");
 }
 
-TEST_CASE("- is standard input, named <stdin>", "[text_lines]") {
+TEST_CASE("a data file named - is standard input, named <stdin>", "[text_lines]") {
   const int saved = ::dup(STDIN_FILENO);
   const int fd = ::open("/dev/zero", O_RDONLY);
   REQUIRE(fd >= 0);
