@@ -48,7 +48,7 @@ struct Dataset {
   std::string source;  // the file, for messages
   std::vector<Example> examples;
   std::size_t max_source = 0, max_target = 0;  // the longest sequences, for the memory estimate
-  std::uint64_t bytes = 0;                     // about what the examples (and the file's text) hold
+  std::uint64_t bytes = 0;                     // about what the examples hold
 };
 
 // The examples of a JSON Lines file (empty lines skipped), each read as a model file's input
@@ -57,6 +57,8 @@ struct Dataset {
 // output_grad); examples of different lengths need <PAD> in the vocabulary. The examples are
 // counted as they are read: InputError at the line where they pass `load`'s memory limit
 // (a line's own X is checked before it is drawn), so that a huge file is refused, not read.
+// The file is read line by line ("-": standard input), never whole: a line holding a NUL
+// byte, or longer than 16 MiB or than what the limit has left, is refused as it is read.
 Dataset read_dataset(const std::string& path, const Model& model, const LoadOptions& load = {});
 Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model,
                       const LoadOptions& load = {});

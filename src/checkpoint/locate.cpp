@@ -51,11 +51,15 @@ std::string cache_entry_name(const std::string& name) {
   return out;
 }
 
-// The commit refs/main points at: one line of hex digits.
+// The commit refs/main points at: one line of hex digits (40 of them), read no further
+// than 256 bytes: a ref that is /dev/zero or a huge file names no commit, and getline would
+// read it without end.
 std::string read_ref(const std::string& path) {
-  std::ifstream in(path);
-  std::string commit;
-  std::getline(in, commit);
+  std::ifstream in(path, std::ios::binary);
+  char head[256];
+  in.read(head, sizeof head);
+  std::string commit(head, static_cast<std::size_t>(in.gcount()));
+  commit = commit.substr(0, commit.find('\n'));
   while (!commit.empty() && (commit.back() == '\r' || commit.back() == ' ')) commit.pop_back();
   for (const char c : commit)
     if (!std::isxdigit(static_cast<unsigned char>(c))) return "";

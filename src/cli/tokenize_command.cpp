@@ -1,5 +1,6 @@
 #include "tokenize_command.h"
 
+#include <cstring>
 #include <iostream>
 #include <iterator>
 
@@ -14,14 +15,21 @@ namespace attn::cli {
 
 namespace {
 
-// Standard input is read whole, but not past this: a text to tokenize is not a gigabyte.
+// Standard input is read whole, but not past this: a text to tokenize is not a gigabyte
+// (nor holds a NUL byte).
 constexpr std::size_t kMaxStdinBytes = 64 << 20;
 
 std::string read_standard_input() {
   std::string text;
   char buffer[1 << 16];
   while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(std::cin.gcount()));
+    const auto got = static_cast<std::size_t>(std::cin.gcount());
+    // A NUL byte is no text (< /dev/zero, a binary file): refused as it is read.
+    if (const void* nul = std::memchr(buffer, '\0', got))
+      throw InputError("<stdin>", "",
+                       fmt::format("expected a text, found a NUL byte at byte {}",
+                                   text.size() + static_cast<std::size_t>(static_cast<const char*>(nul) - buffer)));
+    text.append(buffer, got);
     if (text.size() > kMaxStdinBytes) throw InputError("<stdin>", "", "expected a text of at most 64 MiB, found more");
   }
   return text;

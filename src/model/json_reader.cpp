@@ -23,21 +23,44 @@ namespace {
 // "256 MiB", "1.5 KiB", "12 bytes".
 std::string file_size_text(std::uint64_t bytes) { return byte_size_text(static_cast<double>(bytes), ByteStyle::File); }
 
-// "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
+}  // namespace
+
 std::string exact_bytes(std::uint64_t bytes) {
   return bytes < 1024 ? file_size_text(bytes) : fmt::format("{} ({} bytes)", file_size_text(bytes), bytes);
 }
 
-[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes,
-                            const char* what) {
+void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes, const char* what) {
   throw InputError(path, "",
                    fmt::format("expected {} of at most {}, found {}; is this the right file?", what,
                                file_size_text(max_bytes), found));
 }
 
-}  // namespace
-
 namespace {
+
+// Line and column (1-based) of byte offset `pos` in `text`.
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t pos) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+// JSON text never holds a NUL byte: one is refused as it is read (/dev/zero, a binary file),
+// at the line and column parse_json would name, not after reading on to the limit. `text`
+// ends with the chunk just read, of `got` bytes.
+void refuse_nul(const std::string& path, const std::string& text, std::size_t got) {
+  const std::size_t chunk = text.size() - got;
+  const auto* nul = static_cast<const char*>(std::memchr(text.data() + chunk, '\0', got));
+  if (!nul) return;
+  const auto [line, column] = line_and_column(text, static_cast<std::size_t>(nul - text.data()));
+  throw InputError(path, "", fmt::format("line {}, column {}: expected JSON text, found a NUL byte", line, column));
+}
 
 // Standard input, read in chunks up to the limit: a pipe has no size to check in advance,
 // and a regular file redirected to it (< model.json) is refused before reading when the
@@ -63,6 +86,7 @@ std::string read_standard_input(std::uint64_t max_bytes, const char* what) {
     }
     if (text.size() + static_cast<std::uint64_t>(got) > max_bytes) too_large(name, "more than that", max_bytes, what);
     text.append(chunk.data(), static_cast<std::size_t>(got));
+    refuse_nul(name, text, static_cast<std::size_t>(got));
   }
   return text;
 }
@@ -88,26 +112,13 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, con
     const auto got = static_cast<std::size_t>(in.gcount());
     if (text.size() + got > max_bytes) too_large(path, "more than that", max_bytes, what);
     text.append(chunk.data(), got);
+    refuse_nul(path, text, got);
   }
   if (in.bad()) throw InputError(path, "", "read error");
   return text;
 }
 
 namespace {
-
-// Line and column (1-based) of byte offset `pos` in `text`.
-std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t pos) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
 
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
 // column 2: " prefix; what is left says what was wrong.

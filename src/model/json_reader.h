@@ -30,10 +30,18 @@ inline const char* kStandardInputName = "<stdin>";
 // The whole file as text; "-" reads standard input to its end. InputError (naming the path,
 // or "<stdin>") if it does not exist, is a directory, cannot be read or holds more
 // than `max_bytes` (checked before reading, and again while reading for files whose size
-// is not known in advance, such as /dev/zero or a pipe). `what` names the kind of file in
-// that message ("expected a data file of at most 256 MiB").
+// is not known in advance, such as a pipe). `what` names the kind of file in that message
+// ("expected a model file of at most 256 MiB"). The file is JSON text: a NUL byte is refused
+// as it is read ("line L, column C: expected JSON text, found a NUL byte", as parse_json
+// says), so /dev/zero or a binary file is refused at its first chunk.
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes = kMaxInputBytes,
                            const char* what = "a model file");
+
+// "3.5 MiB (3670016 bytes)": exact, since 256.0 MiB may be one byte over 256 MiB.
+std::string exact_bytes(std::uint64_t bytes);
+// "PATH: expected WHAT of at most 256 MiB, found FOUND; is this the right file?"
+[[noreturn]] void too_large(const std::string& path, const std::string& found, std::uint64_t max_bytes,
+                            const char* what);
 
 // Parses JSON; a syntax error becomes "FILE: malformed JSON at line L, column C: ..."
 // (InputError); nesting deeper than `max_depth` arrays and objects becomes

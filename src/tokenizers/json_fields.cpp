@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -53,7 +54,15 @@ std::string read_tokenizer_file(const std::string& path) {
   text.reserve(static_cast<std::size_t>(info.st_size));
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    // Tokenizer files are text: a NUL byte (a binary file, or /dev/zero behind a link) is
+    // refused as it is read, not after reading 256 MiB of it.
+    if (const void* nul = std::memchr(buffer, '\0', got))
+      throw InputError(
+          path, "",
+          "expected a tokenizer file (text), found a NUL byte at byte " +
+              std::to_string(text.size() + static_cast<std::size_t>(static_cast<const char*>(nul) - buffer)));
+    text.append(buffer, got);
     if (text.size() > kMaxTokenizerFileBytes)
       throw InputError(path, "", "expected a tokenizer file of at most 256 MiB, found more");
   }

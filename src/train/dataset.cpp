@@ -1,6 +1,7 @@
 // The data of attn train: one example per line of a JSON Lines file, each read as a model
 // file's input is read (model/input_section.cpp, model/loss_section.cpp).
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "model/load_context.h"
 #include "model/loss_section.h"
 #include "model/memory_estimate.h"
+#include "model/text_lines.h"
 #include "model/token_input.h"
 
 namespace attn {
@@ -131,43 +133,67 @@ void check_lengths(const Dataset& data, const Model& model) {
   }
 }
 
-}  // namespace
+// A data line holds one example: a sentence, or a tensor of numbers written out (about 20
+// bytes each, so some 800,000 of them); a longer line is not an example. Larger tensors are
+// written as {"zeros": [S, d_model]} or {"randn": [S, d_model]}.
+constexpr std::size_t kMaxDataLineBytes = 16 << 20;
 
-Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model, const LoadOptions& load) {
+std::string memory_text(std::uint64_t bytes) { return byte_size_text(static_cast<double>(bytes), ByteStyle::Memory); }
+
+// The examples of `lines`, each counted as it is read: a line is read only up to what the
+// examples before it left of the limit, its JSON parsed only if its document fits in what
+// is left after the line, and the examples refused at the line whose example passes it.
+Dataset read_examples(TextLines& lines, const Model& model, const LoadOptions& load) {
   Dataset data;
-  data.source = source;
-  data.bytes = text.size();
+  data.source = lines.name();
   const std::uint64_t limit = memory_limit(load);
   Model shell = input_shell(model);
-  std::size_t line = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    ++line;
-    const std::string content = text.substr(at, end - at);
-    at = end + 1;
+  std::string content;
+  std::size_t max_line = kMaxDataLineBytes;
+  const std::function<std::string()> expected = [&] {
+    return max_line == kMaxDataLineBytes
+               ? fmt::format("a line of at most {} (one example; write large tensors as {{\"zeros\": [S, d]}})",
+                             memory_text(kMaxDataLineBytes))
+               : fmt::format(
+                     "a line of at most {} (what the examples before it left of the limit of {}; raise "
+                     "--max-memory)",
+                     memory_text(max_line), memory_text(limit));
+  };
+  for (;;) {
+    const std::uint64_t left = limit - std::min(limit, data.bytes);
+    max_line = static_cast<std::size_t>(std::min<std::uint64_t>(kMaxDataLineBytes, left));
+    if (!lines.next(content, max_line, expected)) break;
     if (content.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", source, line);
-    const Json document = parse_json(content, where);
+    const std::size_t line = lines.number();
+    const std::string where = fmt::format("{}:{}", data.source, line);
+    const Json document = parse_json(content, where, kMaxJsonDepth, std::max<std::uint64_t>(left - content.size(), 1));
     data.examples.push_back(read_example(document, where, line, shell, load));
     data.bytes += example_bytes(data.examples.back());
     if (data.bytes > limit)
       throw InputError(where, "",
                        fmt::format("the examples up to this line would need about {}, more than the limit of {}; use "
                                    "fewer or shorter examples or raise --max-memory",
-                                   byte_size_text(static_cast<double>(data.bytes), ByteStyle::Memory),
-                                   byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+                                   memory_text(data.bytes), memory_text(limit)));
     data.max_source = std::max(data.max_source, source_length(data.examples.back()));
     data.max_target = std::max(data.max_target, target_length(data.examples.back()));
   }
-  if (data.examples.empty()) throw InputError(source, "", "expected at least one example (one JSON object per line)");
+  if (data.examples.empty())
+    throw InputError(data.source, "", "expected at least one example (one JSON object per line)");
   check_same_kinds(data);
   check_lengths(data, model);
   return data;
 }
 
+}  // namespace
+
+Dataset parse_dataset(const std::string& text, const std::string& source, const Model& model, const LoadOptions& load) {
+  TextLines lines(text, source);
+  return read_examples(lines, model, load);
+}
+
 Dataset read_dataset(const std::string& path, const Model& model, const LoadOptions& load) {
-  return parse_dataset(read_text_file(path, kMaxInputBytes, "a data file (JSON Lines)"), path, model, load);
+  TextLines lines(path, kMaxInputBytes, "a data file (JSON Lines)");
+  return read_examples(lines, model, load);
 }
 
 struct BatchOrder::Stream {

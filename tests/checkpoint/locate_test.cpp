@@ -64,6 +64,11 @@ TEST_CASE("a Hub name not in the cache says where attn looked and how to downloa
   CHECK(refusal("org/m", {"", root.path(), ""})
             .find("looked for " + root.path() + "/hub/models--org--m/snapshots/bbbb, from HF_HOME") !=
         std::string::npos);
+  // refs/main that is /dev/zero: read no further than a line's worth, and named as no ref
+  // (getline read it without end).
+  REQUIRE(std::system(("ln -sf /dev/zero '" + root.path() + "/hub/models--org--m/refs/main'").c_str()) == 0);
+  CHECK(refusal("org/m", {"", root.path(), ""})
+            .find("looked for " + root.path() + "/hub/models--org--m/refs/main, from HF_HOME") != std::string::npos);
 }
 
 TEST_CASE("a path that is a file or does not exist is one clear line", "[checkpoint][locate]") {

@@ -428,6 +428,41 @@ case $case_name in
     done
     expect_files ""
     ;;
+  train_data_endless_line | train_data_zero | train_eval_nul)
+    # Data files are read line by line: a line without end, /dev/zero or a NUL byte is
+    # refused at its line within a second, not after reading 256 MiB (3.6-5.6 s, 519 MiB).
+    model=$1/sgd_momentum_clip.json data=$1/sgd_momentum_clip.jsonl
+    measured() { /usr/bin/time -f %M -o peak_kb "$ATTN" "$@" 2>err >out; }
+    [ -x /usr/bin/time ] || measured() { echo 0 >peak_kb && "$ATTN" "$@" 2>err >out; }
+    start=$(date +%s%N)
+    case $case_name in
+      train_data_endless_line)
+        yes a | tr -d '\n' | measured train -c "$model" --data - -o x.json
+        status=${PIPESTATUS[2]}
+        line="<stdin>:1: expected a line of at most 16.0 MiB (one example; write large tensors as {\"zeros\": [S, d]}), found a longer line; is this the right file?"
+        ;;
+      train_data_zero)
+        measured train -c "$model" --data /dev/zero -o x.json </dev/null
+        status=$?
+        line="/dev/zero:1: column 1: expected text, found a NUL byte; is this the right file?"
+        ;;
+      train_eval_nul)
+        { head -n 2 "$data"; printf '{"tokens": ["the\0"]}\n'; } >eval.jsonl
+        measured train -c "$model" --data "$data" --eval eval.jsonl -o x.json </dev/null
+        status=$?
+        rm -f eval.jsonl
+        line="eval.jsonl:3: column 17: expected text, found a NUL byte; is this the right file?"
+        ;;
+    esac
+    elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    expect_status 2
+    one_line_stderr
+    expect_stderr "$line"
+    [ "$elapsed_ms" -lt 5000 ] || fail "took $elapsed_ms ms to refuse"
+    [ "$(tail -n 1 peak_kb)" -lt 200000 ] || fail "peak memory $(tail -n 1 peak_kb) KiB"
+    rm -f peak_kb
+    expect_files ""
+    ;;
   *)
     fail "no such case"
     ;;

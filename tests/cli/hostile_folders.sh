@@ -73,6 +73,14 @@ case $case_name in
   no_tokenizer) make_folder "$case_name"; refused 'tokenizer\.json' 'vocab\.json' ;;
   truncated_vocab) make_folder "$case_name"; refused 'vocab\.json' ;;
   malformed_merges) make_folder "$case_name"; refused 'merges\.txt' 'line 11' ;;
+  # A tokenizer file of 200 MB of zero bytes (sparse) is refused at its first byte, not
+  # after reading all of it.
+  vocab_zeros | merges_zeros)
+    make_folder good
+    file=${case_name%_zeros}; [ "$file" = vocab ] && file=vocab.json || file=merges.txt
+    rm -f "model/$file" && truncate -s 200M "model/$file"
+    refused "$file" 'expected a tokenizer file \(text\), found a NUL byte at byte 0$'
+    ;;
   text_too_long)
     make_folder good
     text=$(printf 'cat %.0s' $(seq 40))

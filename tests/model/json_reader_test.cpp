@@ -69,14 +69,23 @@ TEST_CASE("files larger than the limit are refused before they are read", "[json
   REQUIRE(::truncate(name, 11) == 0);
   CHECK(input_error_of([&] { attn::read_text_file(name, 10); }) ==
         std::string(name) + ": expected a model file of at most 10 bytes, found 11 bytes; is this the right file?");
-  CHECK(attn::read_text_file(name, 11) == std::string(11, '\0'));
+  // Within the limit, the file is read, and its first NUL byte refused as it is read.
+  CHECK(input_error_of([&] { attn::read_text_file(name, 11); }) ==
+        std::string(name) + ": line 1, column 1: expected JSON text, found a NUL byte");
   std::remove(name);
 }
 
 TEST_CASE("a device with no size is read only up to the limit", "[json][errors][limits]") {
-  // /dev/zero never ends: without the limit while reading, this would eat all memory.
-  CHECK(input_error_of([&] { attn::read_text_file("/dev/zero", 100000); }) ==
-        "/dev/zero: expected a model file of at most 97.7 KiB, found more than that; is this the right file?");
+  // `yes` never ends: without the limit while reading, this would eat all memory.
+  FILE* endless = ::popen("yes", "r");
+  REQUIRE(endless != nullptr);
+  const std::string path = "/dev/fd/" + std::to_string(::fileno(endless));
+  CHECK(input_error_of([&] { attn::read_text_file(path, 100000); }) ==
+        path + ": expected a model file of at most 97.7 KiB, found more than that; is this the right file?");
+  ::pclose(endless);
+  // /dev/zero is refused at its first byte, not read to the limit (256 MiB and seconds).
+  CHECK(input_error_of([&] { attn::read_text_file("/dev/zero"); }) ==
+        "/dev/zero: line 1, column 1: expected JSON text, found a NUL byte");
 }
 
 namespace {
@@ -86,7 +95,7 @@ std::string read_stdin_from(const char* path, std::uint64_t max_bytes, off_t off
   const int saved = ::dup(STDIN_FILENO);
   const int fd = ::open(path, O_RDONLY);
   REQUIRE(fd >= 0);
-  REQUIRE(::lseek(fd, offset, SEEK_SET) == offset);
+  if (offset != 0) REQUIRE(::lseek(fd, offset, SEEK_SET) == offset);
   ::dup2(fd, STDIN_FILENO);
   ::close(fd);
   std::string result;
@@ -118,7 +127,12 @@ TEST_CASE("a model file named - is standard input, read with the same limits and
   std::remove(name);
   // A device or a pipe is read only up to the limit.
   CHECK(read_stdin_from("/dev/zero", 100000) ==
+        "error: <stdin>: line 1, column 1: expected JSON text, found a NUL byte");
+  FILE* endless = ::popen("yes", "r");
+  REQUIRE(endless != nullptr);
+  CHECK(read_stdin_from(("/dev/fd/" + std::to_string(::fileno(endless))).c_str(), 100000) ==
         "error: <stdin>: expected a model file of at most 97.7 KiB, found more than that; is this the right file?");
+  ::pclose(endless);
   CHECK(read_stdin_from("/dev/null", 100) == "");
   CHECK(attn::model_file_name("-") == "<stdin>");
   CHECK(attn::model_file_name("m.json") == "m.json");

@@ -113,6 +113,10 @@ TEST_CASE("Truncated or hostile vocab.json is refused naming the file", "[tokeni
   folder.write("vocab.json", "{\"a\xFF\": 0}");
   CHECK(attn_test::input_error_of([&] { attn::load_vocab_merges(vocab, merges); }) ==
         vocab + ": expected JSON, found a syntax error at byte 4");
+  // A NUL byte is refused as it is read (/dev/zero behind a link took 256 MiB of reading).
+  folder.write("vocab.json", std::string("{\"a\": 0}\0", 9));
+  CHECK(attn_test::input_error_of([&] { attn::load_vocab_merges(vocab, merges); }) ==
+        vocab + ": expected a tokenizer file (text), found a NUL byte at byte 8");
 }
 
 TEST_CASE("A file larger than 256 MiB is refused before it is read", "[tokenizers]") {

@@ -78,6 +78,36 @@ TEST_CASE("examples are counted as they are read: refused at the line that passe
   CHECK(attn::parse_dataset(text.substr(0, 300 * line.size()), "d.jsonl", model, load).examples.size() == 300);
 }
 
+TEST_CASE("a line is read only up to what the limit has left, and 16 MiB at most", "[train][dataset]") {
+  const attn::Model model = attn::load_model_text(kModel, "m.json").model;
+  attn::LoadOptions load;
+  load.max_memory_bytes = 1 << 20;
+  // A first line of 2 MiB under a limit of 1 MiB: refused as a line, before its JSON is parsed.
+  const std::string good = "{\"text\": \"a\", \"target_text\": \"<BOS>\", \"labels\": \"a\"}\n";
+  const std::string huge = "{\"text\": \"" + std::string(2 << 20, 'a') + "\"}\n";
+  CHECK(attn_test::input_error_of([&] { attn::parse_dataset(huge + good, "d.jsonl", model, load); }) ==
+        "d.jsonl:1: expected a line of at most 1.0 MiB (what the examples before it left of the limit of 1.0 MiB; "
+        "raise --max-memory), found a longer line; is this the right file?");
+  // Under the default limit, a line is an example: 16 MiB at most.
+  const std::string endless = good + std::string(17 << 20, ' ');
+  CHECK(attn_test::input_error_of([&] { attn::parse_dataset(endless, "d.jsonl", model); }) ==
+        "d.jsonl:2: expected a line of at most 16.0 MiB (one example; write large tensors as {\"zeros\": [S, d]}), "
+        "found a longer line; is this the right file?");
+  // A line that fits but whose parsed document would not: 200,000 empty arrays are 600 KB of
+  // text and about 16 MB of JSON values.
+  std::string arrays = "{\"text\": [";
+  for (int i = 0; i < 200000; ++i) arrays += "[],";
+  arrays += "[]]}\n";
+  const std::string message =
+      attn_test::input_error_of([&] { attn::parse_dataset(good + arrays, "d.jsonl", model, load); });
+  CHECK(message.rfind("d.jsonl:2: reading this file would need about ", 0) == 0);
+  CHECK(message.find("(200002 JSON values)") != std::string::npos);
+  // A NUL byte in a line.
+  CHECK(attn_test::input_error_of([&] {
+          attn::parse_dataset(good + std::string("{\"text\": \"a\0\"}\n", 15), "d.jsonl", model);
+        }) == "d.jsonl:2: column 12: expected text, found a NUL byte; is this the right file?");
+}
+
 TEST_CASE("a data set gives every example the same way: tokens or numbers, not both", "[train][dataset]") {
   const attn::Model model = attn::load_model_text(kModel, "m.json").model;
   CHECK(attn_test::input_error_of([&] {
