@@ -1,5 +1,7 @@
 // Multi-head attention backward, step by step: Figure 2 of the paper read from the top.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "backward/layers_backward.h"
 #include "forward/layers.h"
@@ -12,6 +14,27 @@
 namespace attn {
 
 namespace {
+
+// The entries the query and key heads went through (head_chain), and what read their last:
+// the scores (with the keys), and the keys' repeat with G < H key/value heads, else k_t.
+struct HeadChains {
+  std::vector<StepKind> queries, keys;
+  bool grouped;
+
+  HeadChains(const AttentionWeights& w, bool rope, bool grouped_kv)
+      : queries(head_chain(w, HeadsOf::Queries, rope)), keys(head_chain(w, HeadsOf::Keys, rope)), grouped(grouped_kv) {}
+  // The keys the scores read (the repeat's, or the key chain's last).
+  StepKind keys_read() const { return grouped ? StepKind::RepeatedKeys : keys.back(); }
+  const std::vector<StepKind>& of(HeadsOf which) const { return which == HeadsOf::Queries ? queries : keys; }
+  // The operands of the gradient of the i-th entry of a chain: the gradient of the entry
+  // after it, or of what read the chain's last.
+  std::vector<Operand> after(HeadsOf which, std::size_t i, const GradScope& at) const {
+    const std::vector<StepKind>& chain = of(which);
+    if (i + 1 < chain.size()) return {at.kept_gradient(chain[i + 1])};
+    if (which == HeadsOf::Queries) return {at.kept_gradient(StepKind::Scores), at.kept(keys_read())};
+    return {at.kept_gradient(grouped ? StepKind::RepeatedKeys : StepKind::TransposedKeys)};
+  }
+};
 
 // The backward of one projection, X @ W (+ b, its own step) -> P: records dL/dP (after the
 // bias, then before it, the same tensor) for `kind` (Query, Key, Value), adds dW and db to
@@ -40,29 +63,18 @@ Tensor projection_backward(const Tensor& x, const Tensor& W, const Tensor& b, St
 // grad.v_heads, grad.k_heads, grad.q_heads, grad.v, grad.k, grad.q.
 AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_kv, const AttentionWeights& w,
                                              const GradScope& at, Tensor dq_heads, Tensor dk_heads, Tensor dv_heads,
-                                             const ModelConfig& config) {
+                                             const HeadChains& chains) {
   // (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d); keys and values (B,G,T,d) -> (B,T,G*d)
   Tensor dv = split_heads_backward(dv_heads), dk = split_heads_backward(dk_heads), dq = split_heads_backward(dq_heads);
-  // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K (each through RoPE and the
-  // repeat, when the block has them)
-  const bool rope = uses_rope(config, at.id(StepKind::Query).block), grouped = config.kv_heads() != config.num_heads;
-  const bool normed = !w.q_norm.data.empty();
-  if (grouped)
+  // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K (each through the steps on the
+  // heads, RoPE and the repeat, when the block has them)
+  if (chains.grouped)
     at.record(StepKind::ValueHeads, std::move(dv_heads), {at.kept_gradient(StepKind::RepeatedValues)});
   else
     at.record(StepKind::ValueHeads, std::move(dv_heads),
               {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
-  at.record(StepKind::KeyHeads, std::move(dk_heads),
-            {at.kept_gradient(normed    ? StepKind::NormedKeys
-                              : rope    ? StepKind::RotatedKeys
-                              : grouped ? StepKind::RepeatedKeys
-                                        : StepKind::TransposedKeys)});
-  if (normed || rope)
-    at.record(StepKind::QueryHeads, std::move(dq_heads),
-              {at.kept_gradient(normed ? StepKind::NormedQueries : StepKind::RotatedQueries)});
-  else
-    at.record(StepKind::QueryHeads, std::move(dq_heads),
-              {at.kept_gradient(StepKind::Scores), at.kept(grouped ? StepKind::RepeatedKeys : StepKind::KeyHeads)});
+  at.record(StepKind::KeyHeads, std::move(dk_heads), chains.after(HeadsOf::Keys, 0, at));
+  at.record(StepKind::QueryHeads, std::move(dq_heads), chains.after(HeadsOf::Queries, 0, at));
 
   // X @ W + b: dX = dP @ Wᵀ, dW = Xᵀ @ dP, db = Σ dP; K and V read the same x_kv
   const Tensor xq = at.value(x_q);
@@ -79,15 +91,16 @@ AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_
 
 // Steps 2c-2a backward, each where the block has it, last first: the repeat (each key/value
 // head gets the sum of its copies' gradients), RoPE (the gradient turned back by each
-// position's angles), QK-norm. dq, dk, dv come in as dL/d(the queries, keys and values the
+// position's angles), the steps on the heads the block's weights bring (head_steps:
+// QK-norm), last row first. dq, dk, dv come in as dL/d(the queries, keys and values the
 // scores and the context read) and leave as dL/dq_heads, dk_heads, dv_heads. Records
-// grad.v_repeat, k_repeat, k_rope, q_rope, k_norm, q_norm.
-void positioned_heads_backward(const AttentionWeights& w, StepKind keys, const ModelConfig& config, const GradScope& at,
-                               Tensor& dq, Tensor& dk, Tensor& dv) {
+// grad.v_repeat, k_repeat, k_rope, q_rope, k_normed, q_normed.
+void positioned_heads_backward(const AttentionWeights& w, const HeadChains& chains, const ModelConfig& config,
+                               const GradScope& at, Tensor& dq, Tensor& dk, Tensor& dv) {
   // (B,H,T,d) -> (B,G,T,d) for the keys and values; the queries stay (B,H,S,d)
-  const std::size_t H = config.num_heads, G = config.kv_heads();
-  const bool rope = uses_rope(config, at.id(StepKind::Query).block), grouped = G != H;
-  if (grouped) {
+  const std::size_t G = config.kv_heads();
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block);
+  if (chains.grouped) {
     Tensor dv_g = repeat_kv_heads_backward(dv, G), dk_g = repeat_kv_heads_backward(dk, G);
     at.record(StepKind::RepeatedValues, std::move(dv),
               {transposed_operand(at.kept(StepKind::AttentionWeights)), at.kept_gradient(StepKind::Context)});
@@ -98,28 +111,25 @@ void positioned_heads_backward(const AttentionWeights& w, StepKind keys, const M
   if (rope) {
     const Tensor inv_freq = rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling);
     Tensor dk_heads = rope_rotate_backward(dk, inv_freq), dq_heads = rope_rotate_backward(dq, inv_freq);
-    at.record(StepKind::RotatedKeys, std::move(dk),
-              {at.kept_gradient(grouped ? StepKind::RepeatedKeys : StepKind::TransposedKeys)});
-    at.record(StepKind::RotatedQueries, std::move(dq), {at.kept_gradient(StepKind::Scores), at.kept(keys)});
+    at.record(StepKind::RotatedKeys, std::move(dk), chains.after(HeadsOf::Keys, chains.keys.size() - 1, at));
+    at.record(StepKind::RotatedQueries, std::move(dq), chains.after(HeadsOf::Queries, chains.queries.size() - 1, at));
     dk = std::move(dk_heads);
     dq = std::move(dq_heads);
   }
-  if (w.q_norm.data.empty()) return;
-  // RMSNorm of each head's row: dL/dx through 1/rms, dL/dgamma summed over heads and positions
-  const double eps = config.layer_norm_eps;
-  RmsNormGradients gk = qk_norm_backward(at.value(StepKind::KeyHeads), w.k_norm, eps, dk);
-  RmsNormGradients gq = qk_norm_backward(at.value(StepKind::QueryHeads), w.q_norm, eps, dq);
-  at.record(StepKind::NormedKeys, std::move(dk),
-            {at.kept_gradient(rope      ? StepKind::RotatedKeys
-                              : grouped ? StepKind::RepeatedKeys
-                                        : StepKind::TransposedKeys)});
-  at.record(StepKind::NormedQueries, std::move(dq),
-            rope ? std::vector<Operand>{at.kept_gradient(StepKind::RotatedQueries)}
-                 : std::vector<Operand>{at.kept_gradient(StepKind::Scores), at.kept(keys)});
-  at.weights().add(at.weight_id(WeightKind::KNorm), std::move(gk.dgamma));
-  at.weights().add(at.weight_id(WeightKind::QNorm), std::move(gq.dgamma));
-  dk = std::move(gk.dx);
-  dq = std::move(gq.dx);
+  // each step on the heads, last row first: dL/dx from dL/d(its output) and its input (the
+  // entry before it in its chain); dL/dweight summed into the weight's gradient
+  const std::vector<HeadStep>& steps = head_steps();
+  for (auto s = steps.rbegin(); s != steps.rend(); ++s) {
+    const std::vector<StepKind>& chain = chains.of(s->heads);
+    const auto it = std::find(chain.begin(), chain.end(), s->kind);
+    if (it == chain.end()) continue;  // the block has not its weight
+    const std::size_t i = static_cast<std::size_t>(it - chain.begin());
+    Tensor& dy = s->heads == HeadsOf::Queries ? dq : dk;
+    HeadStepGradients g = s->backward(at.value(chain[i - 1]), w.*s->weight, config, dy);
+    at.record(s->kind, std::move(dy), chains.after(s->heads, i, at));
+    at.weights().add(at.weight_id(s->weight_kind), std::move(g.dweight));
+    dy = std::move(g.dx);
+  }
 }
 
 }  // namespace
@@ -129,12 +139,9 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
                                                       const GradScope& at, const Tensor& doutput) {
   // doutput is (B,S,N) (or (B,S,H*d) without W_o); x_q is (B,S,N), x_kv is (B,T,N)
   const std::size_t H = config.num_heads, G = config.kv_heads();
-  const bool rope = uses_rope(config, at.id(StepKind::Query).block), normed = !w.q_norm.data.empty();
+  const HeadChains chains(w, uses_rope(config, at.id(StepKind::Query).block), G != H);
   // The entries the scores and the context read (the variants' last steps before them).
-  const StepKind queries = rope ? StepKind::RotatedQueries : normed ? StepKind::NormedQueries : StepKind::QueryHeads;
-  const StepKind keys = G != H ? StepKind::RepeatedKeys
-                        : rope ? StepKind::RotatedKeys
-                               : (normed ? StepKind::NormedKeys : StepKind::KeyHeads);
+  const StepKind queries = chains.queries.back();
   const StepKind values = G != H ? StepKind::RepeatedValues : StepKind::ValueHeads;
 
   // 7. output projection: output = concat @ W_o + b_o
@@ -198,11 +205,11 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
             {transposed_operand(at.kept(queries)), at.kept_gradient(StepKind::Scores)});
   Tensor dq = std::move(scores.da), dv = std::move(context.db);
 
-  // 2c-2a. the repeat, RoPE, QK-norm
-  positioned_heads_backward(w, keys, config, at, dq, dk, dv);
+  // 2c-2a. the repeat, RoPE, the steps on the heads (QK-norm)
+  positioned_heads_backward(w, chains, config, at, dq, dk, dv);
 
   // 2-1. the heads and the projections
-  return projections_backward(x_q, x_kv, w, at, std::move(dq), std::move(dk), std::move(dv), config);
+  return projections_backward(x_q, x_kv, w, at, std::move(dq), std::move(dk), std::move(dv), chains);
 }
 
 }  // namespace attn

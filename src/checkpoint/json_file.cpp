@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "core/json_found.h"
 
 namespace attn {
 
@@ -59,15 +60,9 @@ Json read_json_object_file(const std::string& path) {
 }
 
 std::string describe_config_value(const Json& v) {
-  if (v.is_number()) return fmt::format("the number {}", v.dump());
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    return fmt::format("the string {}", s.size() > 60 ? v.dump().substr(0, 60) + "…" : v.dump());
-  }
-  if (v.is_array()) return fmt::format("an array of {}", v.size());
-  if (v.is_object()) return "an object";
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  return "null";
+  // strings as JSON text, cut past 60 bytes
+  static constexpr JsonFoundWording kWording{60, 60, "…", true, false, true, "null"};
+  return describe_json_value(v, kWording);
 }
 
 }  // namespace attn

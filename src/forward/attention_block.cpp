@@ -1,6 +1,8 @@
 // Multi-head attention, step by step, as the paper's Figure 2 draws it.
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -37,13 +39,46 @@ Traced projected(const Traced& x, const Tensor& W, const Tensor& b, StepKind kin
   return at.record(biased, add_bias(product.value, b), {at.operand(product), at.weight("b_" + letter, b)});
 }
 
-Traced positioned_heads(Traced heads, const Tensor& qk_gamma, StepKind norm_kind, StepKind rope_kind, bool rope,
-                        std::size_t first_position, const ModelConfig& config, const TraceScope& at) {
+const std::vector<HeadStep>& head_steps() {
+  // each row's calls, of x (the heads), weight and config: attn/block_weights.def
+  static const std::vector<HeadStep> rows = {
+#define ATTN_HEAD_STEP(member, weight_kind, of, step_kind, step_call, backward_call)                        \
+  {&AttentionWeights::member,                                                                               \
+   WeightKind::weight_kind,                                                                                 \
+   HeadsOf::of,                                                                                             \
+   StepKind::step_kind,                                                                                     \
+   []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& weight,                              \
+      [[maybe_unused]] const ModelConfig& config) -> Tensor { return step_call; },                          \
+   []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& weight,                              \
+      [[maybe_unused]] const ModelConfig& config, [[maybe_unused]] const Tensor& dy) -> HeadStepGradients { \
+     auto [dx, dweight] = backward_call;                                                                    \
+     return {std::move(dx), std::move(dweight)};                                                            \
+   }},
+#include "attn/block_weights.def"
+#undef ATTN_HEAD_STEP
+  };
+  return rows;
+}
+
+std::vector<StepKind> head_chain(const AttentionWeights& w, HeadsOf which, bool rope) {
+  const bool queries = which == HeadsOf::Queries;
+  std::vector<StepKind> chain = {queries ? StepKind::QueryHeads : StepKind::KeyHeads};
+  for (const HeadStep& s : head_steps())
+    if (s.heads == which && !(w.*s.weight).data.empty()) chain.push_back(s.kind);
+  if (rope) chain.push_back(queries ? StepKind::RotatedQueries : StepKind::RotatedKeys);
+  return chain;
+}
+
+Traced positioned_heads(Traced heads, HeadsOf which, const AttentionWeights& w, bool rope, std::size_t first_position,
+                        const ModelConfig& config, const TraceScope& at) {
   // heads is (B,H,S,d) (keys (B,G,T,d)) -> the same shape
-  if (!qk_gamma.data.empty())
-    heads = at.record(norm_kind, qk_norm(heads.value, qk_gamma, config.layer_norm_eps), {at.operand(heads)});
+  for (const HeadStep& s : head_steps()) {
+    const Tensor& weight = w.*s.weight;
+    if (s.heads == which && !weight.data.empty())
+      heads = at.record(s.kind, s.step(heads.value, weight, config), {at.operand(heads)});
+  }
   if (rope)
-    heads = at.record(rope_kind,
+    heads = at.record(which == HeadsOf::Queries ? StepKind::RotatedQueries : StepKind::RotatedKeys,
                       rope_rotate(heads.value, rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling),
                                   first_position),
                       {at.operand(heads)});
@@ -100,13 +135,11 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   const Traced v_heads =
       at.record(StepKind::ValueHeads, kv_heads(split_heads(v.value, G), G, H), {at.operand(v)}, kInputsChecked);
 
-  // 2a-2b. QK-norm, then RoPE: each self-attention head's queries and keys turned by their
-  // positions
+  // 2a-2b. the steps on the heads the block's weights bring (QK-norm), then RoPE: each
+  // self-attention head's queries and keys turned by their positions
   const bool rope = uses_rope(config, at.id(StepKind::Query).block);
-  const Traced queries = positioned_heads(std::move(q_heads), w.q_norm, StepKind::NormedQueries,
-                                          StepKind::RotatedQueries, rope, 0, config, at);
-  const Traced keys_g =
-      positioned_heads(std::move(k_heads), w.k_norm, StepKind::NormedKeys, StepKind::RotatedKeys, rope, 0, config, at);
+  const Traced queries = positioned_heads(std::move(q_heads), HeadsOf::Queries, w, rope, 0, config, at);
+  const Traced keys_g = positioned_heads(std::move(k_heads), HeadsOf::Keys, w, rope, 0, config, at);
 
   // 2c. grouped-query attention: the G key/value heads repeated for the H query heads,
   // (B,G,T,d) -> (B,H,T,d)

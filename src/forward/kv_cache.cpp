@@ -71,17 +71,15 @@ Traced cached_attention(const Traced& x, const AttentionWeights& w, Tensor& cach
     v = projected(x, w.W_v, w.b_v, StepKind::Value, kv_axis, at);
   }
   // (1,1,H*d) -> (1,H,1,d); with RoPE turned by the angles of `position`
-  const Traced query =
-      positioned_heads(at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}), w.q_norm,
-                       StepKind::NormedQueries, StepKind::RotatedQueries, rope, position, config, at);
+  const Traced query = positioned_heads(at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}),
+                                        HeadsOf::Queries, w, rope, position, config, at);
   if (append) {
     // (1,1,G*d) -> (1,G,1,d)
     Tensor k_split = split_heads(k->value, G), v_split = split_heads(v->value, G);
     if (G != H) k_split.axes[1] = v_split.axes[1] = "G";
     Traced k_heads = at.record(StepKind::KeyHeads, std::move(k_split), {at.operand(*k)});
     const Traced v_heads = at.record(StepKind::ValueHeads, std::move(v_split), {at.operand(*v)});
-    const Traced keys_g = positioned_heads(std::move(k_heads), w.k_norm, StepKind::NormedKeys, StepKind::RotatedKeys,
-                                           rope, position, config, at);
+    const Traced keys_g = positioned_heads(std::move(k_heads), HeadsOf::Keys, w, rope, position, config, at);
     cache_k = appended(cache_k, keys_g.value);
     cache_v = appended(cache_v, v_heads.value);
   }

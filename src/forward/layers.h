@@ -3,7 +3,11 @@
 #ifndef ATTN_FORWARD_LAYERS_H_
 #define ATTN_FORWARD_LAYERS_H_
 
+#include <cstdint>
+#include <vector>
+
 #include "attn/model.h"
+#include "attn/parameters.h"
 #include "forward/trace_scope.h"
 
 namespace attn {
@@ -23,11 +27,41 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
 Traced projected(const Traced& x, const Tensor& W, const Tensor& b, StepKind kind, const char* out_axis,
                  const TraceScope& at);
 
-// The query or key heads the scores read: `heads` (B,H,S,d) (keys (B,G,T,d)) through QK-norm
-// (recorded as norm_kind, when qk_gamma is not empty), then RoPE (recorded as rope_kind,
-// when `rope`; row s at position first_position + s); the heads themselves without either.
-Traced positioned_heads(Traced heads, const Tensor& qk_gamma, StepKind norm_kind, StepKind rope_kind, bool rope,
-                        std::size_t first_position, const ModelConfig& config, const TraceScope& at);
+// Which heads a step on the heads turns (attn/block_weights.def's ATTN_HEAD_STEP rows).
+enum class HeadsOf : std::uint8_t { Queries, Keys };
+
+// dL/dx and dL/dweight of a step on the heads.
+struct HeadStepGradients {
+  Tensor dx;
+  Tensor dweight;
+};
+
+// A step on the query or key heads that a block's weight brings: a row of
+// attn/block_weights.def's ATTN_HEAD_STEP (QK-norm's q_normed, k_normed).
+struct HeadStep {
+  Tensor AttentionWeights::*weight;  // the block's weight; empty: the block has not this step
+  WeightKind weight_kind;
+  HeadsOf heads;
+  StepKind kind;
+  // x is (B,H,S,d) (keys (B,G,T,d)) -> the same shape
+  Tensor (*step)(const Tensor& x, const Tensor& weight, const ModelConfig& config);
+  // dy is dL/d(the step's output), x's shape -> dL/dx, dL/dweight
+  HeadStepGradients (*backward)(const Tensor& x, const Tensor& weight, const ModelConfig& config, const Tensor& dy);
+};
+
+// The rows of ATTN_HEAD_STEP, in the table's order.
+const std::vector<HeadStep>& head_steps();
+
+// The entries the query (or key) heads go through, in order: QueryHeads (KeyHeads), then
+// each step on the heads the block's weights bring (head_steps), then RotatedQueries
+// (RotatedKeys) with RoPE. The last is what the scores read (before the keys' repeat).
+std::vector<StepKind> head_chain(const AttentionWeights& w, HeadsOf which, bool rope);
+
+// The query or key heads the scores read: `heads` (B,H,S,d) (keys (B,G,T,d)) through each
+// step on the heads the block's weights bring (head_steps: QK-norm), then RoPE (when
+// `rope`; row s at position first_position + s); the heads themselves without any.
+Traced positioned_heads(Traced heads, HeadsOf which, const AttentionWeights& w, bool rope, std::size_t first_position,
+                        const ModelConfig& config, const TraceScope& at);
 
 // Whether an attention block turns its queries and keys with RoPE: the model's positional
 // encoding is "rope" and the block is a self-attention (never cross-attention).

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_found.h"
 #include "model/byte_size.h"
 
 namespace attn {
@@ -297,28 +298,9 @@ std::string json_child(const std::string& path, const std::string& key) {
 std::string json_index(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
 std::string describe_json(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::boolean:
-      return value.get<bool>() ? "true" : "false";
-    case Json::value_t::string: {
-      std::string s = value.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 37) + "...";
-      return "the string \"" + s + "\"";
-    }
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-      return "the number " + value.dump();
-    case Json::value_t::number_float:
-      return "the number " + value.dump();
-    case Json::value_t::object:
-      return fmt::format("an object with {} key{}", value.size(), value.size() == 1 ? "" : "s");
-    case Json::value_t::array:
-      return fmt::format("an array of {}", value.size());
-    default:
-      return "an unsupported JSON value";
-  }
+  // strings cut past 40 bytes, objects with their number of keys
+  static constexpr JsonFoundWording kWording{40, 37, "...", false, true, true, "an unsupported JSON value"};
+  return describe_json_value(value, kWording);
 }
 
 void JsonReader::fail(const std::string& path, const std::string& message) const {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "attn/error.h"
+#include "core/json_found.h"
 
 namespace attn {
 
@@ -86,27 +87,9 @@ Json read_json_file(const std::string& path) {
 }
 
 std::string describe_json_found(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::boolean:
-      return value.get<bool>() ? "true" : "false";
-    case Json::value_t::string: {
-      std::string text = value.get<std::string>();
-      if (text.size() > 60) text = text.substr(0, 60) + "...";
-      return "the string \"" + text + "\"";
-    }
-    case Json::value_t::object:
-      return "an object";
-    case Json::value_t::array:
-      return "an array";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return "the number " + value.dump();
-    default:
-      return "a value of another kind";
-  }
+  // strings cut past 60 bytes; arrays and objects without their sizes
+  static constexpr JsonFoundWording kWording{60, 60, "...", false, false, false, "a value of another kind"};
+  return describe_json_value(value, kWording);
 }
 
 void JsonField::fail(const std::string& expected) const {
