@@ -27,6 +27,16 @@ std::optional<std::string> choose_product_kernel(const char* request);
 // every x86-64 (in the portable build, which compiles Eigen for SSE2).
 void use_training_product_kernel();
 
+// The large products' share of the process so far (--timings): the wall time spent in
+// them and their floating-point operations (2 M K P each), counted where a step calls one
+// (kernels/matmul.cpp), threads included. The small products the steps run in plain
+// loops (below 32K multiply-adds) are not counted.
+struct ProductTotals {
+  double seconds = 0.0;
+  double flops = 0.0;
+};
+ProductTotals product_totals();
+
 }  // namespace attn
 
 #endif  // ATTN_PRODUCT_KERNEL_H_

@@ -398,10 +398,14 @@ int run_explain(const ExplainOptions& options) {
   const double forward_seconds = seconds_since(run_started) - run.dump_seconds() - outputs.print_seconds;
   run.commit(trace);
   if (outputs.progress) outputs.progress->clear();
-  if (options.timings)
-    std::cerr << fmt::format("attn: load {:.3f} s, forward {:.3f} s, dump {:.3f} s ({} thread{}, {} product kernel)\n",
-                             load_seconds, forward_seconds, run.dump_seconds(), omp_get_max_threads(),
-                             omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
+  if (options.timings) {
+    const ProductTotals products = product_totals();  // the large products inside the forward pass
+    std::cerr << fmt::format(
+        "attn: load {:.3f} s, forward {:.3f} s (products {:.3f} s, {:.1f} GFLOP), dump {:.3f} s ({} thread{}, {} "
+        "product kernel)\n",
+        load_seconds, forward_seconds, products.seconds, products.flops / 1e9, run.dump_seconds(),
+        omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
+  }
   run.print_notes_if_quiet(trace);
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "attn/tensor.h"
 #include "attn/error.h"
+#include "core/huge_pages.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -46,6 +47,9 @@ Tensor::Tensor(Shape shape_in, AxisNames axes_in)
 Tensor Tensor::uninitialized(Shape shape_in, AxisNames axes_in) {
   Tensor t;
   t.data.resize(element_count(shape_in));  // UninitializedAllocator: no zeros written
+  // Not touched yet: a big block can still get huge pages for its first touch.
+  const std::size_t bytes = t.data.size() * sizeof(double);
+  if (bytes >= kHugePageBlockBytes) advise_huge_pages(t.data.data(), bytes);
   t.shape = std::move(shape_in);
   t.axes = std::move(axes_in);
   if (t.axes.empty()) t.axes.assign(t.shape.size(), "");

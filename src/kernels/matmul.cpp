@@ -1,11 +1,40 @@
 #include "kernels/matmul.h"
 
 #include <algorithm>
+#include <chrono>
 
+#include "attn/product_kernel.h"
 #include "kernels/matrix_kernel.h"
 #include "kernels/parallel.h"
 
 namespace attn {
+
+namespace {
+
+// The large products' totals (attn/product_kernel.h). The steps call the functions below
+// from one thread, outside any parallel region, so plain sums suffice.
+ProductTotals totals;
+
+// Adds the wall time of one call and its 2 M K P operations per batch item to the totals.
+class TimedProduct {
+ public:
+  TimedProduct(std::size_t batches, std::size_t M, std::size_t K, std::size_t P)
+      : started_(std::chrono::steady_clock::now()), flops_(2.0 * batches * M * K * P) {}
+  ~TimedProduct() {
+    totals.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    totals.flops += flops_;
+  }
+  TimedProduct(const TimedProduct&) = delete;
+  TimedProduct& operator=(const TimedProduct&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point started_;
+  double flops_;
+};
+
+}  // namespace
+
+ProductTotals product_totals() { return totals; }
 
 std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P) {
   if (P < 16 || M * K * P < kParallelMinElements) return 1;
@@ -13,6 +42,7 @@ std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P) {
 }
 
 void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P) {
+  const TimedProduct timed(1, M, K, P);
   const std::size_t pieces = product_pieces(M, K, P);
   if (pieces == 1) {
     large_matrix_product(a, K, b, P, c, P, M, K, P);
@@ -27,6 +57,7 @@ void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std
 
 void batched_matmul_fast(const double* a, const double* b, double* c, std::size_t batches, std::size_t M, std::size_t K,
                          std::size_t P) {
+  const TimedProduct timed(batches, M, K, P);
 #pragma omp parallel for schedule(static) if (batches > 1 && M * K * P * batches >= kParallelMinElements)
   for (std::size_t i = 0; i < batches; ++i)
     large_matrix_product(a + i * M * K, K, b + i * K * P, P, c + i * M * P, P, M, K, P);
@@ -47,6 +78,7 @@ void transposed_block(const double* a, const double* b, Transposes t, double* c,
 
 void matmul_transposed_fast(const double* a, const double* b, Transposes t, double* c, std::size_t M, std::size_t K,
                             std::size_t P) {
+  const TimedProduct timed(1, M, K, P);
   if (P < 16 || M * K * P < kParallelMinElements) {
     transposed_block(a, b, t, c, M, K, P, 0, P);
     return;
@@ -60,6 +92,7 @@ void matmul_transposed_fast(const double* a, const double* b, Transposes t, doub
 
 void batched_matmul_transposed_fast(const double* a, const double* b, Transposes t, double* c, std::size_t batches,
                                     std::size_t M, std::size_t K, std::size_t P) {
+  const TimedProduct timed(batches, M, K, P);
 #pragma omp parallel for schedule(static) if (batches > 1 && M * K * P * batches >= kParallelMinElements)
   for (std::size_t i = 0; i < batches; ++i)
     transposed_block(a + i * M * K, b + i * K * P, t, c + i * M * P, M, K, P, 0, P);

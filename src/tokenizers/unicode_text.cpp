@@ -1,8 +1,14 @@
+// ICU is loaded the first time a tokenizer needs it (dlopen), not linked: linked, its two
+// libraries (and the C++ library they pull in) were mapped and relocated at every start,
+// a few milliseconds of attn's 12 ms `explain "I love AI"` on this project's machines,
+// where most runs never normalize or lowercase Unicode text (docs/performance.md).
 #include "tokenizers/unicode_text.h"
 
+#include <dlfcn.h>
 #include <unicode/uchar.h>
 #include <unicode/unorm2.h>
 #include <unicode/ustring.h>
+#include <unicode/uvernum.h>
 
 #include <vector>
 
@@ -12,14 +18,72 @@ namespace attn {
 
 namespace {
 
+// ICU's C functions carry its version in their names (u_charType is u_charType_72):
+// the header's macros give the name to look up.
+#define ATTN_ICU_TEXT(x) #x
+#define ATTN_ICU_NAME(x) ATTN_ICU_TEXT(x)
+constexpr const char* kIcuLibrary = "libicuuc.so." ATTN_ICU_NAME(U_ICU_VERSION_MAJOR_NUM);
+
+// The ICU functions attn calls, from the library the build was compiled against.
+struct Icu {
+  decltype(&u_strFromUTF8) strFromUTF8;
+  decltype(&u_strToUTF8) strToUTF8;
+  decltype(&u_errorName) errorName;
+  decltype(&unorm2_getNFCInstance) nfc;
+  decltype(&unorm2_getNFDInstance) nfd;
+  decltype(&unorm2_getNFKCInstance) nfkc;
+  decltype(&unorm2_getNFKDInstance) nfkd;
+  decltype(&unorm2_normalize) normalize;
+  decltype(&u_strToLower) strToLower;
+  decltype(&u_hasBinaryProperty) hasBinaryProperty;
+  decltype(&u_charType) charType;
+};
+
+template <class Function>
+void find(void* library, const char* name, Function& out) {
+  void* address = dlsym(library, name);
+  if (address == nullptr)
+    throw EnvironmentError(std::string("attn: ") + kIcuLibrary + " has no " + name +
+                           " (another ICU than attn was built with?)");
+  out = reinterpret_cast<Function>(address);
+}
+
+Icu load_icu() {
+  void* library = dlopen(kIcuLibrary, RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr)
+    throw EnvironmentError(std::string("attn: cannot load ICU, which Unicode normalization and lowercasing need: ") +
+                           dlerror() + " (Debian: apt-get install libicu" ATTN_ICU_NAME(U_ICU_VERSION_MAJOR_NUM) ")");
+  Icu icu{};
+#define ATTN_ICU_FIND(field, function) find(library, ATTN_ICU_NAME(function), icu.field)
+  ATTN_ICU_FIND(strFromUTF8, u_strFromUTF8);
+  ATTN_ICU_FIND(strToUTF8, u_strToUTF8);
+  ATTN_ICU_FIND(errorName, u_errorName);
+  ATTN_ICU_FIND(nfc, unorm2_getNFCInstance);
+  ATTN_ICU_FIND(nfd, unorm2_getNFDInstance);
+  ATTN_ICU_FIND(nfkc, unorm2_getNFKCInstance);
+  ATTN_ICU_FIND(nfkd, unorm2_getNFKDInstance);
+  ATTN_ICU_FIND(normalize, unorm2_normalize);
+  ATTN_ICU_FIND(strToLower, u_strToLower);
+  ATTN_ICU_FIND(hasBinaryProperty, u_hasBinaryProperty);
+  ATTN_ICU_FIND(charType, u_charType);
+#undef ATTN_ICU_FIND
+  return icu;  // the library stays loaded for the rest of the process
+}
+
+// Loaded once, on first use (thread-safe: a function-local static).
+const Icu& icu() {
+  static const Icu loaded = load_icu();
+  return loaded;
+}
+
 std::vector<UChar> to_utf16(const std::string& text) {
   UErrorCode status = U_ZERO_ERROR;
   int32_t length = 0;
-  u_strFromUTF8(nullptr, 0, &length, text.data(), static_cast<int32_t>(text.size()), &status);
+  icu().strFromUTF8(nullptr, 0, &length, text.data(), static_cast<int32_t>(text.size()), &status);
   std::vector<UChar> out(static_cast<std::size_t>(length) + 1);
   status = U_ZERO_ERROR;
-  u_strFromUTF8(out.data(), length + 1, &length, text.data(), static_cast<int32_t>(text.size()), &status);
-  if (U_FAILURE(status)) throw InternalError(std::string("ICU: UTF-8 to UTF-16 failed: ") + u_errorName(status));
+  icu().strFromUTF8(out.data(), length + 1, &length, text.data(), static_cast<int32_t>(text.size()), &status);
+  if (U_FAILURE(status)) throw InternalError(std::string("ICU: UTF-8 to UTF-16 failed: ") + icu().errorName(status));
   out.resize(static_cast<std::size_t>(length));
   return out;
 }
@@ -27,11 +91,11 @@ std::vector<UChar> to_utf16(const std::string& text) {
 std::string to_utf8(const std::vector<UChar>& text) {
   UErrorCode status = U_ZERO_ERROR;
   int32_t length = 0;
-  u_strToUTF8(nullptr, 0, &length, text.data(), static_cast<int32_t>(text.size()), &status);
+  icu().strToUTF8(nullptr, 0, &length, text.data(), static_cast<int32_t>(text.size()), &status);
   std::string out(static_cast<std::size_t>(length) + 1, '\0');
   status = U_ZERO_ERROR;
-  u_strToUTF8(out.data(), length + 1, &length, text.data(), static_cast<int32_t>(text.size()), &status);
-  if (U_FAILURE(status)) throw InternalError(std::string("ICU: UTF-16 to UTF-8 failed: ") + u_errorName(status));
+  icu().strToUTF8(out.data(), length + 1, &length, text.data(), static_cast<int32_t>(text.size()), &status);
+  if (U_FAILURE(status)) throw InternalError(std::string("ICU: UTF-16 to UTF-8 failed: ") + icu().errorName(status));
   out.resize(static_cast<std::size_t>(length));
   return out;
 }
@@ -39,13 +103,13 @@ std::string to_utf8(const std::vector<UChar>& text) {
 const UNormalizer2* normalizer_for(UnicodeForm form, UErrorCode& status) {
   switch (form) {
     case UnicodeForm::Nfc:
-      return unorm2_getNFCInstance(&status);
+      return icu().nfc(&status);
     case UnicodeForm::Nfd:
-      return unorm2_getNFDInstance(&status);
+      return icu().nfd(&status);
     case UnicodeForm::Nfkc:
-      return unorm2_getNFKCInstance(&status);
+      return icu().nfkc(&status);
     case UnicodeForm::Nfkd:
-      return unorm2_getNFKDInstance(&status);
+      return icu().nfkd(&status);
   }
   return nullptr;
 }
@@ -56,18 +120,17 @@ std::string unicode_normalize(const std::string& text, UnicodeForm form) {
   if (text.empty()) return text;
   UErrorCode status = U_ZERO_ERROR;
   const UNormalizer2* normalizer = normalizer_for(form, status);
-  if (U_FAILURE(status)) throw EnvironmentError(std::string("attn: ICU has no normalizer: ") + u_errorName(status));
+  if (U_FAILURE(status)) throw EnvironmentError(std::string("attn: ICU has no normalizer: ") + icu().errorName(status));
   const std::vector<UChar> source = to_utf16(text);
   // Normalization grows a text by at most a factor of 18 (NFKD of U+FDFA); ask ICU for the size.
-  int32_t length =
-      unorm2_normalize(normalizer, source.data(), static_cast<int32_t>(source.size()), nullptr, 0, &status);
+  int32_t length = icu().normalize(normalizer, source.data(), static_cast<int32_t>(source.size()), nullptr, 0, &status);
   if (status != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(status))
-    throw InternalError(std::string("ICU normalize: ") + u_errorName(status));
+    throw InternalError(std::string("ICU normalize: ") + icu().errorName(status));
   std::vector<UChar> out(static_cast<std::size_t>(length) + 1);
   status = U_ZERO_ERROR;
   length =
-      unorm2_normalize(normalizer, source.data(), static_cast<int32_t>(source.size()), out.data(), length + 1, &status);
-  if (U_FAILURE(status)) throw InternalError(std::string("ICU normalize: ") + u_errorName(status));
+      icu().normalize(normalizer, source.data(), static_cast<int32_t>(source.size()), out.data(), length + 1, &status);
+  if (U_FAILURE(status)) throw InternalError(std::string("ICU normalize: ") + icu().errorName(status));
   out.resize(static_cast<std::size_t>(length));
   return to_utf8(out);
 }
@@ -76,19 +139,19 @@ std::string unicode_lowercase(const std::string& text) {
   if (text.empty()) return text;
   const std::vector<UChar> source = to_utf16(text);
   UErrorCode status = U_ZERO_ERROR;
-  int32_t length = u_strToLower(nullptr, 0, source.data(), static_cast<int32_t>(source.size()), "", &status);
+  int32_t length = icu().strToLower(nullptr, 0, source.data(), static_cast<int32_t>(source.size()), "", &status);
   std::vector<UChar> out(static_cast<std::size_t>(length) + 1);
   status = U_ZERO_ERROR;
-  length = u_strToLower(out.data(), length + 1, source.data(), static_cast<int32_t>(source.size()), "", &status);
-  if (U_FAILURE(status)) throw InternalError(std::string("ICU lowercase: ") + u_errorName(status));
+  length = icu().strToLower(out.data(), length + 1, source.data(), static_cast<int32_t>(source.size()), "", &status);
+  if (U_FAILURE(status)) throw InternalError(std::string("ICU lowercase: ") + icu().errorName(status));
   out.resize(static_cast<std::size_t>(length));
   return to_utf8(out);
 }
 
 bool is_unicode_alphanumeric(char32_t c) {
   const auto code_point = static_cast<UChar32>(c);
-  if (u_hasBinaryProperty(code_point, UCHAR_ALPHABETIC)) return true;
-  const int8_t type = u_charType(code_point);
+  if (icu().hasBinaryProperty(code_point, UCHAR_ALPHABETIC)) return true;
+  const int8_t type = icu().charType(code_point);
   return type == U_DECIMAL_DIGIT_NUMBER || type == U_LETTER_NUMBER || type == U_OTHER_NUMBER;
 }
 

@@ -1,5 +1,10 @@
 #include "attn/tensor.h"
 
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 using attn::Tensor;
@@ -97,4 +102,42 @@ TEST_CASE("pairwise_sum adds in NumPy's order, to the last bit", "[tensor]") {
   CHECK(attn::pairwise_sum(x.data(), 300) == -121428571285.71443);
   CHECK(attn::pairwise_sum(x.data(), 129) == -132714285615.28575);
   CHECK(attn::pairwise_sum(x.data(), 0) == 0.0);
+}
+
+namespace {
+
+// The VmFlags line of the mapping of /proc/self/smaps that holds address p ("" if none).
+std::string vm_flags_at(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (header >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= address && address < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a big tensor's memory is advised to huge pages", "[tensor]") {
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(thp, modes);
+  if (modes.empty() || modes.find("[never]") != std::string::npos) {
+    WARN("no transparent huge pages on this system: nothing to check");
+    return;
+  }
+  // 16 MiB: at least 6 whole 2 MiB pages inside, whatever the block's alignment.
+  const Tensor big = Tensor::uninitialized({2048, 1024});
+  const auto first_whole =
+      (reinterpret_cast<std::uintptr_t>(big.data.data()) + (2u << 20) - 1) & ~std::uintptr_t{(2u << 20) - 1};
+  // "hg": madvise(MADV_HUGEPAGE) (proc(5)).
+  CHECK(vm_flags_at(reinterpret_cast<const void*>(first_whole)).find(" hg") != std::string::npos);
 }

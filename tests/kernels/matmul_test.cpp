@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "attn/product_kernel.h"
 #include "kernels/matrix_kernel.h"
 
 namespace {
@@ -141,4 +142,19 @@ TEST_CASE("the backward's transposed products give the same bits wherever the ma
         CHECK(same_bits(at(offset, (offset + 3) % 8, (offset + 5) % 8), first));
       }
     }
+}
+
+TEST_CASE("the large products add their time and 2 M K P operations to the totals", "[matmul]") {
+  const std::size_t M = 40, K = 30, P = 20, batches = 3;
+  const std::vector<double> a = wave(batches * M * K, 0.3, 0.1), b = wave(batches * K * P, 0.7, 0.2);
+  std::vector<double> c(batches * M * P);
+  const attn::ProductTotals before = attn::product_totals();
+  attn::matmul_fast(a.data(), b.data(), c.data(), M, K, P);
+  attn::batched_matmul_fast(a.data(), b.data(), c.data(), batches, M, K, P);
+  attn::matmul_transposed_fast(a.data(), b.data(), attn::Transposes{true, false}, c.data(), M, K, P);
+  attn::batched_matmul_transposed_fast(a.data(), b.data(), attn::Transposes{false, true}, c.data(), batches, M, K, P);
+  const attn::ProductTotals after = attn::product_totals();
+  // 2 * 40 * 30 * 20 = 48000 operations per product, 8 products
+  CHECK(after.flops - before.flops == 8 * 48000.0);
+  CHECK(after.seconds > before.seconds);
 }

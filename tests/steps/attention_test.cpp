@@ -91,6 +91,10 @@ TEST_CASE("scale_scores divides every score by sqrt(d), on one thread or two", "
   // 2 x 2 x 600 x 600 = 1.44M scores: shared between the threads; each is score / 8 all the same
   Tensor s({2, 2, 600, 600}, {"B", "H", "S", "S"});
   for (std::size_t i = 0; i < s.size(); ++i) s.data[i] = std::sin(0.7 * static_cast<double>(i)) * 100.0;
+  // √64 = 8 is a power of two, so scale_scores multiplies by 1/8: the same bits as / 8 for
+  // every double, subnormal results (rounded once either way) and extremes included.
+  const double extremes[] = {1e-310, -3e-320, 5e-324, 1.7976931348623157e308, -2.2250738585072014e-308, 0.1};
+  for (std::size_t i = 0; i < 6; ++i) s.data[i] = extremes[i];
   const Tensor scaled = attn::scale_scores(s, 64);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < s.size(); ++i) wrong += scaled.data[i] == s.data[i] / 8.0 ? 0 : 1;
