@@ -29,6 +29,11 @@ struct LoadOptions {
   // The run records the logit lens (attn explain --lens): every layer's lens.<l>.norm,
   // .logits and .probabilities, kept (counted in the memory estimate).
   bool lens = false;
+  // A checkpoint's weight matrices stay where its mapped files store them (Tensor::stored),
+  // widened as the forward pass reads them: for a run that reads the weights through the
+  // forward pass alone (explain and generate with --quiet, no --dump, no --html). Every
+  // other run widens them to float64 at load, as grad and train need.
+  bool weights_as_stored = false;
 };
 
 // A model as loaded, and the input its source gives (empty when it gives none).
@@ -113,6 +118,9 @@ struct RunSize {
   bool trace_kept = true;         // false: one layer's activations at a time, not every layer's
   bool backward = false;          // attn grad: every layer's activations, their gradients, the weights' gradients
   bool lens = false;              // --lens: per layer of the last stack its output, norm, logits and probabilities
+  // The weights kept as a checkpoint stores them (LoadOptions::weights_as_stored): how many
+  // numbers, and the bytes of the mapped files they take, counted instead of 8 bytes each.
+  std::uint64_t stored_numbers = 0, stored_bytes = 0;
 };
 
 // The sizes of a run of the model on `input`: B, S (in tokens), T, the layers, V.

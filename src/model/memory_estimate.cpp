@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/parameters.h"
 #include "model/attention_section.h"
 #include "model/byte_size.h"
 #include "model/token_input.h"
@@ -125,8 +126,10 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size,
   // logits and probabilities (V each) at every position.
   const long double lens_layers = size.decoder_layers ? size.decoder_layers : size.encoder_layers;
   const long double lens = size.lens ? lens_layers * B * (T > 0 ? T : S) * (2 * N + 2 * V) : 0.0L;
+  // Weights kept as stored take their bytes in the mapped files, not 8 each.
+  const long double stored = static_cast<long double>(size.stored_bytes) - 8.0L * size.stored_numbers;
   const long double bytes =
-      8.0L * (weights + activations + io + gradients + lens) + layer_overhead * (size.backward ? 2 : 1);
+      8.0L * (weights + activations + io + gradients + lens) + stored + layer_overhead * (size.backward ? 2 : 1);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -240,6 +243,11 @@ RunSize run_size_of(const Model& model, const RunInput& input) {
   size.vocab = model.vocab.size();
   size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
   size.lens = input.lens;
+  for (const ConstParameter& p : parameters(model))
+    if (p.tensor->stored) {
+      size.stored_numbers += p.tensor->size();
+      size.stored_bytes += p.tensor->size() * stored_type_bytes(p.tensor->stored->type);
+    }
   return size;
 }
 
