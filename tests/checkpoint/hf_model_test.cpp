@@ -210,12 +210,15 @@ TEST_CASE("Hugging Face checkpoints: weights kept as stored give the bits of wei
         INFO(a.entries()[i].name);
         CHECK(a.entries()[i].tensor.data == b.entries()[i].tensor.data);
       }
-      attn::KvCacheDecoder cached_a(widened.model), cached_b(stored.model);
+      // generation from the reference's prompt (within the positions), through the cache
+      const auto prompt = expected.at("prompt").get<std::vector<std::size_t>>();
+      const attn::LoadedModel pa = model_reading(name, prompt), pb = model_reading(name, prompt, as_stored);
+      attn::KvCacheDecoder cached_a(pa.model), cached_b(pb.model);
       for (auto* pair : {&cached_a, &cached_b}) {
         attn::Trace t(true);
         t.keep_entries(false);
         t.set_sink([&](const attn::TraceRecord& r) { pair->observe(r); });
-        attn::run_model(pair == &cached_a ? widened.model : stored.model, widened.input, t);
+        attn::run_model(pair == &cached_a ? pa.model : pb.model, pa.input, t);
       }
       for (std::size_t step = 0; step < 3; ++step) {
         attn::Trace t(true);

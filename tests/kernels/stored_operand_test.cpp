@@ -138,6 +138,7 @@ TEST_CASE("matmul on a stored weight: the bits of matmul on the widened weight, 
         t.stored = std::make_shared<attn::StoredMatrix>(m);
         t.data.clear();
         CHECK(t.size() == K * P);
-        CHECK(same_bits(std::vector<double>(attn::widened(t).data.begin(), attn::widened(t).data.end()), w));
+        const attn::Tensor whole = attn::widened(t);
+        CHECK(same_bits(attn::to_vector(whole.data), w));
       }
 }
