@@ -74,7 +74,7 @@ struct AttentionWeights {
 #undef ATTN_BLOCK_WEIGHT
   std::vector<HeadWeights> heads;  // non-empty when the file gave per-head matrices
 
-  bool has_output_projection() const { return !W_o.data.empty(); }
+  bool has_output_projection() const { return W_o.has_values(); }
 };
 
 // LayerNorm's scale and shift, each (N,).

@@ -32,6 +32,11 @@ struct LoadOptions {
   // The run ablates heads (--ablate): the unablated run's next-token probabilities are kept
   // beside it, and each layer may record a context_ablated (counted in the memory estimate).
   bool ablation = false;
+  // A checkpoint's weight matrices stay where its mapped files store them (Tensor::stored),
+  // widened as the forward pass reads them: for a run that reads the weights through the
+  // forward pass alone (explain and generate with --quiet, no --dump, no --html). Every
+  // other run widens them to float64 at load, as grad and train need.
+  bool weights_as_stored = false;
 };
 
 // A model as loaded, and the input its source gives (empty when it gives none).
@@ -119,6 +124,9 @@ struct RunSize {
   // --ablate: the unablated run's probabilities kept beside the run (B*T*V) and a
   // context_ablated of (B,S,H*d) counted in every layer
   bool ablation = false;
+  // The weights kept as a checkpoint stores them (LoadOptions::weights_as_stored): how many
+  // numbers, and the bytes of the mapped files they take, counted instead of 8 bytes each.
+  std::uint64_t stored_numbers = 0, stored_bytes = 0;
 };
 
 // The sizes of a run of the model on `input`: B, S (in tokens), T, the layers, V.

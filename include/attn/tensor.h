@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +22,9 @@ using AxisNames = std::vector<std::string>;
 // std::allocator, except that vector(n) and resize(n) leave new doubles uninitialized
 // (default-initialization) instead of writing zeros: a step writes every element of its
 // result anyway, and zero-filling first was an extra pass over every tensor's memory.
+// Number of elements a shape holds; 1 for the empty shape (a scalar).
+std::size_t element_count(const Shape& shape);
+
 template <class T>
 struct UninitializedAllocator : std::allocator<T> {
   template <class U>
@@ -49,10 +53,43 @@ inline bool operator==(const std::vector<double>& a, const TensorData& b) { retu
 // A copy as a plain vector, for functions that take one (small rows, worked arithmetic).
 inline std::vector<double> to_vector(const TensorData& values) { return {values.begin(), values.end()}; }
 
+// How a checkpoint stores numbers (safetensors' F64, F32, F16, BF16): each one exactly a
+// float64 value.
+enum class StoredType : unsigned char { F64, F32, F16, BF16 };
+// Bytes per number of `type`.
+std::size_t stored_type_bytes(StoredType type);
+// F16 (IEEE binary16) and BF16 (float32's upper half) bits as the float64 they are.
+double half_to_double(std::uint16_t bits);
+double bfloat16_to_double(std::uint16_t bits);
+
+// A weight matrix (rows, columns) left where a checkpoint stores it, in the mapped file
+// (model/hf_model.cpp): element (r, c) is number r * stride + c of `bytes`, or c * stride + r
+// when `transposed` (nn.Linear's (out, in) read as (in, out)). The steps that read a weight
+// widen each number to float64 as they read it (exact), so a run gives the bits it gives
+// with the matrix widened first, with half the memory for F32 (a quarter for F16, BF16).
+struct StoredMatrix {
+  const unsigned char* bytes = nullptr;  // number 0, at any alignment
+  StoredType type = StoredType::F64;
+  std::size_t stride = 0;  // numbers between the rows as stored
+  bool transposed = false;
+  std::shared_ptr<const void> keep;  // the mapped file, open as long as a view of it is
+
+  double at(std::size_t row, std::size_t column) const;
+  // Row `row` of the matrix, `columns` numbers, widened into out.
+  void widen_row(std::size_t row, std::size_t columns, double* out) const;
+  // The same numbers read as the (columns, rows) transpose.
+  StoredMatrix transpose() const;
+};
+
 struct Tensor {
   Shape shape;
   AxisNames axes;   // same length as shape
   TensorData data;  // product(shape) values, C order
+  // A 2-D weight of a checkpoint left as stored (StoredMatrix): `data` is empty and the
+  // numbers are read through this. Only the commands that run the model forward alone keep
+  // weights so (LoadOptions::weights_as_stored); everything else sees `data`. Null for every
+  // other tensor.
+  std::shared_ptr<const StoredMatrix> stored;
 
   Tensor() = default;
   // A zero-filled tensor of the given shape; axes default to "" when not given.
@@ -61,7 +98,10 @@ struct Tensor {
   static Tensor uninitialized(Shape shape, AxisNames axes = {});
 
   std::size_t rank() const { return shape.size(); }
-  std::size_t size() const { return data.size(); }
+  std::size_t size() const { return stored ? element_count(shape) : data.size(); }
+  // Whether the tensor holds numbers (in `data`, or as stored): what "the model has this
+  // weight" means.
+  bool has_values() const { return !data.empty() || stored != nullptr; }
   std::size_t dim(std::size_t axis) const { return shape.at(axis); }
   bool empty() const { return shape.empty() && data.empty(); }
 
@@ -69,9 +109,6 @@ struct Tensor {
   double at(const std::vector<std::size_t>& index) const;
   double& at(const std::vector<std::size_t>& index);
 };
-
-// Number of elements a shape holds; 1 for the empty shape (a scalar).
-std::size_t element_count(const Shape& shape);
 
 // The sum of n contiguous values in NumPy's order (np.sum along a contiguous axis):
 // pairwise, eight partial sums per block of up to 128, halves above. So a row sum or a
@@ -83,6 +120,12 @@ std::string shape_with_axes(const Shape& shape, const AxisNames& axes);
 std::string shape_with_axes(const Tensor& t);
 // "[4, 3]": the NumPy-like plain form used in error messages.
 std::string shape_string(const Shape& shape);
+
+// The tensor with its numbers in `data`: a stored weight widened whole (for what reads a
+// weight's numbers as a Tensor: printers, dumps, gradients), any other tensor as it is.
+Tensor widened(const Tensor& t);
+// Widens `t` in place when it is stored (its `stored` dropped).
+void widen_in_place(Tensor& t);
 
 // Same data, new shape (NumPy's reshape on a C-contiguous array).
 Tensor reshaped(const Tensor& t, Shape shape, AxisNames axes);

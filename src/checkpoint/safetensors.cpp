@@ -186,25 +186,6 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* bytes, std::uint6
   return result;
 }
 
-double half_to_double(std::uint16_t bits) {
-  const int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  double value;
-  if (exponent == 0)
-    value = std::ldexp(static_cast<double>(mantissa), -24);  // subnormal: m · 2^-24
-  else if (exponent == 31)
-    value = mantissa ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else
-    value = std::ldexp(static_cast<double>(mantissa + 1024), exponent - 25);  // (1024 + m) · 2^(e-15-10)
-  return sign ? -value : value;
-}
-
-double bfloat16_to_double(std::uint16_t bits) {
-  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, sizeof f);
-  return static_cast<double>(f);
-}
-
 double TensorView::operator[](std::size_t i) const {
   // Every format is little-endian on disk, as on x86-64; memcpy reads it at any alignment.
   switch (info_->dtype) {

@@ -56,6 +56,8 @@ class TensorView {
   const StoredTensor& info() const { return *info_; }
   std::size_t size() const { return info_->element_count(); }
   double operator[](std::size_t i) const;
+  // Where number 0 lies (any alignment).
+  const std::uint8_t* bytes() const { return bytes_; }
 
  private:
   const StoredTensor* info_;
@@ -88,9 +90,7 @@ void require_float_dtype(const StoredTensor& tensor, const std::string& file);
 // `file`, the tensor and the element ("[3, 17]") at the first NaN or infinity.
 void widen_finite(const TensorView& view, const std::string& file, double* out);
 
-// F16 (IEEE binary16) and BF16 (float32's upper half) bits as the float64 they are.
-double half_to_double(std::uint16_t bits);
-double bfloat16_to_double(std::uint16_t bits);
+// (half_to_double and bfloat16_to_double, the F16 and BF16 numbers as float64: attn/tensor.h.)
 
 }  // namespace attn
 

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 
+#include "attn/tensor.h"
+
 namespace attn {
 
 // a is (M,K), b is (K,P), row-major -> c = a @ b (M,P). From a million multiply-adds and
@@ -19,6 +21,12 @@ namespace attn {
 // thread packs only its block of b, the larger operand in a projection (measured 5-20%
 // faster than blocks of rows).
 void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std::size_t K, std::size_t P);
+
+// The same with b a weight left where a checkpoint stores it (attn/tensor.h's StoredMatrix,
+// (K,P) as the product reads it): its numbers widened to float64 as they are packed, never
+// the whole matrix, so c has the bits matmul_fast gives on the widened matrix (the same
+// blocks, the same order of sums).
+void matmul_stored_fast(const double* a, const StoredMatrix& b, double* c, std::size_t M, std::size_t K, std::size_t P);
 
 // How many column blocks matmul_fast cuts a product into: 1 below the sizes above, else
 // one per kProductPieceColumns columns, at least 2 and at most kMaxProductPieces. Set by

@@ -111,6 +111,9 @@ void large_matrix_product_by(ProductKernel kernel, const MatrixOperand& a, const
     case ProductKernel::avx2:
       return product_avx2::product(a, b, c, ldc, M, K, P, workspace(product_avx2::product_workspace(M, K, P)));
     case ProductKernel::eigen:
+      // attn train's: its weights are float64 (a stored weight never reaches training)
+      if (a.type != OperandType::Double || b.type != OperandType::Double)
+        throw InternalError("large_matrix_product: Eigen's product reads float64 operands only");
       return eigen_product(a, b, c, ldc, M, K, P);
     case ProductKernel::baseline:
       break;

@@ -13,10 +13,17 @@ namespace attn {
 // dX = dY·Wᵀ) without a copy: op(a) is (M,K) and op(b) is (K,P), where a is stored
 // row-major as (K,M) when transposed and b as (P,K); stride: elements between the rows of
 // the matrix as stored.
+//
+// A weight left as a checkpoint stores it (attn/tensor.h's StoredMatrix) is an operand b
+// of another type: its numbers at `stored`, any alignment, widened to float64 as they are
+// packed (exact, so the sums are those of the widened matrix). `data` is then unused.
+enum class OperandType : unsigned char { Double, F64, F32, F16, BF16 };
 struct MatrixOperand {
   const double* data;
   std::size_t stride;
   bool transposed;
+  OperandType type = OperandType::Double;
+  const unsigned char* stored = nullptr;
 };
 
 // The builds of the kernel, by instruction set (the ones ATTN_CPU names), and Eigen's

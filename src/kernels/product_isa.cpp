@@ -39,6 +39,10 @@ using Vec = __m512d;
 constexpr std::size_t kLanes = 8, kMr = 12, kNr = 16, kMc = 144;
 inline Vec zero() { return _mm512_setzero_pd(); }
 inline Vec load(const double* p) { return _mm512_loadu_pd(p); }
+// kLanes float32 numbers at p (any alignment), widened
+inline Vec load_f32(const unsigned char* p) {
+  return _mm512_cvtps_pd(_mm256_loadu_ps(reinterpret_cast<const float*>(p)));
+}
 inline void store(double* p, Vec v) { _mm512_storeu_pd(p, v); }
 inline Vec broadcast(double x) { return _mm512_set1_pd(x); }
 inline Vec add(Vec x, Vec y) { return _mm512_add_pd(x, y); }
@@ -51,6 +55,7 @@ using Vec = __m256d;
 constexpr std::size_t kLanes = 4, kMr = 6, kNr = 8, kMc = 96;
 inline Vec zero() { return _mm256_setzero_pd(); }
 inline Vec load(const double* p) { return _mm256_loadu_pd(p); }
+inline Vec load_f32(const unsigned char* p) { return _mm256_cvtps_pd(_mm_loadu_ps(reinterpret_cast<const float*>(p))); }
 inline void store(double* p, Vec v) { _mm256_storeu_pd(p, v); }
 inline Vec broadcast(double x) { return _mm256_set1_pd(x); }
 inline Vec add(Vec x, Vec y) { return _mm256_add_pd(x, y); }
@@ -63,6 +68,9 @@ using Vec = __m128d;
 constexpr std::size_t kLanes = 2, kMr = 4, kNr = 4, kMc = 96;
 inline Vec zero() { return _mm_setzero_pd(); }
 inline Vec load(const double* p) { return _mm_loadu_pd(p); }
+inline Vec load_f32(const unsigned char* p) {
+  return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
 inline void store(double* p, Vec v) { _mm_storeu_pd(p, v); }
 inline Vec broadcast(double x) { return _mm_set1_pd(x); }
 inline Vec add(Vec x, Vec y) { return _mm_add_pd(x, y); }
@@ -76,9 +84,52 @@ static_assert(kMc % kMr == 0, "a block of A is whole panels");
 inline std::size_t smaller(std::size_t x, std::size_t y) { return x < y ? x : y; }
 inline std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
+// The stored numbers (MatrixOperand::stored) as float64, exactly: number i of `bytes`.
+// Little-endian on disk as on x86-64; read by memcpy at any alignment. (The library's own
+// converters, attn/tensor.h, are not called from here: product_isa.h.)
+inline double stored_f32(const unsigned char* bytes, std::size_t i) {
+  float v;
+  __builtin_memcpy(&v, bytes + 4 * i, 4);
+  return static_cast<double>(v);
+}
+double stored_number(OperandType type, const unsigned char* bytes, std::size_t i) {
+  if (type == OperandType::F32) return stored_f32(bytes, i);
+  if (type == OperandType::F64) {
+    double v;
+    __builtin_memcpy(&v, bytes + 8 * i, 8);
+    return v;
+  }
+  unsigned short half;
+  __builtin_memcpy(&half, bytes + 2 * i, 2);
+  unsigned int bits;
+  if (type == OperandType::BF16) {
+    bits = static_cast<unsigned int>(half) << 16;
+  } else {  // F16 -> the float32 of the same value (every binary16 is one), bit by bit
+    const unsigned int sign = (half & 0x8000u) << 16, exponent = (half >> 10) & 0x1fu, mantissa = half & 0x3ffu;
+    if (exponent == 31) {
+      bits = sign | 0x7f800000u | (mantissa << 13);
+    } else if (exponent != 0) {
+      bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+      bits = sign;
+    } else {  // subnormal: m · 2^-24, normalized
+      unsigned int e = 113, m = mantissa;
+      while (!(m & 0x400u)) {
+        m <<= 1;
+        --e;
+      }
+      bits = sign | (e << 23) | ((m & 0x3ffu) << 13);
+    }
+  }
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return static_cast<double>(f);
+}
+
 // Element (row, column) of an operand as the product reads it (op applied).
 inline double element(const MatrixOperand& m, std::size_t row, std::size_t column) {
-  return m.transposed ? m.data[column * m.stride + row] : m.data[row * m.stride + column];
+  const std::size_t i = m.transposed ? column * m.stride + row : row * m.stride + column;
+  return m.type == OperandType::Double ? m.data[i] : stored_number(m.type, m.stored, i);
 }
 
 // Rows [i0, i0 + rows) and indices [k0, k0 + kc) of op(A) as panels of kMr rows, each
@@ -96,10 +147,25 @@ void pack_a(const MatrixOperand& a, std::size_t i0, std::size_t rows, std::size_
 void pack_b(const MatrixOperand& b, std::size_t k0, std::size_t kc, std::size_t j0, std::size_t columns, double* out) {
   for (std::size_t panel = 0; panel < columns; panel += kNr, out += kc * kNr) {
     const std::size_t width = smaller(kNr, columns - panel);
-    if (!b.transposed && width == kNr) {
+    if (!b.transposed && width == kNr && b.type == OperandType::Double) {
       for (std::size_t k = 0; k < kc; ++k)
         for (std::size_t v = 0; v < kVecs; ++v)
           store(out + k * kNr + v * kLanes, load(b.data + (k0 + k) * b.stride + j0 + panel + v * kLanes));
+      continue;
+    }
+    if (!b.transposed && width == kNr && b.type == OperandType::F32) {  // widened as packed
+      for (std::size_t k = 0; k < kc; ++k)
+        for (std::size_t v = 0; v < kVecs; ++v)
+          store(out + k * kNr + v * kLanes, load_f32(b.stored + 4 * ((k0 + k) * b.stride + j0 + panel + v * kLanes)));
+      continue;
+    }
+    if (b.transposed && b.type == OperandType::F32) {  // each column of op(b) a stored row, read along
+      for (std::size_t j = 0; j < width; ++j) {
+        const unsigned char* row = b.stored + 4 * ((j0 + panel + j) * b.stride + k0);
+        for (std::size_t k = 0; k < kc; ++k) out[k * kNr + j] = stored_f32(row, k);
+      }
+      for (std::size_t j = width; j < kNr; ++j)
+        for (std::size_t k = 0; k < kc; ++k) out[k * kNr + j] = 0.0;
       continue;
     }
     for (std::size_t k = 0; k < kc; ++k)
@@ -165,6 +231,13 @@ void multiply_blocks(const double* a_packed, const double* b_packed, std::size_t
 // blocks of kKc, the same order, the same multiply_add), so a row gives the same bits here
 // as in a larger product.
 constexpr std::size_t kRowVecs = 4;  // vectors of columns per pass
+// kLanes numbers of b from number i: doubles, or stored float32 widened (kF32)
+template <bool kF32>
+inline Vec load_b(const MatrixOperand& b, std::size_t i) {
+  if constexpr (kF32) return load_f32(b.stored + 4 * i);
+  return load(b.data + i);
+}
+template <bool kF32>
 void multiply_rows(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
                    std::size_t K, std::size_t P) {
   constexpr std::size_t kStep = kRowVecs * kLanes;
@@ -179,9 +252,10 @@ void multiply_rows(const MatrixOperand& a, const MatrixOperand& b, double* c, st
         for (std::size_t v = 0; v < kRowVecs; ++v) acc[v] = zero();
         for (std::size_t k = k0; k < k_end; ++k) {
           const Vec x = broadcast(element(a, i, k));
-          const double* b_row = b.data + k * b.stride + j;
+          const std::size_t b_row = k * b.stride + j;
 #pragma GCC unroll 4
-          for (std::size_t v = 0; v < kRowVecs; ++v) acc[v] = multiply_add(x, load(b_row + v * kLanes), acc[v]);
+          for (std::size_t v = 0; v < kRowVecs; ++v)
+            acc[v] = multiply_add(x, load_b<kF32>(b, b_row + v * kLanes), acc[v]);
         }
 #pragma GCC unroll 4
         for (std::size_t v = 0; v < kRowVecs; ++v)
@@ -189,7 +263,7 @@ void multiply_rows(const MatrixOperand& a, const MatrixOperand& b, double* c, st
       }
       for (; j < P; ++j) {
         double acc = 0.0;
-        for (std::size_t k = k0; k < k_end; ++k) acc = multiply_add(element(a, i, k), b.data[k * b.stride + j], acc);
+        for (std::size_t k = k0; k < k_end; ++k) acc = multiply_add(element(a, i, k), element(b, k, j), acc);
         row[j] = k0 > 0 ? row[j] + acc : acc;
       }
     }
@@ -209,8 +283,11 @@ void product(const MatrixOperand& a, const MatrixOperand& b, double* c, std::siz
       for (std::size_t j = 0; j < P; ++j) c[i * ldc + j] = 0.0;
     return;
   }
-  if (M < kMr && !b.transposed) {
-    multiply_rows(a, b, c, ldc, M, K, P);
+  if (M < kMr && !b.transposed && (b.type == OperandType::Double || b.type == OperandType::F32)) {
+    if (b.type == OperandType::F32)
+      multiply_rows<true>(a, b, c, ldc, M, K, P);
+    else
+      multiply_rows<false>(a, b, c, ldc, M, K, P);
     return;
   }
   double* const a_packed = workspace;

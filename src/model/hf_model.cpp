@@ -1,5 +1,7 @@
 #include "model/hf_model.h"
 
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "attn/error.h"
@@ -191,7 +193,9 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   model.config = model_config(c);
   check_memory(c, model.config, options);
 
-  const CheckpointFiles files(result.folder);  // every header, no weight
+  // every header, no weight; kept open by the weights when they stay as stored
+  const auto opened = std::make_shared<const CheckpointFiles>(result.folder);
+  const CheckpointFiles& files = *opened;
   model.decoder.resize(c.num_layers);
   model.output.present = true;
   model.output.tied = c.tie_word_embeddings;
@@ -202,7 +206,7 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   else
     plan_llama(c, model, planner);
   plan_check(plan, files, c.architecture);  // every tensor found, float, of its shape
-  plan_read(plan, result.checkpoint_names);
+  plan_read(plan, result.checkpoint_names, options.weights_as_stored ? opened : nullptr);
 
   result.architecture = c.architecture;
   result.vocab_size = c.vocab_size;

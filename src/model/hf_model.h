@@ -7,8 +7,10 @@
 // Everything is checked before any weight is read: the config, the memory the model will
 // take (from the config, against --max-memory), every safetensors header, and that each
 // tensor the architecture needs is there with its dtype and shape. Then the weights are
-// widened to float64 (exact: every stored F32, F16, BF16 value is a float64 value) and
-// checked finite.
+// checked finite and widened to float64 (exact: every stored F32, F16, BF16 value is a
+// float64 value); with options.weights_as_stored the matrices stay in the mapped files
+// instead (Tensor::stored), widened as the steps read them, and only the vectors and the
+// learned positions are widened.
 #ifndef ATTN_MODEL_HF_MODEL_H_
 #define ATTN_MODEL_HF_MODEL_H_
 

@@ -1,6 +1,9 @@
 #include "model/hf_weights.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -91,11 +94,101 @@ void read_one(const WeightRead& w) {
   }
 }
 
+// Whether every number of the stored tensor is finite: its exponent bits not all ones,
+// tested on the bits, in one pass without a branch per number.
+template <typename Bits>
+bool all_finite(const std::uint8_t* bytes, std::size_t n, Bits exponent) {
+  Bits seen = 0;  // the exponent bits of a non-finite number, once one has been seen
+  for (std::size_t i = 0; i < n; ++i) {
+    Bits b;
+    std::memcpy(&b, bytes + sizeof(Bits) * i, sizeof(Bits));
+    seen |= static_cast<Bits>((b & exponent) == exponent ? exponent : 0);
+  }
+  return seen == 0;
+}
+
+bool stored_finite(const TensorView& view) {
+  const std::size_t n = view.size();
+  switch (view.info().dtype) {
+    case Dtype::F64:
+      return all_finite<std::uint64_t>(view.bytes(), n, 0x7ff0000000000000ULL);
+    case Dtype::F32:
+      return all_finite<std::uint32_t>(view.bytes(), n, 0x7f800000U);
+    case Dtype::F16:
+      return all_finite<std::uint16_t>(view.bytes(), n, 0x7c00U);
+    case Dtype::BF16:
+      return all_finite<std::uint16_t>(view.bytes(), n, 0x7f80U);
+    case Dtype::Other:
+      break;
+  }
+  return false;
+}
+
+StoredType stored_type(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::F64:
+      return StoredType::F64;
+    case Dtype::F32:
+      return StoredType::F32;
+    case Dtype::F16:
+      return StoredType::F16;
+    case Dtype::BF16:
+    case Dtype::Other:  // refused by plan_check
+      break;
+  }
+  return StoredType::BF16;
+}
+
+// Whether `w` stays as stored when the files are kept: a matrix, but not the learned
+// positions' table (small, and read whole at every step).
+bool stays_stored(const WeightRead& w) {
+  return w.layout != StoredLayout::Range && w.stored_shape.size() == 2 && w.parameter != "positions";
+}
+
+// `w` as a view of the mapped file. A non-finite number is found by the widening read
+// (read_one), which names the element as it always has.
+void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) {
+  const TensorView view = w.entry.file->view(*w.entry.tensor);
+  if (!stored_finite(view)) {
+    read_one(w);  // throws, naming the element; else the non-finite number lies outside w's columns
+    w.target->data.clear();
+    w.target->data.shrink_to_fit();
+  }
+  const Shape& s = w.stored_shape;
+  auto m = std::make_shared<StoredMatrix>();
+  m->type = stored_type(w.entry.tensor->dtype);
+  m->bytes = view.bytes();
+  m->stride = s[1];
+  m->keep = files;
+  Tensor& out = *w.target;
+  out = Tensor();
+  out.axes = w.axes;
+  switch (w.layout) {
+    case StoredLayout::Transposed:  // stored (out, in) read as (in, out)
+      m->transposed = true;
+      out.shape = {s[1], s[0]};
+      break;
+    case StoredLayout::Columns:  // columns [begin, end) of (rows, cols)
+      m->bytes += stored_type_bytes(m->type) * w.begin;
+      out.shape = {s[0], w.end - w.begin};
+      break;
+    case StoredLayout::AsStored:
+    case StoredLayout::Range:
+      out.shape = s;
+      break;
+  }
+  out.stored = std::move(m);
+}
+
 }  // namespace
 
-void plan_read(const std::vector<WeightRead>& plan, std::map<std::string, std::string>& names) {
+void plan_read(const std::vector<WeightRead>& plan, std::map<std::string, std::string>& names,
+               const std::shared_ptr<const void>& files) {
   for (const auto& w : plan) {
-    read_one(w);
+    if (files && stays_stored(w))
+      keep_stored(w, files);
+    else
+      read_one(w);
     names[w.parameter] = w.source_text();
   }
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,11 @@ void plan_check(std::vector<WeightRead>& plan, const CheckpointFiles& files, con
 
 // Reads every planned tensor into its target, widened to float64: InputError naming the
 // file, the tensor and the element at a NaN or infinity. Records each source in `names`.
-void plan_read(const std::vector<WeightRead>& plan, std::map<std::string, std::string>& names);
+// With `files` (the mapped files, kept open by the weights that point into them), the
+// matrices other than the learned positions stay where the files store them (Tensor::stored,
+// checked finite all the same) and only the vectors and the positions are widened.
+void plan_read(const std::vector<WeightRead>& plan, std::map<std::string, std::string>& names,
+               const std::shared_ptr<const void>& files = nullptr);
 
 }  // namespace attn
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/parameters.h"
 #include "model/attention_section.h"
 #include "model/byte_size.h"
 #include "model/token_input.h"
@@ -131,8 +132,10 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size,
   const long double ablation =
       size.ablation ? B * (T > 0 ? T : S) * V + (size.encoder_layers + size.decoder_layers) * B * std::max(S, T) * Hd
                     : 0.0L;
-  const long double bytes =
-      8.0L * (weights + activations + io + gradients + lens + ablation) + layer_overhead * (size.backward ? 2 : 1);
+  // Weights kept as stored take their bytes in the mapped files, not 8 each.
+  const long double stored = static_cast<long double>(size.stored_bytes) - 8.0L * size.stored_numbers;
+  const long double bytes = 8.0L * (weights + activations + io + gradients + lens + ablation) + stored +
+                            layer_overhead * (size.backward ? 2 : 1);
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -249,6 +252,11 @@ RunSize run_size_of(const Model& model, const RunInput& input) {
   size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
   size.lens = input.lens;
   size.ablation = !input.ablation.empty();
+  for (const ConstParameter& p : parameters(model))
+    if (p.tensor->stored) {
+      size.stored_numbers += p.tensor->size();
+      size.stored_bytes += p.tensor->size() * stored_type_bytes(p.tensor->stored->type);
+    }
   return size;
 }
 

@@ -14,7 +14,7 @@ namespace {
 template <typename M, typename Add>
 void each_parameter(M& model, Add add) {
   const auto put = [&](ParameterId id, auto& tensor) {
-    if (!tensor.data.empty()) add(id, tensor);
+    if (tensor.has_values()) add(id, tensor);
   };
   const auto attention = [&](auto& a, Stack stack, int layer, Block block) {
     const ParameterId at{WeightKind::W_q, stack, layer, block, 0, -1};

@@ -15,6 +15,10 @@ Tensor embedding_lookup(const Tensor& ids, const Tensor& table) {
   for (std::size_t i = 0; i < B * S; ++i) {
     const auto id = static_cast<std::size_t>(ids.data[i]);
     require(id < V, "embedding_lookup: id out of range");
+    if (table.stored) {  // a checkpoint's table: the rows read, widened; never the whole table
+      table.stored->widen_row(id, N, out.data.data() + i * N);
+      continue;
+    }
     std::copy(table.data.begin() + static_cast<std::ptrdiff_t>(id * N),
               table.data.begin() + static_cast<std::ptrdiff_t>((id + 1) * N),
               out.data.begin() + static_cast<std::ptrdiff_t>(i * N));

@@ -15,8 +15,18 @@ ProjectionGradients vocabulary_logits_backward(const Tensor& x, const Tensor& W,
 }
 
 Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding) {
-  // x is (B,T,N), embedding is (V,N) -> embedding^T is (N,V) -> x @ embedding^T is (B,T,V)
-  return linear_projection(x, transposed(embedding, {1, 0}), Tensor(), "V");
+  // x is (B,T,N), embedding is (V,N) -> x @ embedding^T is (B,T,V)
+  require(x.rank() == 3 && embedding.rank() == 2 && embedding.shape[1] == x.shape[2],
+          "tied_vocabulary_logits: x (B,T,N), embedding (V,N)");
+  const std::size_t rows = x.shape[0] * x.shape[1], N = x.shape[2], V = embedding.shape[0];
+  Tensor out = Tensor::uninitialized({x.shape[0], x.shape[1], V}, {x.axes[0], x.axes[1], "V"});  // all written below
+  // embedding^T read where the table lies, never copied (a copy of GPT-2's is 309 MB, made
+  // once per generated token): the same sums in the same order as x @ (a transposed copy)
+  if (embedding.stored)  // a checkpoint's table where it lies, widened as read
+    matmul(x.data.data(), embedding.stored->transpose(), out.data.data(), rows, N, V);
+  else
+    matmul_transposed(x.data.data(), embedding.data.data(), Transposed::B, out.data.data(), rows, N, V);
+  return out;
 }
 
 Tensor tied_vocabulary_logits_backward(const Tensor& x, const Tensor& embedding, const Tensor& dlogits,

@@ -16,6 +16,20 @@ void matmul(const double* a, const double* b, double* out, std::size_t M, std::s
     }
 }
 
+void matmul(const double* a, const StoredMatrix& b, double* out, std::size_t M, std::size_t K, std::size_t P) {
+  // a is (M,K), b is (K,P) as stored -> out is (M,P)
+  if (M * K * P >= kExactMaxElements) {
+    matmul_stored_fast(a, b, out, M, K, P);
+    return;
+  }
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < P; ++j) {
+      double sum = 0.0;
+      for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b.at(k, j);
+      out[i * P + j] = sum;
+    }
+}
+
 void matmul_transposed(const double* a, const double* b, Transposed which, double* out, std::size_t M, std::size_t K,
                        std::size_t P) {
   // Transposed::A: a is (K,M), b is (K,P); Transposed::B: a is (M,K), b is (P,K) -> out is (M,P)
@@ -43,7 +57,9 @@ Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, cons
   Tensor out = Tensor::uninitialized({B, S, M}, {x.axes[0], x.axes[1], out_axis});  // every element is written below
   // out = x @ W, all positions in one product: (B*S,N) @ (N,M)
   const std::size_t rows = B * S;
-  if (rows * N * M < kExactMaxElements)
+  if (W.stored)  // a checkpoint's weight where it lies, widened as read
+    matmul(x.data.data(), *W.stored, out.data.data(), rows, N, M);
+  else if (rows * N * M < kExactMaxElements)
     matmul(x.data.data(), W.data.data(), out.data.data(), rows, N, M);
   else
     matmul_fast(x.data.data(), W.data.data(), out.data.data(), rows, N, M);

@@ -21,6 +21,12 @@ namespace attn {
 // kernels/matmul.h.
 void matmul(const double* a, const double* b, double* out, std::size_t M, std::size_t K, std::size_t P);
 
+// The same with b a weight left where a checkpoint stores it (attn/tensor.h's
+// StoredMatrix), each number widened as it is read: the same sums in the same order, so the
+// bits of matmul on the widened matrix. The products from kExactMaxElements multiply-adds
+// go to kernels/matmul.h, which widens b as it packs it.
+void matmul(const double* a, const StoredMatrix& b, double* out, std::size_t M, std::size_t K, std::size_t P);
+
 // Which operand of a product is read transposed, where it is stored.
 enum class Transposed { A, B };
 
@@ -32,7 +38,7 @@ enum class Transposed { A, B };
 void matmul_transposed(const double* a, const double* b, Transposed which, double* out, std::size_t M, std::size_t K,
                        std::size_t P);
 
-// x is (B,S,N), W is (N,M), b is (M,) or empty -> x @ W + b is (B,S,M).
+// x is (B,S,N), W is (N,M) (in `data`, or stored), b is (M,) or empty -> x @ W + b is (B,S,M).
 // The new last axis is called out_axis ("H*d" for projections into heads, "N" for W_o).
 Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, const std::string& out_axis);
 

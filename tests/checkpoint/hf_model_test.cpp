@@ -29,8 +29,9 @@ const std::string kDir = std::string(ATTN_SOURCE_DIR) + "/tests/reference/hf_che
 
 // The checkpoint's model, given placeholder tokens w0 ... w{V-1} (the tokenizer's job) and
 // the reference's ids as its input.
-attn::LoadedModel model_reading(const std::string& name, const std::vector<std::size_t>& ids) {
-  attn::CheckpointModel checkpoint = attn::load_hf_model(kDir + name);
+attn::LoadedModel model_reading(const std::string& name, const std::vector<std::size_t>& ids,
+                                const attn::LoadOptions& options = {}) {
+  attn::CheckpointModel checkpoint = attn::load_hf_model(kDir + name, options);
   attn::LoadedModel loaded;
   loaded.model = std::move(checkpoint.model);
   std::vector<std::string> tokens;
@@ -173,4 +174,60 @@ TEST_CASE("Hugging Face checkpoints: Qwen3's q_norm/k_norm and llama3 RoPE map o
   CHECK(r.high_freq_factor == 4.0);
   CHECK(r.original_max_position_embeddings == 4.0);
   CHECK(llama3.model.config.rope_theta == 500000.0);
+}
+
+TEST_CASE("Hugging Face checkpoints: weights kept as stored give the bits of weights widened at load",
+          "[checkpoint][reference]") {
+  // Every case (F64, F32, F16, BF16; GPT-2's columns of c_attn, Llama's transposed
+  // nn.Linear, tied and untied heads): every tensor of the run and every cached generation
+  // step the same to the bit, the matrices left in the mapped file.
+  attn::LoadOptions as_stored;
+  as_stored.weights_as_stored = true;
+  std::size_t run = 0;
+  for (const auto& name : attn_test::case_names(kDir)) {
+    DYNAMIC_SECTION(name) {
+      const attn::Json expected = attn::read_json_object_file(kDir + name + "/expected.json");
+      const auto ids = expected.at("ids").get<std::vector<std::size_t>>();
+      const attn::LoadedModel widened = model_reading(name, ids), stored = model_reading(name, ids, as_stored);
+      const attn::AttentionWeights& w = stored.model.decoder[0].self_attention;
+      CHECK((w.W_q.stored && w.W_q.data.empty() && w.W_o.stored && stored.model.embedding.stored));
+      CHECK(stored.model.decoder[0].norm1.gamma.stored == nullptr);  // vectors are widened
+      CHECK(stored.model.embedding.shape == widened.model.embedding.shape);
+      CHECK(attn::parameter_count(stored.model) == attn::parameter_count(widened.model));
+      CHECK(attn::widened(w.W_q).data == widened.model.decoder[0].self_attention.W_q.data);
+      // The memory estimate counts the stored matrices at their bytes in the file.
+      const attn::RunSize size_a = attn::run_size_of(widened.model, widened.input);
+      const attn::RunSize size_b = attn::run_size_of(stored.model, stored.input);
+      CHECK(size_a.stored_numbers == 0);
+      CHECK(size_b.stored_numbers >= stored.model.embedding.size());
+      CHECK(attn::estimate_run_bytes(stored.model.config, size_b) ==
+            attn::estimate_run_bytes(widened.model.config, size_a) - 8 * size_b.stored_numbers + size_b.stored_bytes);
+      attn::Trace a(true), b(true);
+      attn::run_model(widened.model, widened.input, a);
+      attn::run_model(stored.model, stored.input, b);
+      REQUIRE(a.entries().size() == b.entries().size());
+      for (std::size_t i = 0; i < a.entries().size(); ++i) {
+        INFO(a.entries()[i].name);
+        CHECK(a.entries()[i].tensor.data == b.entries()[i].tensor.data);
+      }
+      // generation from the reference's prompt (within the positions), through the cache
+      const auto prompt = expected.at("prompt").get<std::vector<std::size_t>>();
+      const attn::LoadedModel pa = model_reading(name, prompt), pb = model_reading(name, prompt, as_stored);
+      attn::KvCacheDecoder cached_a(pa.model), cached_b(pb.model);
+      for (auto* pair : {&cached_a, &cached_b}) {
+        attn::Trace t(true);
+        t.keep_entries(false);
+        t.set_sink([&](const attn::TraceRecord& r) { pair->observe(r); });
+        attn::run_model(pair == &cached_a ? pa.model : pb.model, pa.input, t);
+      }
+      for (std::size_t step = 0; step < 3; ++step) {
+        attn::Trace t(true);
+        t.keep_entries(false);
+        const std::size_t next = (ids.back() + step) % widened.model.vocab.size();
+        CHECK(cached_a.step(next, t) == cached_b.step(next, t));
+      }
+    }
+    ++run;
+  }
+  CHECK(run >= 16);
 }
