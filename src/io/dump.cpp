@@ -149,7 +149,7 @@ class TraceDump::Json {
         std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
     const std::size_t parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
     pipeline_.run(
-        parts, n >= kParallelMinNumbers,
+        parts, rows.max_chars(0, std::min(rows.rows(), rows_per_part)), n >= kParallelMinNumbers,
         [&rows, rows_per_part](std::size_t part, PartBuffer& buffer) {
           const std::size_t begin = part * rows_per_part, end = std::min(rows.rows(), begin + rows_per_part);
           char* text = buffer.room(rows.max_chars(begin, end));

@@ -8,8 +8,13 @@ namespace attn {
 namespace {
 // Parts in flight (being formatted, or formatted and not yet written) per thread: enough
 // that the caller, finding the next part to write still in a helper's hands, has others
-// to take meanwhile; few enough that the text held stays a few megabytes.
+// to take meanwhile...
 constexpr std::size_t kSlotsPerThread = 4;
+// ... unless they would hold more text than this; never fewer than one part per thread
+// (a part is at least one row of a tensor, which can be long).
+constexpr std::size_t kMaxHeldBytes = std::size_t{16} << 20;
+// More threads than this would mostly wait for the one that writes.
+constexpr int kMaxThreads = 64;
 }  // namespace
 
 char* PartBuffer::room(std::size_t size) {
@@ -21,7 +26,7 @@ char* PartBuffer::room(std::size_t size) {
 }
 
 PartPipeline::PartPipeline(int threads)
-    : threads_(std::max(1, threads)), slots_(kSlotsPerThread * static_cast<std::size_t>(std::max(1, threads))) {}
+    : threads_(std::clamp(threads, 1, kMaxThreads)), slots_(kSlotsPerThread * static_cast<std::size_t>(threads_)) {}
 
 PartPipeline::~PartPipeline() {
   {
@@ -45,7 +50,7 @@ void PartPipeline::start_helpers() {
 
 // (under mutex_) A part is left to take, and its slot is free.
 bool PartPipeline::can_claim() const {
-  return format_ != nullptr && !failure_ && next_ < parts_ && next_ < emitted_ + slots_.size();
+  return format_ != nullptr && !failure_ && next_ < parts_ && next_ < emitted_ + window_;
 }
 
 void PartPipeline::helper_loop() {
@@ -55,7 +60,7 @@ void PartPipeline::helper_loop() {
     if (stopping_) return;
     // The call cannot end before this part is written, so *format_ outlives its use.
     const std::size_t part = next_++;
-    Slot& slot = slots_[part % slots_.size()];
+    Slot& slot = slots_[part % window_];
     const Format& format = *format_;
     ++busy_;
     lock.unlock();
@@ -84,7 +89,7 @@ void PartPipeline::finish_job(std::unique_lock<std::mutex>& lock) {
   done_.wait(lock, [this] { return busy_ == 0; });
 }
 
-void PartPipeline::run(std::size_t parts, bool shared, const Format& format, const Emit& emit) {
+void PartPipeline::run(std::size_t parts, std::size_t part_bytes, bool shared, const Format& format, const Emit& emit) {
   if (parts == 0) return;
   shared = shared && threads_ > 1 && parts > 1;
   if (shared && !helpers_started_) start_helpers();
@@ -92,6 +97,8 @@ void PartPipeline::run(std::size_t parts, bool shared, const Format& format, con
   format_ = &format;
   shared_ = shared && !helpers_.empty();
   parts_ = parts;
+  window_ = std::clamp(kMaxHeldBytes / std::max<std::size_t>(1, part_bytes), static_cast<std::size_t>(threads_),
+                       slots_.size());
   next_ = emitted_ = 0;
   failure_ = nullptr;
   for (auto& slot : slots_) slot.done = false;
@@ -99,7 +106,7 @@ void PartPipeline::run(std::size_t parts, bool shared, const Format& format, con
   try {
     while (emitted_ < parts_) {
       if (failure_) std::rethrow_exception(failure_);
-      Slot& first = slots_[emitted_ % slots_.size()];
+      Slot& first = slots_[emitted_ % window_];
       if (emitted_ < next_ && first.done) {  // the next part to write is ready
         lock.unlock();
         emit(first.buffer.data(), first.length);
@@ -109,7 +116,7 @@ void PartPipeline::run(std::size_t parts, bool shared, const Format& format, con
         if (shared_) work_.notify_one();  // its slot is free for another part
       } else if (can_claim()) {           // format a part here meanwhile
         const std::size_t part = next_++;
-        Slot& slot = slots_[part % slots_.size()];
+        Slot& slot = slots_[part % window_];
         lock.unlock();
         const std::size_t length = format(part, slot.buffer);
         lock.lock();

@@ -49,11 +49,11 @@ class PartPipeline {
   PartPipeline(const PartPipeline&) = delete;
   PartPipeline& operator=(const PartPipeline&) = delete;
 
-  // Formats parts 0 .. parts - 1 and emits them in order; with shared == false the caller
-  // formats them all (a tensor too small to be worth waking a thread). The text is the
-  // same whoever formats which part. An exception from format or emit is rethrown here
-  // once no helper is still formatting a part of this call.
-  void run(std::size_t parts, bool shared, const Format& format, const Emit& emit);
+  // Formats parts 0 .. parts - 1 (each at most part_bytes of text) and emits them in
+  // order; with shared == false the caller formats them all (a tensor too small to be worth
+  // waking a thread). The text is the same whoever formats which part. An exception from
+  // format or emit is rethrown here once no helper is still formatting a part of this call.
+  void run(std::size_t parts, std::size_t part_bytes, bool shared, const Format& format, const Emit& emit);
 
  private:
   struct Slot {
@@ -69,7 +69,7 @@ class PartPipeline {
   int threads_;
   std::vector<std::thread> helpers_;
   bool helpers_started_ = false;
-  std::vector<Slot> slots_;  // parts not yet emitted, part p in slots_[p % size]
+  std::vector<Slot> slots_;  // parts not yet emitted, part p in slots_[p % window_]
   std::mutex mutex_;
   std::condition_variable work_;  // helpers wait for a part to take
   std::condition_variable done_;  // the caller waits for a helper's part
@@ -77,7 +77,8 @@ class PartPipeline {
   const Format* format_ = nullptr;
   bool shared_ = false;
   std::size_t parts_ = 0, next_ = 0, emitted_ = 0;
-  int busy_ = 0;  // helpers formatting a part
+  std::size_t window_ = 1;  // parts formatted or being formatted and not yet emitted, at most
+  int busy_ = 0;            // helpers formatting a part
   std::exception_ptr failure_;
   bool stopping_ = false;
 };

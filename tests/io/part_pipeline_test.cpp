@@ -41,7 +41,7 @@ TEST_CASE("parts are written in order whoever formats them, on any number of thr
       for (const bool shared : {true, false}) {
         std::string out;
         pipeline.run(
-            parts, shared,
+            parts, 16, shared,
             [](std::size_t part, attn::PartBuffer& buffer) {
               if (part % 50 == 3) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // uneven work
               return write_part(part, buffer);
@@ -63,7 +63,7 @@ TEST_CASE("a helper that stalls in its part does not hold up the caller's other 
   std::atomic<std::size_t> by_caller{0};
   std::string out;
   pipeline.run(
-      parts, true,
+      parts, 16, true,
       [&](std::size_t part, attn::PartBuffer& buffer) {
         if (std::this_thread::get_id() == caller) {
           ++by_caller;
@@ -85,7 +85,7 @@ TEST_CASE("an error while formatting or writing a part reaches the caller, and t
   std::string out;
   const auto append = [&out](const char* text, std::size_t length) { out.append(text, length); };
   CHECK_THROWS_WITH(pipeline.run(
-                        200, true,
+                        200, 16, true,
                         [](std::size_t part, attn::PartBuffer& buffer) {
                           if (part == 37) throw std::runtime_error("part 37 failed");
                           return write_part(part, buffer);
@@ -97,7 +97,7 @@ TEST_CASE("an error while formatting or writing a part reaches the caller, and t
 
   out.clear();
   std::size_t written = 0;
-  CHECK_THROWS_WITH(pipeline.run(200, true, write_part,
+  CHECK_THROWS_WITH(pipeline.run(200, 16, true, write_part,
                                  [&](const char* text, std::size_t length) {
                                    if (written++ == 10) throw std::runtime_error("disk full");
                                    out.append(text, length);
@@ -106,6 +106,33 @@ TEST_CASE("an error while formatting or writing a part reaches the caller, and t
   CHECK(out == expected_text(10));
 
   out.clear();
-  pipeline.run(200, true, write_part, append);
+  pipeline.run(200, 16, true, write_part, append);
   CHECK(out == expected_text(200));
+}
+
+TEST_CASE("parts too large to hold many of hold back the threads: one part each in flight", "[part_pipeline]") {
+  // Writing is slow (1 ms a part), so formatting runs ahead as far as it may: four parts
+  // per thread when parts are small, one per thread when four each would pass 16 MiB.
+  for (const std::size_t part_bytes : {std::size_t{16}, std::size_t{1} << 30}) {
+    INFO("part_bytes " << part_bytes);
+    attn::PartPipeline pipeline(3);
+    std::atomic<std::size_t> begun{0}, written{0}, most_in_flight{0};
+    std::mutex mutex;
+    std::string out;
+    pipeline.run(
+        60, part_bytes, true,
+        [&](std::size_t part, attn::PartBuffer& buffer) {
+          const std::size_t in_flight = ++begun - written;
+          std::lock_guard<std::mutex> lock(mutex);
+          most_in_flight = std::max<std::size_t>(most_in_flight, in_flight);
+          return write_part(part, buffer);
+        },
+        [&](const char* text, std::size_t length) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          out.append(text, length);
+          ++written;
+        });
+    CHECK(out == expected_text(60));
+    CHECK(most_in_flight <= (part_bytes == 16 ? 12u : 3u));
+  }
 }
