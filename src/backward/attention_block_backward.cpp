@@ -36,34 +36,40 @@ struct HeadChains {
   }
 };
 
-// The backward of one projection, X @ W (+ b, its own step) -> P: records dL/dP (after the
-// bias, then before it, the same tensor) for `kind` (Query, Key, Value), adds dW and db to
-// the weights' gradients and returns dX.
-Tensor projection_backward(const Tensor& x, const Tensor& W, const Tensor& b, StepKind kind, StepKind heads,
-                           const AttentionWeights& weights, const GradScope& at, Tensor dp) {
-  const bool query = kind == StepKind::Query, key = kind == StepKind::Key;
-  const WeightKind w_kind = query ? WeightKind::W_q : key ? WeightKind::W_k : WeightKind::W_v;
-  const WeightKind b_kind = query ? WeightKind::b_q : key ? WeightKind::b_k : WeightKind::b_v;
-  const StepKind biased = query ? StepKind::BiasedQuery : key ? StepKind::BiasedKey : StepKind::BiasedValue;
-  ProjectionGradients g = linear_projection_backward(x, W, false, dp);
-  at.weights().add_projection(at.weight_id(w_kind), weights, std::move(g.dW));
-  if (b.data.empty()) {
-    at.record(kind, std::move(dp), {at.kept_gradient(heads)});
-    return std::move(g.dx);
+// The backward of one projection, X @ W, then the steps on it the block's weights bring (the
+// bias, projection_chain): records dL/d each entry of the chain, last first (through a bias
+// the same tensor), adds dW and each step's dweight to the weights' gradients and returns dX.
+Tensor projection_backward(const Tensor& x, HeadsOf which, StepKind heads, const AttentionWeights& w,
+                           const ModelConfig& config, const GradScope& at, Tensor dp) {
+  const bool query = which == HeadsOf::Queries, key = which == HeadsOf::Keys;
+  const Tensor& W = query ? w.W_q : key ? w.W_k : w.W_v;
+  const std::vector<StepKind> chain = projection_chain(w, which);
+  const auto read_by = [&](std::size_t i) { return at.kept_gradient(i + 1 < chain.size() ? chain[i + 1] : heads); };
+  // each step on the projection, last first: dL/dx from dL/d(its output) and its input (the
+  // entry before it); dL/dweight summed into the weight's gradient (the bias: Σ dL/dP)
+  for (std::size_t i = chain.size() - 1; i > 0; --i) {
+    const WeightStep& s = *std::find_if(weight_steps().begin(), weight_steps().end(),
+                                        [&](const WeightStep& row) { return row.kind == chain[i]; });
+    HeadStepGradients g = s.backward(at.value(chain[i - 1]), w.*s.weight, config, dp);
+    at.record(s.kind, std::move(dp), {read_by(i)});
+    at.weights().add(at.weight_id(s.weight_kind), std::move(g.dweight));
+    dp = std::move(g.dx);
   }
-  // + b: dL/db = Σ dL/dP over positions; dL/d(X @ W) = dL/dP
-  at.weights().add(at.weight_id(b_kind), add_bias_backward(dp, W.axes.size() == 2 ? W.axes[1] : ""));
-  Tensor dproduct = dp;
-  at.record(biased, std::move(dp), {at.kept_gradient(heads)});
-  at.record(kind, std::move(dproduct), {at.kept_gradient(biased)});
+  // X @ W: dX = dP @ Wᵀ, dW = Xᵀ @ dP
+  ProjectionGradients g = linear_projection_backward(x, W, false, dp);
+  at.weights().add_projection(at.weight_id(query ? WeightKind::W_q
+                                           : key ? WeightKind::W_k
+                                                 : WeightKind::W_v),
+                              w, std::move(g.dW));
+  at.record(chain[0], std::move(dp), {read_by(0)});
   return std::move(g.dx);
 }
 
 // Steps 2-1 backward: the heads merged back into Q, K, V, then the projections. Records
 // grad.v_heads, grad.k_heads, grad.q_heads, grad.v, grad.k, grad.q.
 AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_kv, const AttentionWeights& w,
-                                             const GradScope& at, Tensor dq_heads, Tensor dk_heads, Tensor dv_heads,
-                                             const HeadChains& chains) {
+                                             const ModelConfig& config, const GradScope& at, Tensor dq_heads,
+                                             Tensor dk_heads, Tensor dv_heads, const HeadChains& chains) {
   // (B,H,S,d) -> (B,S,H,d) -> (B,S,H*d); keys and values (B,G,T,d) -> (B,T,G*d)
   Tensor dv = split_heads_backward(dv_heads), dk = split_heads_backward(dk_heads), dq = split_heads_backward(dq_heads);
   // dV = weightsᵀ @ dcontext; dK = (dKᵀ)ᵀ; dQ = dscores @ K (each through the steps on the
@@ -81,17 +87,16 @@ AttentionInputGradients projections_backward(const StepId& x_q, const StepId& x_
   const Tensor xkv_own = x_kv == x_q ? Tensor() : at.value(x_kv);
   const Tensor& xkv = x_kv == x_q ? xq : xkv_own;
   AttentionInputGradients g;
-  const Tensor dx_v =
-      projection_backward(xkv, w.W_v, w.b_v, StepKind::Value, StepKind::ValueHeads, w, at, std::move(dv));
-  const Tensor dx_k = projection_backward(xkv, w.W_k, w.b_k, StepKind::Key, StepKind::KeyHeads, w, at, std::move(dk));
-  g.dx_q = projection_backward(xq, w.W_q, w.b_q, StepKind::Query, StepKind::QueryHeads, w, at, std::move(dq));
+  const Tensor dx_v = projection_backward(xkv, HeadsOf::Values, StepKind::ValueHeads, w, config, at, std::move(dv));
+  const Tensor dx_k = projection_backward(xkv, HeadsOf::Keys, StepKind::KeyHeads, w, config, at, std::move(dk));
+  g.dx_q = projection_backward(xq, HeadsOf::Queries, StepKind::QueryHeads, w, config, at, std::move(dq));
   g.dx_kv = gradient_sum(dx_k, dx_v);
   return g;
 }
 
 // Steps 2c-2a backward, each where the block has it, last first: the repeat (each key/value
 // head gets the sum of its copies' gradients), RoPE (the gradient turned back by each
-// position's angles), the steps on the heads the block's weights bring (head_steps:
+// position's angles), the steps on the heads the block's weights bring (weight_steps:
 // QK-norm), last row first. dq, dk, dv come in as dL/d(the queries, keys and values the
 // scores and the context read) and leave as dL/dq_heads, dk_heads, dv_heads. Records
 // grad.v_repeat, k_repeat, k_rope, q_rope, k_normed, q_normed.
@@ -118,15 +123,16 @@ void positioned_heads_backward(const AttentionWeights& w, const HeadChains& chai
   }
   // each step on the heads, last row first: dL/dx from dL/d(its output) and its input (the
   // entry before it in its chain); dL/dweight summed into the weight's gradient
-  const std::vector<HeadStep>& steps = head_steps();
+  const std::vector<WeightStep>& steps = weight_steps();
   for (auto s = steps.rbegin(); s != steps.rend(); ++s) {
-    const std::vector<StepKind>& chain = chains.of(s->heads);
+    if (s->on != StepOn::Heads) continue;
+    const std::vector<StepKind>& chain = chains.of(s->of);
     const auto it = std::find(chain.begin(), chain.end(), s->kind);
     if (it == chain.end()) continue;  // the block has not its weight
     const std::size_t i = static_cast<std::size_t>(it - chain.begin());
-    Tensor& dy = s->heads == HeadsOf::Queries ? dq : dk;
+    Tensor& dy = s->of == HeadsOf::Queries ? dq : dk;
     HeadStepGradients g = s->backward(at.value(chain[i - 1]), w.*s->weight, config, dy);
-    at.record(s->kind, std::move(dy), chains.after(s->heads, i, at));
+    at.record(s->kind, std::move(dy), chains.after(s->of, i, at));
     at.weights().add(at.weight_id(s->weight_kind), std::move(g.dweight));
     dy = std::move(g.dx);
   }
@@ -209,7 +215,7 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
   positioned_heads_backward(w, chains, config, at, dq, dk, dv);
 
   // 2-1. the heads and the projections
-  return projections_backward(x_q, x_kv, w, at, std::move(dq), std::move(dk), std::move(dv), chains);
+  return projections_backward(x_q, x_kv, w, config, at, std::move(dq), std::move(dk), std::move(dv), chains);
 }
 
 }  // namespace attn

@@ -26,45 +26,66 @@ Tensor kv_heads(Tensor t, std::size_t G, std::size_t H) {
 
 }  // namespace
 
-Traced projected(const Traced& x, const Tensor& W, const Tensor& b, StepKind kind, const char* out_axis,
-                 const TraceScope& at) {
-  // x is (B,S,N), W is (N,M), b is (M,) or empty -> (B,S,M)
-  const bool query = kind == StepKind::Query, key = kind == StepKind::Key;
-  const std::string letter = query ? "q" : key ? "k" : "v";
-  const StepKind biased = query ? StepKind::BiasedQuery : key ? StepKind::BiasedKey : StepKind::BiasedValue;
-  Traced product =
-      at.record(kind, linear_projection(x.value, W, Tensor(), out_axis), {at.operand(x), at.weight("W_" + letter, W)});
-  if (b.data.empty()) return product;
-  // + b: (B,S,M) + (M,) -> (B,S,M)
-  return at.record(biased, add_bias(product.value, b), {at.operand(product), at.weight("b_" + letter, b)});
-}
-
-const std::vector<HeadStep>& head_steps() {
-  // each row's calls, of x (the heads), weight and config: attn/block_weights.def
-  static const std::vector<HeadStep> rows = {
-#define ATTN_HEAD_STEP(member, weight_kind, of, step_kind, step_call, backward_call)                        \
-  {&AttentionWeights::member,                                                                               \
-   WeightKind::weight_kind,                                                                                 \
-   HeadsOf::of,                                                                                             \
-   StepKind::step_kind,                                                                                     \
-   []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& weight,                              \
-      [[maybe_unused]] const ModelConfig& config) -> Tensor { return step_call; },                          \
-   []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& weight,                              \
-      [[maybe_unused]] const ModelConfig& config, [[maybe_unused]] const Tensor& dy) -> HeadStepGradients { \
-     auto [dx, dweight] = backward_call;                                                                    \
-     return {std::move(dx), std::move(dweight)};                                                            \
+const std::vector<WeightStep>& weight_steps() {
+  // each row's calls, of x (the projection or the heads), weight and config: attn/step_kinds.def
+  static const std::vector<WeightStep> rows = {
+#define ATTN_STEP(...)
+#define ATTN_WEIGHT_STEP(step_kind, trace, display, page, why, forward, backward, place, alias, summary, member, \
+                         weight_kind, shape, needs, comment, step_on, heads_of, step_call, backward_call)        \
+  {&AttentionWeights::member,                                                                                    \
+   #member,                                                                                                      \
+   WeightKind::weight_kind,                                                                                      \
+   StepOn::step_on,                                                                                              \
+   HeadsOf::heads_of,                                                                                            \
+   StepKind::step_kind,                                                                                          \
+   []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& weight,                                   \
+      [[maybe_unused]] const ModelConfig& config) -> Tensor { return step_call; },                               \
+   []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& weight,                                   \
+      [[maybe_unused]] const ModelConfig& config, [[maybe_unused]] const Tensor& dy) -> HeadStepGradients {      \
+     auto [dx, dweight] = backward_call;                                                                         \
+     return {std::move(dx), std::move(dweight)};                                                                 \
    }},
-#include "attn/block_weights.def"
-#undef ATTN_HEAD_STEP
+#include "attn/step_kinds.def"
+#undef ATTN_WEIGHT_STEP
+#undef ATTN_STEP
   };
   return rows;
+}
+
+Traced projected(const Traced& x, const AttentionWeights& w, HeadsOf which, const char* out_axis,
+                 const ModelConfig& config, const TraceScope& at) {
+  // x is (B,S,N), W is (N,M) -> (B,S,M)
+  const bool query = which == HeadsOf::Queries, key = which == HeadsOf::Keys;
+  const std::string letter = query ? "q" : key ? "k" : "v";
+  const Tensor& W = query ? w.W_q : key ? w.W_k : w.W_v;
+  Traced out =
+      at.record(query ? StepKind::Query
+                : key ? StepKind::Key
+                      : StepKind::Value,
+                linear_projection(x.value, W, Tensor(), out_axis), {at.operand(x), at.weight("W_" + letter, W)});
+  // each step on it the block's weights bring (the bias: + b, (B,S,M) + (M,) -> (B,S,M))
+  for (const WeightStep& s : weight_steps()) {
+    const Tensor& weight = w.*s.weight;
+    if (s.on == StepOn::Projection && s.of == which && !weight.data.empty())
+      out = at.record(s.kind, s.step(out.value, weight, config), {at.operand(out), at.weight(s.weight_name, weight)});
+  }
+  return out;
+}
+
+std::vector<StepKind> projection_chain(const AttentionWeights& w, HeadsOf which) {
+  std::vector<StepKind> chain = {which == HeadsOf::Queries ? StepKind::Query
+                                 : which == HeadsOf::Keys  ? StepKind::Key
+                                                           : StepKind::Value};
+  for (const WeightStep& s : weight_steps())
+    if (s.on == StepOn::Projection && s.of == which && !(w.*s.weight).data.empty()) chain.push_back(s.kind);
+  return chain;
 }
 
 std::vector<StepKind> head_chain(const AttentionWeights& w, HeadsOf which, bool rope) {
   const bool queries = which == HeadsOf::Queries;
   std::vector<StepKind> chain = {queries ? StepKind::QueryHeads : StepKind::KeyHeads};
-  for (const HeadStep& s : head_steps())
-    if (s.heads == which && !(w.*s.weight).data.empty()) chain.push_back(s.kind);
+  for (const WeightStep& s : weight_steps())
+    if (s.on == StepOn::Heads && s.of == which && !(w.*s.weight).data.empty()) chain.push_back(s.kind);
   if (rope) chain.push_back(queries ? StepKind::RotatedQueries : StepKind::RotatedKeys);
   return chain;
 }
@@ -72,9 +93,9 @@ std::vector<StepKind> head_chain(const AttentionWeights& w, HeadsOf which, bool 
 Traced positioned_heads(Traced heads, HeadsOf which, const AttentionWeights& w, bool rope, std::size_t first_position,
                         const ModelConfig& config, const TraceScope& at) {
   // heads is (B,H,S,d) (keys (B,G,T,d)) -> the same shape
-  for (const HeadStep& s : head_steps()) {
+  for (const WeightStep& s : weight_steps()) {
     const Tensor& weight = w.*s.weight;
-    if (s.heads == which && !weight.data.empty())
+    if (s.on == StepOn::Heads && s.of == which && !weight.data.empty())
       heads = at.record(s.kind, s.step(heads.value, weight, config), {at.operand(heads)});
   }
   if (rope)
@@ -124,9 +145,9 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d); keys and values (B,T,G*d)
   const char* kv_axis = G != H ? "G*d" : "H*d";
   // (each plus its bias, b_q (H*d,), b_k and b_v (G*d,), as a step of its own when the block has one)
-  const Traced q = projected(x_q, w.W_q, w.b_q, StepKind::Query, "H*d", at);
-  const Traced k = projected(x_kv, w.W_k, w.b_k, StepKind::Key, kv_axis, at);
-  const Traced v = projected(x_kv, w.W_v, w.b_v, StepKind::Value, kv_axis, at);
+  const Traced q = projected(x_q, w, HeadsOf::Queries, "H*d", config, at);
+  const Traced k = projected(x_kv, w, HeadsOf::Keys, kv_axis, config, at);
+  const Traced v = projected(x_kv, w, HeadsOf::Values, kv_axis, config, at);
 
   // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d); keys and values into G heads
   Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);

@@ -64,11 +64,11 @@ Traced cached_attention(const Traced& x, const AttentionWeights& w, Tensor& cach
   const std::size_t H = config.num_heads, G = config.kv_heads();
   const char* kv_axis = G != H ? "G*d" : "H*d";
   const bool rope = uses_rope(config, at.id(StepKind::Query).block);
-  const Traced q = projected(x, w.W_q, w.b_q, StepKind::Query, "H*d", at);
+  const Traced q = projected(x, w, HeadsOf::Queries, "H*d", config, at);
   std::optional<Traced> k, v;
   if (append) {
-    k = projected(x, w.W_k, w.b_k, StepKind::Key, kv_axis, at);
-    v = projected(x, w.W_v, w.b_v, StepKind::Value, kv_axis, at);
+    k = projected(x, w, HeadsOf::Keys, kv_axis, config, at);
+    v = projected(x, w, HeadsOf::Values, kv_axis, config, at);
   }
   // (1,1,H*d) -> (1,H,1,d); with RoPE turned by the angles of `position`
   const Traced query = positioned_heads(at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}),

@@ -21,44 +21,55 @@ namespace attn {
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& weights, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at);
 
-// One of the projections into heads, x · W (recorded as `kind`: Query, Key or Value), then,
-// when b is not empty, its bias as a step of its own (BiasedQuery, BiasedKey, BiasedValue):
-// x is (B,S,N), W is (N,M), b is (M,) or empty -> (B,S,M), its last axis named out_axis.
-Traced projected(const Traced& x, const Tensor& W, const Tensor& b, StepKind kind, const char* out_axis,
-                 const TraceScope& at);
+// Which of the queries, keys and values a step a block's weight brings turns
+// (attn/step_kinds.def's ATTN_WEIGHT_STEP rows).
+enum class HeadsOf : std::uint8_t { Queries, Keys, Values };
+// Where it turns them: the projection before the head split, or the heads after it.
+enum class StepOn : std::uint8_t { Projection, Heads };
 
-// Which heads a step on the heads turns (attn/block_weights.def's ATTN_HEAD_STEP rows).
-enum class HeadsOf : std::uint8_t { Queries, Keys };
+// One of the projections into heads, x · W_q (W_k, W_v; recorded as Query, Key or Value),
+// then each step on the projection the block's weights bring (weight_steps: the bias,
+// BiasedQuery, BiasedKey, BiasedValue): x is (B,S,N), W is (N,M) -> (B,S,M), its last axis
+// named out_axis.
+Traced projected(const Traced& x, const AttentionWeights& w, HeadsOf which, const char* out_axis,
+                 const ModelConfig& config, const TraceScope& at);
 
-// dL/dx and dL/dweight of a step on the heads.
+// dL/dx and dL/dweight of a step a block's weight brings.
 struct HeadStepGradients {
   Tensor dx;
   Tensor dweight;
 };
 
-// A step on the query or key heads that a block's weight brings: a row of
-// attn/block_weights.def's ATTN_HEAD_STEP (QK-norm's q_normed, k_normed).
-struct HeadStep {
+// A step that a block's weight brings, on a projection (the biases) or on the query or key
+// heads (QK-norm): an ATTN_WEIGHT_STEP row of the table of step kinds, attn/step_kinds.def.
+struct WeightStep {
   Tensor AttentionWeights::*weight;  // the block's weight; empty: the block has not this step
+  const char* weight_name;           // "b_q": the weight's name among the entry's operands
   WeightKind weight_kind;
-  HeadsOf heads;
+  StepOn on;
+  HeadsOf of;
   StepKind kind;
-  // x is (B,H,S,d) (keys (B,G,T,d)) -> the same shape
+  // x is Q (B,S,H*d) (K, V (B,T,G*d)), or the heads (B,H,S,d) (keys (B,G,T,d)) -> the same shape
   Tensor (*step)(const Tensor& x, const Tensor& weight, const ModelConfig& config);
   // dy is dL/d(the step's output), x's shape -> dL/dx, dL/dweight
   HeadStepGradients (*backward)(const Tensor& x, const Tensor& weight, const ModelConfig& config, const Tensor& dy);
 };
 
-// The rows of ATTN_HEAD_STEP, in the table's order.
-const std::vector<HeadStep>& head_steps();
+// The ATTN_WEIGHT_STEP rows, in the table's order.
+const std::vector<WeightStep>& weight_steps();
+
+// The entries a projection goes through, in order: Query (Key, Value), then each step on
+// the projection the block's weights bring (weight_steps: BiasedQuery). The last is what
+// the head split reads.
+std::vector<StepKind> projection_chain(const AttentionWeights& w, HeadsOf which);
 
 // The entries the query (or key) heads go through, in order: QueryHeads (KeyHeads), then
-// each step on the heads the block's weights bring (head_steps), then RotatedQueries
+// each step on the heads the block's weights bring (weight_steps), then RotatedQueries
 // (RotatedKeys) with RoPE. The last is what the scores read (before the keys' repeat).
 std::vector<StepKind> head_chain(const AttentionWeights& w, HeadsOf which, bool rope);
 
 // The query or key heads the scores read: `heads` (B,H,S,d) (keys (B,G,T,d)) through each
-// step on the heads the block's weights bring (head_steps: QK-norm), then RoPE (when
+// step on the heads the block's weights bring (weight_steps: QK-norm), then RoPE (when
 // `rope`; row s at position first_position + s); the heads themselves without any.
 Traced positioned_heads(Traced heads, HeadsOf which, const AttentionWeights& w, bool rope, std::size_t first_position,
                         const ModelConfig& config, const TraceScope& at);

@@ -1,4 +1,7 @@
-// The steps of multi-head attention, from the projections to the output projection.
+// The steps of multi-head attention, from the projections to the output projection. The
+// backward printers of the older steps are in print_backward_attention.cpp; a step added as a
+// row since (the q/k/v bias, QK-norm) has both its printers here, its backward's beside its
+// forward's, so that a new step is one printer file.
 #include <algorithm>
 #include <cmath>
 
@@ -81,6 +84,23 @@ void print_bias(const TraceEntry& e, PrintContext& c) {
   c.page.tensor(name, e.tensor);
 }
 
+void print_bias_backward(const TraceEntry& e, PrintContext& c) {
+  // e is dL/dQ (B,S,H*d) after the bias, or dL/dK, dL/dV -> the same tensor before it, db (H*d,)
+  const bool q = e.id.kind == StepKind::BiasedQuery, k = e.id.kind == StepKind::BiasedKey;
+  const std::string l = q ? "q" : k ? "k" : "v", L = q ? "Q" : k ? "K" : "V";
+  print_backward_text(e, c,
+                      {page_of(e.id.kind),
+                       q   ? "Query bias"
+                       : k ? "Key bias"
+                           : "Value bias",
+                       {fmt::format("dL/d{0} before the bias = dL/d{0} after it (adding a constant passes the "
+                                    "gradient on unchanged)",
+                                    L),
+                        fmt::format("dL/db_{} = Σ dL/d{}, summed over every position", l, L)},
+                       "dL/d" + L});
+  print_weight_gradients(e, c, q ? WeightKind::b_q : k ? WeightKind::b_k : WeightKind::b_v);
+}
+
 void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   // H heads, or G for the keys and values of grouped-query attention
@@ -144,6 +164,20 @@ void print_qk_norm(const TraceEntry& e, PrintContext& c) {
   c.page.worked(worked_rms_norm_row(row_of(m, row), to_vector(gamma->data), eps,
                                     fmt::format("{}{}[{}]", from, head_index(input->tensor, b, h), row),
                                     c.worked_options()));
+}
+
+void print_qk_norm_backward(const TraceEntry& e, PrintContext& c) {
+  const bool query = e.id.kind == StepKind::NormedQueries;
+  const std::string name = display_name(e.id), gamma = query ? "q_norm" : "k_norm";
+  print_backward_text(e, c,
+                      {page_of(e.id.kind),
+                       fmt::format("RMSNorm over each {} head (QK-norm)", query ? "query" : "key"),
+                       {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per head and position   (r = 1 / sqrt(mean(x²) "
+                                    "+ eps), x̂ = x · r, g = dL/d{} ⊙ {})",
+                                    name, gamma),
+                        fmt::format("dL/d{} = Σ dL/d{} ⊙ x̂, summed over every head and position", gamma, name)},
+                       "dL/d" + name});
+  print_weight_gradients(e, c, query ? WeightKind::QNorm : WeightKind::KNorm);
 }
 
 void print_rope(const TraceEntry& e, PrintContext& c) {

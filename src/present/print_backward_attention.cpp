@@ -58,23 +58,6 @@ void print_projection_backward(const TraceEntry& e, PrintContext& c) {
   if (!biased) print_weight_gradients(e, c, l == "q" ? WeightKind::b_q : l == "k" ? WeightKind::b_k : WeightKind::b_v);
 }
 
-void print_bias_backward(const TraceEntry& e, PrintContext& c) {
-  // e is dL/dQ (B,S,H*d) after the bias, or dL/dK, dL/dV -> the same tensor before it, db (H*d,)
-  const bool q = e.id.kind == StepKind::BiasedQuery, k = e.id.kind == StepKind::BiasedKey;
-  const std::string l = q ? "q" : k ? "k" : "v", L = upper(l);
-  print_backward_text(e, c,
-                      {page_of(e.id.kind),
-                       q   ? "Query bias"
-                       : k ? "Key bias"
-                           : "Value bias",
-                       {fmt::format("dL/d{0} before the bias = dL/d{0} after it (adding a constant passes the "
-                                    "gradient on unchanged)",
-                                    L),
-                        fmt::format("dL/db_{} = Σ dL/d{}, summed over every position", l, L)},
-                       "dL/d" + L});
-  print_weight_gradients(e, c, q ? WeightKind::b_q : k ? WeightKind::b_k : WeightKind::b_v);
-}
-
 void print_split_heads_backward(const TraceEntry& e, PrintContext& c) {
   const std::string L = upper(projection_letter(e.id.kind));
   print_backward_text(e, c,
@@ -108,20 +91,6 @@ void print_rope_backward(const TraceEntry& e, PrintContext& c) {
       worked_rope_pair_backward(m.data[p * d + i], m.data[p * d + i + d / 2], p, i, d, c.model.config.rope_theta,
                                 {"dL/d" + L + "_heads" + index, "dL/d" + L + "_rope" + index}, c.worked_options()),
       "worked, one pair:");
-}
-
-void print_qk_norm_backward(const TraceEntry& e, PrintContext& c) {
-  const bool query = e.id.kind == StepKind::NormedQueries;
-  const std::string name = display_name(e.id), gamma = query ? "q_norm" : "k_norm";
-  print_backward_text(e, c,
-                      {page_of(e.id.kind),
-                       fmt::format("RMSNorm over each {} head (QK-norm)", query ? "query" : "key"),
-                       {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per head and position   (r = 1 / sqrt(mean(x²) "
-                                    "+ eps), x̂ = x · r, g = dL/d{} ⊙ {})",
-                                    name, gamma),
-                        fmt::format("dL/d{} = Σ dL/d{} ⊙ x̂, summed over every head and position", gamma, name)},
-                       "dL/d" + name});
-  print_weight_gradients(e, c, query ? WeightKind::QNorm : WeightKind::KNorm);
 }
 
 void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c) {

@@ -92,7 +92,9 @@ const char* explanation_of(StepKind kind);
 
 // The printers the table of step kinds names, declared from it: the forward's by the part
 // of the model they show (print_input.cpp, print_attention.cpp, print_layer.cpp,
-// print_output.cpp), the backward's beside them (print_backward_*.cpp), each showing
+// print_output.cpp), the backward's in print_backward_*.cpp (a step added since the q/k/v
+// bias keeps its backward's beside its forward's, print_bias_backward and
+// print_qk_norm_backward in print_attention.cpp: one file for a new step), each showing
 // dL/d(its entry's forward tensor) and how the step that made it passes the gradient on to
 // its inputs and weights. print_not_a_gradient is for the kinds without one.
 #define ATTN_STEP(kind, trace, display, page, why, forward, backward, ...) \

@@ -122,4 +122,9 @@ Tensor add_bias_backward(const Tensor& dy, const std::string& axis) {
   return db;
 }
 
+BiasGradients add_bias_step_backward(const Tensor& b, const Tensor& dy) {
+  // b is (M,), dy is (B,S,M) -> dx (B,S,M), db (M,)
+  return {dy, add_bias_backward(dy, b.axes.size() == 1 ? b.axes[0] : "")};
+}
+
 }  // namespace attn

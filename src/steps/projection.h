@@ -59,6 +59,13 @@ Tensor add_bias(const Tensor& x, const Tensor& b);
 // dy is (B,S,M) -> db (M,) = Σ over positions of dy, in order of position; axis names the
 // result's one axis ("H*d"). dL/dx is dy itself: adding a constant passes the gradient on.
 Tensor add_bias_backward(const Tensor& dy, const std::string& axis);
+// The bias step's backward, of b (M,) and dy (B,S,M): dL/dx = dy (B,S,M), dL/db (M,) =
+// add_bias_backward(dy), its axis named as b's.
+struct BiasGradients {
+  Tensor dx;
+  Tensor db;
+};
+BiasGradients add_bias_step_backward(const Tensor& b, const Tensor& dy);
 
 }  // namespace attn
 
