@@ -8,7 +8,7 @@
 #include <cstdint>
 
 namespace {
-// clang-format off: two entries a line, as written
+// clang-format off
 constexpr std::uint64_t kExp2Table[2 * 128] = {
     0x0000000000000000ULL, 0x3ff0000000000000ULL,
     0x3c9b3b4f1a88bf6eULL, 0x3feff63da9fb3335ULL,
