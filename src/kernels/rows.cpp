@@ -1,5 +1,6 @@
 #include "kernels/rows.h"
 
+#include "kernels/eigen_softmax.h"
 #include "kernels/parallel.h"
 #include "kernels/rows_isa.h"
 
@@ -41,6 +42,7 @@ void relu_by(ProductKernel kernel, double* h, std::size_t n) {
 std::size_t softmax_rows_fast(const double* in, double* out, std::size_t rows, std::size_t T) {
   if (T == 0) return 0;
   const ProductKernel kernel = chosen_product_kernel();
+  if (kernel == ProductKernel::eigen) return softmax_rows_eigen(in, out, rows, T);  // attn train's
   std::size_t masked = 0;
   // Chunks of whole rows, each computed as if alone: a row's numbers never depend on the thread.
 #pragma omp parallel for schedule(static) reduction(+ : masked) if (rows * T >= kParallelMinElements)

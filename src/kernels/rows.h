@@ -15,7 +15,9 @@ namespace attn {
 
 // in and out are (rows, T), row-major and apart -> out[r] = exp(in[r] - max) / sum, the
 // row's maximum subtracted first; a row of -inf only (every key masked) gets zeros.
-// Returns the number of such rows. The rows are split between the threads.
+// Returns the number of such rows. The rows are split between the threads. Under Eigen's
+// product (attn train) it is Eigen's softmax instead (eigen_softmax.h), which trained the
+// shipped models.
 //
 // Differs from the reference loop in two ways, both within the rounding of a float64:
 //  - exp is attn's own (rows_isa.cpp), within 0.52 ulp of the exact value, and at most one
