@@ -35,16 +35,18 @@ void check_finite(const std::string& name, const Shape& shape, const double* dat
   const std::size_t n = element_count(shape);
   // Every recorded value passes through here, so the common case (all finite) is one
   // vectorizable pass over the bits: inf and NaN are the values whose exponent bits are
-  // all ones. (An integer OR vectorizes; a floating-point sum would not, without
-  // -ffast-math.)
-  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
-  std::uint64_t any_non_finite = 0;
+  // all ones, the only ones for which adding 1 to the exponent carries into the sign bit.
+  // (An integer add and OR vectorize with the baseline's SSE2, which has no 64-bit
+  // compare: a == on the exponent ran one element at a time there; a floating-point sum
+  // would not vectorize without -ffast-math.)
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL, kExponentOne = 0x0010000000000000ULL;
+  std::uint64_t carries = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t bits;
     std::memcpy(&bits, data + i, sizeof bits);
-    any_non_finite |= static_cast<std::uint64_t>((bits & kExponent) == kExponent);
+    carries |= (bits & kExponent) + kExponentOne;
   }
-  if (!any_non_finite) return;
+  if ((carries >> 63) == 0) return;
   for (std::size_t i = 0; i < n; ++i) {
     const double v = data[i];
     if (std::isfinite(v) || (masked_infinity_allowed && v == -INFINITY)) continue;

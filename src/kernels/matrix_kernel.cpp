@@ -82,6 +82,10 @@ bool cpu_runs(ProductKernel kernel) {
   return true;
 }
 
+ProductKernel chosen_product_kernel() { return chosen_kernel(); }
+
+ProductKernel row_kernel_isa(ProductKernel kernel) { return kernel == ProductKernel::eigen ? best_kernel() : kernel; }
+
 const char* product_kernel_name() { return name_of(chosen_kernel()); }
 
 void use_training_product_kernel() { chosen_kernel() = ProductKernel::eigen; }

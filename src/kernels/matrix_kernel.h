@@ -35,6 +35,11 @@ constexpr ProductKernel kAllProductKernels[] = {ProductKernel::baseline, Product
 const char* name_of(ProductKernel kernel);
 // Whether this CPU (and its operating system) runs the kernel's instructions.
 bool cpu_runs(ProductKernel kernel);
+// The kernel in use (chosen once at start-up, attn/product_kernel.h).
+ProductKernel chosen_product_kernel();
+// The instruction set of the row kernels (rows.h) that go with a product kernel: its own,
+// or under Eigen's product (attn train) the best this CPU runs.
+ProductKernel row_kernel_isa(ProductKernel kernel);
 
 // C = A @ B for row-major A (M,K), B (K,P), C (M,P) whose rows are lda, ldb, ldc apart
 // (so that a block of B's columns can be multiplied in place), by the chosen kernel.

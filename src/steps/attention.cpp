@@ -9,7 +9,7 @@
 #include "core/require.h"
 #include "kernels/matmul.h"
 #include "kernels/parallel.h"
-#include "kernels/softmax.h"
+#include "kernels/rows.h"
 #include "steps/projection.h"
 
 namespace attn {
@@ -223,7 +223,7 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   if (scores.size() < kExactMaxElements) {
     for (std::size_t r = 0; r < rows; ++r) masked += softmax_row(x + r * T, y + r * T, T) ? 1 : 0;
   } else {
-    masked = softmax_rows_fast(x, y, rows, T);  // the same, with a vectorized exp (kernels/softmax.h)
+    masked = softmax_rows_fast(x, y, rows, T);  // the same, with a vectorized exp (kernels/rows.h)
   }
   if (fully_masked_rows) *fully_masked_rows = masked;
   return out;

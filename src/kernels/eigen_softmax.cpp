@@ -1,4 +1,7 @@
-#include "kernels/softmax.h"
+// attn train's softmax: the one every shipped trained model was trained with (Eigen's
+// vectorized exp, compiled for the build's own instruction set), kept so that those files
+// retrain byte for byte (docs/architecture.md); every other command runs rows_isa.cpp's.
+#include "kernels/eigen_softmax.h"
 
 #include <algorithm>
 #include <limits>
@@ -54,7 +57,7 @@ void exp_row(const double* x, double shift, double* y, std::size_t n) {
 
 }  // namespace
 
-std::size_t softmax_rows_fast(const double* in, double* out, std::size_t rows, std::size_t T) {
+std::size_t softmax_rows_eigen(const double* in, double* out, std::size_t rows, std::size_t T) {
   if (T == 0) return 0;
   std::size_t masked = 0;
 #pragma omp parallel for schedule(static) reduction(+ : masked) if (rows * T >= kParallelMinElements)
