@@ -2,16 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <vector>
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <nlohmann/json.hpp>
 
 #include "io/dump_summary.h"
 #include "io/npz_writer.h"
 #include "io/number_text.h"
 #include "io/output_file.h"
+#include "io/part_pipeline.h"
 
 namespace attn {
 
@@ -150,41 +151,31 @@ class TraceDump::Json {
       return;
     }
     const NestedRows rows(shape, data, non_finite_);
-    // Blocks of rows ("parts"), taken in turn by the threads: each formats its part into
-    // its own buffer (formatting dominates the dump, about 50 ns a number) and writes it
-    // when the part before has been written, so one thread's writing overlaps the others'
-    // formatting and nothing bigger than a part per thread is ever held as text. The parts
-    // are cut by the sizes alone, so the text is the same whatever the number of threads.
+    // Blocks of rows ("parts"), formatted by the threads (formatting is most of the dump)
+    // and written in order as they are done, so nothing bigger than a few parts is ever
+    // held as text. The parts are cut by the sizes alone, so the text is the same whatever
+    // the number of threads.
     const std::size_t rows_per_part =
         std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
     const std::size_t parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
-    const bool parallel = n >= kParallelMinNumbers && parts > 1;
-    std::exception_ptr failure;  // an exception must not leave an OpenMP region
-#pragma omp parallel if (parallel)
-    {
-      std::vector<char> buffer;
-#pragma omp for ordered schedule(static, 1)
-      for (std::size_t part = 0; part < parts; ++part) {
-        const std::size_t begin = part * rows_per_part, end = std::min(rows.rows(), begin + rows_per_part);
-        buffer.resize(rows.max_chars(begin, end));
-        const std::size_t length = static_cast<std::size_t>(rows.write(begin, end, buffer.data()) - buffer.data());
-#pragma omp ordered
-        {
-          if (!failure) try {
-              out_.write(buffer.data(), length);
-            } catch (...) {
-              failure = std::current_exception();
-            }
-        }
-      }
-    }
-    if (failure) std::rethrow_exception(failure);
+    pipeline_.run(
+        parts, rows.max_chars(0, std::min(rows.rows(), rows_per_part)), n >= kParallelMinNumbers,
+        [&rows, rows_per_part](std::size_t part, PartBuffer& buffer) {
+          const std::size_t begin = part * rows_per_part, end = std::min(rows.rows(), begin + rows_per_part);
+          char* text = buffer.room(rows.max_chars(begin, end));
+          return static_cast<std::size_t>(rows.write(begin, end, text) - text);
+        },
+        [this](const char* text, std::size_t length) { out_.write(text, length); });
   }
 
-  static constexpr std::size_t kNumbersPerPart = std::size_t{1} << 16;
-  // Formatting takes about 50 ns a number, so 32K numbers are 1.6 ms of work: enough to
-  // be worth more threads (kernels/parallel.h says why cheaper loops stay on one).
+  // 8K numbers are about 160 KB of text, a quarter of a millisecond to format: small
+  // enough that the threads share even the (S, d) tensors of base (128 x 512, 8 parts)
+  // evenly, large enough that handing parts over costs nothing next to them.
+  static constexpr std::size_t kNumbersPerPart = std::size_t{1} << 13;
+  // Formatting takes about 35 ns a number, so 32K numbers are 1.1 ms of work: enough to
+  // be worth waking another thread (kernels/parallel.h says why cheaper loops stay on one).
   static constexpr std::size_t kParallelMinNumbers = std::size_t{1} << 15;
+  PartPipeline pipeline_{omp_get_max_threads()};
   ByteOutput& out_;
   JsonNonFinite non_finite_;
   bool first_ = true;

@@ -24,6 +24,10 @@ namespace attn {
 namespace {
 // Big enough that a write(2) call costs little next to the copy it makes.
 constexpr std::size_t kBufferSize = std::size_t{4} << 20;
+// Blocks at least this large (a tensor's raw data in a .npz, a part of a JSON tensor's
+// text) are written as they are: copying them into the buffer first would cost more than
+// the write(2) call it saves.
+constexpr std::size_t kDirectWriteSize = std::size_t{64} << 10;
 
 // The temporary files a signal handler must remove (a dump and an HTML page may be written
 // at once). Fixed buffers: a handler may only call async-signal-safe functions (unlink,
@@ -221,9 +225,8 @@ OutputFile::~OutputFile() {
 void OutputFile::fail(const std::string& why) const { cannot_write(path_, what_, why); }
 
 void OutputFile::write(const char* data, std::size_t size) {
-  if (size >= kBufferSize / 2) {
-    // Large blocks (a tensor's raw data in a .npz) go straight to the file, without a
-    // copy, after what is already buffered.
+  if (size >= kDirectWriteSize) {
+    // Straight to the file, without a copy, after what is already buffered.
     flush();
     write_all(data, size);
     return;

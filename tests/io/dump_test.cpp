@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include <omp.h>
 #include <catch2/catch.hpp>
 
 #include "trace_lookup.h"
@@ -67,6 +68,26 @@ struct ScratchFolder {
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+// 3 x 301 x 307 = 277,221 numbers: many parts of 8,192, rows split between them, and
+// values of every layout (0.000123, 12.5, 1e-07, -3.25e+21, 0.0).
+attn::Trace large_trace() {
+  attn::Tensor t({3, 301, 307}, {"B", "S", "N"});
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t.data[i] = std::sin(static_cast<double>(i)) * std::pow(10.0, static_cast<double>(i % 47) - 23) / (1 + i % 7);
+  attn::Trace trace;
+  trace.record(attn::StepId{attn::StepKind::Input}, t);
+  return trace;
+}
+
+// The dump's text when OpenMP is told to use `threads` threads (the dump takes its count).
+std::string json_with_threads(int threads, const attn::Trace& trace, const attn::LoadedModel& model) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  std::ostringstream out;
+  attn::write_trace_json(out, trace, model.model, model.input);
+  omp_set_num_threads(before);
+  return out.str();
+}
 }  // namespace
 
 TEST_CASE("the dump holds every tensor, in order, nested like its shape, full precision", "[dump]") {
@@ -171,9 +192,10 @@ TEST_CASE("a write error mid-dump leaves neither a partial dump nor a temporary 
   attn::run_model(model.model, model.input, trace);
   ScratchFolder scratch;
   const std::string path = scratch.path + "/trace.json";
-  // The dump's first OpenMP region starts OpenMP's runtime, and LLVM's (libomp, in the
-  // sanitizer build) then writes a 1 KB registration file, which the limit below would
-  // stop: one dump first, so that the runtime has started (the small steps use no OpenMP).
+  // The dump asks OpenMP for its thread count, which starts OpenMP's runtime, and LLVM's
+  // (libomp, in the sanitizer build) then writes a 1 KB registration file, which the limit
+  // below would stop: one dump first, so that the runtime has started (the small steps use
+  // no OpenMP).
   attn::write_trace_file(path, trace, model.model, model.input);
   REQUIRE(::unlink(path.c_str()) == 0);
   {
@@ -199,6 +221,30 @@ TEST_CASE("a write error mid-dump leaves neither a partial dump nor a temporary 
   CHECK(input_error_of([&] { attn::write_trace_file(folder, trace, model.model, model.input); }) ==
         folder + ": cannot write the dump: it is a directory; give a file name, such as " + folder + "/trace.json");
   CHECK(scratch.files() == std::vector<std::string>{"trace_dir"});
+}
+
+TEST_CASE("a write error while several threads format a large tensor leaves no file", "[dump][errors]") {
+  const attn::LoadedModel model = small_model(false);
+  const attn::Trace trace = large_trace();
+  ScratchFolder scratch;
+  const std::string path = scratch.path + "/trace.json";
+  const int threads_before = omp_get_max_threads();
+  omp_set_num_threads(3);
+  attn::write_trace_file(path, trace, model.model, model.input);  // (OpenMP's runtime started: see above)
+  REQUIRE(::unlink(path.c_str()) == 0);
+  // The limit falls in the middle of the tensor's text (about 5 MB): some parts are
+  // written, the next write fails while the threads are formatting others.
+  struct rlimit saved {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  struct rlimit limit = saved;
+  limit.rlim_cur = 1 << 20;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  const std::string error =
+      attn_test::environment_error_of([&] { attn::write_trace_file(path, trace, model.model, model.input); });
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &saved) == 0);
+  omp_set_num_threads(threads_before);
+  CHECK(error == path + ": cannot write the dump: write failed: File too large");
+  CHECK(scratch.files().empty());
 }
 
 TEST_CASE("a temporary dump file is removed when any ending signal stops the process", "[dump][errors]") {
@@ -296,16 +342,12 @@ TEST_CASE("a streamed dump is the same text as the dump of a kept trace", "[dump
   CHECK(out.text.find("\"data\": [[[0.1, 0.2], [0.3, 0.4]]]") != std::string::npos);
 }
 
-TEST_CASE("a large tensor's text, formatted by two threads in parts, nests and round-trips exactly", "[dump]") {
-  // 3 x 301 x 307 = 277,221 numbers: several parts of 65,536, rows split between them
-  attn::Tensor t({3, 301, 307}, {"B", "S", "N"});
-  for (std::size_t i = 0; i < t.size(); ++i) t.data[i] = std::sin(static_cast<double>(i)) * 1e3 / (1 + i % 7);
+TEST_CASE("a large tensor's text, formatted by several threads in parts, nests and round-trips exactly", "[dump]") {
   const attn::LoadedModel model = small_model(false);
-  attn::Trace trace;
-  trace.record(attn::StepId{attn::StepKind::Input}, t);
-  std::ostringstream out;
-  attn::write_trace_json(out, trace, model.model, model.input);
-  const attn::Json doc = attn::Json::parse(out.str());
+  const attn::Trace trace = large_trace();
+  const attn::Tensor& t = trace.entries()[0].tensor;
+  const std::string text = json_with_threads(2, trace, model);
+  const attn::Json doc = attn::Json::parse(text);
   const auto& data = doc["tensors"][0]["data"];
   REQUIRE(data.size() == 3);
   std::size_t mismatches = 0;
@@ -317,6 +359,9 @@ TEST_CASE("a large tensor's text, formatted by two threads in parts, nests and r
     }
   }
   CHECK(mismatches == 0);
+  // The same bytes whatever the number of threads.
+  CHECK(json_with_threads(1, trace, model) == text);
+  CHECK(json_with_threads(3, trace, model) == text);
 }
 
 TEST_CASE("a dump's name says its format, and other extensions are refused", "[dump][errors]") {
