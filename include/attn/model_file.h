@@ -33,9 +33,10 @@ struct LoadOptions {
   // beside it, and each layer may record a context_ablated (counted in the memory estimate).
   bool ablation = false;
   // A checkpoint's weight matrices stay where its mapped files store them (Tensor::stored),
-  // widened as the forward pass reads them: for a run that reads the weights through the
-  // forward pass alone (explain and generate with --quiet, no --dump, no --html). Every
-  // other run widens them to float64 at load, as grad and train need.
+  // widened as the forward pass reads them, and one at a time by what shows or dumps one:
+  // explain, generate, heads, validate and vocab. Off (and with `backward`, or with the
+  // environment's ATTN_WIDEN_WEIGHTS set) they are widened to float64 at load, as grad
+  // and train need to write gradients and updates.
   bool weights_as_stored = false;
 };
 

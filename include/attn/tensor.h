@@ -61,6 +61,9 @@ std::size_t stored_type_bytes(StoredType type);
 // F16 (IEEE binary16) and BF16 (float32's upper half) bits as the float64 they are.
 double half_to_double(std::uint16_t bits);
 double bfloat16_to_double(std::uint16_t bits);
+// Number i of `bytes` stored as `type`, widened to the float64 it is. Every format is
+// little-endian on disk, as on x86-64; it is read at any alignment.
+double widen_number(const unsigned char* bytes, StoredType type, std::size_t i);
 
 // A weight matrix (rows, columns) left where a checkpoint stores it, in the mapped file
 // (model/hf_model.cpp): element (r, c) is number r * stride + c of `bytes`, or c * stride + r
@@ -105,7 +108,8 @@ struct Tensor {
   std::size_t dim(std::size_t axis) const { return shape.at(axis); }
   bool empty() const { return shape.empty() && data.empty(); }
 
-  // Element access by full index (slow path for tests and printers).
+  // Element access by full index (slow path for tests and printers). A stored weight's
+  // element is widened as it is read; writing one is an InternalError.
   double at(const std::vector<std::size_t>& index) const;
   double& at(const std::vector<std::size_t>& index);
 };
@@ -122,7 +126,8 @@ std::string shape_with_axes(const Tensor& t);
 std::string shape_string(const Shape& shape);
 
 // The tensor with its numbers in `data`: a stored weight widened whole (for what reads a
-// weight's numbers as a Tensor: printers, dumps, gradients), any other tensor as it is.
+// weight's numbers as a Tensor: a printer showing one weight, a dump writing one
+// parameter, each freed after), any other tensor as it is.
 Tensor widened(const Tensor& t);
 // Widens `t` in place when it is stored (its `stored` dropped).
 void widen_in_place(Tensor& t);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include <fmt/format.h>
@@ -186,30 +185,23 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* bytes, std::uint6
   return result;
 }
 
-double TensorView::operator[](std::size_t i) const {
-  // Every format is little-endian on disk, as on x86-64; memcpy reads it at any alignment.
-  switch (info_->dtype) {
-    case Dtype::F64: {
-      double v;
-      std::memcpy(&v, bytes_ + 8 * i, 8);
-      return v;
-    }
-    case Dtype::F32: {
-      float v;
-      std::memcpy(&v, bytes_ + 4 * i, 4);
-      return static_cast<double>(v);
-    }
+StoredType stored_type_of(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::F64:
+      return StoredType::F64;
+    case Dtype::F32:
+      return StoredType::F32;
     case Dtype::F16:
-    case Dtype::BF16: {
-      std::uint16_t v;
-      std::memcpy(&v, bytes_ + 2 * i, 2);
-      return info_->dtype == Dtype::F16 ? half_to_double(v) : bfloat16_to_double(v);
-    }
+      return StoredType::F16;
+    case Dtype::BF16:
+      return StoredType::BF16;
     case Dtype::Other:
       break;
   }
-  throw InternalError("TensorView: a dtype attn does not read");
+  throw InternalError("stored_type_of: a dtype attn does not read");
 }
+
+double TensorView::operator[](std::size_t i) const { return widen_number(bytes_, stored_type_of(info_->dtype), i); }
 
 void require_float_dtype(const StoredTensor& tensor, const std::string& file) {
   if (tensor.dtype == Dtype::Other)

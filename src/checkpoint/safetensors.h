@@ -25,6 +25,9 @@ namespace attn {
 // are known by name (so that a checkpoint holding one is described, and refused only if a
 // weight attn needs has it).
 enum class Dtype { F64, F32, F16, BF16, Other };
+// The floating formats as attn/tensor.h's StoredType (widen_number reads them);
+// InternalError for Other, which require_float_dtype refuses first.
+StoredType stored_type_of(Dtype dtype);
 
 // The largest header attn reads: real checkpoints' headers are tens of KiB (one entry of
 // about 100 bytes per tensor); the format's own limit is 100 MB.

@@ -351,8 +351,9 @@ int run_explain(const ExplainOptions& options) {
   load.trace_kept = options.dump_path == "-";  // as the trace below: otherwise about one layer is kept
   load.lens = options.lens;
   load.ablation = !options.ablate.empty();
-  // Nothing but the forward pass reads the weights: a checkpoint's stay as stored.
-  load.weights_as_stored = options.quiet && options.html_path.empty() && options.dump_path.empty();
+  // Only the forward pass computes with the weights (the walkthrough and the dumps widen
+  // the one they show or write): a checkpoint's stay as stored.
+  load.weights_as_stored = true;
   CommandRun run(options, "attn explain", load);
   const Model& model = run.model();
   RunInput& input = run.input();

@@ -194,9 +194,9 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   if (!run.dump_path.empty()) check_dump_target(run.dump_path, {run.model_file});
   LoadOptions load;
   load.ablation = !run.ablate.empty();
-  // -q and neither --dump nor --html: only the steps read the weights, so a checkpoint's
-  // stay as stored.
-  load.weights_as_stored = run.quiet && run.html_path.empty() && run.dump_path.empty();
+  // Only the steps compute with the weights (the lesson and the dumps widen the one they
+  // show or write): a checkpoint's stay as stored.
+  load.weights_as_stored = true;
   auto g =
       std::make_unique<Generation>(options, load_run_model(run, load), run.dump_path == "-" ? std::cerr : std::cout);
   const Model& model = g->model();

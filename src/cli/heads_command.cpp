@@ -291,6 +291,7 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
 int run_heads(const HeadsOptions& options) {
   LoadOptions load;
   load.ablation = !options.run.ablate.empty();
+  load.weights_as_stored = true;  // the heads are scored from the forward pass alone
   ExplainOptions run = options.run;
   run.text_optional = true;
   LoadedModel loaded = load_run_model(run, load);

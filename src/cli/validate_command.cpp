@@ -96,6 +96,7 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
 int run_validate(const ValidateOptions& options) {
   LoadOptions load;
   load.collect_all_errors = true;
+  load.weights_as_stored = true;  // read, checked finite and counted; never computed with
   if (options.max_memory_gib > 0)
     load.max_memory_bytes = static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0);
   if (std::count(options.files.begin(), options.files.end(), "-") > 1)

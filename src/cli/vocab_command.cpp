@@ -31,6 +31,7 @@ void setup_vocab(CLI::App& app, VocabOptions& options) {
 
 int run_vocab(const VocabOptions& options) {
   LoadOptions load;
+  load.weights_as_stored = true;  // the tokens alone are read
   const LoadedModel loaded = load_run_model(options.run, load);
   const Vocabulary& vocab = loaded.model.vocab;
   if (vocab.empty())

@@ -41,10 +41,7 @@ double bfloat16_to_double(std::uint16_t bits) {
   return static_cast<double>(f);
 }
 
-namespace {
-
-// Number i of `bytes` in `type`, widened. Every format is little-endian on disk, as on
-// x86-64; memcpy reads it at any alignment.
+// memcpy reads each number at any alignment.
 double widen_number(const unsigned char* bytes, StoredType type, std::size_t i) {
   switch (type) {
     case StoredType::F64: {
@@ -65,8 +62,6 @@ double widen_number(const unsigned char* bytes, StoredType type, std::size_t i) 
   std::memcpy(&v, bytes + 2 * i, 2);
   return type == StoredType::F16 ? half_to_double(v) : bfloat16_to_double(v);
 }
-
-}  // namespace
 
 double StoredMatrix::at(std::size_t row, std::size_t column) const {
   return widen_number(bytes, type, transposed ? column * stride + row : row * stride + column);

@@ -67,8 +67,16 @@ static std::size_t flat_index(const Shape& shape, const std::vector<std::size_t>
   return flat;
 }
 
-double Tensor::at(const std::vector<std::size_t>& index) const { return data[flat_index(shape, index)]; }
-double& Tensor::at(const std::vector<std::size_t>& index) { return data[flat_index(shape, index)]; }
+double Tensor::at(const std::vector<std::size_t>& index) const {
+  const std::size_t flat = flat_index(shape, index);
+  // a stored weight is a matrix (rows, columns): its element widened where it lies
+  return stored ? stored->at(flat / shape[1], flat % shape[1]) : data[flat];
+}
+
+double& Tensor::at(const std::vector<std::size_t>& index) {
+  if (stored) throw InternalError("Tensor::at: a weight kept as stored is read-only");
+  return data[flat_index(shape, index)];
+}
 
 std::string shape_with_axes(const Shape& shape, const AxisNames& axes) {
   std::string out = "(";

@@ -98,6 +98,14 @@ void append_empty(std::string& out, const Shape& shape, std::size_t axis) {
   out += ']';
 }
 
+// A parameter's numbers as float64: its own, or a weight kept as stored widened into
+// `widened_copy` (the dump writes one parameter at a time, so one is alive at a time).
+const double* parameter_numbers(const Tensor& parameter, Tensor& widened_copy) {
+  if (!parameter.stored) return parameter.data.data();
+  widened_copy = widened(parameter);
+  return widened_copy.data.data();
+}
+
 }  // namespace
 
 // The JSON dump, streamed: the header when opened, one tensor per add(), the tokens, the
@@ -116,8 +124,10 @@ class TraceDump::Json {
     out_.write("\n], \"parameters\": [");
     first_ = true;
     if (with_parameters)
-      for (const auto& p : parameters(model))
-        add_entry(parameter_name(p.id), p.tensor->shape, p.tensor->axes, p.tensor->data.data());
+      for (const auto& p : parameters(model)) {
+        Tensor widened_copy;
+        add_entry(parameter_name(p.id), p.tensor->shape, p.tensor->axes, parameter_numbers(*p.tensor, widened_copy));
+      }
     out_.write(first_ ? "]" : "\n]");
     out_.write(fmt::format(", \"tokens\": {}, \"warnings\": {}}}\n", token_summary(trace).dump(),
                            warning_summary(trace).dump()));
@@ -187,7 +197,8 @@ class TraceDump::Npz {
     nlohmann::ordered_json weights = nlohmann::ordered_json::array();
     for (const auto& p : with_parameters ? parameters(model) : std::vector<ConstParameter>{}) {
       const std::string name = parameter_name(p.id);
-      writer_.add(name, p.tensor->shape, p.tensor->data.data());
+      Tensor widened_copy;
+      writer_.add(name, p.tensor->shape, parameter_numbers(*p.tensor, widened_copy));
       weights.push_back({{"name", name}, {"shape", p.tensor->shape}, {"axes", p.tensor->axes}, {"dtype", "float64"}});
     }
     writer_.add_file("__meta__.json", npz_metadata(model_, trace, tensors_, weights));

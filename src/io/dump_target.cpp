@@ -69,7 +69,7 @@ std::optional<DumpParameters> parse_dump_parameters(const std::string& text) {
 bool dump_includes_parameters(DumpParameters choice, const Model& model) {
   if (choice != DumpParameters::Auto) return choice == DumpParameters::Yes;
   std::size_t bytes = 0;
-  for (const auto& p : parameters(model)) bytes += p.tensor->data.size() * sizeof(double);
+  for (const auto& p : parameters(model)) bytes += p.tensor->size() * sizeof(double);  // stored ones too
   return bytes <= kAutoDumpParametersBytes;
 }
 

@@ -1,5 +1,6 @@
 #include "model/hf_weights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -124,21 +125,6 @@ bool stored_finite(const TensorView& view) {
   return false;
 }
 
-StoredType stored_type(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::F64:
-      return StoredType::F64;
-    case Dtype::F32:
-      return StoredType::F32;
-    case Dtype::F16:
-      return StoredType::F16;
-    case Dtype::BF16:
-    case Dtype::Other:  // refused by plan_check
-      break;
-  }
-  return StoredType::BF16;
-}
-
 // Whether `w` stays as stored when the files are kept: a matrix, but not the learned
 // positions' table (small, and read whole at every step).
 bool stays_stored(const WeightRead& w) {
@@ -156,7 +142,7 @@ void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) 
   }
   const Shape& s = w.stored_shape;
   auto m = std::make_shared<StoredMatrix>();
-  m->type = stored_type(w.entry.tensor->dtype);
+  m->type = stored_type_of(w.entry.tensor->dtype);
   m->bytes = view.bytes();
   m->stride = s[1];
   m->keep = files;
@@ -181,6 +167,22 @@ void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) 
 }
 
 }  // namespace
+
+StoredSize stored_size(const std::vector<WeightRead>& plan) {
+  StoredSize size;
+  std::vector<std::string> dtypes;
+  for (const auto& w : plan) {
+    if (!stays_stored(w)) continue;
+    const std::uint64_t numbers =
+        w.layout == StoredLayout::Columns ? w.stored_shape[0] * (w.end - w.begin) : element_count(w.stored_shape);
+    size.numbers += numbers;
+    size.bytes += numbers * stored_type_bytes(stored_type_of(w.entry.tensor->dtype));
+    if (std::find(dtypes.begin(), dtypes.end(), w.entry.tensor->dtype_name) == dtypes.end())
+      dtypes.push_back(w.entry.tensor->dtype_name);
+  }
+  size.dtypes = fmt::format("{}", fmt::join(dtypes, ", "));
+  return size;
+}
 
 void plan_read(const std::vector<WeightRead>& plan, std::map<std::string, std::string>& names,
                const std::shared_ptr<const void>& files) {

@@ -5,6 +5,7 @@
 #define ATTN_MODEL_HF_WEIGHTS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,6 +43,14 @@ struct WeightRead {
 // and the tensor for the first that is missing (`architecture` needs it), not a float
 // dtype, or of another shape (saying when it is the transpose).
 void plan_check(std::vector<WeightRead>& plan, const CheckpointFiles& files, const std::string& architecture);
+
+// What plan_read keeps as stored when it is given the files: how many numbers, the bytes
+// they take in the files, and their dtypes as the headers name them ("F32", "F16, BF16").
+struct StoredSize {
+  std::uint64_t numbers = 0, bytes = 0;
+  std::string dtypes;
+};
+StoredSize stored_size(const std::vector<WeightRead>& plan);
 
 // Reads every planned tensor into its target, widened to float64: InputError naming the
 // file, the tensor and the element at a NaN or infinity. Records each source in `names`.

@@ -350,11 +350,15 @@ void Page::key_tensor(const std::string& label, const Tensor& t) {
 }
 
 void Page::weight(const std::string& label, const Tensor& w) {
-  if (!options_.show_weights || w.data.empty()) return;
+  if (!options_.show_weights || !w.has_values()) return;
   const auto source = checkpoint_names_.find(&w);
   if (source != checkpoint_names_.end() && full_text())
     renderer_.line(fmt::format("{} = {}   (the checkpoint's tensor)", label, source->second));
-  tensor(label, w);
+  if (!w.stored) return tensor(label, w);
+  // A checkpoint's weight kept as stored: widened for the printing alone (one weight at a
+  // time, freed after), and only when the page shows it.
+  if (full_text()) return tensor(label, widened(w));
+  flush_formula();  // as tensor() does for what it does not show
 }
 
 void Page::weights(const std::vector<std::pair<std::string, const Tensor*>>& vectors) {
@@ -364,7 +368,7 @@ void Page::weights(const std::vector<std::pair<std::string, const Tensor*>>& vec
   bool all_vectors = true;
   for (const auto& [label, w] : vectors) {
     all_vectors = all_vectors && w->rank() == 1;
-    shown.emplace_back(label, selected_slice(*w, options_.filter));
+    shown.emplace_back(label, selected_slice(w->stored ? widened(*w) : *w, options_.filter));
   }
   if (all_vectors && renderer_.vectors_together(shown)) return;
   for (const auto& [l, v] : vectors) weight(l, *v);

@@ -52,7 +52,7 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
   if (e.id.kind == StepKind::FfnHidden) {
     const auto dot = [&](const Tensor& M) {
       double sum = 0;
-      for (std::size_t k = 0; k < M.shape[0]; ++k) sum += x.data[i * x.shape[1] + k] * M.data[k * M.shape[1] + j];
+      for (std::size_t k = 0; k < M.shape[0]; ++k) sum += x.data[i * x.shape[1] + k] * M.at({k, j});
       return sum;
     };
     const double z = dot(W) + (bias.data.empty() ? 0.0 : bias.data[j]);

@@ -69,7 +69,8 @@ void work_logit(const TraceEntry& e, PrintContext& c) {
   const std::size_t id = top[0].id;
   std::vector<double> column(N);
   for (std::size_t k = 0; k < N; ++k)
-    column[k] = c.model.output.tied ? c.model.embedding.data[id * N + k] : c.model.output.W.data[k * V + id];
+    column[k] =
+        c.model.output.tied ? c.model.embedding.at({id, k}) : c.model.output.W.at({k, id});  // widened if stored
   DotProductNames names;
   const std::string index = fmt::format("{}[{}]", c.item(e.tensor, b), i);
   names.result = fmt::format("logits{}[\"{}\"]", index, readable_token(c.model, id));

@@ -255,7 +255,7 @@ std::string worked_projection_cell(const Tensor& x, const Tensor& w, const Tenso
     throw InternalError(fmt::format("worked projection: cell [{}][{}] of {} @ {} (bias {})", row, column,
                                     shape_string(x.shape), shape_string(w.shape), shape_string(bias.shape)));
   std::vector<double> weight_column;
-  for (std::size_t k = 0; k < w.dim(0); ++k) weight_column.push_back(w.data[k * w.dim(1) + column]);
+  for (std::size_t k = 0; k < w.dim(0); ++k) weight_column.push_back(w.at({k, column}));  // widened if stored
   DotProductNames names;
   names.result = fmt::format("{}[{}][{}]", result_name, row, column);
   names.left = fmt::format("{}[{}]", input_name, row);
