@@ -37,25 +37,18 @@ void print_projection_backward(const TraceEntry& e, PrintContext& c) {
   const std::string l = projection_letter(e.id.kind), L = upper(l);
   const bool cross_kv = e.id.block == Block::CrossAttention && l != "q";
   const std::string x = cross_kv ? "M" : "X";
-  // with a bias, dL/db is its own step's (print_bias_backward)
-  const bool biased = c.forward_sibling(e.id, l == "q"   ? StepKind::BiasedQuery
-                                              : l == "k" ? StepKind::BiasedKey
-                                                         : StepKind::BiasedValue) != nullptr;
-  print_backward_text(
-      e, c,
-      {l.c_str(),
-       L == "Q"   ? "Query projection"
-       : L == "K" ? "Key projection"
-                  : "Value projection",
-       {fmt::format("dL/d{0} += dL/d{1} · W_{2}ᵀ   ({0}'s share through {1}{3})", x, L, l,
-                    cross_kv ? ", M the encoder's output" : ""),
-        biased
-            ? fmt::format("dL/dW_{0} = {1}ᵀ · dL/d{2}, summed over every position", l, x, L)
-            : fmt::format("dL/dW_{0} = {1}ᵀ · dL/d{2},  dL/db_{0} = Σ dL/d{2}, summed over every position", l, x, L)},
-       "dL/d" + L});
+  print_backward_text(e, c,
+                      {l.c_str(),
+                       L == "Q"   ? "Query projection"
+                       : L == "K" ? "Key projection"
+                                  : "Value projection",
+                       {fmt::format("dL/d{0} += dL/d{1} · W_{2}ᵀ   ({0}'s share through {1}{3})", x, L, l,
+                                    cross_kv ? ", M the encoder's output" : ""),
+                        // a bias b_q is its own step, with its own backward (print_bias_backward)
+                        fmt::format("dL/dW_{0} = {1}ᵀ · dL/d{2}, summed over every position", l, x, L)},
+                       "dL/d" + L});
   const WeightKind w = l == "q" ? WeightKind::W_q : l == "k" ? WeightKind::W_k : WeightKind::W_v;
   print_weight_gradients(e, c, w);
-  if (!biased) print_weight_gradients(e, c, l == "q" ? WeightKind::b_q : l == "k" ? WeightKind::b_k : WeightKind::b_v);
 }
 
 void print_split_heads_backward(const TraceEntry& e, PrintContext& c) {
@@ -224,10 +217,14 @@ void print_merged_heads_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_output_projection_backward(const TraceEntry& e, PrintContext& c) {
+  // dL/db_o only for a model that has b_o (the forward shows "+ b_o" the same way)
+  const AttentionWeights* w = c.attention_weights(e.id);
+  const bool bias = w && w->b_o.has_values();
   print_backward_text(e, c,
                       {page_of(e.id.kind),
                        "Output projection",
-                       {"dL/dconcat = dL/doutput · W_oᵀ,  dL/dW_o = concatᵀ · dL/doutput,  dL/db_o = Σ dL/doutput"},
+                       {std::string("dL/dconcat = dL/doutput · W_oᵀ,  dL/dW_o = concatᵀ · dL/doutput") +
+                        (bias ? ",  dL/db_o = Σ dL/doutput" : "")},
                        "dL/doutput"});
   print_weight_gradients(e, c, WeightKind::W_o);
   print_weight_gradients(e, c, WeightKind::b_o);

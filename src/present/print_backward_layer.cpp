@@ -39,13 +39,22 @@ void print_norm_backward(const TraceEntry& e, PrintContext& c) {
   print_weight_gradients(e, c, WeightKind::Beta, e.id.number);
 }
 
+// Whether the layer's feed-forward network has the bias b_1 (or b_2): the formulas name it
+// only then, as the forward shows "+ b_1" only then.
+static bool ffn_has_bias(const TraceEntry& e, PrintContext& c, bool first) {
+  const FeedForwardWeights* w = c.ffn_weights(e.id);
+  return w && (first ? w->b_1 : w->b_2).has_values();
+}
+
 void print_ffn_output_backward(const TraceEntry& e, PrintContext& c) {
-  print_backward_text(
-      e, c,
-      {page_of(e.id.kind),
-       "Feed-forward, second layer",
-       {"dL/dhidden = dL/dffn · W_2ᵀ,  dL/dW_2 = hiddenᵀ · dL/dffn,  dL/db_2 = Σ dL/dffn over every position"},
-       "dL/dffn"});
+  print_backward_text(e, c,
+                      {page_of(e.id.kind),
+                       "Feed-forward, second layer",
+                       {ffn_has_bias(e, c, false)
+                            ? "dL/dhidden = dL/dffn · W_2ᵀ,  dL/dW_2 = hiddenᵀ · dL/dffn,  dL/db_2 = Σ dL/dffn over "
+                              "every position"
+                            : "dL/dhidden = dL/dffn · W_2ᵀ,  dL/dW_2 = hiddenᵀ · dL/dffn, summed over every position"},
+                       "dL/dffn"});
   print_weight_gradients(e, c, WeightKind::W_2);
   print_weight_gradients(e, c, WeightKind::b_2);
 }
@@ -64,18 +73,19 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
     print_weight_gradients(e, c, WeightKind::W_3);
     return;
   }
-  const bool relu = act == Activation::ReLU;
+  const bool relu = act == Activation::ReLU, bias = ffn_has_bias(e, c, true);
+  const std::string a = bias ? "a = x · W_1 + b_1, " : "a = x · W_1, ";
   print_backward_text(
       e, c,
       {page_of(e.id.kind),
        "Feed-forward, first layer",
-       {relu ? "a = x · W_1 + b_1, hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, "
-               "as PyTorch)"
-        : act == Activation::GELUTanh
-            ? "a = x · W_1 + b_1, hidden = GELU_tanh(a):  dL/da = dL/dhidden ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 "
-              "+ 3·0.044715·a²)), t = tanh(√(2/π)·(a + 0.044715·a³))"
-            : "a = x · W_1 + b_1, hidden = GELU(a):  dL/da = dL/dhidden ⊙ (Φ(a) + a·φ(a)), φ the normal density",
-        "dL/dx = dL/da · W_1ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/db_1 = Σ dL/da over every position"},
+       {a + (relu ? "hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, as PyTorch)"
+             : act == Activation::GELUTanh
+                 ? "hidden = GELU_tanh(a):  dL/da = dL/dhidden ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 + "
+                   "3·0.044715·a²)), t = tanh(√(2/π)·(a + 0.044715·a³))"
+                 : "hidden = GELU(a):  dL/da = dL/dhidden ⊙ (Φ(a) + a·φ(a)), φ the normal density"),
+        bias ? "dL/dx = dL/da · W_1ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/db_1 = Σ dL/da over every position"
+             : "dL/dx = dL/da · W_1ᵀ,  dL/dW_1 = xᵀ · dL/da, summed over every position"},
        "dL/dhidden"});
   print_weight_gradients(e, c, WeightKind::W_1);
   print_weight_gradients(e, c, WeightKind::b_1);

@@ -95,7 +95,8 @@ void print_logits_backward(const TraceEntry& e, PrintContext& c) {
        "Output logits",
        {c.model.output.tied ? "dL/dx = dL/dlogits · E,  dL/dE += dL/dlogitsᵀ · x (the head's share; the lookups add "
                               "theirs)"
-                            : "dL/dx = dL/dlogits · W_outᵀ,  dL/dW_out = xᵀ · dL/dlogits,  dL/db_out = Σ dL/dlogits",
+                            : std::string("dL/dx = dL/dlogits · W_outᵀ,  dL/dW_out = xᵀ · dL/dlogits") +
+                                  (c.model.output.b.has_values() ? ",  dL/db_out = Σ dL/dlogits" : ""),
         "(each position's dL/dlogits = (p - onehot(label)) / n; 0 at a <PAD> label)"},
        "dL/dlogits"});
   StepId probabilities = e.id;
