@@ -62,8 +62,8 @@ struct LayerCache {
 
 // The decoder of a decoder-only or encoder-decoder model, run one new token at a time with
 // a KV cache. The prompt (the decoder-only input, or the encoder-decoder's source and <BOS>)
-// runs through run_model once; give every record of that run to observe(), which keeps the
-// keys and values. Then each step() computes the new token's row alone.
+// runs once through prefill(), which keeps the keys and values as they are computed. Then
+// each step() computes the new token's row alone.
 class KvCacheDecoder {
  public:
   // InputError when the model cannot generate (no output head; an encoder alone). Each step
@@ -72,9 +72,10 @@ class KvCacheDecoder {
   // mean of all), and is refused (InputError("--ablate-mean")).
   explicit KvCacheDecoder(const Model& model, Ablation ablation = {});
 
-  // A record of the prompt's full run: the self- and cross-attention keys and values of each
-  // decoder layer are kept, and the last position's logits.
-  void observe(const TraceRecord& record);
+  // Runs the prompt (run_model) into `trace`: as each decoder layer's attention computes
+  // its keys and values (self-attention's after RoPE; cross-attention's of the source), the
+  // cache keeps them, and the last position's logits. Returns the run's output.
+  Tensor prefill(const RunInput& input, Trace& trace);
   // The logits (V,) of the last position of the observed run, or of the last step.
   const std::vector<double>& logits() const { return logits_; }
   // How many positions the cache holds.

@@ -133,9 +133,18 @@ struct CheckpointSource {
   bool present() const { return !architecture.empty(); }
 };
 
+struct Model;
+class Program;  // one run of a forward program (src/forward/program.h)
+// An architecture's forward program: lays out the model's steps on one run, a full run or a
+// cached generation step alike (an architecture file of src/arch/ each; attn's own model
+// files run the paper's, src/forward/transformer.cpp). Returns the run's last tensor.
+using ForwardProgram = Tensor (*)(const Model& model, Program& run);
+
 struct Model {
   std::string source;  // file name for messages ("model.json", "<default model>")
   ModelConfig config;
+  // The forward program of the model's architecture; nullptr: the paper's (attn's own files).
+  ForwardProgram program = nullptr;
 
   // Vocabulary and embedding (empty when the input is given as X).
   Vocabulary vocab;

@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/parameters.h"
@@ -88,6 +89,46 @@ struct StepId {
   }
   bool operator!=(const StepId& o) const { return !(*this == o); }
 };
+
+// What a forward pass ran, block by block: the tape. The forward's blocks (forward/) add an
+// entry as each one finishes, naming the trace entries it read and made; the backward pass
+// (attn/backward.h) replays the tape last entry first, each block by its own backward, so a
+// model's layout is written once, in its forward, and its backward follows from it.
+struct AttentionWeights;
+struct FeedForwardWeights;
+struct NormWeights;
+
+// The blocks a forward pass is made of, as the backward tells them apart.
+enum class TapeOp : std::uint8_t {
+  Input,        // a sequence's input X (`input`): given as numbers, or the embeddings (`from_tokens`)
+  Attention,    // multi-head attention: queries from `x`, keys and values from `x2`, `mask` optional
+  FeedForward,  // the position-wise feed-forward network of `x`
+  Norm,         // LayerNorm or RMSNorm of `x`, recorded as the result's kind and number
+  Residual,     // x + x2 (the sub-layer's result), recorded as residual `result.number`
+  LayerOutput,  // a layer's result: the numbers of `x`, under the layer's own name
+  Head,         // the output head of `x`: logits, then probabilities (the loss starts here)
+};
+
+struct TapeEntry {
+  TapeEntry(TapeOp op, const StepId& result, const StepId& x, const StepId& x2 = StepId())
+      : op(op), result(result), x(x), x2(x2) {}
+
+  TapeOp op = TapeOp::Input;
+  StepId result;  // the entry the block made last: what later blocks read
+  StepId x, x2;   // what it read
+  std::optional<StepId> mask;
+  bool from_tokens = false;  // Input: made from token embeddings, whose weights learn too
+  const AttentionWeights* attention = nullptr;
+  const FeedForwardWeights* ffn = nullptr;
+  const NormWeights* norm = nullptr;
+};
+
+// A hook on one entry (TransformerLens's hook point, addressed by the entry's id, whose
+// trace name is its documented address): called with the value its step computed, before
+// it is recorded. It may read the value, or change it in place: the run records the changed
+// value and goes on with it, so every later step sees the consequence (activation patching
+// replaces a value with another run's).
+using Hook = std::function<void(const StepId& id, Tensor& value)>;
 
 // The id of an entry's gradient (the same id, flagged).
 StepId gradient_of(StepId id);
@@ -210,6 +251,19 @@ class Trace {
   const TraceEntry* find(const StepId& id) const;
   bool drops_batch_axis() const { return drop_batch_axis_; }
 
+  // The tape: what the forward pass ran, block by block (TapeEntry), for the backward.
+  void add_to_tape(TapeEntry entry) { tape_.push_back(std::move(entry)); }
+  const std::vector<TapeEntry>& tape() const { return tape_; }
+
+  // Hooks: `hook` runs on every entry recorded with this id (TraceScope::record runs them).
+  void add_hook(const StepId& id, Hook hook) { hooks_.push_back({id, std::move(hook)}); }
+  bool has_hooks() const { return !hooks_.empty(); }
+  // Runs the hooks of `id` on `value`, in the order they were added.
+  void run_hooks(const StepId& id, Tensor& value) const {
+    for (const auto& [at, hook] : hooks_)
+      if (at == id) hook(id, value);
+  }
+
   // The operand that a recorded entry is to a later step (B axis dropped for unbatched
   // runs, as the entry itself).
   Operand operand(const StepId& id, const Tensor& tensor) const;
@@ -229,6 +283,8 @@ class Trace {
   EntryObserver entry_observer_;
   std::vector<TraceEntry> entries_;
   std::vector<TraceWarning> warnings_;
+  std::vector<TapeEntry> tape_;
+  std::vector<std::pair<StepId, Hook>> hooks_;
   std::vector<std::vector<std::string>> tokens_[2];
   bool has_tokens_[2] = {false, false};
 };

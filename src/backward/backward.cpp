@@ -1,6 +1,10 @@
-// The whole backward pass: Figure 1 of the paper read from the top, from the loss down to
-// the embeddings, each stack's layers last to first.
+// The whole backward pass: the forward's tape (attn/trace.h) replayed from the loss down to
+// the embeddings, each block by its own backward, the last block first.
 #include "attn/backward.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "attn/model_file.h"
 #include "backward/grad_scope.h"
@@ -50,98 +54,6 @@ Tensor output_head_backward(const Model& model, const Tensor& labels, const Step
   return std::move(g.dx);
 }
 
-// The entry an encoder layer's result is recorded as: its output, or for an attention
-// block alone the block's output (concat without W_o).
-StepId encoder_layer_result(const Model& model, const GradScope& stack, int i) {
-  const EncoderLayerWeights& layer = model.encoder[static_cast<std::size_t>(i)];
-  const GradScope at = stack.layer(Stack::Encoder, i);
-  if (layer.full) return at.id(StepKind::LayerOutput);
-  return at.block(Block::SelfAttention)
-      .id(layer.attention.has_output_projection() ? StepKind::OutputProjection : StepKind::MergedHeads);
-}
-
-// The encoder stack's result: its final norm, else its last layer's result.
-StepId encoder_result(const Model& model, const GradScope& source) {
-  if (!model.encoder_norm.gamma.data.empty()) return source.layer(Stack::Encoder).id(StepKind::FinalNorm);
-  return encoder_layer_result(model, source, static_cast<int>(model.encoder.size()) - 1);
-}
-
-// The decoder stack's result: its final norm, else its last layer's output (`target` the
-// scope of the sequence it runs over: the source in a decoder-only model).
-StepId decoder_result(const Model& model, const GradScope& target) {
-  if (!model.decoder_norm.gamma.data.empty()) return target.layer(Stack::Decoder).id(StepKind::FinalNorm);
-  return target.layer(Stack::Decoder, static_cast<int>(model.decoder.size()) - 1).id(StepKind::LayerOutput);
-}
-
-// A decoder-only stack: d is dL/d(its result: the final norm, else the last layer's output)
-// -> dL/d(its input X).
-Tensor decoder_only_stack_backward(const Model& model, const GradScope& source, Tensor d) {
-  const GradScope stack = source.layer(Stack::Decoder);
-  const StepId mask = stack.block(Block::MaskedSelfAttention).id(StepKind::Mask);
-  const int last = static_cast<int>(model.decoder.size()) - 1;
-  if (!model.decoder_norm.gamma.data.empty())
-    d = layer_norm_step_backward(source.layer(Stack::Decoder, last).id(StepKind::LayerOutput), model.decoder_norm,
-                                 StepKind::FinalNorm, 0, model.config, stack, d);
-  for (int j = last; j >= 0; --j) {
-    const StepId input =
-        j == 0 ? source.id(StepKind::Input) : source.layer(Stack::Decoder, j - 1).id(StepKind::LayerOutput);
-    d = decoder_only_layer_backward(input, model.decoder[static_cast<std::size_t>(j)], mask, model.config,
-                                    source.layer(Stack::Decoder, j), d);
-  }
-  return d;
-}
-
-// The mask entry of a block, when the forward recorded one.
-const StepId* recorded_mask(const GradScope& at, StepId* id) {
-  *id = at.id(StepKind::Mask);
-  return at.trace().find(*id) ? id : nullptr;
-}
-
-// d is dL/d(the encoder stack's result) -> dL/d(its input).
-Tensor encoder_stack_backward(const Model& model, const GradScope& source, Tensor d) {
-  const GradScope stack = source.layer(Stack::Encoder);
-  StepId mask_id;
-  const StepId* mask = recorded_mask(stack.block(Block::SelfAttention), &mask_id);
-  const int last = static_cast<int>(model.encoder.size()) - 1;
-  if (!model.encoder_norm.gamma.data.empty())
-    d = layer_norm_step_backward(encoder_layer_result(model, source, last), model.encoder_norm, StepKind::FinalNorm, 0,
-                                 model.config, stack, d);
-  for (int i = last; i >= 0; --i) {
-    const EncoderLayerWeights& layer = model.encoder[static_cast<std::size_t>(i)];
-    const StepId input = i == 0 ? source.id(StepKind::Input) : encoder_layer_result(model, source, i - 1);
-    const GradScope at = source.layer(Stack::Encoder, i);
-    if (layer.full) {
-      d = encoder_layer_backward(input, layer, mask, model.config, at, d);
-    } else {
-      const AttentionInputGradients g = multi_head_attention_backward(input, input, layer.attention, mask, model.config,
-                                                                      at.block(Block::SelfAttention), d);
-      d = gradient_sum(g.dx_q, g.dx_kv);
-    }
-  }
-  return d;
-}
-
-// d is dL/d(the decoder stack's result) -> dL/d(its input); dmemory gets dL/d(the encoder's
-// result), which every decoder layer's cross-attention read.
-Tensor decoder_stack_backward(const Model& model, const StepId& memory, const GradScope& target, Tensor d,
-                              Tensor& dmemory) {
-  const GradScope stack = target.layer(Stack::Decoder);
-  const StepId self_mask = stack.block(Block::MaskedSelfAttention).id(StepKind::Mask);
-  StepId cross_id;
-  const StepId* cross_mask = recorded_mask(stack.block(Block::CrossAttention), &cross_id);
-  const int last = static_cast<int>(model.decoder.size()) - 1;
-  if (!model.decoder_norm.gamma.data.empty())
-    d = layer_norm_step_backward(target.layer(Stack::Decoder, last).id(StepKind::LayerOutput), model.decoder_norm,
-                                 StepKind::FinalNorm, 0, model.config, stack, d);
-  for (int j = last; j >= 0; --j) {
-    const StepId input =
-        j == 0 ? target.id(StepKind::Input) : target.layer(Stack::Decoder, j - 1).id(StepKind::LayerOutput);
-    d = decoder_layer_backward(input, memory, model.decoder[static_cast<std::size_t>(j)], self_mask, cross_mask,
-                               model.config, target.layer(Stack::Decoder, j), d, dmemory);
-  }
-  return d;
-}
-
 // dinput is dL/d(a sequence's input), E[ids] (· √N) + PE: records the positions', the
 // scaled and the looked-up embeddings' gradients; adds into the table's (and the learned
 // positions') gradient.
@@ -164,53 +76,115 @@ void embed_sequence_backward(const Model& model, const GradScope& at, const Tens
                             at.weights().accumulator(ParameterId{WeightKind::Embedding}));
 }
 
+// The gradients waiting for the block that made their entry: dL/d(the entry), summed over
+// every block that read it, in the order the replay reaches those blocks.
+class PendingGradients {
+ public:
+  void add(const StepId& id, Tensor d) {
+    for (auto& [at, sum] : pending_)
+      if (at == id) {
+        sum = gradient_sum(sum, d);
+        return;
+      }
+    pending_.emplace_back(id, std::move(d));
+  }
+  // The whole gradient of `id`, or nullopt when no path from the loss reached it.
+  std::optional<Tensor> take(const StepId& id) {
+    for (auto it = pending_.begin(); it != pending_.end(); ++it)
+      if (it->first == id) {
+        Tensor d = std::move(it->second);
+        pending_.erase(it);
+        return d;
+      }
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<std::pair<StepId, Tensor>> pending_;
+};
+
+// The backward of one block of the tape: `d` is dL/d(its result); records its gradients and
+// hands dL/d(what it read) to `pending`. `next` is the block after it in the forward (a
+// post-norm residual is read by its add & norm), or nullptr.
+void block_backward(const Model& model, const TapeEntry& e, const TapeEntry* next, const GradScope& at, Tensor d,
+                    PendingGradients& pending) {
+  const ModelConfig& config = model.config;
+  const int n = e.result.number;
+  switch (e.op) {
+    case TapeOp::Input:
+      // X = E[ids] (· √N) + PE: the embeddings learn, when the input was tokens
+      at.record(StepKind::Input, d);
+      if (e.from_tokens) embed_sequence_backward(model, at, d);
+      return;
+    case TapeOp::LayerOutput:
+      at.record(StepKind::LayerOutput, d);
+      pending.add(e.x, std::move(d));
+      return;
+    case TapeOp::Residual: {
+      // x + f: the gradient reaches x and f unchanged (after a post-norm's add & norm)
+      const bool post_norm = next && next->op == TapeOp::Norm && next->x == e.result;
+      at.record(StepKind::Residual, residual_add_backward(d),
+                post_norm ? std::vector<Operand>{at.kept_gradient(next->result.kind, n)} : std::vector<Operand>{}, n);
+      pending.add(e.x, d);
+      pending.add(e.x2, std::move(d));
+      return;
+    }
+    case TapeOp::Norm:
+      pending.add(e.x, layer_norm_step_backward(e.x, *e.norm, e.result.kind, n, config, at, d));
+      return;
+    case TapeOp::FeedForward:
+      pending.add(e.x, feed_forward_backward(e.x, *e.ffn, config, at, d));
+      return;
+    case TapeOp::Attention: {
+      AttentionInputGradients g =
+          multi_head_attention_backward(e.x, e.x2, *e.attention, e.mask ? &*e.mask : nullptr, config, at, d);
+      if (e.x == e.x2) return pending.add(e.x, gradient_sum(g.dx_q, g.dx_kv));
+      pending.add(e.x, std::move(g.dx_q));  // cross-attention: the memory's share from every layer
+      pending.add(e.x2, std::move(g.dx_kv));
+      return;
+    }
+    case TapeOp::Head:  // the loss's, read first (run_backward)
+      return;
+  }
+}
+
 }  // namespace
 
 double run_backward(const Model& model, const RunInput& input, Trace& trace) {
   check_loss_defined(model, input);
   require(!trace.entries().empty(), "run_backward: the forward trace is empty (keep its entries)");
+  const std::vector<TapeEntry>& tape = trace.tape();
+  require(!tape.empty(), "run_backward: the forward run left no tape");
   WeightGradients weights(model);
-  const StepId final_output = trace.entries().back().id;  // what run_model returned
-  const GradScope source(trace, weights, Sequence::Source, &input.ablation),
-      target(trace, weights, Sequence::Target, &input.ablation);
-  const GradScope& rows = model.has_target() ? target : source;
+  // The scope of an entry's place, for the block that made it.
+  const auto scope_of = [&](const StepId& id) {
+    return GradScope(trace, weights, id.sequence, &input.ablation).layer(id.stack, id.layer).block(id.block);
+  };
 
-  // 1. the loss and dL/d(the last stack's result)
-  Tensor d;
+  // 1. the loss and dL/d(what the output head read), or of the final output without a head
+  PendingGradients pending;
   double loss = 0;
-  if (model.output.present) {
-    const StepId hidden = model.has_decoder() ? decoder_result(model, rows) : encoder_result(model, source);
-    d = output_head_backward(model, input.labels, hidden, rows, &loss);
+  std::size_t last = tape.size();
+  if (tape.back().op == TapeOp::Head) {
+    const TapeEntry& head = tape.back();
+    pending.add(head.x, output_head_backward(model, input.labels, head.x, scope_of(head.result), &loss));
+    --last;
   } else {
     // L = sum(output ⊙ output_grad): dL/doutput = output_grad
-    loss = record_loss(trace, output_grad_loss(rows.value(final_output), input.output_grad));
-    d = input.output_grad;
+    const StepId final_output = trace.entries().back().id;  // what run_model returned
+    loss = record_loss(trace, output_grad_loss(scope_of(final_output).value(final_output), input.output_grad));
+    pending.add(final_output, input.output_grad);
   }
 
-  // A decoder-only model: its stack, then the input's embeddings
-  if (model.decoder_only()) {
-    const Tensor dx = decoder_only_stack_backward(model, source, std::move(d));
-    source.record(StepKind::Input, dx);
-    embed_sequence_backward(model, source, dx);
-    weights.record(trace);
-    return loss;
+  // 2. every block, the last first, each by its own backward
+  for (std::size_t i = last; i-- > 0;) {
+    std::optional<Tensor> d = pending.take(tape[i].result);
+    if (!d) continue;
+    block_backward(model, tape[i], i + 1 < tape.size() ? &tape[i + 1] : nullptr, scope_of(tape[i].result),
+                   std::move(*d), pending);
   }
 
-  // 2. the decoder stack, its input and the target's embeddings
-  if (model.has_target()) {
-    Tensor dmemory;
-    const Tensor dy = decoder_stack_backward(model, encoder_result(model, source), target, std::move(d), dmemory);
-    target.record(StepKind::Input, dy);
-    if (!input.target_tokens.empty()) embed_sequence_backward(model, target, dy);
-    d = std::move(dmemory);
-  }
-
-  // 3. the encoder stack, its input and the source's embeddings
-  const Tensor dx = encoder_stack_backward(model, source, std::move(d));
-  source.record(StepKind::Input, dx);
-  if (input.has_tokens()) embed_sequence_backward(model, source, dx);
-
-  // 4. every weight's gradient
+  // 3. every weight's gradient
   weights.record(trace);
   return loss;
 }

@@ -12,6 +12,11 @@
 
 namespace attn {
 
+// Sizes past these are not a real model's (the largest vocabularies are about 2^18 rows);
+// the memory estimate then refuses what would not fit.
+constexpr std::size_t kMaxVocab = std::size_t{1} << 24;
+constexpr std::size_t kMaxWidth = std::size_t{1} << 20;
+
 class ConfigFields {
  public:
   ConfigFields(const Json& object, std::string file, std::string prefix = "")

@@ -17,6 +17,7 @@
 #include "attn/dump.h"
 #include "attn/error.h"
 #include "attn/forward.h"
+#include "attn/load_model.h"
 #include "attn/model_file.h"
 #include "attn/product_kernel.h"
 #include "attn/walkthrough.h"

@@ -258,10 +258,7 @@ void run_prompt(Generation& g, Trace& prompt) {
   const Model& model = g.model();
   const GenerateOptions& options = g.options;
   prompt.keep_entries(g.draw);
-  prompt.set_sink([&](const TraceRecord& r) {
-    g.decoder->observe(r);
-    if (g.dump) dump_record(*g.dump, 0, r);
-  });
+  if (g.dump) prompt.set_sink([&](const TraceRecord& r) { dump_record(*g.dump, 0, r); });
   if (g.draw) {
     if (g.terminal)
       g.out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}\n",
@@ -281,11 +278,11 @@ void run_prompt(Generation& g, Trace& prompt) {
     const auto walkthrough =
         start_walkthrough(g.out, prompt, model, g.loaded.input, g.walk, !g.terminal, true, g.lesson.get());
     prompt.set_entry_observer([&](const TraceEntry& e) { walkthrough->add(e); });
-    run_model(model, g.loaded.input, prompt);
+    g.decoder->prefill(g.loaded.input, prompt);
     walkthrough->finish();
     print_cache_after_prompt(g.terminal, g.page, *g.decoder, model, g.walk);
   } else {
-    run_model(model, g.loaded.input, prompt);
+    g.decoder->prefill(g.loaded.input, prompt);
   }
   if (g.dump) dump_caches(*g.dump, 0, *g.decoder);
 }
@@ -296,12 +293,11 @@ void rerun_prefix(Generation& g) {
   auto full = std::make_unique<KvCacheDecoder>(g.model(), g.loaded.input.ablation);
   Trace again(true);
   again.keep_entries(false);
-  again.set_sink([&](const TraceRecord& r) { full->observe(r); });
   RunInput prefix = g.loaded.input;
   TokenInput& sequence = g.model().decoder_only() ? prefix.source_tokens : prefix.target_tokens;
   sequence.texts.clear();
   sequence.tokens = {g.tokens};
-  run_model(g.model(), prefix, again);
+  full->prefill(prefix, again);
   g.decoder = std::move(full);
 }
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "attn/load_model.h"
 #include "attn/loss_curve.h"
 #include "attn/model_file.h"
 #include "attn/model_writer.h"

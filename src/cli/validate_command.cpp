@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "attn/load_model.h"
 #include "attn/model_file.h"
 
 namespace attn::cli {

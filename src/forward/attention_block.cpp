@@ -1,4 +1,5 @@
 // Multi-head attention, step by step, as the paper's Figure 2 draws it.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -137,53 +138,143 @@ Traced merged_output(const Traced& context, const AttentionWeights& w, const Tra
 
 }  // namespace
 
+namespace {
+
+// (1,G,T,d) -> (G,T,d): a run's keys or values as the cache keeps them (batch 1)
+Tensor cached_heads(const Tensor& heads) {
+  const std::size_t n = heads.shape.size();
+  Tensor t({heads.shape[n - 3], heads.shape[n - 2], heads.shape[n - 1]}, {heads.axes[n - 3], "t", "d"});
+  std::copy_n(heads.data.begin(), t.size(), t.data.begin());
+  return t;
+}
+
+// (G,t,d) with (1,G,1,d)'s rows appended -> (G,t+1,d)
+Tensor appended(const Tensor& cache, const Tensor& row) {
+  const std::size_t G = row.shape[1], d = row.shape[3];
+  const std::size_t t = cache.data.empty() ? 0 : cache.shape[1];
+  Tensor out({G, t + 1, d}, {row.axes[1], "t", "d"});
+  for (std::size_t g = 0; g < G; ++g) {
+    std::copy_n(cache.data.begin() + static_cast<std::ptrdiff_t>(g * t * d), t * d,
+                out.data.begin() + static_cast<std::ptrdiff_t>(g * (t + 1) * d));
+    std::copy_n(row.data.begin() + static_cast<std::ptrdiff_t>(g * d), d,
+                out.data.begin() + static_cast<std::ptrdiff_t>((g * (t + 1) + t) * d));
+  }
+  return out;
+}
+
+// (G,t,d), its positions from..t-1 -> (1,G,t-from,d), the layout the attention steps take
+Tensor batched(const Tensor& heads, std::size_t from) {
+  const std::size_t G = heads.shape[0], t = heads.shape[1], d = heads.shape[2], kept = t - from;
+  Tensor out({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});
+  for (std::size_t g = 0; g < G; ++g)
+    std::copy_n(heads.data.begin() + static_cast<std::ptrdiff_t>((g * t + from) * d), kept * d,
+                out.data.begin() + static_cast<std::ptrdiff_t>(g * kept * d));
+  return out;
+}
+
+// The queries and the G key/value heads the scores and the context read.
+struct HeadsRead {
+  Traced queries, keys, values;
+  bool from_cache = false;  // a cached step's keys and values: read from the cache, not entries
+};
+
+// Steps 1-2b: the projections, the head split and the steps on the heads (QK-norm, RoPE), and
+// the KV cache. A full run (x_q (B,S,N), x_kv (B,T,N)) projects and splits every row, and fills
+// the cache of a decoder layer when the run has one (its keys after RoPE: never turned
+// again). A cached step (x (1,1,N) at position p) projects its one row; self-attention
+// appends its key and value to the cache, cross-attention's cache holds the source's; the
+// query reads the cache, or with a sliding window W its last W positions.
+HeadsRead project_heads(const Traced& x_q, const Traced& x_kv, const AttentionWeights& w, const ModelConfig& config,
+                        const TraceScope& at) {
+  const std::size_t H = config.num_heads, G = config.kv_heads();
+  const char* kv_axis = G != H ? "G*d" : "H*d";
+  const bool rope = uses_rope(config, at.id(StepKind::Query).block);
+  const bool step = at.cached_step(), cross = at.id(StepKind::Query).block == Block::CrossAttention;
+  const std::size_t first = step ? at.position() : 0;
+  LayerCache* cache = at.cache();
+
+  // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d); keys and values (B,T,G*d) (each plus its
+  // bias, b_q (H*d,), b_k and b_v (G*d,), as a step of its own when the block has one)
+  const Traced q = projected(x_q, w, HeadsOf::Queries, "H*d", config, at);
+  std::optional<Traced> k, v;
+  if (!(step && cross)) {
+    k = projected(x_kv, w, HeadsOf::Keys, kv_axis, config, at);
+    v = projected(x_kv, w, HeadsOf::Values, kv_axis, config, at);
+  }
+  // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d); keys and values into G heads.
+  // 2a-2b. the steps on the heads the block's weights bring (QK-norm), then RoPE: each
+  // self-attention head's queries and keys turned by their positions (a step: the query
+  // first, as it is all the step needs from the cache's point of view)
+  const auto split = [&](StepKind kind, const Traced& p, std::size_t heads) {
+    return at.record(kind, kv_heads(split_heads(p.value, heads), heads, H), {at.operand(p)}, kInputsChecked);
+  };
+  HeadsRead read;
+  std::optional<Traced> q_heads;
+  if (step)
+    read.queries = positioned_heads(split(StepKind::QueryHeads, q, H), HeadsOf::Queries, w, rope, first, config, at);
+  if (!step) q_heads = split(StepKind::QueryHeads, q, H);
+  std::optional<Traced> k_heads;
+  if (k) {
+    k_heads = split(StepKind::KeyHeads, *k, G);
+    read.values = split(StepKind::ValueHeads, *v, G);
+  }
+  if (!step) read.queries = positioned_heads(std::move(*q_heads), HeadsOf::Queries, w, rope, 0, config, at);
+  if (k_heads) read.keys = positioned_heads(std::move(*k_heads), HeadsOf::Keys, w, rope, first, config, at);
+  if (!cache) return read;
+
+  Tensor& cache_k = cross ? cache->cross_k : cache->k;
+  Tensor& cache_v = cross ? cache->cross_v : cache->v;
+  if (!step) {  // (1,G,T,d) -> (G,T,d)
+    cache_k = cached_heads(read.keys.value);
+    cache_v = cached_heads(read.values.value);
+    return read;
+  }
+  if (!cross) {
+    cache_k = appended(cache_k, read.keys.value);
+    cache_v = appended(cache_v, read.values.value);
+  }
+  // the keys this query sees: all cached ones, or the last W with a sliding window
+  const std::size_t t = cache_k.shape[1];
+  const std::size_t from = !cross && config.sliding_window && t > config.sliding_window ? t - config.sliding_window : 0;
+  read.keys.value = batched(cache_k, from);
+  read.values.value = batched(cache_v, from);
+  read.from_cache = true;
+  return read;
+}
+
+}  // namespace
+
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& w, const Traced* mask,
                             const ModelConfig& config, const TraceScope& at) {
   // x_q is (B,S,N), x_kv is (B,T,N), W_q is (N,H*d), W_k/W_v are (N,G*d), W_o is (H*d,N)
   const std::size_t H = config.num_heads, G = config.kv_heads();
-
-  // 1. project: (B,S,N) @ (N,H*d) -> (B,S,H*d); keys and values (B,T,G*d)
-  const char* kv_axis = G != H ? "G*d" : "H*d";
-  // (each plus its bias, b_q (H*d,), b_k and b_v (G*d,), as a step of its own when the block has one)
-  const Traced q = projected(x_q, w, HeadsOf::Queries, "H*d", config, at);
-  const Traced k = projected(x_kv, w, HeadsOf::Keys, kv_axis, config, at);
-  const Traced v = projected(x_kv, w, HeadsOf::Values, kv_axis, config, at);
-
-  // 2. split heads: (B,S,H*d) -> (B,S,H,d) -> (B,H,S,d); keys and values into G heads
-  Traced q_heads = at.record(StepKind::QueryHeads, split_heads(q.value, H), {at.operand(q)}, kInputsChecked);
-  Traced k_heads =
-      at.record(StepKind::KeyHeads, kv_heads(split_heads(k.value, G), G, H), {at.operand(k)}, kInputsChecked);
-  const Traced v_heads =
-      at.record(StepKind::ValueHeads, kv_heads(split_heads(v.value, G), G, H), {at.operand(v)}, kInputsChecked);
-
-  // 2a-2b. the steps on the heads the block's weights bring (QK-norm), then RoPE: each
-  // self-attention head's queries and keys turned by their positions
-  const bool rope = uses_rope(config, at.id(StepKind::Query).block);
-  const Traced queries = positioned_heads(std::move(q_heads), HeadsOf::Queries, w, rope, 0, config, at);
-  const Traced keys_g = positioned_heads(std::move(k_heads), HeadsOf::Keys, w, rope, 0, config, at);
+  HeadsRead read = project_heads(x_q, x_kv, w, config, at);
+  // A cached step's keys and values are the cache's, not entries: steps on them name no operand.
+  const auto operands = [&](const Traced& t) {
+    return read.from_cache ? std::vector<Operand>{} : std::vector<Operand>{at.operand(t)};
+  };
 
   // 2c. grouped-query attention: the G key/value heads repeated for the H query heads,
   // (B,G,T,d) -> (B,H,T,d)
-  std::optional<Traced> k_repeat, v_repeat;
   if (G != H) {
-    k_repeat =
-        at.record(StepKind::RepeatedKeys, repeat_kv_heads(keys_g.value, H), {at.operand(keys_g)}, kInputsChecked);
-    v_repeat =
-        at.record(StepKind::RepeatedValues, repeat_kv_heads(v_heads.value, H), {at.operand(v_heads)}, kInputsChecked);
+    read.keys =
+        at.record(StepKind::RepeatedKeys, repeat_kv_heads(read.keys.value, H), operands(read.keys), kInputsChecked);
+    read.values = at.record(StepKind::RepeatedValues, repeat_kv_heads(read.values.value, H), operands(read.values),
+                            kInputsChecked);
   }
-  const Traced& keys = k_repeat ? *k_repeat : keys_g;
-  const Traced& values = v_repeat ? *v_repeat : v_heads;
+  const Traced& queries = read.queries;
 
   // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T)
   const Traced k_t =
-      at.record(StepKind::TransposedKeys, transpose_keys(keys.value), {at.operand(keys)}, kInputsChecked);
+      at.record(StepKind::TransposedKeys, transpose_keys(read.keys.value), operands(read.keys), kInputsChecked);
   const Traced scores =
       at.record(StepKind::Scores, attention_scores(queries.value, k_t.value), {at.operand(queries), at.operand(k_t)});
   // |score / √d| <= |score| for d >= 1: finite when the scores are
   const Traced scaled = at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head),
                                   {at.operand(scores)}, kInputsChecked);
 
-  // 4. mask (optional) and softmax over keys: (B,H,S,T) -> (B,H,S,T)
+  // 4. mask (optional: a cached step's one row sees every key it reads) and softmax over
+  // keys: (B,H,S,T) -> (B,H,S,T)
   std::optional<Traced> masked;
   if (mask)
     masked = at.record(StepKind::MaskedScores, apply_mask(scaled.value, mask->value),
@@ -200,10 +291,17 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
                                 fully_masked, fully_masked == 1 ? "" : "s"));
 
   // 5. context: (B,H,S,T) @ (B,H,T,d) -> (B,H,S,d)
-  const Traced context = at.record(StepKind::Context, attention_context(weights.value, values.value),
-                                   {at.operand(weights), at.operand(values)});
+  std::vector<Operand> context_operands = {at.operand(weights)};
+  if (!read.from_cache) context_operands.push_back(at.operand(read.values));
+  const Traced context =
+      at.record(StepKind::Context, attention_context(weights.value, read.values.value), std::move(context_operands));
 
-  return merged_output(context, w, at);
+  Traced out = merged_output(context, w, at);
+  TapeEntry ran{TapeOp::Attention, out.id, x_q.id, x_kv.id};
+  if (mask) ran.mask = mask->id;
+  ran.attention = &w;
+  at.tape(std::move(ran));
+  return out;
 }
 
 }  // namespace attn

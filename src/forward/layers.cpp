@@ -15,8 +15,12 @@ Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelC
                       {at.operand(x), at.weight("W_1", ffn.W_1), at.weight("W_3", ffn.W_3)})
           : at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
                       {at.operand(x), at.weight("W_1", ffn.W_1)});
-  return at.record(StepKind::FfnOutput, feed_forward_output(hidden.value, ffn.W_2, ffn.b_2),
-                   {at.operand(hidden), at.weight("W_2", ffn.W_2)});
+  Traced out = at.record(StepKind::FfnOutput, feed_forward_output(hidden.value, ffn.W_2, ffn.b_2),
+                         {at.operand(hidden), at.weight("W_2", ffn.W_2)});
+  TapeEntry ran{TapeOp::FeedForward, out.id, x.id};
+  ran.ffn = &ffn;
+  at.tape(std::move(ran));
+  return out;
 }
 
 Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
@@ -24,13 +28,30 @@ Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, 
   // (B,S,N) -> (B,S,N)
   Tensor y = config.norm == Norm::RMSNorm ? rms_norm(x.value, norm.gamma, config.layer_norm_eps)
                                           : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
-  return at.record(kind, std::move(y), {at.operand(x)}, Trace::Check::Values, n);
+  Traced out = at.record(kind, std::move(y), {at.operand(x)}, Trace::Check::Values, n);
+  // (the logit lens reads the run; nothing learns through it)
+  if (kind != StepKind::LensNorm) {
+    TapeEntry ran{TapeOp::Norm, out.id, x.id};
+    ran.norm = &norm;
+    at.tape(std::move(ran));
+  }
+  return out;
 }
 
 Traced residual_step(const Traced& x, const Traced& sublayer, int n, const TraceScope& at) {
   // (B,S,N) + (B,S,N) -> (B,S,N)
-  return at.record(StepKind::Residual, residual_add(x.value, sublayer.value), {at.operand(x), at.operand(sublayer)},
-                   Trace::Check::Values, n);
+  Traced out = at.record(StepKind::Residual, residual_add(x.value, sublayer.value),
+                         {at.operand(x), at.operand(sublayer)}, Trace::Check::Values, n);
+  at.tape({TapeOp::Residual, out.id, x.id, sublayer.id});
+  return out;
+}
+
+Traced layer_output(Traced x, const TraceScope& at) {
+  // (B,S,N) -> (B,S,N): the same numbers, under the layer's name
+  const StepId read = x.id;
+  Traced out = at.record(StepKind::LayerOutput, std::move(x.value));
+  at.tape({TapeOp::LayerOutput, out.id, read});
+  return out;
 }
 
 Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Traced* mask, const ModelConfig& config,
@@ -42,34 +63,35 @@ Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Tr
   Traced x2 = sublayer_connection(x1, layer.norm2, 2, config, at, [&](const Traced& h) {
     return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
   });
-  return at.record(StepKind::LayerOutput, std::move(x2.value));
+  return layer_output(std::move(x2), at);
 }
 
-Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWeights& layer, const Traced& self_mask,
+Traced decoder_layer(const Traced& y, const Traced* memory, const DecoderLayerWeights& layer, const Traced* self_mask,
                      const Traced* cross_mask, const ModelConfig& config, const TraceScope& at) {
   // y is (B,T,N), memory is (B,S,N) -> (B,T,N)
   const Traced y1 = sublayer_connection(y, layer.norm1, 1, config, at, [&](const Traced& h) {
-    return multi_head_attention(h, h, layer.self_attention, &self_mask, config, at.block(Block::MaskedSelfAttention));
+    return multi_head_attention(h, h, layer.self_attention, self_mask, config, at.block(Block::MaskedSelfAttention));
   });
   const Traced y2 = sublayer_connection(y1, layer.norm2, 2, config, at, [&](const Traced& h) {
-    return multi_head_attention(h, memory, layer.cross_attention, cross_mask, config, at.block(Block::CrossAttention));
+    return multi_head_attention(h, memory ? *memory : h, layer.cross_attention, cross_mask, config,
+                                at.block(Block::CrossAttention));
   });
   Traced y3 = sublayer_connection(y2, layer.norm3, 3, config, at, [&](const Traced& h) {
     return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
   });
-  return at.record(StepKind::LayerOutput, std::move(y3.value));
+  return layer_output(std::move(y3), at);
 }
 
-Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced& mask,
+Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced* mask,
                           const ModelConfig& config, const TraceScope& at) {
   // x is (B,S,N) -> (B,S,N)
   const Traced x1 = sublayer_connection(x, layer.norm1, 1, config, at, [&](const Traced& h) {
-    return multi_head_attention(h, h, layer.self_attention, &mask, config, at.block(Block::MaskedSelfAttention));
+    return multi_head_attention(h, h, layer.self_attention, mask, config, at.block(Block::MaskedSelfAttention));
   });
   Traced x2 = sublayer_connection(x1, layer.norm2, 2, config, at, [&](const Traced& h) {
     return feed_forward(h, layer.ffn, config, at.block(Block::FeedForward));
   });
-  return at.record(StepKind::LayerOutput, std::move(x2.value));
+  return layer_output(std::move(x2), at);
 }
 
 }  // namespace attn

@@ -89,6 +89,9 @@ Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, 
 // x + sublayer, recorded as residual n.
 Traced residual_step(const Traced& x, const Traced& sublayer, int n, const TraceScope& at);
 
+// A layer's result, x recorded again as its layer_output (the same numbers). (B,S,N) -> (B,S,N).
+Traced layer_output(Traced x, const TraceScope& at);
+
 // One sub-layer with its residual connection and its LayerNorm where the model puts it:
 //   post-norm (the paper):          x = LN(x + f(x))
 //   pre-norm (norm_first, GPT-2):   x = x + f(LN(x))
@@ -107,12 +110,14 @@ Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Tr
 
 // A decoder layer: masked self-attention over the target, cross-attention to the
 // encoder's output (memory), feed-forward. y is (B,T,N), memory (B,S,N) -> (B,T,N).
-Traced decoder_layer(const Traced& y, const Traced& memory, const DecoderLayerWeights& layer, const Traced& self_mask,
+// (A cached step reads its keys and values from the cache: memory may be nullptr, the masks
+// are, since its one new row sees every key it reads.)
+Traced decoder_layer(const Traced& y, const Traced* memory, const DecoderLayerWeights& layer, const Traced* self_mask,
                      const Traced* cross_mask, const ModelConfig& config, const TraceScope& at);
 
 // A decoder-only (GPT-style) layer: causal self-attention, then feed-forward, each a
 // sub-layer connection; no cross-attention. x is (B,S,N) -> (B,S,N).
-Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced& mask,
+Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced* mask,
                           const ModelConfig& config, const TraceScope& at);
 
 }  // namespace attn

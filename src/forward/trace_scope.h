@@ -12,6 +12,7 @@
 #include "attn/run_input.h"
 #include "attn/tensor.h"
 #include "attn/trace.h"
+#include "forward/run_context.h"
 
 namespace attn {
 
@@ -58,18 +59,22 @@ class ScopePlace {
 
 class TraceScope : public ScopePlace<TraceScope> {
  public:
-  // `ablation`: the run's ablated heads (RunInput::ablation), which the attention blocks of
-  // this scope apply; nullptr for none.
-  TraceScope(Trace& trace, Sequence sequence, const Ablation* ablation = nullptr)
-      : ScopePlace(sequence), trace_(&trace), ablation_(ablation) {}
+  // `context`: what the run reads besides the model (the ablated heads, the KV cache);
+  // nullptr for nothing.
+  TraceScope(Trace& trace, Sequence sequence, const RunContext* context = nullptr)
+      : ScopePlace(sequence), trace_(&trace), context_(context) {}
 
   // Records `value` as step `kind` of this scope, made from `operands`.
   Traced record(StepKind kind, Tensor value, std::vector<Operand> operands = {},
                 Trace::Check check = Trace::Check::Values, int number = 0) const {
     Traced traced{std::move(value), id(kind, number)};
+    if (trace_->has_hooks()) trace_->run_hooks(traced.id, traced.value);
     trace_->record(traced.id, traced.value, std::move(operands), check);
     return traced;
   }
+
+  // Adds what a block ran to the tape (attn/trace.h), for the backward pass.
+  void tape(TapeEntry entry) const { trace_->add_to_tape(std::move(entry)); }
 
   // A recorded tensor as the operand of a later step.
   Operand operand(const Traced& t) const { return trace_->operand(t.id, t.value); }
@@ -82,14 +87,25 @@ class TraceScope : public ScopePlace<TraceScope> {
   // cross-attention), and whether by their mean; empty without an ablation.
   std::vector<std::size_t> ablated_heads() const {
     const StepId at = id(StepKind::Context);
-    if (!ablation_ || at.block == Block::CrossAttention || !at.in_layer()) return {};
-    return ablation_->heads_of(at.stack, at.layer);
+    const Ablation* ablation = context_ ? context_->ablation : nullptr;
+    if (!ablation || at.block == Block::CrossAttention || !at.in_layer()) return {};
+    return ablation->heads_of(at.stack, at.layer);
   }
-  bool ablates_by_mean() const { return ablation_ && ablation_->mean; }
+  bool ablates_by_mean() const { return context_ && context_->ablation && context_->ablation->mean; }
+
+  // The KV cache of this scope's decoder layer in a run that has one, else nullptr.
+  LayerCache* cache() const {
+    if (!context_ || !context_->cache || place_.stack != Stack::Decoder || place_.layer < 0) return nullptr;
+    return &context_->cache->at(static_cast<std::size_t>(place_.layer));
+  }
+  // Whether the run is a cached step: one new row at position(), the rest from the cache.
+  bool cached_step() const { return context_ && context_->step; }
+  std::size_t position() const { return context_ ? context_->position : 0; }
+  const RunContext* context() const { return context_; }
 
  private:
   Trace* trace_;
-  const Ablation* ablation_;
+  const RunContext* context_;
 };
 
 }  // namespace attn

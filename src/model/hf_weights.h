@@ -1,4 +1,4 @@
-// The plan of a checkpoint's weights (model/hf_model.cpp): which stored tensor each of
+// The plan of a checkpoint's weights (an architecture's map, src/arch/): which stored tensor each of
 // attn's weights comes from and how (as stored, transposed, some columns, a range), checked
 // whole against the safetensors headers before any of them is read.
 #ifndef ATTN_MODEL_HF_WEIGHTS_H_
@@ -37,6 +37,28 @@ struct WeightRead {
 
   // "h.0.attn.c_attn.weight[:, 0:768]", "model.layers.0.self_attn.k_proj.weight.T"
   std::string source_text() const;
+};
+
+// Adds planned reads, one per weight: an architecture's map of its checkpoint's tensors
+// (src/arch/<name>.cpp) is a list of these calls.
+struct WeightPlanner {
+  std::vector<WeightRead>& plan;
+  // `target` (attn's `parameter`, of `axes`) from the stored `tensor`, which must be of shape
+  // `stored` ("n_embd x 3 n_embd" in messages), laid out as `layout` says.
+  void add(Tensor& target, std::string parameter, std::string tensor, Shape stored, std::string words, AxisNames axes,
+           StoredLayout layout = StoredLayout::AsStored, std::size_t begin = 0, std::size_t end = 0) {
+    WeightRead w;
+    w.target = &target;
+    w.parameter = std::move(parameter);
+    w.tensor = std::move(tensor);
+    w.stored_shape = std::move(stored);
+    w.shape_words = std::move(words);
+    w.axes = std::move(axes);
+    w.layout = layout;
+    w.begin = begin;
+    w.end = end;
+    plan.push_back(std::move(w));
+  }
 };
 
 // Finds every planned tensor and checks its dtype and shape: InputError naming the file

@@ -6,9 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "arch/checkpoint.h"
 #include "attn/error.h"
 #include "checkpoint_test_files.h"
-#include "model/hf_model.h"
 
 using attn_test::raw;
 using attn_test::safetensors_bytes;

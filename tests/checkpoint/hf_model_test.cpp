@@ -3,7 +3,7 @@
 // transformers' modeling code defines it, to 1e-12 (tests/reference/make_hf_checkpoints.py
 // wrote the tiny checkpoints and the references, and checked the references once against
 // attn's own forward on the same models written in attn's JSON schema).
-#include "model/hf_model.h"
+#include "arch/checkpoint.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,8 +107,7 @@ TEST_CASE("Hugging Face checkpoints: greedy generation with the KV cache agrees 
       attn::KvCacheDecoder decoder(model);
       attn::Trace prompt(true);
       prompt.keep_entries(false);
-      prompt.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-      attn::run_model(model, loaded.input, prompt);
+      decoder.prefill(loaded.input, prompt);
       std::size_t k = 0;
       for (const auto& step : expected.at("greedy")) {
         INFO("step " << k);
@@ -217,8 +216,7 @@ TEST_CASE("Hugging Face checkpoints: weights kept as stored give the bits of wei
       for (auto* pair : {&cached_a, &cached_b}) {
         attn::Trace t(true);
         t.keep_entries(false);
-        t.set_sink([&](const attn::TraceRecord& r) { pair->observe(r); });
-        attn::run_model(pair == &cached_a ? pa.model : pb.model, pa.input, t);
+        pair->prefill(pa.input, t);
       }
       for (std::size_t step = 0; step < 3; ++step) {
         attn::Trace t(true);

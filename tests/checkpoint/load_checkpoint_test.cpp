@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "attn/error.h"
+#include "attn/load_model.h"
 #include "attn/model_file.h"
 #include "checkpoint/checkpoint_test_files.h"
 

@@ -9,10 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "arch/checkpoint.h"
 #include "attn/error.h"
 #include "attn/model_file.h"
 #include "checkpoint_test_files.h"
-#include "model/hf_model.h"
 
 namespace {
 

@@ -36,7 +36,7 @@ std::vector<double> full_run_logits(const attn::Model& model, const attn::RunInp
   return {};
 }
 
-// The cache's run: the prompt through run_model, observed; then each of `fed` one step.
+// The cache's run: the prompt through prefill; then each of `fed` one step.
 // After each, its logits against a full run over the prefix (set by `prefix`).
 template <typename SetPrefix>
 double worst_step_error(const attn::LoadedModel& loaded, const std::vector<std::string>& prompt,
@@ -47,8 +47,7 @@ double worst_step_error(const attn::LoadedModel& loaded, const std::vector<std::
   attn::KvCacheDecoder decoder(model);
   attn::Trace trace(!input.batched);
   trace.keep_entries(false);
-  trace.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-  attn::run_model(model, input, trace);
+  decoder.prefill(input, trace);
   const std::vector<double> first = full_run_logits(model, input);
   CHECK(decoder.logits() == first);
   double worst = 0;
@@ -133,8 +132,7 @@ TEST_CASE("the cache of grouped-query attention holds G heads, RoPE's keys turne
   attn::KvCacheDecoder decoder(model.model);
   attn::Trace trace(!model.input.batched);
   const attn::Tensor* k_rope = nullptr;
-  trace.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-  attn::run_model(model.model, model.input, trace);
+  decoder.prefill(model.input, trace);
   for (const auto& e : trace.entries())
     if (e.id.kind == attn::StepKind::RotatedKeys && e.id.layer == 1) k_rope = &e.tensor;
   REQUIRE(k_rope != nullptr);

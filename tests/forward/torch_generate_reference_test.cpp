@@ -27,8 +27,7 @@ TEST_CASE("greedy generation with the cache agrees with PyTorch float64", "[gene
       attn::KvCacheDecoder decoder(model.model);
       attn::Trace prompt(!model.input.batched);
       prompt.keep_entries(false);
-      prompt.set_sink([&](const attn::TraceRecord& r) { decoder.observe(r); });
-      attn::run_model(model.model, model.input, prompt);
+      decoder.prefill(model.input, prompt);
       const auto never = model.model.vocab.never_written_ids();
       std::size_t k = 0;
       double case_worst = 0;

@@ -1,11 +1,11 @@
 // config.json (and generation_config.json) read as transformers' configuration classes
 // read them, and every unusable field refused in one line naming the file and the field.
-#include "checkpoint/hf_config.h"
+#include "arch/family.h"
 
 #include <catch2/catch.hpp>
 
 #include "attn/error.h"
-#include "checkpoint_test_files.h"
+#include "checkpoint/checkpoint_test_files.h"
 
 using attn_test::TempFolder;
 using attn_test::write_bytes;
@@ -25,11 +25,11 @@ constexpr const char* kLlama3 =
                          "original_max_position_embeddings": 8192, "rope_type": "llama3"},
         "tie_word_embeddings": true, "eos_token_id": 128001})";
 
-attn::HfConfig read(const std::string& config, const std::string& generation = "") {
+attn::CheckpointConfig read(const std::string& config, const std::string& generation = "") {
   TempFolder folder;
   write_bytes(folder.file("config.json"), config);
   if (!generation.empty()) write_bytes(folder.file("generation_config.json"), generation);
-  return attn::read_hf_config(folder.path());
+  return attn::read_checkpoint_config(folder.path());
 }
 
 // The field and message of the InputError reading `config` throws.
@@ -37,7 +37,7 @@ std::pair<std::string, std::string> refusal(const std::string& config) {
   TempFolder folder;
   write_bytes(folder.file("config.json"), config);
   try {
-    attn::read_hf_config(folder.path());
+    attn::read_checkpoint_config(folder.path());
   } catch (const attn::InputError& e) {
     CHECK(e.file() == folder.file("config.json"));
     return {e.json_path(), e.message()};
@@ -64,57 +64,55 @@ std::string with(std::string base, const std::string& key, const std::string& va
 }  // namespace
 
 TEST_CASE("config.json: GPT-2's fields and GPT2Config's defaults", "[checkpoint][config]") {
-  const attn::HfConfig c = read(kGpt2);
-  CHECK(c.family == attn::HfFamily::Gpt2);
-  CHECK(c.architecture == "GPT2LMHeadModel");
+  const attn::CheckpointConfig c = read(kGpt2);
+  CHECK(std::string(c.family->name) == "gpt2");
+  CHECK(c.hf_class == "GPT2LMHeadModel");
   CHECK(c.vocab_size == 50257);
-  CHECK(c.hidden_size == 768);
+  CHECK(c.model.d_model == 768);
   CHECK(c.num_layers == 12);
-  CHECK(c.num_heads == 12);
-  CHECK(c.num_kv_heads == 12);
-  CHECK(c.head_dim == 64);
-  CHECK(c.intermediate_size == 3072);  // n_inner null: 4 n_embd
+  CHECK(c.model.num_heads == 12);
+  CHECK(c.model.kv_heads() == 12);
+  CHECK(c.model.d_head == 64);
+  CHECK(c.model.d_ff == 3072);  // n_inner null: 4 n_embd
   CHECK(c.max_positions == 1024);
-  CHECK(c.norm_eps == 1e-5);
-  CHECK(c.activation == "gelu_new");
-  CHECK(c.tie_word_embeddings);  // GPT2Config's default
+  CHECK(c.model.layer_norm_eps == 1e-5);
+  CHECK(c.model.activation == attn::Activation::GELUTanh);  // gelu_new
+  CHECK(c.tie_word_embeddings);                             // GPT2Config's default
   CHECK(c.eos_token_ids == std::vector<std::size_t>{50256});
 }
 
 TEST_CASE("config.json: Llama 3.2's grouped heads, head_dim, llama3 RoPE and tied head", "[checkpoint][config]") {
-  const attn::HfConfig c = read(kLlama3, R"({"eos_token_id": [128001, 128008, 128009], "do_sample": true})");
-  CHECK(c.family == attn::HfFamily::Llama);
-  CHECK(c.num_heads == 32);
-  CHECK(c.num_kv_heads == 8);
-  CHECK(c.head_dim == 64);
-  CHECK(c.intermediate_size == 8192);
-  CHECK(c.norm_eps == 1e-5);
-  CHECK(c.rope_theta == 500000.0);
-  CHECK(c.rope_llama3);
-  CHECK(c.llama3.factor == 32.0);
-  CHECK(c.llama3.low_freq_factor == 1.0);
-  CHECK(c.llama3.high_freq_factor == 4.0);
-  CHECK(c.llama3.original_max_position_embeddings == 8192);
+  const attn::CheckpointConfig c = read(kLlama3, R"({"eos_token_id": [128001, 128008, 128009], "do_sample": true})");
+  CHECK(std::string(c.family->name) == "llama");
+  CHECK(c.model.num_heads == 32);
+  CHECK(c.model.kv_heads() == 8);
+  CHECK(c.model.d_head == 64);
+  CHECK(c.model.d_ff == 8192);
+  CHECK(c.model.layer_norm_eps == 1e-5);
+  CHECK(c.model.rope_theta == 500000.0);
+  CHECK(c.model.rope_scaling.llama3);
+  CHECK(c.model.rope_scaling.factor == 32.0);
+  CHECK(c.model.rope_scaling.low_freq_factor == 1.0);
+  CHECK(c.model.rope_scaling.high_freq_factor == 4.0);
+  CHECK(c.model.rope_scaling.original_max_position_embeddings == 8192.0);
   CHECK(c.tie_word_embeddings);
-  CHECK_FALSE(c.attention_bias);
   // generation_config.json's eos_token_id wins over config.json's
   CHECK(c.eos_token_ids == std::vector<std::size_t>{128001, 128008, 128009});
   // LlamaConfig's defaults: untied head, head_dim = hidden_size / heads, KV heads = heads
   const std::string plain =
       R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 32000, "hidden_size": 64, "intermediate_size": 128,
           "num_hidden_layers": 2, "num_attention_heads": 4})";
-  const attn::HfConfig d = read(plain);
+  const attn::CheckpointConfig d = read(plain);
   CHECK_FALSE(d.tie_word_embeddings);
-  CHECK(d.head_dim == 16);
-  CHECK(d.num_kv_heads == 4);
-  CHECK(d.rope_theta == 10000.0);
-  CHECK(d.norm_eps == 1e-6);
-  CHECK_FALSE(d.rope_llama3);
+  CHECK(d.model.d_head == 16);
+  CHECK(d.model.kv_heads() == 4);
+  CHECK(d.model.rope_theta == 10000.0);
+  CHECK(d.model.layer_norm_eps == 1e-6);
+  CHECK_FALSE(d.model.rope_scaling.llama3);
   CHECK(d.eos_token_ids.empty());
-  CHECK(read(with(plain, "architectures", R"(["Qwen2ForCausalLM"])")).qkv_bias);
-  CHECK(read(with(plain, "architectures", R"(["Qwen3ForCausalLM"])")).head_dim == 128);  // Qwen3Config's default
-  CHECK(read(with(with(plain, "architectures", R"(["MistralForCausalLM"])"), "sliding_window", "null")).family ==
-        attn::HfFamily::Llama);
+  CHECK(read(with(plain, "architectures", R"(["Qwen3ForCausalLM"])")).model.d_head == 128);  // Qwen3Config's default
+  CHECK(std::string(read(with(with(plain, "architectures", R"(["MistralForCausalLM"])"), "sliding_window", "null"))
+                        .family->name) == "llama");
 }
 
 TEST_CASE("config.json: an unsupported architecture names itself and the supported ones", "[checkpoint][config]") {
@@ -171,7 +169,7 @@ TEST_CASE("config.json: not JSON, or missing, is one line naming it", "[checkpoi
   CHECK(refusal("[]").second == "expected a JSON object, found an array of 0");
   TempFolder folder;
   try {
-    attn::read_hf_config(folder.path());
+    attn::read_checkpoint_config(folder.path());
     FAIL("no config.json accepted");
   } catch (const attn::InputError& e) {
     CHECK(e.file() == folder.path());

@@ -1,6 +1,7 @@
 // The one door models come in by: load_model(source) finds the format, hands the source to
 // that format's reader, and checks what was loaded the same way whatever the format. A new
-// format is a reader returning a LoadedModel and a case here.
+// format is a reader returning a LoadedModel and a case here. A checkpoint is read by the
+// file of the architecture its config.json names (arch/checkpoint.h, arch/family.h).
 #include <sys/stat.h>
 
 #include <memory>
@@ -8,11 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "arch/checkpoint.h"
 #include "attn/error.h"
+#include "attn/load_model.h"
 #include "attn/model_file.h"
 #include "attn/tokenizer_files.h"
 #include "checkpoint/locate.h"
-#include "model/hf_model.h"
 
 namespace attn {
 

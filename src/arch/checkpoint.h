@@ -1,8 +1,7 @@
 // A Hugging Face checkpoint (a folder, or a Hub name in the local cache) as attn's Model:
 // config.json gives the hyper-parameters, the safetensors weights become the Model's
-// tensors in attn's X @ W layout. GPT2LMHeadModel, LlamaForCausalLM (and Mistral without a
-// sliding window; rope_scaling "llama3"), Qwen2ForCausalLM, Qwen3ForCausalLM (QK-norm):
-// decoder-only, pre-norm, as the model file can say.
+// tensors in attn's X @ W layout, as the file of the architecture config.json names says
+// (src/arch/family.h: the registry of the architectures attn reads).
 //
 // Everything is checked before any weight is read: the config, the memory the model will
 // take (from the config, against --max-memory), every safetensors header, and that each
@@ -11,8 +10,8 @@
 // float64 value); with options.weights_as_stored the matrices stay in the mapped files
 // instead (Tensor::stored), widened as the steps read them, and only the vectors and the
 // learned positions are widened.
-#ifndef ATTN_MODEL_HF_MODEL_H_
-#define ATTN_MODEL_HF_MODEL_H_
+#ifndef ATTN_ARCH_CHECKPOINT_H_
+#define ATTN_ARCH_CHECKPOINT_H_
 
 #include <cstddef>
 #include <map>
@@ -44,4 +43,4 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
 
 }  // namespace attn
 
-#endif  // ATTN_MODEL_HF_MODEL_H_
+#endif  // ATTN_ARCH_CHECKPOINT_H_

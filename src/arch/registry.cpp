@@ -1,0 +1,49 @@
+// The registry: one row per architecture file. A new architecture is its file and a row here.
+#include "arch/family.h"
+
+#include <fmt/format.h>
+
+#include "attn/error.h"
+#include "checkpoint/hf_config.h"
+
+namespace attn {
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> rows = {
+      gpt2_family(),
+      llama_family(),
+  };
+  return rows;
+}
+
+std::string supported_classes() {
+  std::string out;
+  for (const Family& row : families())
+    for (const std::string& name : row.hf_classes) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+const Family* find_family(const std::string& hf_class) {
+  for (const Family& row : families())
+    for (const std::string& name : row.hf_classes)
+      if (name == hf_class) return &row;
+  return nullptr;
+}
+
+CheckpointConfig read_checkpoint_config(const std::string& folder) {
+  const HfConfigFile file = read_hf_config_file(folder, supported_classes());
+  const Family* family = find_family(file.hf_class);
+  if (!family)
+    throw InputError(
+        file.file, "architectures[0]",
+        fmt::format("the architecture \"{}\" is not supported (attn reads {})", file.hf_class, supported_classes()));
+  CheckpointConfig c = family->read_config(ConfigFields(file.json, file.file), file.hf_class);
+  c.file = file.file;
+  c.json = file.json;
+  c.hf_class = file.hf_class;
+  c.family = family;
+  c.eos_token_ids = read_eos_token_ids(folder, file, c.vocab_size);
+  return c;
+}
+
+}  // namespace attn

@@ -1,0 +1,180 @@
+// One run of a forward program: the inputs, masks, layer results, final norm and head an
+// architecture lays its forward out with, for a full run and a cached step alike.
+#include "forward/program.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "attn/forward.h"
+#include "forward/embedding_block.h"
+#include "forward/layers.h"
+#include "steps/attention.h"
+#include "steps/embedding.h"
+#include "steps/masks.h"
+#include "steps/output_head.h"
+#include "steps/positional_encoding.h"
+
+namespace attn {
+
+namespace {
+
+// A sequence's input X, (B,S,N), recorded as its `input`: from the token embeddings or given.
+Traced sequence_input(Tensor x, bool from_tokens, const TraceScope& at) {
+  Traced out = at.record(StepKind::Input, std::move(x));
+  TapeEntry ran{TapeOp::Input, out.id, out.id};
+  ran.from_tokens = from_tokens;
+  at.tape(std::move(ran));
+  return out;
+}
+
+std::size_t index_of(Sequence sequence) { return sequence == Sequence::Target ? 1 : 0; }
+
+// The logit lens: each layer's output (B,T,N) through the stack's final norm (when it has
+// one) and the output head, with the same step functions as the model's own output, so that
+// the last layer's lens is output.logits bit for bit. Recorded as lens.<l>.norm, .logits,
+// .probabilities, after the output head.
+void logit_lens(const Model& model, const std::vector<Traced>& outputs, Stack stack, const TraceScope& rows) {
+  const NormWeights& norm = stack == Stack::Decoder ? model.decoder_norm : model.encoder_norm;
+  const TraceScope at = rows.layer(stack);
+  for (std::size_t l = 0; l < outputs.size(); ++l) {
+    const int layer = static_cast<int>(l);
+    if (norm.gamma.data.empty()) {
+      output_head(model, outputs[l], at, StepKind::LensLogits, StepKind::LensProbabilities, layer);
+      continue;
+    }
+    const Traced normed = layer_norm_step(outputs[l], norm, StepKind::LensNorm, layer, model.config, at);
+    output_head(model, normed, at, StepKind::LensLogits, StepKind::LensProbabilities, layer);
+  }
+}
+
+// The stack whose layers the logit lens reads: the last one.
+Stack last_stack(const Model& model) { return model.has_decoder() ? Stack::Decoder : Stack::Encoder; }
+
+}  // namespace
+
+Program::Program(const Model& model, const RunInput& input, Trace& trace, const RunContext& context)
+    : model_(model), input_(&input), trace_(trace), context_(context) {}
+
+Program::Program(const Model& model, std::size_t token, Trace& trace, const RunContext& context)
+    : model_(model), input_(nullptr), trace_(trace), context_(context), token_(token) {}
+
+Traced Program::input(Sequence sequence) {
+  if (step()) return step_input(sequence);
+  const TraceScope at = scope(sequence);
+  const bool source = sequence == Sequence::Source;
+  const TokenInput& tokens = source ? input_->source_tokens : input_->target_tokens;
+  std::optional<Traced>* padding = &padding_[index_of(sequence)];
+  if (tokens.empty()) {
+    Tensor x = source ? input_->X : input_->target_X;
+    if (!source) x.axes[1] = "T";
+    return sequence_input(std::move(x), false, at);
+  }
+  Tensor x = embed_sequence(model_, tokens, at, padding);
+  if (!source) x.axes[1] = "T";
+  return sequence_input(std::move(x), true, at);
+}
+
+Traced Program::step_input(Sequence sequence) {
+  // 1. the new token's input row: E[id] (· √N) + PE[position], (1,1,N)
+  const ModelConfig& config = model_.config;
+  const std::size_t position = context_.position, N = config.d_model;
+  Tensor ids({1, 1}, {"B", "S"});
+  ids.data[0] = static_cast<double>(token_);
+  Tensor x = embedding_lookup(ids, model_.embedding);
+  if (config.scale_embeddings) x = scale_embedding(x);
+  // (RoPE adds nothing here: it turns the queries and keys inside each self-attention)
+  if (config.positional_encoding == PositionalEncoding::Sinusoidal ||
+      config.positional_encoding == PositionalEncoding::Learned) {
+    const Tensor all = config.positional_encoding == PositionalEncoding::Sinusoidal
+                           ? sinusoidal_positions(position + 1, N)
+                           : learned_positions(model_.positions, position + 1);
+    Tensor row({1, N}, {"S", "N"});
+    std::copy_n(all.data.begin() + static_cast<std::ptrdiff_t>(position * N), N, row.data.begin());
+    x = add_positions(x, row);
+  }
+  return scope(sequence).record(StepKind::Input, std::move(x));
+}
+
+void Program::rope_frequencies() {
+  const ModelConfig& config = model_.config;
+  if (step() || !uses_rope(config, Block::SelfAttention) || !config.rope_scaling.llama3) return;
+  scope(Sequence::Source)
+      .record(StepKind::RopeFrequencies, attn::rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling));
+}
+
+std::optional<Traced> Program::self_mask(const Traced& x, Stack stack) {
+  const Sequence sequence = x.id.sequence;
+  const std::optional<Traced>& padding = padding_[index_of(sequence)];
+  const bool causal = stack == Stack::Decoder || model_.config.causal;
+  if (step() || (!causal && !padding)) return std::nullopt;
+  const std::size_t S = x.value.shape[1];
+  Tensor mask = attention_mask(S, S, causal, padding ? &padding->value : nullptr, model_.config.sliding_window);
+  if (sequence == Sequence::Target) {
+    mask.axes[mask.rank() - 2] = "T";
+    mask.axes[mask.rank() - 1] = "T";
+  }
+  const Block block = stack == Stack::Decoder ? Block::MaskedSelfAttention : Block::SelfAttention;
+  return scope(sequence).layer(stack).block(block).record(StepKind::Mask, std::move(mask));
+}
+
+std::optional<Traced> Program::cross_mask(const Traced& y) {
+  const std::optional<Traced>& source_padding = padding_[index_of(Sequence::Source)];
+  if (step() || !source_padding) return std::nullopt;
+  const std::size_t T = y.value.shape[1], S = source_padding->value.shape.back();
+  Tensor padding = attention_mask(T, S, false, &source_padding->value);
+  padding.axes[1] = "T";
+  return scope(y.id.sequence)
+      .layer(Stack::Decoder)
+      .block(Block::CrossAttention)
+      .record(StepKind::Mask, std::move(padding));
+}
+
+void Program::layer_done(const Traced& x, Stack stack) {
+  if (!step() && input_->lens && model_.output.present && stack == last_stack(model_)) lens_.push_back(x);
+}
+
+Traced Program::final_norm(Traced x, const NormWeights& norm, Sequence sequence, Stack stack) {
+  if (norm.gamma.data.empty()) return x;
+  return layer_norm_step(x, norm, StepKind::FinalNorm, 0, model_.config, scope(sequence).layer(stack));
+}
+
+Tensor Program::head(const Traced& hidden, Sequence rows) {
+  // the head and the lens record no ablation: a run's context matters to its blocks only
+  const TraceScope at = step() ? scope(rows) : TraceScope(trace_, rows);
+  Tensor p = std::move(output_head(model_, hidden, at).value);
+  if (!lens_.empty()) logit_lens(model_, lens_, last_stack(model_), at);
+  return p;
+}
+
+Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at, StepKind logits_kind, StepKind p,
+                   int number) {
+  const std::size_t N = model.embedding.shape.empty() ? 0 : model.embedding.shape[1];
+  const std::size_t V = model.embedding.shape.empty() ? 0 : model.embedding.shape[0];
+  const Traced logits =
+      model.output.tied
+          ? at.record(logits_kind, tied_vocabulary_logits(hidden.value, model.embedding),
+                      {at.operand(hidden), Trace::weight("Eᵀ", {N, V}, {"N", "V"})}, Trace::Check::Values, number)
+          : at.record(logits_kind, vocabulary_logits(hidden.value, model.output.W, model.output.b),
+                      {at.operand(hidden), Trace::weight("W_out", model.output.W.shape, model.output.W.axes)},
+                      Trace::Check::Values, number);
+  Traced out = at.record(p, softmax_rows(logits.value), {at.operand(logits)}, Trace::Check::Values, number);
+  if (logits_kind == StepKind::Logits) at.tape({TapeOp::Head, out.id, hidden.id});
+  return out;
+}
+
+Tensor run_forward(const Model& model, Program& run) {
+  return model.program ? model.program(model, run) : transformer_forward(model, run);
+}
+
+Tensor run_program(const Model& model, const RunInput& input, Trace& trace, const RunContext& context) {
+  Program run(model, input, trace, context);
+  return run_forward(model, run);
+}
+
+Tensor run_model(const Model& model, const RunInput& input, Trace& trace) {
+  RunContext context;
+  context.ablation = &input.ablation;
+  return run_program(model, input, trace, context);
+}
+
+}  // namespace attn
