@@ -67,7 +67,7 @@ void gather(const TensorView& view, const std::string& file, Tensor& out, Source
 }
 
 void read_one(const WeightRead& w) {
-  const SafetensorsFile& file = *w.entry.file;
+  const WeightsFile& file = *w.entry.file;
   const TensorView view = file.view(*w.entry.tensor);
   const Shape& s = w.stored_shape;
   Tensor& out = *w.target;
