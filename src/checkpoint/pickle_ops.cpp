@@ -234,24 +234,25 @@ bool PickleMachine::container_op(std::uint8_t op) {
 }
 
 bool PickleMachine::memo_op(std::uint8_t op) {
+  constexpr std::uint32_t kNoMemo = ~std::uint32_t{0};
   switch (op) {
     case kBinPut:
     case kLongBinPut:
     case kMemoize: {
-      const auto key = static_cast<std::uint32_t>(op == kMemoize  ? memo_.size()
-                                                  : op == kBinPut ? take_le(1)
-                                                                  : take_le(4));
-      if (memo_.size() >= kMaxPickleValues && memo_.find(key) == memo_.end())
-        fail(fmt::format("more than {} memo entries (a pickle bomb?)", kMaxPickleValues));
+      const std::uint64_t key = op == kMemoize ? memo_entries_ : op == kBinPut ? take_le(1) : take_le(4);
+      if (key >= kMaxPickleMemo)
+        fail(fmt::format("memo entry {}: more than {} memo entries (a pickle bomb?)", key, kMaxPickleMemo));
+      if (key >= memo_.size()) memo_.resize(key + 1, kNoMemo);
+      if (memo_[key] == kNoMemo) ++memo_entries_;
       memo_[key] = top();
       return true;
     }
     case kBinGet:
     case kLongBinGet: {
-      const auto key = static_cast<std::uint32_t>(take_le(op == kBinGet ? 1 : 4));
-      const auto it = memo_.find(key);
-      if (it == memo_.end()) fail(fmt::format("{} of memo entry {}, which no PUT made", describe_opcode(op), key));
-      stack_.push_back(it->second);  // the same value again: nothing is copied
+      const std::uint64_t key = take_le(op == kBinGet ? 1 : 4);
+      if (key >= memo_.size() || memo_[key] == kNoMemo)
+        fail(fmt::format("{} of memo entry {}, which no PUT made", describe_opcode(op), key));
+      stack_.push_back(memo_[key]);  // the same value again: nothing is copied
       if (stack_.size() > kMaxPickleValues)
         fail("a stack of more values than a state dict's pickle holds (a pickle bomb?)");
       return true;

@@ -42,6 +42,7 @@ std::uint32_t PickleMachine::run(const std::uint8_t* bytes, std::size_t size, st
   stack_.clear();
   marks_.clear();
   memo_.clear();  // each pickle.dump starts a memo of its own
+  memo_entries_ = 0;
   while (true) {
     op_at_ = pos_;
     if (pos_ >= size_) fail("the pickle ends before its STOP opcode (truncated?)");

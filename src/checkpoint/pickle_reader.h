@@ -36,6 +36,8 @@ constexpr std::size_t kMaxPickleValues = std::size_t{1} << 20;
 constexpr std::size_t kMaxPickleItems = std::size_t{1} << 22;  // elements of every container
 constexpr std::size_t kMaxPickleMarks = 64;                    // MARKs open at once
 constexpr std::size_t kMaxPickleDepth = 64;                    // containers inside containers
+// The memo's keys: the pickler numbers what it memoizes 0, 1, 2, ..., one per value at most.
+constexpr std::size_t kMaxPickleMemo = kMaxPickleValues;
 
 enum class PickleKind : std::uint8_t {
   None,
@@ -145,7 +147,8 @@ class PickleMachine {
   std::size_t size_ = 0, pos_ = 0, op_at_ = 0;
   std::vector<std::uint32_t> stack_;
   std::vector<std::size_t> marks_;
-  std::unordered_map<std::uint32_t, std::uint32_t> memo_;
+  std::vector<std::uint32_t> memo_;  // kNoMemo where no PUT has been
+  std::size_t memo_entries_ = 0;
 };
 
 }  // namespace attn
