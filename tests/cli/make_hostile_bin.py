@@ -2,7 +2,11 @@
 """Writes make_checkpoint_folder.py's small GPT-2 with a pytorch_model.bin instead of its
 model.safetensors, then makes the .bin hostile one way, for the CLI's hostile tests.
 
-    make_hostile_bin.py OUT_DIR TOKENIZER_DIR CASE CANARY
+    make_hostile_bin.py OUT_DIR CASE CANARY
+
+The vocabulary is 16 rows and the tokenizer a tokenizer.json of 16 one-character pieces
+("a" ... "o", " "), so that a run takes milliseconds and the second the tests allow is the
+.bin reader's.
 
 The .bin is written byte by byte as torch.save writes one (torch/serialization.py): a zip
 archive "pytorch_model/data.pkl" (protocol 2: OrderedDict(), then for each tensor
@@ -208,8 +212,21 @@ def bin_content(case, canary):
     return b.zip_bytes()
 
 
-def build(out, tokenizer_dir, case, canary):
-    folder.build(out, tokenizer_dir, "good")
+TOKENIZER = {"added_tokens": [], "normalizer": None, "pre_tokenizer": None, "decoder": None, "post_processor": None,
+             "model": {"type": "BPE", "dropout": None, "unk_token": None, "fuse_unk": False, "byte_fallback": False,
+                       "vocab": {c: i for i, c in enumerate("abcdefghijklmno ")}, "merges": []}}
+
+
+def config():
+    """make_checkpoint_folder.py's, over 16 rows: " " (15) is the end of text."""
+    return dict(folder.config(), vocab_size=folder.VOCAB, bos_token_id=15, eos_token_id=15)
+
+
+def build(out, case, canary):
+    folder.VOCAB = len(TOKENIZER["model"]["vocab"])
+    folder.build(out, "", "no_tokenizer")  # config.json and model.safetensors
+    folder.write(os.path.join(out, "tokenizer.json"), json.dumps(TOKENIZER))
+    folder.write(os.path.join(out, "config.json"), json.dumps(config(), indent=2))
     os.remove(os.path.join(out, "model.safetensors"))
     if case in ("good_sharded", "sharded_missing_shard"):
         b = Bin()
@@ -230,4 +247,4 @@ def build(out, tokenizer_dir, case, canary):
 
 
 if __name__ == "__main__":
-    build(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])
+    build(sys.argv[1], sys.argv[2], sys.argv[3])
