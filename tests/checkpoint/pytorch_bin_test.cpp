@@ -98,6 +98,30 @@ TEST_CASE("a folder with model.safetensors and pytorch_model.bin reads safetenso
                                     "pickle (its legacy format), found a file starting with the byte 0x6e"));
 }
 
+TEST_CASE("a zip's end record saturated as in a file over 4 GiB is read through its zip64 record",
+          "[checkpoint][pytorch_bin]") {
+  // torch.save (miniz) always writes the zip64 end record and its locator before the end
+  // record; a file over 4 GiB has 0xffff entries and 0xffffffff offsets in the end record,
+  // and the zip64 record's numbers stand for them.
+  const std::string good = read_file(kDir + "llama_bf16_bin/pytorch_model.bin");
+  std::string saturated = good;
+  const std::size_t end = saturated.rfind(std::string("PK\5\6", 4));
+  REQUIRE(end == saturated.size() - 22);
+  saturated.replace(end + 8, 12, std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 12));
+  const auto parse = [](const std::string& bytes) {
+    return attn::parse_pytorch_bin(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), "x.bin");
+  };
+  const auto a = parse(good), b = parse(saturated);
+  REQUIRE(a.size() == 21);
+  REQUIRE(b.size() == a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK((b[i].name == a[i].name && b[i].begin == a[i].begin));
+  // without the locator, the saturated numbers cannot be read
+  std::string no_locator = saturated;
+  no_locator[end - 20] = 'X';
+  CHECK(bin_error(no_locator).message() ==
+        "the end record says the archive is zip64, but no zip64 locator precedes it");
+}
+
 TEST_CASE("a damaged zip archive is refused naming the entry", "[checkpoint][pytorch_bin]") {
   const std::string good = read_file(kDir + "gpt2_f32_bin/pytorch_model.bin");
   REQUIRE(good.size() > 1000);
