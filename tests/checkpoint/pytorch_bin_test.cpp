@@ -4,7 +4,6 @@
 // damage is refused naming the entry.
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -26,13 +25,6 @@ std::vector<std::pair<std::string, std::string>> bin_cases() {
   std::string bin, source;
   while (in >> bin >> source) cases.emplace_back(bin, source);
   return cases;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::uint64_t element_bytes(const attn::StoredTensor& t) {
@@ -89,7 +81,7 @@ TEST_CASE("pytorch_model.bin holds the safetensors case's tensors bit for bit", 
 
 TEST_CASE("a folder with model.safetensors and pytorch_model.bin reads safetensors", "[checkpoint][pytorch_bin]") {
   TempFolder folder;
-  write_bytes(folder.file("model.safetensors"), read_file(kDir + "gpt2_f32/model.safetensors"));
+  write_bytes(folder.file("model.safetensors"), attn_test::read_bytes(kDir + "gpt2_f32/model.safetensors"));
   write_bytes(folder.file("pytorch_model.bin"), "not even a pickle");
   CHECK(attn::CheckpointFiles(folder.path()).weights_path() == folder.file("model.safetensors"));
   std::remove(folder.file("model.safetensors").c_str());
@@ -103,7 +95,7 @@ TEST_CASE("a zip's end record saturated as in a file over 4 GiB is read through 
   // torch.save (miniz) always writes the zip64 end record and its locator before the end
   // record; a file over 4 GiB has 0xffff entries and 0xffffffff offsets in the end record,
   // and the zip64 record's numbers stand for them.
-  const std::string good = read_file(kDir + "llama_bf16_bin/pytorch_model.bin");
+  const std::string good = attn_test::read_bytes(kDir + "llama_bf16_bin/pytorch_model.bin");
   std::string saturated = good;
   const std::size_t end = saturated.rfind(std::string("PK\5\6", 4));
   REQUIRE(end == saturated.size() - 22);
@@ -123,7 +115,7 @@ TEST_CASE("a zip's end record saturated as in a file over 4 GiB is read through 
 }
 
 TEST_CASE("a damaged zip archive is refused naming the entry", "[checkpoint][pytorch_bin]") {
-  const std::string good = read_file(kDir + "gpt2_f32_bin/pytorch_model.bin");
+  const std::string good = attn_test::read_bytes(kDir + "gpt2_f32_bin/pytorch_model.bin");
   REQUIRE(good.size() > 1000);
   REQUIRE_NOTHROW(attn::parse_pytorch_bin(reinterpret_cast<const std::uint8_t*>(good.data()), good.size(), "x.bin"));
   // truncated: the end records are gone
