@@ -167,3 +167,29 @@ TEST_CASE("checkpoint estimate: a pytorch_model.bin is estimated from its pickle
                     Catch::Contains("model.layers.0.self_attn.q_proj.weight: expected finite weights, found NaN at "
                                     "[0, 0]"));
 }
+
+TEST_CASE("checkpoint estimate: one storage under two names is counted once", "[checkpoint][memory][pytorch_bin]") {
+  // llama_f16_tied_bin_legacy stores lm_head.weight as the embeddings' own storage. Read
+  // with tie_word_embeddings false, both names are weights: embed_tokens 16x8 = 128, each of
+  // 2 layers q_proj 8x8 = 64, k_proj and v_proj (1 head of 2) 2x8 = 16 each, o_proj 64,
+  // gate, up and down 12x8 = 96 each, 448 a layer; lm_head 128: 1152 numbers kept as stored,
+  // and their bytes at F16 (128 + 896) x 2 = 2048, lm_head's being embed_tokens': float64's
+  // estimate less 8 x 1152 - 2048 = 7168 bytes (6912 were lm_head counted again).
+  attn_test::TempFolder folder;
+  const std::string source = kDir + "llama_f16_tied_bin_legacy/";
+  attn_test::write_bytes(folder.file("pytorch_model.bin"), attn_test::read_bytes(source + "pytorch_model.bin"));
+  std::string config = attn_test::read_bytes(source + "config.json");
+  const std::size_t tie = config.find("\"tie_word_embeddings\": true");
+  REQUIRE(tie != std::string::npos);
+  config.replace(tie, 27, "\"tie_word_embeddings\": false");
+  attn_test::write_bytes(folder.file("config.json"), config);
+  const attn::CheckpointModel untied = attn::load_hf_model(folder.path());
+  REQUIRE_FALSE(untied.model.output.tied);
+  const std::uint64_t need = float64_need(untied) - 7168;
+  attn::LoadOptions options;
+  options.weights_as_stored = true;
+  options.max_memory_bytes = need;
+  CHECK_NOTHROW(attn::load_hf_model(folder.path(), options));
+  options.max_memory_bytes = need - 1;
+  CHECK_THROWS_WITH(attn::load_hf_model(folder.path(), options), Catch::Contains("with its matrices as stored (F16)"));
+}
