@@ -112,7 +112,7 @@ std::uint32_t PickleMachine::reduce(std::uint32_t callable, std::uint32_t args) 
       fail(fmt::format("REDUCE calls collections.OrderedDict with {}, expected no arguments", describe(args)));
     return make_container(PickleKind::Dict, {});
   }
-  if (is(f, PickleGlobal::RebuildTensorV2)) return rebuild_tensor(a);
+  if (is(f, PickleGlobal::RebuildTensorV2)) return rebuild_tensor(args);
   // _rebuild_parameter(data, requires_grad, backward_hooks): the tensor itself
   const auto kind = [&](std::size_t i) { return values_[a.items[i]].kind; };
   if (a.items.size() != 3 || kind(0) != PickleKind::Tensor || kind(1) != PickleKind::Bool ||
@@ -125,7 +125,8 @@ std::uint32_t PickleMachine::reduce(std::uint32_t callable, std::uint32_t args) 
   return push_new(std::move(v));
 }
 
-std::uint32_t PickleMachine::rebuild_tensor(const PickleValue& a) {
+std::uint32_t PickleMachine::rebuild_tensor(std::uint32_t args) {
+  const PickleValue& a = values_[args];
   // (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
   const auto item = [&](std::size_t i) -> const PickleValue& { return values_[a.items[i]]; };
   const auto ints = [&](const PickleValue& t) {
@@ -143,7 +144,7 @@ std::uint32_t PickleMachine::rebuild_tensor(const PickleValue& a) {
     fail(
         fmt::format("REDUCE calls torch._utils._rebuild_tensor_v2 with {}, expected (a storage, an offset, a "
                     "shape, strides of as many dimensions, a bool, an empty OrderedDict[, an empty dict])",
-                    describe(static_cast<std::uint32_t>(&a - values_.data()))));
+                    describe(args)));
   PickledTensor t;
   t.storage = static_cast<std::uint32_t>(item(0).integer);
   t.offset = item(1).integer;

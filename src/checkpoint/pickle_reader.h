@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,8 +31,8 @@
 namespace attn {
 
 // A state dict of N tensors builds about 20 N values; 2^20 serve some 50,000 tensors in one
-// file (GPT-2 has 149, a 70B Llama 723 over all its shards). Each value takes some 64
-// bytes, so a hostile pickle costs at most ~100 MiB before it is refused.
+// file (GPT-2 has 149, a 70B Llama 723 over all its shards). A value takes 72 bytes and an
+// item 4, so a hostile pickle costs at most ~100 MiB before it is refused.
 constexpr std::size_t kMaxPickleValues = std::size_t{1} << 20;
 constexpr std::size_t kMaxPickleItems = std::size_t{1} << 22;  // elements of every container
 constexpr std::size_t kMaxPickleMarks = 64;                    // MARKs open at once
@@ -133,11 +134,11 @@ class PickleMachine {
   void push_global(std::string_view module, std::string_view name);
   std::uint32_t persistent_load(std::uint32_t pid);
   std::uint32_t reduce(std::uint32_t callable, std::uint32_t args);
-  std::uint32_t rebuild_tensor(const PickleValue& args);
+  std::uint32_t rebuild_tensor(std::uint32_t args);
 
   std::string file_, entry_;
   PersistentIds ids_;
-  std::vector<PickleValue> values_;
+  std::deque<PickleValue> values_;  // grows without moving what it holds
   std::size_t items_ = 0;
   std::vector<PickledStorage> storages_;
   std::unordered_map<std::string, std::uint32_t> storage_index_;
