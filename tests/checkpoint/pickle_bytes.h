@@ -63,6 +63,30 @@ inline std::string state_dict(const std::vector<std::pair<std::string, std::stri
   return out + "u" + stop();
 }
 
+// The legacy format's persistent id: the zip format's and a view's metadata, None.
+inline std::string legacy_storage(const std::string& type, const std::string& key, std::int64_t numel) {
+  return tuple_of({unicode("storage"), global("torch", type), unicode(key), unicode("cpu"), integer(numel), "N"}) + "Q";
+}
+
+// A whole legacy-format file: the magic number, the protocol version, sys_info, the state
+// dict's pickle (made with legacy_storage), the storage keys, then each storage's element
+// count and bytes, as torch/serialization.py's _legacy_save writes them.
+inline std::string legacy_file(const std::string& state_dict_pickle,
+                               const std::vector<std::pair<std::string, std::string>>& storages,
+                               std::size_t element_bytes = 4) {
+  std::string out = proto() + std::string("\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 12) + stop();
+  out += proto() + "M" + le_bytes(1001, 2) + stop();
+  out += proto() + "}" + mark() + unicode("little_endian") + op(0x88) + "u" + stop();
+  out += state_dict_pickle;
+  std::vector<std::string> keys;
+  for (const auto& s : storages) keys.push_back(unicode(s.first));
+  out += proto() + "]" + mark();
+  for (const auto& k : keys) out += k;
+  out += "e" + stop();
+  for (const auto& [key, bytes] : storages) out += le_bytes(bytes.size() / element_bytes, 8) + bytes;
+  return out;
+}
+
 }  // namespace attn_test
 
 #endif  // ATTN_TESTS_CHECKPOINT_PICKLE_BYTES_H_

@@ -11,6 +11,7 @@
 #include "checkpoint/checkpoint_files.h"
 #include "checkpoint/pytorch_bin.h"
 #include "checkpoint_test_files.h"
+#include "pickle_bytes.h"
 
 using attn_test::TempFolder;
 using attn_test::write_bytes;
@@ -144,4 +145,42 @@ TEST_CASE("a damaged zip archive is refused naming the entry", "[checkpoint][pyt
     missing[at + name.size() - 1] = 'x';
   e = bin_error(missing);
   CHECK(e.message().find("its storage \"0\" is not in the file") == 0);
+}
+
+TEST_CASE("views torch may save are read where their storage holds them", "[checkpoint][pytorch_bin]") {
+  using namespace attn_test;  // NOLINT: the opcode writers
+  // one storage of 8 floats 0 ... 7 under four views: a matrix, a row from element 5 (its
+  // dimension of 1 with any stride, as torch's contiguity ignores it), a scalar, an empty
+  // tensor at the very end
+  const std::string sd = state_dict({{"a", tensor(legacy_storage("FloatStorage", "k", 8), 0, {2, 3}, {3, 1})},
+                                     {"b", tensor(legacy_storage("FloatStorage", "k", 8), 5, {1, 3}, {99, 1})},
+                                     {"s", tensor(legacy_storage("FloatStorage", "k", 8), 7, {}, {})},
+                                     {"e", tensor(legacy_storage("FloatStorage", "k", 8), 8, {0, 4}, {4, 1})}});
+  const std::string file = legacy_file(sd, {{"k", raw(std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7})}});
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(file.data());
+  const std::vector<attn::StoredTensor> t = attn::parse_pytorch_bin(bytes, file.size(), "x.bin");
+  REQUIRE(t.size() == 4);
+  const std::uint64_t data = file.size() - 32;  // the storage's bytes end the file
+  CHECK(t[0].begin == data);
+  CHECK(t[0].end == data + 24);
+  CHECK(t[1].begin == data + 20);
+  CHECK(t[1].shape == attn::Shape{1, 3});
+  CHECK(attn::TensorView(t[1], bytes + t[1].begin)[2] == 7.0);
+  CHECK(t[2].shape.empty());
+  CHECK(attn::TensorView(t[2], bytes + t[2].begin)[0] == 7.0);
+  CHECK(t[3].begin == t[3].end);
+  CHECK(t[0].dtype_name == "F32");
+
+  // what the legacy format's layout must be
+  CHECK(bin_error(file + "x").message() == "1 bytes after the last storage, expected none");
+  std::string magic = file;
+  magic[5] = '\x00';
+  CHECK(bin_error(magic).message().find("expected torch's magic number 0x1950a86a20f9469cfc6c, found an integer of 10 "
+                                        "bytes") == 0);
+  std::string big_endian = file;
+  big_endian[file.find("little_endian") + 13] = '\x89';  // NEWTRUE to NEWFALSE
+  CHECK(bin_error(big_endian).message() == "little_endian is False: attn reads storages a little-endian machine wrote");
+  const std::string unlisted = legacy_file(sd, {});
+  CHECK(bin_error(unlisted).message() == "its storage \"k\" is not in the file");
+  CHECK(bin_error(unlisted).json_path() == "a");
 }
