@@ -81,6 +81,8 @@ case $case_name in
   huge_shape) refused "$bin" 'h\.0\.attn\.c_attn\.weight: shape \[1099511627776, 1099511627776\] holds more than 2\^63 elements' ;;
   shape_vs_storage) refused "$bin" 'h\.0\.attn\.c_attn\.weight: shape \[4, 13\] from element 0 goes past the end of its storage "4" \(48 elements\)' ;;
   noncontiguous) refused "$bin" 'h\.0\.attn\.c_attn\.weight: strides \[1, 4\] are not those of shape \[4, 12\] in C order \(\[12, 1\]\)' ;;
+  negative_stride) refused "$bin" 'h\.0\.attn\.c_attn\.weight: strides \[-12, 1\] are not those of shape \[4, 12\]' ;;
+  huge_stride) refused "$bin" 'h\.0\.attn\.c_attn\.weight: strides \[4611686018427387904, 1\] are not those of shape \[4, 12\]' ;;
   integer_dtype) refused "$bin" 'h\.0\.attn\.c_attn\.weight' 'I64' ;;
   unknown_dtype) refused "$bin" 'torch\.ComplexFloatStorage' ;;
   # pickle bombs: refused at their limit

@@ -173,6 +173,10 @@ def tensor_case(b, case):
         e[5], e[6] = [4, 13], [13, 1]
     elif case == "noncontiguous":
         e[6] = [1, 4]
+    elif case == "negative_stride":
+        e[6] = [-12, 1]
+    elif case == "huge_stride":
+        e[6] = [2 ** 62, 1]
     elif case == "integer_dtype":  # 48 int64 numbers where the weight should be
         e[1] = "LongStorage"
         b.storages[e[2]] *= 2
