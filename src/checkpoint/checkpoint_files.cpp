@@ -73,6 +73,8 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
   if (map_it->empty())
     throw InputError(index_path, "weight_map", "expected at least one tensor, found an empty object");
   std::map<std::string, const WeightsFile*> shards;
+  // Several shard names may link to one file: it is mapped and its header parsed once.
+  std::map<std::pair<dev_t, ino_t>, const WeightsFile*> opened;
   for (const auto& [name, shard] : map_it->items()) {
     const std::string where = "weight_map." + name;
     if (!shard.is_string())
@@ -86,8 +88,14 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
       const std::string path = folder + "/" + file;
       if (!is_regular_file(path))
         throw InputError(index_path, where, fmt::format("names the shard \"{}\", which is not in {}", file, folder));
-      files_.push_back(open_weights(path, pickled));
-      it = shards.emplace(file, files_.back().get()).first;
+      struct stat info {};
+      ::stat(path.c_str(), &info);
+      auto same = opened.find({info.st_dev, info.st_ino});
+      if (same == opened.end()) {
+        files_.push_back(open_weights(path, pickled));
+        same = opened.emplace(std::make_pair(info.st_dev, info.st_ino), files_.back().get()).first;
+      }
+      it = shards.emplace(file, same->second).first;
     }
     const StoredTensor* tensor = it->second->find(name);
     if (!tensor)

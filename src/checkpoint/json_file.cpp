@@ -10,6 +10,8 @@
 
 #include "attn/error.h"
 #include "core/json_found.h"
+#include "core/memory_budget.h"
+#include "core/read_files.h"
 
 namespace attn {
 
@@ -42,7 +44,9 @@ Json read_json_object_file(const std::string& path) {
     throw InputError(path, "",
                      fmt::format("the file has {} bytes, more than the {} MiB attn reads", info.st_size,
                                  kMaxCheckpointJsonBytes >> 20));
+  count_json_parse(path, "", static_cast<std::uint64_t>(info.st_size));
   std::ifstream in(path, std::ios::binary);
+  note_read_file(path);
   std::ostringstream text;
   text << in.rdbuf();
   if (!in && !in.eof()) throw InputError(path, "", "cannot read the file");

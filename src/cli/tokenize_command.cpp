@@ -10,6 +10,8 @@
 #include "attn/error.h"
 #include "attn/tokenizer_files.h"
 #include "checkpoint/locate.h"
+#include "core/memory_budget.h"
+#include "validators.h"
 
 namespace attn::cli {
 
@@ -60,6 +62,11 @@ void setup_tokenize(CLI::App& app, TokenizeOptions& options) {
   tokenize->add_flag("--json", options.json, "Print {\"ids\": [...], \"tokens\": [...]} (the vocabulary's pieces)");
   tokenize->add_flag("--no-special-tokens", options.no_special_tokens,
                      "Leave out the tokens the tokenizer adds around the text (<s>, <|begin_of_text|>)");
+  tokenize
+      ->add_option("--max-memory", options.max_memory_gib,
+                   "Refuse a tokenizer file or a text estimated to need more than this many GiB to read and "
+                   "tokenize (default: half the machine's memory)")
+      ->check(memory_limit_gib());
   tokenize->callback([&options]() {
     const int code = run_tokenize(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -67,6 +74,7 @@ void setup_tokenize(CLI::App& app, TokenizeOptions& options) {
 }
 
 int run_tokenize(const TokenizeOptions& options) {
+  set_memory_limit(static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0));
   // A folder, or a Hub name found offline in huggingface_hub's cache.
   const auto tokenizer = load_tokenizer(locate_model(options.model, HubEnvironment::from_process()));
   const std::string text = options.text == "-" ? read_standard_input() : options.text;

@@ -271,8 +271,10 @@ int run_train(const TrainCommandOptions& o) {
   // does not exist is refused now, not after minutes of training.
   if (!o.output.empty()) refuse_existing(o.output, o.force);
   if (!o.log_file.empty()) refuse_existing(o.log_file, o.force);
-  TrainOutputs outputs{TrainLog(o.log_file),
-                       o.output.empty() ? nullptr : std::make_unique<OutputFile>(o.output, "the model file")};
+  TrainOutputs outputs{
+      TrainLog(o.log_file),
+      // -o over -c is allowed: the model file was read whole, and is replaced by its update
+      o.output.empty() ? nullptr : std::make_unique<OutputFile>(o.output, "the model file", o.model_file)};
   const std::string held_out_source = !o.eval_file.empty() ? printable(o.eval_file) : "the task's held-out set";
 
   TrainProgress progress(!o.quiet && ::isatty(STDERR_FILENO));

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/json_found.h"
+#include "core/read_files.h"
 #include "model/byte_size.h"
 
 namespace attn {
@@ -76,6 +77,7 @@ std::string read_standard_input(std::uint64_t max_bytes, const char* what) {
     const auto left = static_cast<std::uint64_t>(info.st_size - (at > 0 && at <= info.st_size ? at : 0));
     if (left > max_bytes) too_large(name, exact_bytes(left), max_bytes, what);
   }
+  note_read_file(STDIN_FILENO, name);  // < model.json: a file that no output may replace
   std::string text;
   std::vector<char> chunk(1 << 16);
   for (;;) {
@@ -104,6 +106,7 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, con
     too_large(path, exact_bytes(static_cast<std::uint64_t>(info.st_size)), max_bytes, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open for reading");
+  note_read_file(path);
   // Read in chunks up to the limit: a device or a pipe (-c /dev/zero, -c <(...)) has no
   // size to check in advance, and must not be read without end.
   std::string text;
