@@ -15,9 +15,27 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
+std::string other_than_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return "";
+  if (S_ISDIR(info.st_mode)) return "a directory";
+  if (S_ISFIFO(info.st_mode)) return "a FIFO";
+  if (S_ISCHR(info.st_mode)) return "a character device";
+  if (S_ISBLK(info.st_mode)) return "a block device";
+  if (S_ISSOCK(info.st_mode)) return "a socket";
+  return "neither a file nor a directory";
+}
+
+void refuse_other_than_file(const std::string& path, const std::string& file_words) {
+  const std::string found = other_than_file(path);
+  if (!found.empty()) throw InputError(path, "", fmt::format("expected {}, found {}", file_words, found));
+}
+
 CheckpointFiles::CheckpointFiles(const std::string& folder) {
   const std::string single = folder + "/" + kSafetensorsFile;
   const std::string index = folder + "/" + kSafetensorsIndexFile;
+  refuse_other_than_file(single, "the weights as a safetensors file");
+  refuse_other_than_file(index, "the index of the weights' shards as a JSON file");
   if (is_regular_file(single))
     open_single(single);
   else if (is_regular_file(index))
@@ -72,6 +90,7 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
     auto it = shards.find(file);
     if (it == shards.end()) {
       const std::string path = folder + "/" + file;
+      refuse_other_than_file(path, "a shard of the weights as a safetensors file");
       if (!is_regular_file(path))
         throw InputError(index_path, where, fmt::format("names the shard \"{}\", which is not in {}", file, folder));
       files_.push_back(std::make_unique<SafetensorsFile>(path));
@@ -83,6 +102,13 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
     entries_[name] = Entry{it->second, tensor};
     names_.push_back(name);
   }
+}
+
+std::vector<CheckpointFiles::Entry> CheckpointFiles::every_tensor() const {
+  std::vector<Entry> all;
+  for (const auto& file : files_)
+    for (const auto& t : file->tensors()) all.push_back(Entry{file.get(), &t});
+  return all;
 }
 
 CheckpointFiles::Entry CheckpointFiles::find(const std::string& name) const {

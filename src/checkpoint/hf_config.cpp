@@ -145,6 +145,7 @@ void read_llama(const ConfigFields& f, HfConfig& c) {
 HfConfig read_hf_config(const std::string& folder) {
   HfConfig c;
   c.file = folder + "/config.json";
+  refuse_other_than_file(c.file, "the model's configuration as a JSON file");
   if (!is_regular_file(c.file))
     throw InputError(folder, "", "found no config.json: expected a Hugging Face model folder");
   const Json json = read_json_object_file(c.file);
@@ -156,6 +157,7 @@ HfConfig read_hf_config(const std::string& folder) {
     read_llama(fields, c);
   c.eos_token_ids = fields.ids("eos_token_id", c.vocab_size);
   const std::string generation = folder + "/generation_config.json";
+  refuse_other_than_file(generation, "the generation settings as a JSON file");
   if (is_regular_file(generation)) {
     const Json g = read_json_object_file(generation);
     const ConfigFields gfields(g, generation);

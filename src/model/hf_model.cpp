@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -124,6 +126,13 @@ struct Planner {
   }
 };
 
+// What a GPT-2 checkpoint may hold that GPT2LMHeadModel does not use ("{L}": a layer's
+// number; after the "transformer." prefix when the keys have it): the causal-mask buffers
+// older transformers saved, h.N.attn.bias (the lower-triangular mask) and
+// h.N.attn.masked_bias (-1e4), which attn's causal mask replaces (docs/real-models.md).
+const std::vector<std::string> kGpt2Unused = {"h.{L}.attn.bias", "h.{L}.attn.masked_bias"};
+const char* const kGpt2Layer = "h.{L}.";
+
 // GPT-2 (modeling_gpt2.py): Conv1D weights are stored (in, out), as attn uses them;
 // c_attn's (N, 3N) holds W_q, W_k, W_v side by side and its bias b_q, b_k, b_v.
 void plan_gpt2(const HfConfig& c, const CheckpointFiles& files, Model& model, Planner& p) {
@@ -156,7 +165,7 @@ void plan_gpt2(const HfConfig& c, const CheckpointFiles& files, Model& model, Pl
     p.add(l.ffn.b_2, at + "ffn.b_2", h + "mlp.c_proj.bias", {N}, "n_embd", {"N"});
     p.add(l.norm2.gamma, at + "norm2.gamma", h + "ln_2.weight", {N}, "n_embd", {"N"});
     p.add(l.norm2.beta, at + "norm2.beta", h + "ln_2.bias", {N}, "n_embd", {"N"});
-    // h.N.attn.bias and attn.masked_bias, the old causal-mask buffers, are not weights.
+    // h.N.attn.bias and attn.masked_bias, the old causal-mask buffers, are not weights (kGpt2Unused).
   }
   p.add(model.decoder_norm.gamma, "decoder_norm.gamma", t + "ln_f.weight", {N}, "n_embd", {"N"});
   p.add(model.decoder_norm.beta, "decoder_norm.beta", t + "ln_f.bias", {N}, "n_embd", {"N"});
@@ -164,6 +173,12 @@ void plan_gpt2(const HfConfig& c, const CheckpointFiles& files, Model& model, Pl
     p.add(model.output.W, "output.W", "lm_head.weight", {V, N}, "vocab_size x n_embd", {"N", "V"},
           StoredLayout::Transposed);
 }
+
+// What a Llama, Mistral or Qwen checkpoint may hold that its architecture does not use:
+// RoPE's inverse frequencies, a buffer older transformers saved in every layer, which attn
+// computes from rope_theta (docs/real-models.md).
+const std::vector<std::string> kLlamaUnused = {"model.layers.{L}.self_attn.rotary_emb.inv_freq"};
+const char* const kLlamaLayer = "model.layers.{L}.";
 
 // Llama, Mistral, Qwen2, Qwen3 (modeling_llama.py, modeling_qwen2.py, modeling_qwen3.py):
 // nn.Linear weights stored (out, in), read transposed; RMSNorm weights; SwiGLU's gate (W_1),
@@ -208,6 +223,25 @@ void plan_llama(const HfConfig& c, Model& model, Planner& p) {
           StoredLayout::Transposed);
 }
 
+// The tensors besides the plan's that a checkpoint of `c`'s family may hold. A tied head's
+// stored copy, lm_head.weight, is one: the head is the embedding (tie_word_embeddings).
+KnownTensors known_tensors(const HfConfig& c, const CheckpointFiles& files) {
+  KnownTensors known;
+  known.layers = c.num_layers;
+  if (c.family == HfFamily::Gpt2) {
+    const std::string t = files.find("transformer.wte.weight").tensor ? "transformer." : "";
+    for (const auto& pattern : kGpt2Unused) known.unused.push_back(t + pattern);
+    known.layer_prefix = t + kGpt2Layer;
+    known.layers_field = "n_layer";
+  } else {
+    known.unused = kLlamaUnused;
+    known.layer_prefix = kLlamaLayer;
+    known.layers_field = "num_hidden_layers";
+  }
+  if (c.tie_word_embeddings) known.unused.push_back("lm_head.weight");
+  return known;
+}
+
 }  // namespace
 
 CheckpointModel load_hf_model(const std::string& source, const LoadOptions& options) {
@@ -240,6 +274,8 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   else
     plan_llama(c, model, planner);
   plan_check(plan, files, c.architecture);  // every tensor found, float, of its shape
+  // and every tensor of the files read, or known to the architecture as unused
+  check_every_tensor_used(plan, files, known_tensors(c, files), c.architecture);
   // the matrices at their dtypes' bytes, as the headers give them, before any is read
   if (stored) {
     const StoredSize kept = stored_size(plan);
