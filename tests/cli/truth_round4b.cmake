@@ -48,7 +48,7 @@ attn_cli_test(omp_threads_list ARGS explain --quiet --timings EXIT 0 ENV "OMP_NU
 # The seed's own French: "J'aime" and "l'IA" are <UNK>, and the note says the spelling the
 # built-in model knows, its training data's: the elision a word of its own.
 attn_cli_test(elision_spelling ARGS explain "J'aime l'IA" --steps tokens --linewidth 200 EXIT 0
-              MATCH "note: \"J'aime\" is not in the vocabulary: it becomes <UNK> \\(id 1\\); the vocabulary has it apart, as \"J' aime\" \\(elisions are words of their own\\)\n.*\"l'IA\" is not in the vocabulary: it becomes <UNK> \\(id 1\\); the vocabulary has it apart, as \"l' IA\"")
+              MATCH "note: \"J'aime\" is not in the vocabulary: it becomes <UNK> \\(id 1\\). the vocabulary has it apart, as \"J' aime\" \\(elisions are words of their own\\)\n.*\"l'IA\" is not in the vocabulary: it becomes <UNK> \\(id 1\\). the vocabulary has it apart, as \"l' IA\"")
 attn_cli_test(unknown_words_one ARGS explain "I love zyzzyva" --steps tokens --linewidth 300 EXIT 0
               MATCH "note: 1 of the 3 words is not among the 85 tokens this model knows")
 # attn tokenize without --model: the built-in model's words (it refused to run).
