@@ -207,12 +207,15 @@ std::string labels_implied_by_target(const Model& model, const RunInput& input) 
 
 void check_loss_defined(const Model& model, const RunInput& input) {
   if (model.output.present && input.labels.data.empty())
-    throw InputError(model.source, "input.labels",
-                     std::string("missing: attn grad needs the loss's labels, one token per output position (the "
-                                 "token each position should predict); give them in the file or with --labels") +
-                         (model.has_target() ? ", or give --target (the labels follow from it: the target shifted "
-                                               "by one, then <EOS>)"
-                                             : ""));
+    throw InputError(
+        model.source, "input.labels",
+        std::string("missing: attn grad needs the loss's labels, one token per output position (the "
+                    "token each position should predict); give them in the file or with --labels") +
+            (model.has_target()     ? ", or give --target (the labels follow from it: the target shifted "
+                                      "by one, then <EOS>)"
+             : model.decoder_only() ? ", or a text of at least two tokens (a causal model's labels are its "
+                                      "text's own next tokens)"
+                                    : ""));
   if (!model.output.present && input.output_grad.data.empty())
     throw InputError(model.source, "input.output_grad",
                      fmt::format("missing: attn grad needs the gradient of the loss with respect to the model's "

@@ -64,3 +64,6 @@ attn_cli_test(learned_positions_cite_input ARGS explain --model ${PROJECT_SOURCE
 attn_cli_test(step_map_long_input ARGS explain "I love AI I love AI I love AI I love AI I love AI I love AI I love AI I love AI I love AI I love AI"
               --brief --linewidth 300 EXIT 0
               MATCH "source \"I love AI I love AI I love …\" \\(30 tokens\\) -> tokens, embeddings -> X\n")
+# A causal model's text of one token has no next token to score: said so.
+attn_cli_test(grad_causal_one_token ARGS grad -e gpt_tiny "the" EXIT 2
+              STDERR "^example gpt_tiny: input\\.labels: missing: .*, or a text of at least two tokens \\(a causal model's labels are its text's own next tokens\\)\n$")
