@@ -98,6 +98,8 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   WeightPlanner planner{plan};
   c.family->map_weights(c, files, model, planner);
   plan_check(plan, files, c.hf_class);  // every tensor found, float, of its shape
+  // and every tensor of the files read, or known to the architecture as unused
+  check_every_tensor_used(plan, files, c.family->known_tensors(c, files), c.hf_class);
   // the matrices at their dtypes' bytes, as the headers give them, before any is read
   if (stored) {
     const StoredSize kept = stored_size(plan);

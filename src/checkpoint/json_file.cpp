@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "core/json_duplicate_keys.h"
 #include "core/json_found.h"
 #include "core/memory_budget.h"
 #include "core/read_files.h"
@@ -54,6 +55,7 @@ Json read_json_object_file(const std::string& path) {
   if (nested_deeper_than(s, 32)) throw InputError(path, "", "expected JSON nested at most 32 levels deep");
   Json value;
   try {
+    refuse_duplicate_keys(s, path);  // the document parser would keep the last value silently
     value = Json::parse(s);
   } catch (const Json::exception& e) {
     throw InputError(path, "", fmt::format("malformed JSON: {}", e.what()));

@@ -362,8 +362,7 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
   train->add_option("--warmup", options.warmup, "Steps of linear warmup")->transform(non_negative_integer());
   train->add_option("--clip", options.clip, "Clip the global gradient norm to this (clip_grad_norm_)")
       ->check(finite_number(0, false, kNoBound, false, "> 0"));
-  train->add_option("--seed", options.seed, "Seed of the shuffling, as np.random.seed")
-      ->transform(non_negative_integer());
+  train->add_option("--seed", options.seed, "Seed of the shuffling, as np.random.seed")->transform(seed_number());
   train->add_flag("--no-shuffle", options.no_shuffle, "Batches in file order, cycling");
   train->add_option("--curve", options.curve, "The loss curve at the end: auto, unicode, ascii or none")
       ->check(CLI::IsMember({"auto", "unicode", "ascii", "none"}));

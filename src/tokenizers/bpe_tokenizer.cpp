@@ -89,7 +89,7 @@ const std::string& BpeTokenizer::piece(std::size_t id) const {
   return parts_.vocabulary.pieces[id];
 }
 
-std::string BpeTokenizer::display_piece(std::size_t id) const {
+std::string BpeTokenizer::readable_piece(std::size_t id) const {
   const std::string& spelled = piece(id);
   if (special_[id]) return spelled;
   if (parts_.byte_level) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/error.h"
 #include "attn/tokenizer.h"
 #include "tokenizers/added_vocabulary.h"
 #include "tokenizers/bpe_model.h"
@@ -48,7 +49,9 @@ class BpeTokenizer : public Tokenizer {
   std::string kind() const override;
   std::size_t size() const override { return parts_.vocabulary.pieces.size(); }
   const std::string& piece(std::size_t id) const override;
-  std::string display_piece(std::size_t id) const override;
+  // The piece as shown (readable_piece), passed through printable() as every error message
+  // is: a special token's text may hold an escape sequence or a line break.
+  std::string display_piece(std::size_t id) const override { return printable(readable_piece(id)); }
   std::optional<std::size_t> find(const std::string& piece) const override { return parts_.vocabulary.find(piece); }
   Encoding encode(const std::string& text, bool add_special_tokens = true) const override;
   std::string decode(const std::vector<std::size_t>& ids, bool skip_special_tokens = true) const override;
@@ -56,6 +59,8 @@ class BpeTokenizer : public Tokenizer {
   bool is_special(std::size_t id) const override;
 
  private:
+  // "␣cat" for "Ġcat", a byte-fallback piece as "<0xE2>", a special token as spelled.
+  std::string readable_piece(std::size_t id) const;
   void encode_section(const TextSection& section, Encoding& encoding) const;
   // InputError when tokenizing `text` (cut at the added tokens into `sections`) could take
   // more than the memory limit (core/memory_budget.h): its bytes as the normalizer and the
