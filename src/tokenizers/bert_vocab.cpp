@@ -3,6 +3,8 @@
 // AutoTokenizer (convert_slow_tokenizer.py's BertConverter): BertNormalizer with
 // do_lower_case, tokenize_chinese_chars and strip_accents, BertPreTokenizer, WordPiece with
 // "##" and at most 100 characters a word, "[CLS] $A [SEP]", the WordPiece decoder.
+#include <algorithm>
+
 #include "attn/error.h"
 #include "tokenizers/pipeline_loading.h"
 #include "tokenizers/pipeline_tokenizer.h"
@@ -98,6 +100,8 @@ std::unique_ptr<Tokenizer> load_bert_vocab_txt(const std::string& vocab_txt, con
   pre_tokenizer.kind = PipelinePreTokenizer::Kind::Bert;
   parts.pre_tokenizer = {pre_tokenizer};
   WordPieceOptions options;
+  for (const std::string& piece : parts.vocabulary.pieces)
+    options.longest_piece_bytes = std::max(options.longest_piece_bytes, piece.size());
   options.unk_id = ids[0];
   parts.model = std::make_shared<WordPieceModel>(options);
   parts.wordpiece_decoder = WordPieceDecoder{};

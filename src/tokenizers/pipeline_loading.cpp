@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include <algorithm>
+
 #include "attn/error.h"
 #include "tokenizers/pipeline_json.h"
 #include "tokenizers/pipeline_tokenizer.h"
@@ -83,6 +85,8 @@ void read_wordpiece_model(const JsonField& model, PipelineParts& parts) {
   parts.kind = "WordPiece";
   parts.vocabulary = read_vocabulary(model["vocab"]);
   WordPieceOptions options;
+  for (const std::string& piece : parts.vocabulary.pieces)
+    options.longest_piece_bytes = std::max(options.longest_piece_bytes, piece.size());
   const JsonField unk = model["unk_token"];
   const auto unk_id = parts.vocabulary.find(unk.string());
   if (!unk_id) unk.fail("a token of the vocabulary (WordPiece writes it for a word it cannot spell)");

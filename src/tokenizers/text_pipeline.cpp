@@ -1,5 +1,6 @@
 #include "tokenizers/text_pipeline.h"
 
+#include "attn/error.h"
 #include "tokenizers/unicode_text.h"
 #include "tokenizers/utf8.h"
 
@@ -12,6 +13,14 @@ bool is_chinese_char(char32_t c) {
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
          (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+// The length of the character at text[pos]. Callers see only checked UTF-8 (encode refuses
+// other text): a stray byte is a bug, reported rather than looped on.
+std::size_t character_length(const std::string& text, std::size_t pos) {
+  const std::size_t length = utf8_sequence_length(text, pos);
+  if (length == 0) throw InternalError("text_pipeline: text that is not UTF-8");
+  return length;
 }
 
 bool is_bert_whitespace(char32_t c) { return c == U'\t' || c == U'\n' || c == U'\r' || is_unicode_whitespace(c); }
@@ -32,7 +41,7 @@ std::string clean_text(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t length = utf8_sequence_length(text, pos);
+    const std::size_t length = character_length(text, pos);
     const char32_t c = utf8_code_point(text, pos);
     if (c != 0 && c != 0xFFFD && !is_bert_control(c)) {
       if (is_bert_whitespace(c))
@@ -49,7 +58,7 @@ std::string space_chinese_chars(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t length = utf8_sequence_length(text, pos);
+    const std::size_t length = character_length(text, pos);
     const bool chinese = is_chinese_char(utf8_code_point(text, pos));
     if (chinese) out += ' ';
     out.append(text, pos, length);
@@ -64,7 +73,7 @@ std::string strip_accents(const std::string& text) {
   std::string out;
   out.reserve(decomposed.size());
   for (std::size_t pos = 0; pos < decomposed.size();) {
-    const std::size_t length = utf8_sequence_length(decomposed, pos);
+    const std::size_t length = character_length(decomposed, pos);
     if (!is_unicode_nonspacing_mark(utf8_code_point(decomposed, pos))) out.append(decomposed, pos, length);
     pos += length;
   }
@@ -79,7 +88,7 @@ std::vector<std::string> split_at(const std::vector<std::string>& words, Predica
   for (const std::string& word : words) {
     std::size_t start = 0;
     for (std::size_t pos = 0; pos < word.size();) {
-      const std::size_t length = utf8_sequence_length(word, pos);
+      const std::size_t length = character_length(word, pos);
       if (is_delimiter(utf8_code_point(word, pos))) {
         if (pos > start) out.push_back(word.substr(start, pos - start));
         if (keep) out.push_back(word.substr(pos, length));

@@ -29,6 +29,9 @@ struct WordPieceOptions {
   std::size_t unk_id = 0;
   std::string continuing_subword_prefix = "##";
   std::size_t max_input_chars_per_word = 100;
+  // The longest piece's bytes: no piece is looked for past it, so that a long word costs
+  // its length times this, not its length squared.
+  std::size_t longest_piece_bytes = 0;
 };
 
 class WordPieceModel : public WordModel {

@@ -8,6 +8,7 @@
 #include "error_message.h"
 #include "tokenizers/reference_ids.h"
 #include "tokenizers/temp_folder.h"
+#include "tokenizers/text_pipeline.h"
 
 namespace {
 
@@ -120,6 +121,40 @@ TEST_CASE("WordPiece worked by hand: longest piece first, ## after, [UNK] for th
   CHECK(tokenizer->decode(encoding.ids) == "the unaffable cat.");
   CHECK(tokenizer->decode(encoding.ids, false) == "[CLS] the unaffable cat. [SEP]");
   CHECK(tokenizer->display_piece(*tokenizer->find("##able")) == "##able");
+}
+
+TEST_CASE("BertNormalizer worked by hand: each step in tokenizers' order", "[tokenizers][wordpiece]") {
+  attn::BertNormalizerOptions options;
+  // clean_text: NUL, U+FFFD and a control character (U+0007) dropped; tab and newline a space.
+  CHECK(attn::bert_normalize(options, std::string("a\0b\xEF\xBF\xBD\x07"
+                                                  "c\td\ne",
+                                                  12)) == "abc d e");
+  // handle_chinese_chars: a space each side of 中 (U+4E2D), none around か (hiragana).
+  CHECK(attn::bert_normalize(options, "a中bかc") == "a 中 bかc");
+  // strip_accents: NFD, then the nonspacing marks (Mn) dropped: "é" -> "e"; the Devanagari
+  // vowel sign U+093F is a spacing mark (Mc) and stays, U+0941 (Mn) goes.
+  CHECK(attn::bert_normalize(options, "Café दुनि") == "cafe दनि");
+  // lowercase each character on its own (char::to_lowercase): a final capital sigma is "σ",
+  // not the "ς" of a whole-text lowercasing.
+  CHECK(attn::bert_normalize(options, "ΟΔΟΣ") == "οδοσ");
+  options.lowercase = false;
+  options.strip_accents = false;
+  CHECK(attn::bert_normalize(options, "Café") == "Café");
+}
+
+TEST_CASE("A long word costs its length times the longest piece, not its length squared", "[tokenizers][wordpiece]") {
+  attn_test::TempFolder folder("wordpiece");
+  const std::string path = folder.write("tokenizer.json", R"({"added_tokens": [], "normalizer": null,
+      "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": null, "decoder": null,
+      "model": {"type": "WordPiece", "unk_token": "[UNK]", "max_input_chars_per_word": 1000000,
+                "vocab": {"[UNK]": 0, "a": 1, "##a": 2}}})");
+  const auto tokenizer = attn::load_tokenizer_json(path);
+  // 300000 characters: a, then ##a 299999 times (each tried from the longest piece's length,
+  // not from the word's end: a square would be 9e10 substrings).
+  const attn::Encoding encoding = tokenizer->encode(std::string(300000, 'a'), false);
+  REQUIRE(encoding.ids.size() == 300000);
+  CHECK(encoding.ids[0] == 1);
+  CHECK(encoding.ids[299999] == 2);
 }
 
 TEST_CASE("Hostile WordPiece files end in one line naming the file", "[tokenizers][wordpiece]") {
