@@ -76,6 +76,12 @@ TEST_CASE("Unigram worked by hand: scores summed, ties to the first path, unknow
   const attn::Encoding unknown = tokenizer->encode("axyb", false);
   CHECK(unknown.ids == std::vector<std::size_t>{1, 0, 2});
   CHECK(unknown.unknown == std::vector<bool>{false, true, false});
+  // The unknown score decides: with "y" scoring 9.5, <unk> for "x" (-5 - 10 = -15) and "y"
+  // make -5.5, just below the piece "xy" (-5); were the penalty 9, the pair would win.
+  const std::string penalty_vocab = R"([["<unk>", 0.0], ["xy", -5.0], ["y", 9.5]])";
+  const auto penalty = attn::load_tokenizer_json(folder.write("p.json", tiny(penalty_vocab, "0", false)));
+  CHECK(penalty->encode("xy", false).pieces == std::vector<std::string>{"xy"});
+  CHECK(penalty->encode("xyy", false).pieces == std::vector<std::string>{"xy", "y"});
   // With byte fallback, the fused span becomes the bytes of "é" (0xC3 0xA9), each a piece.
   const std::string bytes_vocab = R"([["<unk>", 0.0], ["a", -1.0], ["<0xC3>", -5.0], ["<0xA9>", -5.0]])";
   const auto fallback = attn::load_tokenizer_json(folder.write("b.json", tiny(bytes_vocab, "0", true)));

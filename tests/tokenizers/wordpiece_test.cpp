@@ -123,6 +123,32 @@ TEST_CASE("WordPiece worked by hand: longest piece first, ## after, [UNK] for th
   CHECK(tokenizer->display_piece(*tokenizer->find("##able")) == "##able");
 }
 
+TEST_CASE("The WordPiece decoder's cleanup works piece by piece; vocab.txt's lines may end in CRLF",
+          "[tokenizers][wordpiece]") {
+  attn_test::TempFolder folder("wordpiece");
+  const auto with_cleanup = [&](bool cleanup) {
+    return attn::load_tokenizer_json(folder.write("tokenizer.json", R"({"added_tokens": [], "normalizer": null,
+        "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": null,
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": )" + std::string(cleanup ? "true" : "false") +
+                                                                        R"(},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]",
+                  "vocab": {"[UNK]": 0, "cat": 1, "##s": 2, ".": 3, "!": 4, "do": 5, "not": 6}}})"));
+  };
+  // No tokenizer_config.json: clean_up_tokenization_spaces false; only the decoder cleans.
+  const auto tokenizer = with_cleanup(true);
+  const std::vector<std::size_t> ids = tokenizer->encode("cats . !", false).ids;
+  CHECK(ids == std::vector<std::size_t>{1, 2, 3, 4});
+  CHECK(tokenizer->decode(ids) == "cats.!");
+  CHECK(with_cleanup(false)->decode(ids) == "cats . !");
+  // " do not" spans two pieces: the per-piece cleanup never sees it whole.
+  CHECK(tokenizer->decode({5, 6}) == "do not");
+  attn_test::TempFolder bert("wordpiece");
+  bert.write("vocab.txt", "[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\nthe\r\ncat\r\n");
+  const auto crlf = attn::load_tokenizer(bert.str());
+  CHECK(crlf->size() == 7);
+  CHECK(crlf->encode("The cat", false).ids == std::vector<std::size_t>{5, 6});
+}
+
 TEST_CASE("BertNormalizer worked by hand: each step in tokenizers' order", "[tokenizers][wordpiece]") {
   attn::BertNormalizerOptions options;
   // clean_text: NUL, U+FFFD and a control character (U+0007) dropped; tab and newline a space.
