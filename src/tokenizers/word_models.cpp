@@ -40,9 +40,9 @@ void WordPieceModel::encode_word(const BpeVocabulary& vocabulary, const std::str
   for (std::size_t start = 0; start < word.size();) {
     std::optional<std::size_t> found;
     // The longest piece first: shorten by one character until the vocabulary has it. (Ends
-    // past the longest piece's bytes find nothing; starting below them changes no result.)
-    std::size_t end = std::min(word.size(), start + options_.longest_piece_bytes + 1);
-    while (end < word.size() && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80) ++end;
+    // past the longest piece's bytes find nothing, so the search starts there; an end inside
+    // a character spells no piece and steps back to that character's start.)
+    std::size_t end = std::min(word.size(), start + options_.longest_piece_bytes);
     for (; end > start; end = last_character_start(word, start, end)) {
       const std::string piece = (start > 0 ? options_.continuing_subword_prefix : "") + word.substr(start, end - start);
       if ((found = vocabulary.find(piece))) break;
