@@ -133,7 +133,7 @@ MarianTokenizer::MarianTokenizer(std::shared_ptr<const MarianShared> shared, Tok
 MarianTokenizer::~MarianTokenizer() = default;
 
 std::string MarianTokenizer::kind() const {
-  return side_ == TokenizerSide::Target ? "SentencePiece (target.spm)" : "SentencePiece (source.spm)";
+  return side_ == TokenizerSide::Target ? "SentencePiece target.spm" : "SentencePiece source.spm";
 }
 
 std::size_t MarianTokenizer::size() const { return shared_->vocabulary.pieces.size(); }

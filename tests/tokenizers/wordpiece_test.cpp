@@ -80,6 +80,13 @@ TEST_CASE("BERT's tokenizer.json (uncased, cased, accents stripped) gives transf
   const auto cased = load_json(
       folder, {{"handle_chinese_chars", false}, {"strip_accents", nullptr}, {"lowercase", false}}, 100, config);
   attn_test::check_against_reference(*cased, "bert_cased");
+  // BertProcessing (older BERT files) in place of TemplateProcessing: the same [CLS] and [SEP].
+  nlohmann::json document = nlohmann::json::parse(
+      bert_tokenizer_json({{"handle_chinese_chars", true}, {"strip_accents", nullptr}, {"lowercase", true}}, 100));
+  document["post_processor"] = {{"type", "BertProcessing"}, {"sep", {"[SEP]", 102}}, {"cls", {"[CLS]", 101}}};
+  const auto processing = attn::load_tokenizer_json(folder.write("tokenizer.json", document.dump()),
+                                                    folder.write("tokenizer_config.json", config));
+  attn_test::check_against_reference(*processing, "bert_uncased");
   const auto accents =
       load_json(folder, {{"handle_chinese_chars", true}, {"strip_accents", true}, {"lowercase", false}}, 12, config);
   attn_test::check_against_reference(*accents, "bert_accents");
@@ -181,6 +188,11 @@ TEST_CASE("A long word costs its length times the longest piece, not its length 
   REQUIRE(encoding.ids.size() == 300000);
   CHECK(encoding.ids[0] == 1);
   CHECK(encoding.ids[299999] == 2);
+  // The search starts at the longest piece's length, not one short of it.
+  const auto longest = attn::load_tokenizer_json(folder.write("longest.json", R"({"added_tokens": [],
+      "normalizer": null, "pre_tokenizer": null, "post_processor": null, "decoder": null,
+      "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "abcdefgh": 1, "a": 2}}})"));
+  CHECK(longest->encode("abcdefgh", false).ids == std::vector<std::size_t>{1});
 }
 
 TEST_CASE("Hostile WordPiece files end in one line naming the file", "[tokenizers][wordpiece]") {
