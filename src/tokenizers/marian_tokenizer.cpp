@@ -11,6 +11,7 @@
 #include "tokenizers/json_fields.h"
 #include "tokenizers/pcre_regex.h"
 #include "tokenizers/piece_text.h"
+#include "tokenizers/spm_charsmap_check.h"
 #include "tokenizers/utf8.h"
 #include "tokenizers/vocabulary_json.h"
 
@@ -72,7 +73,12 @@ std::string read_spm_file(const std::string& path) {
 void load_spm(const std::string& path, sentencepiece::SentencePieceProcessor& processor) {
   const std::string bytes = read_spm_file(path);
   const auto status = processor.LoadFromSerializedProto(bytes);
-  if (status.ok()) return;
+  if (status.ok()) {
+    if (const auto problem = unsafe_spm_charsmap(bytes))
+      throw InputError(
+          path, "", "expected a SentencePiece model whose normalization table stays inside itself, found " + *problem);
+    return;
+  }
   // The library's messages name its own source line ("./src/x.cc(232) [check] detail").
   std::string why = status.message();
   if (why.find("ParseFromArray") != std::string::npos) {

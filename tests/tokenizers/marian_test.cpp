@@ -8,11 +8,31 @@
 #include "attn/tokenizer_files.h"
 #include "error_message.h"
 #include "tokenizers/reference_ids.h"
+#include "tokenizers/spm_charsmap_check.h"
 #include "tokenizers/temp_folder.h"
 
 namespace {
 
 const std::string kMarian = std::string(ATTN_SOURCE_DIR) + "/tests/reference/sentencepiece/marian";
+
+// A NormalizerSpec (ModelProto field 3) holding a precompiled_charsmap (field 2): a
+// little-endian uint32 trie size, the trie's 32-bit units, the mapped strings.
+std::string normalizer_spec(const std::vector<std::uint32_t>& units, const std::string& strings) {
+  std::string blob;
+  const auto put32 = [&blob](std::uint32_t value) {
+    for (int i = 0; i < 4; ++i) blob += static_cast<char>((value >> (8 * i)) & 0xFF);
+  };
+  put32(static_cast<std::uint32_t>(units.size() * 4));
+  for (const std::uint32_t unit : units) put32(unit);
+  blob += strings;
+  const auto length = [](std::size_t size) {  // a varint
+    std::string out;
+    for (; size >= 0x80; size >>= 7) out += static_cast<char>((size & 0x7F) | 0x80);
+    return out + static_cast<char>(size);
+  };
+  const std::string charsmap = "\x12" + length(blob.size()) + blob;
+  return "\x1A" + length(charsmap.size()) + charsmap;
+}
 
 std::vector<std::string> pieces_of(const attn::Tokenizer& tokenizer, const std::vector<std::size_t>& ids) {
   std::vector<std::string> pieces;
@@ -95,6 +115,18 @@ TEST_CASE("Hostile Marian files end in one line naming the file", "[tokenizers][
     CHECK(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }) ==
           folder.str() + "/source.spm: expected a SentencePiece model of at most 64 MiB, found 67108865 bytes");
   }
+  SECTION("a normalization table that would make libsentencepiece read past it") {
+    // A second normalizer_spec appended: protobuf merges the two, and its charsmap, the
+    // last, is the one the library uses. One unit: the root's children (at 0 ^ byte) lie
+    // past the trie, where the library would read for any byte but 0.
+    const std::string real = attn_test::read_text(kMarian + "/source.spm");
+    CHECK_FALSE(attn::unsafe_spm_charsmap(real));
+    folder.write("source.spm", real + normalizer_spec({0}, std::string(1, '\0')));
+    CHECK(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }) ==
+          folder.str() +
+              "/source.spm: expected a SentencePiece model whose normalization table stays inside itself, "
+              "found normalizer_spec.precompiled_charsmap: a trie node whose children lie past the trie");
+  }
   SECTION("a vocab.json id out of range") {
     folder.write("vocab.json", R"({"</s>": 0, "<unk>": 1, "<pad>": 7})");
     CHECK(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }) ==
@@ -119,4 +151,23 @@ TEST_CASE("Hostile Marian files end in one line naming the file", "[tokenizers][
               "/tokenizer_config.json: separate_vocabs: expected false (attn reads one vocab.json for "
               "both sides, not target_vocab.json), found true");
   }
+}
+
+TEST_CASE("A normalization table is walked as darts-clone reads it", "[tokenizers][marian]") {
+  // 256 units: the root (offset 0: children at 0 ^ byte) has one child, for byte 'a' (97):
+  // a unit labelled 97 with a leaf (bit 8) whose offset (bits 10..) leads to unit 97 ^ 1 = 96,
+  // the leaf, holding the value (an index into the strings).
+  const auto model = [](std::uint32_t leaf_value, const std::string& strings) {
+    std::vector<std::uint32_t> units(256, 0xFFFFFFFF);  // labels that match no byte
+    units[0] = 0;
+    units[97] = 97 | (1u << 8) | (1u << 10);
+    units[96] = (1u << 31) | leaf_value;
+    return normalizer_spec(units, strings);
+  };
+  // Unit 0 is its own child for byte 0 and matches label 0: fine, it is inside the trie.
+  CHECK_FALSE(attn::unsafe_spm_charsmap(model(0, std::string("b\0", 2))));
+  CHECK(attn::unsafe_spm_charsmap(model(5, std::string("b\0", 2))) ==
+        "normalizer_spec.precompiled_charsmap: a mapped string past the table");
+  CHECK(attn::unsafe_spm_charsmap(model(0, "b")) ==
+        "normalizer_spec.precompiled_charsmap: mapped strings that do not end in a NUL byte");
 }
