@@ -41,11 +41,12 @@ void add_normalizer(const JsonField& field, std::vector<PipelineNormalizer>& ste
   } else if (common.count(name)) {
     step.common = read_normalizer(field).at(0);
   } else if (name == "Precompiled") {
-    refuse(type, "normalizer",
-           "not Precompiled: the SentencePiece charsmap a converted .spm carries; a folder with the .spm itself "
-           "(source.spm/target.spm) is read by libsentencepiece");
+    step.kind = PipelineNormalizer::Kind::Precompiled;
+    const JsonField charsmap = field["precompiled_charsmap"];
+    step.precompiled = std::make_shared<PrecompiledCharsmap>(charsmap.string(), charsmap.file, charsmap.path);
   } else {
-    refuse(type, "normalizer", "Sequence, BertNormalizer, Prepend, Replace, NFC, NFD, NFKC, NFKD, Lowercase, Strip");
+    refuse(type, "normalizer",
+           "Sequence, BertNormalizer, Precompiled, Prepend, Replace, NFC, NFD, NFKC, NFKD, Lowercase, Strip");
   }
   steps.push_back(std::move(step));
 }

@@ -1,8 +1,9 @@
 #include "tokenizers/spm_charsmap_check.h"
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
+
+#include "tokenizers/darts_trie.h"
 
 namespace attn {
 
@@ -42,55 +43,13 @@ std::vector<std::string> fields(const std::string& message, std::uint64_t number
   return found;
 }
 
-// darts-clone's unit: label, has_leaf, value and offset packed in 32 bits.
-struct Unit {
-  std::uint32_t bits;
-  bool has_leaf() const { return ((bits >> 8) & 1) == 1; }
-  std::uint32_t value() const { return bits & ((1U << 31) - 1); }
-  std::uint32_t label() const { return bits & ((1U << 31) | 0xFF); }
-  std::uint32_t offset() const { return (bits >> 10) << ((bits & (1U << 9)) >> 6); }
-};
-
-// Walks every node commonPrefixSearch can reach from the root, as it reads them.
-std::optional<std::string> check_trie(const std::vector<Unit>& units, const std::string& normalized) {
-  const std::size_t count = units.size();
-  if (count == 0) return "an empty trie";
-  // Strings are read with strlen: the last one must end inside the table.
-  if (normalized.empty() || normalized.back() != '\0') return "mapped strings that do not end in a NUL byte";
-  std::vector<bool> seen(count, false);
-  std::vector<std::size_t> pending{0};
-  seen[0] = true;
-  while (!pending.empty()) {
-    const std::size_t node = pending.back();
-    pending.pop_back();
-    // The next byte c is looked up at base ^ c, for any c the text may hold.
-    const std::size_t base = node ^ units[node].offset();
-    if ((base | 0xFF) >= count) return "a trie node whose children lie past the trie";
-    for (std::uint32_t c = 0; c < 256; ++c) {
-      const std::size_t child = base ^ c;
-      if (units[child].label() != c || seen[child]) continue;
-      seen[child] = true;
-      if (units[child].has_leaf()) {
-        const std::size_t leaf = child ^ units[child].offset();
-        if (leaf >= count) return "a trie leaf past the trie";
-        if (units[leaf].value() >= normalized.size()) return "a mapped string past the table";
-      }
-      pending.push_back(child);
-    }
-  }
-  return std::nullopt;
-}
-
-// normalizer.cc's DecodePrecompiledCharsMap: a little-endian uint32 trie size, the trie,
-// then the mapped strings.
+// normalizer.cc's DecodePrecompiledCharsMap splits the blob as split_charsmap does; a blob
+// that does not split is refused here too, whatever the library would make of it.
 std::optional<std::string> check_charsmap(const std::string& blob) {
-  std::uint32_t trie_bytes = 0;
-  if (blob.size() <= sizeof trie_bytes) return std::nullopt;  // the library refuses it itself
-  std::memcpy(&trie_bytes, blob.data(), sizeof trie_bytes);
-  if (trie_bytes >= blob.size() - sizeof trie_bytes) return std::nullopt;  // likewise
-  std::vector<Unit> units(trie_bytes / sizeof(std::uint32_t));
-  std::memcpy(units.data(), blob.data() + sizeof trie_bytes, units.size() * sizeof(std::uint32_t));
-  return check_trie(units, blob.substr(sizeof trie_bytes + trie_bytes));
+  std::vector<DartsUnit> units;
+  std::string strings;
+  if (!split_charsmap(blob, units, strings)) return "a trie longer than the table";
+  return unsafe_darts_trie(units, strings, true);
 }
 
 }  // namespace

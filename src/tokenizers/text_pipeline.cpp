@@ -115,6 +115,8 @@ std::string run_normalizers(const std::vector<PipelineNormalizer>& steps, std::s
   for (const PipelineNormalizer& step : steps) {
     if (step.kind == PipelineNormalizer::Kind::Bert)
       text = bert_normalize(step.bert, text);
+    else if (step.kind == PipelineNormalizer::Kind::Precompiled)
+      text = step.precompiled->normalize(text);
     else
       text = normalize({step.common}, std::move(text));
   }

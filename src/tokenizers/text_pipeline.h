@@ -1,13 +1,16 @@
 // The normalizers and pre-tokenizers of the WordPiece and Unigram tokenizers: text_steps'
-// kinds (Replace, NFKC, Metaspace, Split, ...) and the ones BERT's and T5's files add, as
+// kinds (Replace, NFKC, Metaspace, Split, ...) and the ones BERT's and T5's files add
+// (BertNormalizer, Precompiled, BertPreTokenizer, WhitespaceSplit), as
 // Hugging Face's tokenizers defines them (normalizers/bert.rs, pre_tokenizers/bert.rs,
 // pre_tokenizers/whitespace.rs). Each list is applied in order, as a "Sequence" is.
 #ifndef ATTN_TOKENIZERS_TEXT_PIPELINE_H_
 #define ATTN_TOKENIZERS_TEXT_PIPELINE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "tokenizers/precompiled_charsmap.h"
 #include "tokenizers/text_steps.h"
 
 namespace attn {
@@ -24,10 +27,11 @@ struct BertNormalizerOptions {
 std::string bert_normalize(const BertNormalizerOptions& options, const std::string& text);
 
 struct PipelineNormalizer {
-  enum class Kind { Common, Bert };
+  enum class Kind { Common, Bert, Precompiled };
   Kind kind = Kind::Common;
   NormalizerStep common;  // Common: one of text_steps' normalizers
   BertNormalizerOptions bert;
+  std::shared_ptr<const PrecompiledCharsmap> precompiled;
 };
 std::string run_normalizers(const std::vector<PipelineNormalizer>& steps, std::string text);
 

@@ -5,7 +5,9 @@
 #ifndef ATTN_TOKENIZERS_UNICODE_TEXT_H_
 #define ATTN_TOKENIZERS_UNICODE_TEXT_H_
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -26,6 +28,10 @@ bool is_unicode_punctuation(char32_t c);
 // (Rust's char::to_lowercase: "Σ" is always "σ", never the final "ς" a whole-text
 // lowercasing gives at a word's end).
 std::string unicode_lowercase_each(const std::string& text);
+// Where each extended grapheme cluster of `text` (well-formed UTF-8) ends, as byte offsets,
+// the last the text's size (ICU's character break iterator: the clusters of Rust's
+// unicode-segmentation, graphemes(true)).
+std::vector<std::size_t> grapheme_ends(const std::string& text);
 
 }  // namespace attn
 

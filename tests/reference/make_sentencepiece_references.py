@@ -19,12 +19,16 @@ Writes, under tests/reference/:
   the rest split by the side's .spm (sp.encode(out_type=str)), each piece looked up in
   vocab.json (<unk>'s id when missing), </s> appended; "decoded" is decode(ids,
   skip_special_tokens=True): the pieces joined by the side's .spm, stripped;
+- sentencepiece/unigram/precompiled.json and tokenizers/precompiled.json: marian/source.spm
+  as a tokenizer.json with its normalization table as a Precompiled normalizer, and for
+  every corpus text the text sentencepiece normalized it into and its ids;
 - tokenizers/unigram_words.json: for every word (text between spaces) of the corpus, the ids
   plain.spm and byte_fallback.spm give for it (the Viterbi segmentation, unknown characters
   fused, byte fallback), which attn's Unigram model must give for "▁" + word (words holding
   "▁" or a control, unknown or byte piece's spelling left out: see main()).
 Deterministic: one training thread, no sampling; the same files every run.
 """
+import base64
 import io
 import json
 import os
@@ -147,6 +151,51 @@ class Marian:
         return self.sp.decode_pieces([self.decoder[i] for i in ids if i not in special_ids]).strip()
 
 
+def proto_fields(message, number):
+    """The payloads of the length-delimited fields `number` of a protobuf message."""
+    found, pos = [], 0
+    while pos < len(message):
+        key, pos = varint(message, pos)
+        if key & 7 == 0:
+            _, pos = varint(message, pos)
+        elif key & 7 in (1, 5):
+            pos += 8 if key & 7 == 1 else 4
+        else:
+            length, pos = varint(message, pos)
+            if key >> 3 == number:
+                found.append(message[pos:pos + length])
+            pos += length
+    return found
+
+
+def varint(data, pos):
+    value, shift = 0, 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def precompiled_tokenizer_json(model, sp):
+    """A .spm with its normalization table as a Unigram tokenizer.json: the table as a
+    Precompiled normalizer, then SentencePiece's remove_extra_whitespaces (Strip, runs of
+    spaces to one), Metaspace; no added tokens, nothing appended."""
+    charsmap = proto_fields(proto_fields(model, 3)[-1], 2)[-1]
+    vocab = [[sp.id_to_piece(i), sp.get_score(i)] for i in range(sp.get_piece_size())]
+    metaspace = {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True, "prepend_scheme": "always",
+                 "split": True}
+    normalizers = [{"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode("ascii")},
+                   {"type": "Strip", "strip_left": True, "strip_right": True},
+                   {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+            "normalizer": {"type": "Sequence", "normalizers": normalizers}, "pre_tokenizer": metaspace,
+            "post_processor": None, "decoder": metaspace,
+            "model": {"type": "Unigram", "unk_id": sp.unk_id(), "vocab": vocab, "byte_fallback": False}}
+
+
 def unigram_tokenizer_json(sp, byte_fallback):
     """A .spm as a Unigram tokenizer.json (T5's layout: NFKC, words split at whitespace,
     Metaspace, </s> appended)."""
@@ -211,6 +260,20 @@ def main():
     write(os.path.join(HERE, "tokenizers", "unigram_words.json"),
           json.dumps(doc, ensure_ascii=False, separators=(",", ":")).replace("},{", "},\n{") + "\n")
     print(f"unigram_words: {len(cases)} words")
+    # precompiled: Marian's source.spm (nmt_nfkc's table) as a tokenizer.json; for every
+    # corpus text, what sentencepiece's normalizer made of it (its pieces joined: the dummy
+    # prefix and "▁" for each space included) and its ids. Left out, as for the words: texts
+    # holding the spelling of a control or unknown piece ("</s>", "<unk>").
+    write(os.path.join(unigram, "precompiled.json"),
+          json.dumps(precompiled_tokenizer_json(source_model, source), ensure_ascii=False, indent=1) + "\n")
+    unmatched = {source.id_to_piece(i) for i in range(source.get_piece_size())
+                 if source.is_control(i) or source.is_unknown(i)}
+    cases = [{"text": t, "normalized": "".join(source.encode(t, out_type=str)), "ids": source.encode(t)}
+             for t in texts if not any(piece in t for piece in unmatched)]
+    doc = {"source": version, "cases": cases}
+    write(os.path.join(HERE, "tokenizers", "precompiled.json"),
+          json.dumps(doc, ensure_ascii=False, separators=(",", ":")).replace("},{", "},\n{") + "\n")
+    print(f"precompiled: {len(cases)} texts")
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ TEST_CASE("Marian's source side gives MarianTokenizer's ids over libsentencepiec
   CHECK(tokenizer->encode("Hello world", false).ids.size() == encoding.ids.size() - 1);
 }
 
-TEST_CASE("A piece vocab.json lacks becomes <unk>; a language code is one token", "[tokenizers][marian]") {
+TEST_CASE("A piece vocab.json lacks becomes <unk>, a language code is one token", "[tokenizers][marian]") {
   const auto tokenizer = attn::load_tokenizer(kMarian);
   const nlohmann::json reference = attn_test::read_reference("marian_source");
   const std::size_t unk = *tokenizer->find("<unk>");

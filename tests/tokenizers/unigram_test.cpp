@@ -4,8 +4,11 @@
 // examples of the scores.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "attn/tokenizer_files.h"
 #include "error_message.h"
+#include "tokenizers/precompiled_charsmap.h"
 #include "tokenizers/reference_ids.h"
 #include "tokenizers/temp_folder.h"
 
@@ -28,6 +31,17 @@ std::string tiny(const std::string& vocab, const std::string& unk_id, bool byte_
   return R"({"added_tokens": [], "normalizer": null, "pre_tokenizer": null, "post_processor": null,
              "decoder": null, "model": {"type": "Unigram", "unk_id": )" +
          unk_id + R"(, "byte_fallback": )" + (byte_fallback ? "true" : "false") + R"(, "vocab": )" + vocab + "}}";
+}
+
+// The words of a text between its spaces (" " only).
+std::vector<std::string> split_spaces(const std::string& text) {
+  std::vector<std::string> words;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = std::min(text.find(' ', pos), text.size());
+    if (end > pos) words.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return words;
 }
 
 }  // namespace
@@ -108,4 +122,53 @@ TEST_CASE("Hostile Unigram files end in one line naming the file", "[tokenizers]
         file + "model.vocab[0][1]: expected a number (the piece's log probability), found the string \"x\"");
   CHECK(error(R"([["a", 0.0]])", "3") == file + "model.unk_id: expected an integer at most 0, found the number 3");
   CHECK(error(R"([])", "0") == file + "model.vocab: expected a vocabulary of [piece, score] pairs, found an array");
+}
+
+TEST_CASE("Precompiled: SentencePiece's normalization table gives sentencepiece's text and ids",
+          "[tokenizers][unigram]") {
+  // marian/source.spm (nmt_nfkc's table) as a tokenizer.json: Precompiled, Strip, runs of
+  // spaces to one, Metaspace (make_sentencepiece_references.py).
+  const std::string path = kUnigram + "/precompiled.json";
+  const auto tokenizer = attn::load_tokenizer_json(path);
+  const nlohmann::json document = nlohmann::json::parse(attn_test::read_text(path));
+  const attn::PrecompiledCharsmap charsmap(
+      document["normalizer"]["normalizers"][0]["precompiled_charsmap"].get<std::string>(), path, "");
+  // Where tokenizers' rule and SentencePiece's part, worked by hand from precompiled.rs:
+  // SentencePiece replaces the longest entry the text starts with; tokenizers looks a
+  // grapheme cluster of fewer than 6 bytes up whole and takes the first (shortest) entry it
+  // starts with, and a longer cluster one character at a time.
+  const std::map<std::string, std::string> tokenizers_rule = {
+      // a + U+0308 + U+0304 (5 bytes): "a\u0308" -> "ä" is met first; the macron is dropped.
+      {"a\u0308\u0304", "\u2581\u00E4"},
+      // Hangul jamo (9 bytes): no jamo alone is in the table; SentencePiece composes "각".
+      {"\u1100\u1161\u11A8", "\u2581\u1100\u1161\u11A8"},
+      // a and five marks (11 bytes): each alone unmapped; SentencePiece makes "à" first.
+      {"a\u0300\u0301\u0302\u0303\u0304", "\u2581a\u0300\u0301\u0302\u0303\u0304"}};
+  const nlohmann::json reference = attn_test::read_reference("precompiled");
+  std::size_t texts = 0, text_differ = 0, ids_differ = 0, by_rule = 0;
+  std::string first;
+  for (const auto& item : reference.at("cases")) {
+    const std::string text = item.at("text").get<std::string>();
+    ++texts;
+    // SentencePiece's normalized text (its pieces joined): the table's text with the spaces
+    // at the ends dropped, runs of spaces made one, each space "▁" and one in front.
+    std::string spelled;
+    for (const std::string& word : split_spaces(charsmap.normalize(text))) spelled += "\u2581" + word;
+    if (const auto rule = tokenizers_rule.find(text); rule != tokenizers_rule.end()) {
+      ++by_rule;
+      CHECK(spelled == rule->second);
+      CHECK(spelled != item.at("normalized").get<std::string>());
+      continue;
+    }
+    const auto ids = tokenizer->encode(text, false).ids;
+    text_differ += spelled != item.at("normalized").get<std::string>();
+    ids_differ += ids != item.at("ids").get<std::vector<std::size_t>>();
+    if (first.empty() && (text_differ || ids_differ))
+      first = attn::printable(text) + ": " + attn::printable(spelled) + " " + attn_test::show_ids(ids);
+  }
+  INFO(texts << " texts; first difference: " << first);
+  CHECK(texts >= 250);
+  CHECK(by_rule == tokenizers_rule.size());
+  CHECK(text_differ == 0);
+  CHECK(ids_differ == 0);
 }

@@ -130,7 +130,7 @@ TEST_CASE("WordPiece worked by hand: longest piece first, ## after, [UNK] for th
   CHECK(tokenizer->display_piece(*tokenizer->find("##able")) == "##able");
 }
 
-TEST_CASE("The WordPiece decoder's cleanup works piece by piece; vocab.txt's lines may end in CRLF",
+TEST_CASE("The WordPiece decoder's cleanup works piece by piece, vocab.txt's lines may end in CRLF",
           "[tokenizers][wordpiece]") {
   attn_test::TempFolder folder("wordpiece");
   const auto with_cleanup = [&](bool cleanup) {
@@ -223,12 +223,23 @@ TEST_CASE("Hostile WordPiece files end in one line naming the file", "[tokenizer
               "/tokenizer.json: model.unk_token: expected a token of the vocabulary (WordPiece writes it for a word "
               "it cannot spell), found the string \"[UNK]\"");
   }
-  SECTION("a Precompiled normalizer") {
-    folder.write("tokenizer.json", R"({"added_tokens": [], "pre_tokenizer": null, "post_processor": null,
-        "decoder": null, "normalizer": {"type": "Precompiled", "precompiled_charsmap": "AAAA"},
-        "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]]}})");
-    CHECK_THAT(attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); }),
-               Catch::StartsWith(folder.str() + "/tokenizer.json: normalizer.type: expected a normalizer attn knows "
-                                                "(not Precompiled: the SentencePiece charsmap"));
+  SECTION("a Precompiled normalizer that is no table") {
+    const auto error = [&](const std::string& charsmap) {
+      folder.write("tokenizer.json", R"({"added_tokens": [], "pre_tokenizer": null, "post_processor": null,
+          "decoder": null, "normalizer": {"type": "Precompiled", "precompiled_charsmap": ")" +
+                                         charsmap + R"("},
+          "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]]}})");
+      return attn_test::input_error_of([&] { attn::load_tokenizer(folder.str()); });
+    };
+    const std::string where = folder.str() + "/tokenizer.json: normalizer.precompiled_charsmap: ";
+    CHECK(error("AAAA") == where +
+                               "expected a normalization table (a uint32 size, a trie of that many bytes, its "
+                               "strings), found 3 bytes that are not one");
+    CHECK(error("not base64!") == where + "expected base64 text, found other characters");
+    // A trie of one unit (4 bytes: 04 00 00 00, then the unit 00 00 00 00): the root's
+    // children, at 0 ^ byte, lie past it.
+    CHECK(error("BAAAAAAAAAA=") == where +
+                                       "expected a table whose trie stays inside itself, found a trie node whose "
+                                       "children lie past the trie");
   }
 }
