@@ -1,10 +1,64 @@
 #include "tokenizers/bpe_tokenizer.h"
 
+#include <cstdio>
+
 #include "attn/error.h"
-#include "tokenizers/piece_text.h"
 #include "tokenizers/utf8.h"
 
 namespace attn {
+
+namespace {
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t pos = 0; (pos = text.find(from, pos)) != std::string::npos; pos += to.size())
+    text.replace(pos, from.size(), to);
+  return text;
+}
+
+// transformers' clean_up_tokenization: spaces before punctuation and English contractions.
+std::string clean_up_tokenization(std::string text) {
+  static const char* const pairs[][2] = {{" .", "."},     {" ?", "?"},     {" !", "!"},   {" ,", ","},
+                                         {" ' ", "'"},    {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"},
+                                         {" 've", "'ve"}, {" 're", "'re"}};
+  for (const auto& pair : pairs) text = replace_all(std::move(text), pair[0], pair[1]);
+  return text;
+}
+
+// Text a learner can read: a space as "␣", a newline, tab or other control byte escaped.
+std::string visible(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == ' ') {
+      out += "\xE2\x90\xA3";  // ␣
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string bytes_as_pieces(const std::string& bytes) {
+  std::string out;
+  for (const char c : bytes) {
+    char spelled[8];
+    std::snprintf(spelled, sizeof spelled, "<0x%02X>", static_cast<unsigned char>(c));
+    out += spelled;
+  }
+  return out;
+}
+
+}  // namespace
 
 BpeTokenizer::BpeTokenizer(BpeParts parts) : parts_(std::move(parts)), special_(parts_.vocabulary.pieces.size()) {
   for (const AddedToken& token : parts_.added_tokens) {
@@ -42,7 +96,8 @@ std::string BpeTokenizer::display_piece(std::size_t id) const {
     }
     return shown;
   }
-  return display_metaspace_piece(spelled);
+  if (spelled.size() == 6 && spelled.compare(0, 3, "<0x") == 0) return spelled;
+  return visible(replace_all(spelled, "\xE2\x96\x81", " "));  // ▁
 }
 
 void BpeTokenizer::push(Encoding& encoding, std::size_t id, bool unknown) const {
