@@ -9,7 +9,6 @@
 #include "attn/error.h"
 #include "tokenizers/added_vocabulary.h"
 #include "tokenizers/json_fields.h"
-#include "tokenizers/pcre_regex.h"
 #include "tokenizers/piece_text.h"
 #include "tokenizers/spm_charsmap_check.h"
 #include "tokenizers/utf8.h"
@@ -29,8 +28,6 @@ struct MarianShared {
   std::array<std::optional<std::size_t>, 4> roles;           // by SpecialRole
   std::size_t unk_id = 0, eos_id = 0;
   bool clean_up_tokenization_spaces = false;
-  // MarianTokenizer's language_code_re: ">>fr<<" (greedy, as Python's re).
-  PcreRegex language_code{">>.+<<", false, "", ""};
 };
 
 namespace {
@@ -54,6 +51,24 @@ std::string python_strip(const std::string& text) {
     end = start;
   }
   return text.substr(begin, end - begin);
+}
+
+// The matches of MarianTokenizer's language_code_re, ">>.+<<", as Python's re.sub finds
+// them, left to right, none overlapping: ">>", then the last "<<" on the same line at least
+// one character further (".+" is greedy and stops at a newline).
+std::vector<std::pair<std::size_t, std::size_t>> language_codes(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::size_t>> codes;
+  for (std::size_t begin = text.find(">>"); begin != std::string::npos;) {
+    const std::size_t line_end = std::min(text.find('\n', begin + 2), text.size());
+    const std::size_t close = line_end >= begin + 5 ? text.rfind("<<", line_end - 2) : std::string::npos;
+    if (close == std::string::npos || close < begin + 3) {
+      begin = text.find(">>", begin + 1);
+      continue;
+    }
+    codes.push_back({begin, close + 2});
+    begin = text.find(">>", close + 2);
+  }
+  return codes;
 }
 
 std::string read_spm_file(const std::string& path) {
@@ -170,7 +185,7 @@ void MarianTokenizer::encode_part(const std::string& text, Encoding& encoding) c
     encoding.unknown.push_back(id == shared_->unk_id);
   };
   // _tokenize: a code the part opens with is a token; every code is cut from the text.
-  const auto codes = shared_->language_code.find_all(text);
+  const auto codes = language_codes(text);
   if (!codes.empty() && codes[0].first == 0) push(find(text.substr(0, codes[0].second)).value_or(shared_->unk_id));
   std::string rest;
   std::size_t pos = 0;

@@ -61,6 +61,7 @@ FRENCH = [
 MARIAN_TEXTS = [
     ">>fr<< Hello world", ">>de<< The cat", ">>xx<< unknown code", "no >>fr<< code at the start",
     ">>fr<< a >>de<< b", ">>fr<<", "Hello </s> world", "<unk>", "<pad>x", "a<unk>b</s>", ">> fr <<", ">>fr<",
+    ">>fr<< x <<y", "x >>a\n<< b", ">>fr<<\n>>de<< c", ">>><<<", ">><<", ">>x<<>>y<<",
 ]
 
 
