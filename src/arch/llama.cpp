@@ -202,12 +202,9 @@ Tensor llama_forward(const Model& model, Program& run) {
 }  // namespace
 
 Family llama_family() {
-  return {"llama",
-          {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"},
-          llama_config,
-          llama_weights,
-          llama_known,
-          llama_forward};
+  return {"llama",      {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"},
+          llama_config, llama_weights,
+          llama_known,  llama_forward};
 }
 
 }  // namespace attn
