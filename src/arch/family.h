@@ -68,6 +68,7 @@ std::string supported_classes();
 Family gpt2_family();
 Family llama_family();
 Family gpt_neo_family();
+Family gpt_neox_family();
 
 }  // namespace attn
 

@@ -13,6 +13,7 @@ const std::vector<Family>& families() {
       gpt2_family(),
       llama_family(),
       gpt_neo_family(),
+      gpt_neox_family(),
   };
   return rows;
 }
