@@ -69,6 +69,7 @@ Family gpt2_family();
 Family llama_family();
 Family gpt_neo_family();
 Family gpt_neox_family();
+Family gemma_family();
 
 }  // namespace attn
 

@@ -127,7 +127,7 @@ TEST_CASE("config.json: an unsupported architecture names itself and the support
   CHECK(message ==
         "the architecture \"BertForMaskedLM\" is not supported (attn reads GPT2LMHeadModel, "
         "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPTNeoForCausalLM, "
-        "GPTNeoXForCausalLM)");
+        "GPTNeoXForCausalLM, GemmaForCausalLM)");
   CHECK(refusal(with(kGpt2, "architectures", "null")).first == "architectures");
 }
 
