@@ -70,6 +70,7 @@ Family llama_family();
 Family gpt_neo_family();
 Family gpt_neox_family();
 Family gemma_family();
+Family phi_family();
 
 }  // namespace attn
 

@@ -125,9 +125,9 @@ TEST_CASE("config.json: an unsupported architecture names itself and the support
   const auto [path, message] = refusal(with(kGpt2, "architectures", R"(["BertForMaskedLM"])"));
   CHECK(path == "architectures[0]");
   CHECK(message ==
-        "the architecture \"BertForMaskedLM\" is not supported (attn reads GPT2LMHeadModel, "
-        "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPTNeoForCausalLM, "
-        "GPTNeoXForCausalLM, GemmaForCausalLM)");
+        "the architecture \"BertForMaskedLM\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
+        "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPTNeoForCausalLM, GPTNeoXForCausalLM, "
+        "GemmaForCausalLM, PhiForCausalLM)");
   CHECK(refusal(with(kGpt2, "architectures", "null")).first == "architectures");
 }
 
