@@ -109,6 +109,19 @@ void gemma_weights(const CheckpointConfig& c, const CheckpointFiles&, Model& mod
           StoredLayout::Transposed);
 }
 
+// The tensors Gemma's files may hold that attn does not read: a layer's
+// self_attn.rotary_emb.inv_freq (RoPE's frequencies, which attn computes); a tied head's
+// stored copy, lm_head.weight.
+KnownTensors gemma_known(const CheckpointConfig& c, const CheckpointFiles&) {
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {"model.layers.{L}.self_attn.rotary_emb.inv_freq"};
+  known.layer_prefix = "model.layers.{L}.";
+  known.layers_field = "num_hidden_layers";
+  if (c.tie_word_embeddings) known.unused.push_back("lm_head.weight");
+  return known;
+}
+
 // GemmaForCausalLM.forward, over the prompt or one cached new token alike.
 Tensor gemma_forward(const Model& model, Program& run) {
   // hidden = embed_tokens(input_ids) · √hidden_size: (B,S,N); RoPE turns q and k in each attention
@@ -126,6 +139,8 @@ Tensor gemma_forward(const Model& model, Program& run) {
 
 }  // namespace
 
-Family gemma_family() { return {"gemma", {"GemmaForCausalLM"}, gemma_config, gemma_weights, gemma_forward}; }
+Family gemma_family() {
+  return {"gemma", {"GemmaForCausalLM"}, gemma_config, gemma_weights, gemma_known, gemma_forward};
+}
 
 }  // namespace attn

@@ -134,6 +134,21 @@ void gpt_neo_weights(const CheckpointConfig& c, const CheckpointFiles& files, Mo
           StoredLayout::Transposed);
 }
 
+// The tensors GPT-Neo's files may hold that attn does not read (each {L} a layer's number,
+// after the "transformer." prefix when the keys have it): each layer's attention buffers,
+// attn.attention.bias (the boolean causal or local mask, which the masks replace) and
+// attn.attention.masked_bias; a tied head's stored copy, lm_head.weight.
+KnownTensors gpt_neo_known(const CheckpointConfig& c, const CheckpointFiles& files) {
+  const std::string t = files.find("transformer.wte.weight").tensor ? "transformer." : "";
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {t + "h.{L}.attn.attention.bias", t + "h.{L}.attn.attention.masked_bias"};
+  known.layer_prefix = t + "h.{L}.";
+  known.layers_field = "num_layers";
+  if (c.tie_word_embeddings) known.unused.push_back("lm_head.weight");
+  return known;
+}
+
 // GPTNeoForCausalLM.forward, over the prompt or one cached new token alike.
 Tensor gpt_neo_forward(const Model& model, Program& run) {
   // hidden = wte(input_ids) + wpe(position_ids): (B,S,N)
@@ -158,6 +173,8 @@ Tensor gpt_neo_forward(const Model& model, Program& run) {
 
 }  // namespace
 
-Family gpt_neo_family() { return {"gpt_neo", {"GPTNeoForCausalLM"}, gpt_neo_config, gpt_neo_weights, gpt_neo_forward}; }
+Family gpt_neo_family() {
+  return {"gpt_neo", {"GPTNeoForCausalLM"}, gpt_neo_config, gpt_neo_weights, gpt_neo_known, gpt_neo_forward};
+}
 
 }  // namespace attn

@@ -139,6 +139,21 @@ void gpt_neox_weights(const CheckpointConfig& c, const CheckpointFiles&, Model& 
           StoredLayout::Transposed);
 }
 
+// The tensors GPT-NeoX's files may hold that attn does not read: each layer's attention
+// buffers, attention.bias and attention.masked_bias (the causal mask's, which attn's
+// replaces) and attention.rotary_emb.inv_freq (RoPE's frequencies, which attn computes); a
+// tied head's stored copy, embed_out.weight.
+KnownTensors gpt_neox_known(const CheckpointConfig& c, const CheckpointFiles&) {
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {"gpt_neox.layers.{L}.attention.bias", "gpt_neox.layers.{L}.attention.masked_bias",
+                  "gpt_neox.layers.{L}.attention.rotary_emb.inv_freq"};
+  known.layer_prefix = "gpt_neox.layers.{L}.";
+  known.layers_field = "num_hidden_layers";
+  if (c.tie_word_embeddings) known.unused.push_back("embed_out.weight");
+  return known;
+}
+
 // GPTNeoXLayer with use_parallel_residual: x + (mlp(post_attention_layernorm(x)) +
 // attn(input_layernorm(x))), the two sub-layers' outputs added first, as HF adds them.
 // x is (B,S,N) -> (B,S,N).
@@ -173,7 +188,7 @@ Tensor gpt_neox_forward(const Model& model, Program& run) {
 }  // namespace
 
 Family gpt_neox_family() {
-  return {"gpt_neox", {"GPTNeoXForCausalLM"}, gpt_neox_config, gpt_neox_weights, gpt_neox_forward};
+  return {"gpt_neox", {"GPTNeoXForCausalLM"}, gpt_neox_config, gpt_neox_weights, gpt_neox_known, gpt_neox_forward};
 }
 
 }  // namespace attn

@@ -128,6 +128,17 @@ void phi_weights(const CheckpointConfig& c, const CheckpointFiles&, Model& model
   p.add(model.output.b, "output.b", "lm_head.bias", {V}, "vocab_size", {"V"});
 }
 
+// The tensors Phi's files may hold that attn does not read: a layer's
+// self_attn.rotary_emb.inv_freq (RoPE's frequencies, which attn computes).
+KnownTensors phi_known(const CheckpointConfig& c, const CheckpointFiles&) {
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {"model.layers.{L}.self_attn.rotary_emb.inv_freq"};
+  known.layer_prefix = "model.layers.{L}.";
+  known.layers_field = "num_hidden_layers";
+  return known;
+}
+
 // PhiDecoderLayer: h = input_layernorm(x); x = attn(h) + mlp(h) + x, the two sub-layers'
 // outputs added first, as HF adds them. x is (B,S,N) -> (B,S,N).
 Traced phi_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced* mask, const ModelConfig& config,
@@ -156,6 +167,6 @@ Tensor phi_forward(const Model& model, Program& run) {
 
 }  // namespace
 
-Family phi_family() { return {"phi", {"PhiForCausalLM"}, phi_config, phi_weights, phi_forward}; }
+Family phi_family() { return {"phi", {"PhiForCausalLM"}, phi_config, phi_weights, phi_known, phi_forward}; }
 
 }  // namespace attn
