@@ -10,8 +10,8 @@ namespace attn {
 Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at) {
   // (B,S,N) @ (N,F) -> (B,S,F); (B,S,F) @ (F,N) -> (B,S,N)
   const Traced hidden =
-      config.activation == Activation::SwiGLU
-          ? at.record(StepKind::FfnHidden, swiglu_hidden(x.value, ffn.W_1, ffn.W_3),
+      gated(config.activation)
+          ? at.record(StepKind::FfnHidden, gated_hidden(x.value, ffn.W_1, ffn.W_3, config.activation),
                       {at.operand(x), at.weight("W_1", ffn.W_1), at.weight("W_3", ffn.W_3)})
           : at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
                       {at.operand(x), at.weight("W_1", ffn.W_1)});
@@ -30,7 +30,9 @@ Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, 
       kind, x,
       [&] {
         return config.norm == Norm::RMSNorm ? rms_norm(x.value, norm.gamma, config.layer_norm_eps)
-                                            : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
+               : config.norm == Norm::RMSNormPlusOne
+                   ? rms_norm_plus_one(x.value, norm.gamma, config.layer_norm_eps)
+                   : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
       },
       n);
   // (the logit lens reads the run; nothing learns through it)

@@ -99,7 +99,8 @@ void Program::rope_frequencies() {
   const ModelConfig& config = model_.config;
   if (step() || !uses_rope(config, Block::SelfAttention) || !config.rope_scaling.llama3) return;
   scope(Sequence::Source)
-      .record(StepKind::RopeFrequencies, attn::rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling));
+      .record(StepKind::RopeFrequencies,
+              attn::rope_frequencies(config.rope_dims(), config.rope_theta, config.rope_scaling));
 }
 
 std::optional<Traced> Program::self_mask(const Traced& x, Stack stack) {
@@ -108,13 +109,32 @@ std::optional<Traced> Program::self_mask(const Traced& x, Stack stack) {
   const bool causal = stack == Stack::Decoder || model_.config.causal;
   if (step() || (!causal && !padding)) return std::nullopt;
   const std::size_t S = x.value.shape[1];
-  Tensor mask = attention_mask(S, S, causal, padding ? &padding->value : nullptr, model_.config.sliding_window);
+  // the window of every layer is in the stack's mask; a window of some layers only, its own
+  // (window_mask)
+  const ModelConfig& config = model_.config;
+  const std::size_t window = config.windowed_layers.empty() ? config.sliding_window : 0;
+  Tensor mask = attention_mask(S, S, causal, padding ? &padding->value : nullptr, window);
   if (sequence == Sequence::Target) {
     mask.axes[mask.rank() - 2] = "T";
     mask.axes[mask.rank() - 1] = "T";
   }
   const Block block = stack == Stack::Decoder ? Block::MaskedSelfAttention : Block::SelfAttention;
   return scope(sequence).layer(stack).block(block).record(StepKind::Mask, std::move(mask));
+}
+
+std::optional<Traced> Program::window_mask(const Traced& x, Stack stack) {
+  const Sequence sequence = x.id.sequence;
+  const std::optional<Traced>& padding = padding_[index_of(sequence)];
+  const bool causal = stack == Stack::Decoder || model_.config.causal;
+  if (step() || !causal || !model_.config.sliding_window) return std::nullopt;
+  const std::size_t S = x.value.shape[1];
+  Tensor mask = attention_mask(S, S, true, padding ? &padding->value : nullptr, model_.config.sliding_window);
+  if (sequence == Sequence::Target) {
+    mask.axes[mask.rank() - 2] = "T";
+    mask.axes[mask.rank() - 1] = "T";
+  }
+  const Block block = stack == Stack::Decoder ? Block::MaskedSelfAttention : Block::SelfAttention;
+  return scope(sequence).layer(stack).block(block).record(StepKind::WindowMask, std::move(mask));
 }
 
 std::optional<Traced> Program::cross_mask(const Traced& y) {

@@ -45,6 +45,12 @@ class Program {
   // None for an encoder neither causal nor padded, and none in a step (its one row sees every
   // key it reads).
   std::optional<Traced> self_mask(const Traced& x, Stack stack);
+  // The mask of the causal self-attention layers the sliding window applies to when it does
+  // not apply to all (model.windowed_layers: GPT-Neo's local layers), recorded as the
+  // stack's window_mask: the causal mask (with the padding) hiding the keys W or more
+  // positions back. None in a step (the layer's cached keys are cut to its window) and
+  // without a window.
+  std::optional<Traced> window_mask(const Traced& x, Stack stack);
   // The mask of a decoder's cross-attention, y (B,T,N) to the source: the source's padding,
   // when it was padded (never in a step).
   std::optional<Traced> cross_mask(const Traced& y);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "attn/error.h"
 #include "io/number_text.h"
 #include "model/token_input.h"
 
@@ -82,7 +83,13 @@ std::string config_text(const Model& model) {
   const char* activation = c.activation == Activation::GELU       ? "gelu"
                            : c.activation == Activation::GELUTanh ? "gelu_tanh"
                            : c.activation == Activation::SwiGLU   ? "swiglu"
-                                                                  : "relu";
+                           : c.activation == Activation::ReLU     ? "relu"
+                                                                  : nullptr;
+  // (a checkpoint family's variants, which a model file cannot say, are never written: attn
+  // writes the models it trains, which are its own files')
+  if (!activation || c.norm == Norm::RMSNormPlusOne || c.rotary_dims || c.score_scale == ScoreScale::None ||
+      !c.windowed_layers.empty())
+    throw InternalError("model_writer: a checkpoint family's variant cannot be written as a model file");
   out += fmt::format(", \"activation\": \"{}\"", activation);
   out += fmt::format(", \"norm\": \"{}\"", c.norm == Norm::RMSNorm ? "rmsnorm" : "layernorm");
   out += fmt::format(", \"norm_first\": {}, \"layer_norm_eps\": {}", c.norm_first, shortest_text(c.layer_norm_eps));

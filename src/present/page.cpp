@@ -38,7 +38,7 @@ std::string layer_header(const StepId& id, const Model& model, std::size_t width
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
   const char* stack = is_decoder_only(model) ? "Decoder-only (GPT-style)" : encoder ? "Encoder" : "Decoder";
-  const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
+  const char* norm = root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm";
   const std::string kind = !full                     ? std::string(" (an attention block alone)")
                            : model.config.norm_first ? fmt::format(" (pre-norm: x + f({}(x)))", norm)
                                                      : fmt::format(" (post-norm: {}(x + f(x)))", norm);

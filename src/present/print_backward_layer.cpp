@@ -17,12 +17,14 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_norm_backward(const TraceEntry& e, PrintContext& c) {
-  if (c.model.config.norm == Norm::RMSNorm) {
+  if (root_mean_square(c.model.config.norm)) {
+    const bool plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
     print_backward_text(e, c,
                         {page_of(e.id.kind),
                          e.id.kind == StepKind::FinalNorm ? "Final RMSNorm" : "RMSNorm",
-                         {"dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + eps), "
-                          "x̂ = x · r, g = dL/dRMS ⊙ gamma: r depends on every x of the row)",
+                         {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + "
+                                      "eps), x̂ = x · r, g = dL/dRMS ⊙ {}: r depends on every x of the row)",
+                                      plus_one ? "(1 + gamma)" : "gamma"),
                           "dL/dgamma = Σ dL/dRMS ⊙ x̂, summed over every position (no beta)"},
                          "dL/dRMS"});
     print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
@@ -61,6 +63,19 @@ void print_ffn_output_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
   const Activation act = c.model.config.activation;
+  if (act == Activation::GeGLUTanh) {
+    print_backward_text(e, c,
+                        {page_of(e.id.kind),
+                         "Feed-forward, first layer (GeGLU)",
+                         {"a = x · W_1, u = x · W_3, hidden = GELU_tanh(a) ⊙ u:  dL/du = dL/dhidden ⊙ GELU_tanh(a),  "
+                          "dL/da = dL/dhidden ⊙ u ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 + 3·0.044715·a²)), t = "
+                          "tanh(√(2/π)·(a + 0.044715·a³))",
+                          "dL/dx = dL/da · W_1ᵀ + dL/du · W_3ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/dW_3 = xᵀ · dL/du"},
+                         "dL/dhidden"});
+    print_weight_gradients(e, c, WeightKind::W_1);
+    print_weight_gradients(e, c, WeightKind::W_3);
+    return;
+  }
   if (act == Activation::SwiGLU) {
     print_backward_text(e, c,
                         {page_of(e.id.kind),

@@ -189,10 +189,18 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
   const bool cross = e.id.block == Block::CrossAttention;
   const bool self = !encoder && !cross;
   const bool causal = self || (encoder && c.model.config.causal);
-  const std::size_t window = causal ? c.model.config.sliding_window : 0;
-  const char* why = window ? "sliding_window" : causal ? "causal_mask" : "padding_mask";
+  // the window's own mask (GPT-Neo's local layers), or the stack's mask with the window of
+  // every layer (Mistral's)
+  const bool local = e.id.kind == StepKind::WindowMask;
+  const ModelConfig& config = c.model.config;
+  const std::size_t window = local                                      ? config.sliding_window
+                             : causal && config.windowed_layers.empty() ? config.sliding_window
+                                                                        : 0;
+  const char* why = local ? "local_attention" : window ? "sliding_window" : causal ? "causal_mask" : "padding_mask";
   c.page.leave_layer();
-  if (cross)
+  if (local)
+    c.page.begin_step(page_of(e.id.kind), fmt::format("Local attention mask (causal, window W = {})", window), why);
+  else if (cross)
     c.page.begin_step(page_of(e.id.kind), "Cross-attention mask (source padding)", why);
   else if (self && !c.model.decoder_only())
     c.page.begin_step(page_of(e.id.kind),

@@ -22,7 +22,7 @@ int lens_layers(const StepId& id, const PrintContext& c) {
 
 // "LayerNorm" or "RMSNorm"; and whose weights it uses: the stack's final norm's.
 std::string stack_norm_name(const PrintContext& c) {
-  return c.model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
+  return root_mean_square(c.model.config.norm) ? "RMSNorm" : "LayerNorm";
 }
 
 std::string stack_norm_weights(const StepId& id) {

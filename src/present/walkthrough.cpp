@@ -92,7 +92,7 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
   if (key == "output") return "output head: logits, next-token probabilities";
   if (key == "lens") return "logit lens: the final norm and the output head after every layer";
   if (id.kind == StepKind::FinalNorm)
-    return fmt::format("final {} of the {} stack", model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm",
+    return fmt::format("final {} of the {} stack", root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm",
                        is_decoder_only(model)       ? "decoder-only"
                        : id.stack == Stack::Decoder ? "decoder"
                                                     : "encoder");

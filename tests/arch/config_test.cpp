@@ -113,6 +113,12 @@ TEST_CASE("config.json: Llama 3.2's grouped heads, head_dim, llama3 RoPE and tie
   CHECK(read(with(plain, "architectures", R"(["Qwen3ForCausalLM"])")).model.d_head == 128);  // Qwen3Config's default
   CHECK(std::string(read(with(with(plain, "architectures", R"(["MistralForCausalLM"])"), "sliding_window", "null"))
                         .family->name) == "llama");
+  // MistralConfig's sliding_window: 4096 when absent, none when null, W when given
+  const std::string mistral = with(plain, "architectures", R"(["MistralForCausalLM"])");
+  CHECK(read(mistral).model.sliding_window == 4096);
+  CHECK(read(with(mistral, "sliding_window", "null")).model.sliding_window == 0);
+  CHECK(read(with(mistral, "sliding_window", "3")).model.sliding_window == 3);
+  CHECK(read(with(plain, "sliding_window", "3")).model.sliding_window == 0);  // Llama has none
 }
 
 TEST_CASE("config.json: an unsupported architecture names itself and the supported ones", "[checkpoint][config]") {
@@ -120,7 +126,8 @@ TEST_CASE("config.json: an unsupported architecture names itself and the support
   CHECK(path == "architectures[0]");
   CHECK(message ==
         "the architecture \"BertForMaskedLM\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
-        "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
+        "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPTNeoForCausalLM, GPTNeoXForCausalLM, "
+        "GemmaForCausalLM, PhiForCausalLM)");
   CHECK(refusal(with(kGpt2, "architectures", "null")).first == "architectures");
 }
 
@@ -158,8 +165,9 @@ TEST_CASE("config.json: what attn does not compute is refused by name", "[checkp
   CHECK(refusal(with(kGpt2, "scale_attn_by_inverse_layer_idx", "true")).first == "scale_attn_by_inverse_layer_idx");
   CHECK(refusal(with(kGpt2, "activation_function", "\"swish\"")).first == "activation_function");
   const std::string mistral = with(kLlama3, "architectures", R"(["MistralForCausalLM"])");
-  CHECK(refusal(with(mistral, "sliding_window", "4096")).first == "sliding_window");
-  CHECK(refusal(mistral).second.find("missing: MistralConfig's default is a window of 4096") == 0);
+  CHECK(refusal(with(mistral, "sliding_window", "0")) ==
+        Refusal{"sliding_window", "expected a positive integer, found the number 0"});
+  CHECK(refusal(with(mistral, "sliding_window", "\"4096\"")).first == "sliding_window");
   CHECK(refusal(with(with(kLlama3, "architectures", R"(["Qwen2ForCausalLM"])"), "use_sliding_window", "true")).first ==
         "use_sliding_window");
 }
