@@ -67,6 +67,7 @@ std::string supported_classes();
 // Each architecture's row, defined in its own file.
 Family gpt2_family();
 Family llama_family();
+Family bert_family();
 
 }  // namespace attn
 

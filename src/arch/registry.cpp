@@ -12,6 +12,7 @@ const std::vector<Family>& families() {
   static const std::vector<Family> rows = {
       gpt2_family(),
       llama_family(),
+      bert_family(),
   };
   return rows;
 }

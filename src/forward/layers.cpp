@@ -30,7 +30,7 @@ Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, 
                                           : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
   Traced out = at.record(kind, std::move(y), {at.operand(x)}, Trace::Check::Values, n);
   // (the logit lens reads the run; nothing learns through it)
-  if (kind != StepKind::LensNorm) {
+  if (kind != StepKind::LensNorm && kind != StepKind::LensTransformNorm) {
     TapeEntry ran{TapeOp::Norm, out.id, x.id};
     ran.norm = &norm;
     at.tape(std::move(ran));

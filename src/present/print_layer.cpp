@@ -23,6 +23,8 @@ const char* sublayer_of(const StepId& id, const Model& model) {
 std::string norm_title(const StepId& id, const Model& model) {
   const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
   if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
+  if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
+  if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
   if (id.kind == StepKind::FinalNorm)
     return fmt::format("Final {} of the {} stack", norm,
                        is_decoder_only(model)       ? "decoder-only"
@@ -92,8 +94,16 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool rms = c.model.config.norm == Norm::RMSNorm;
-  c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model), rms ? "rms_norm" : "layer_norm",
-                    e.id.kind == StepKind::FinalNorm ? "final_norm" : "norm");
+  // the norms of the embeddings and of the head's transform have their own "why"
+  const bool own_why = e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm;
+  c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model),
+                    own_why ? explanation_of(e.id.kind)
+                    : rms   ? "rms_norm"
+                            : "layer_norm",
+                    e.id.kind == StepKind::FinalNorm           ? "final_norm"
+                    : e.id.kind == StepKind::EmbeddingNorm     ? "embedding_norm"
+                    : e.id.kind == StepKind::HeadTransformNorm ? "transform_norm"
+                                                               : "norm");
   c.page.formula(
       rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · gamma, eps = {})", display_name(e.id),
                         c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10))
