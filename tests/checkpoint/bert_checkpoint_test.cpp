@@ -187,3 +187,21 @@ TEST_CASE("BERT: each weight names its checkpoint tensor, legacy gamma/beta incl
   for (const auto* m : {&legacy, &encoder})
     for (const auto& p : attn::parameters(m->model)) CHECK(m->checkpoint_names.count(attn::parameter_name(p.id)) == 1);
 }
+
+TEST_CASE("BERT: --ablate zeroes a head as BertModel's head_mask does; --lens reads every layer through the head",
+          "[checkpoint][reference][bert]") {
+  const attn::Json expected = attn::read_json_object_file(kDir + "bert_mlm_f32/expected.json");
+  attn::LoadedModel loaded = bert_reading("bert_mlm_f32", {expected.at("ids").get<std::vector<std::size_t>>()});
+  loaded.input.ablation.heads.push_back({attn::Stack::Encoder, 1, 0});  // --ablate 1.0
+  loaded.input.lens = true;
+  attn::Trace trace(true);
+  attn::run_model(loaded.model, loaded.input, trace);
+  CHECK(find_entry(trace, "encoder.1.attention.context_ablated") != nullptr);
+  CHECK(worst_error(expected.at("ablated_1_0_logits"), entry(trace, "output.logits").tensor) <= 1e-12);
+  // the lens: each layer through the head's transform, its norm and the tied logits; the last
+  // layer's is the model's own output, bit for bit
+  for (const char* name : {"lens.0.transform", "lens.0.transform_norm", "lens.0.logits", "lens.1.probabilities"})
+    CHECK(find_entry(trace, name) != nullptr);
+  CHECK(entry(trace, "lens.1.logits").tensor.data == entry(trace, "output.logits").tensor.data);
+  CHECK(entry(trace, "lens.0.logits").tensor.data != entry(trace, "output.logits").tensor.data);
+}

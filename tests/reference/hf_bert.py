@@ -54,8 +54,10 @@ def layer_norm(w, name, x, c, legacy):
     return F.layer_norm(x, (N,), w[name + g], w[name + b], c.get("layer_norm_eps", 1e-12))
 
 
-def bert_forward(c, w, ids, prefix, head, legacy=False, attention_mask=None):
-    """ids (B,S) -> (logits (B,S,V) or the last hidden states (B,S,N), [weights (B,H,S,S)] per layer)."""
+def bert_forward(c, w, ids, prefix, head, legacy=False, attention_mask=None, head_mask=None):
+    """ids (B,S) -> (logits (B,S,V) or the last hidden states (B,S,N), [weights (B,H,S,S)] per layer).
+    head_mask (layers, H), as BertModel's: each head's attention probabilities times it (0:
+    the head's context is zero, attn's --ablate)."""
     p = prefix
     N, H = c["hidden_size"], c["num_attention_heads"]
     d = N // H
@@ -77,6 +79,8 @@ def bert_forward(c, w, ids, prefix, head, legacy=False, attention_mask=None):
             scores = scores + extended
         probs = F.softmax(scores, dim=-1)
         attentions.append(probs)
+        if head_mask is not None:
+            probs = probs * head_mask[i][None, :, None, None]
         ctx = torch.matmul(probs, v).permute(0, 2, 1, 3).reshape(B, S, N)
         x = layer_norm(w, L + "attention.output.LayerNorm", lin(ctx, "attention.output.dense") + x, c, legacy)
         hidden = act(c, lin(x, "intermediate.dense"))

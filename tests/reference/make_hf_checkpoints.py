@@ -527,6 +527,12 @@ def make_bert_case(name, config, dtype, o, seed):
         expected["gradients"] = hf_bert.bert_gradients(config, exact, prefix, legacy)
         top = torch.topk(torch.softmax(out[0][hf_bert.MASK_POSITION], -1), 3)
         expected["mask_top3"] = {"ids": top.indices.tolist(), "p": top.values.tolist()}
+        # attn's --ablate 1.0 (layer 1's head 0 zeroed) is BertModel's head_mask with that head 0
+        head_mask = torch.ones(config["num_hidden_layers"], config["num_attention_heads"])
+        head_mask[1, 0] = 0
+        ablated, _ = hf_bert.bert_forward(config, exact, torch.tensor([hf_bert.IDS]), prefix, head, legacy,
+                                          head_mask=head_mask)
+        expected["ablated_1_0_logits"] = ablated[0].tolist()
     if o.get("vocab"):
         with open(os.path.join(folder, "vocab.txt"), "w") as f:
             f.write("\n".join(hf_bert.VOCAB) + "\n")
