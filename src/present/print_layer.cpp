@@ -33,6 +33,9 @@ std::string norm_title(const StepId& id, const Model& model) {
   return fmt::format("{} before the sub-layer (pre-norm)", norm);
 }
 
+// A norm's eps as the formula shows it: 0.00001; BERT's 1e-12, which ten decimals round to 0.
+std::string eps_text(double eps) { return eps < 1e-10 ? fmt::format("{:g}", eps) : plain_number(eps, 10); }
+
 // Row `row` of batch item b of a (B?,S,N) tensor.
 std::vector<double> item_row(const Tensor& t, std::size_t b, std::size_t row) {
   return row_of(batch_item(t, std::min(b, batch_count(t) - 1)), row);
@@ -94,8 +97,9 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool rms = c.model.config.norm == Norm::RMSNorm;
-  // the norms of the embeddings and of the head's transform have their own "why"
+  // the norms of the embeddings and of the head's transform have their own "why", outside the layers
   const bool own_why = e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm;
+  if (own_why) c.page.leave_layer();
   c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model),
                     own_why ? explanation_of(e.id.kind)
                     : rms   ? "rms_norm"
@@ -106,9 +110,9 @@ void print_norm(const TraceEntry& e, PrintContext& c) {
                                                                : "norm");
   c.page.formula(
       rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · gamma, eps = {})", display_name(e.id),
-                        c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10))
+                        c.operand_name(e, 0), eps_text(c.model.config.layer_norm_eps))
           : fmt::format("{} = LayerNorm({})   (each row x: (x - mean) / √(var + eps) · gamma + beta, eps = {})",
-                        display_name(e.id), c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10)));
+                        display_name(e.id), c.operand_name(e, 0), eps_text(c.model.config.layer_norm_eps)));
   c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
   const NormWeights* norm = c.norm_weights(e.id);
   if (norm && rms) c.page.weights({{"gamma", &norm->gamma}});

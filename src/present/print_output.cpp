@@ -142,7 +142,9 @@ void work_logit(const TraceEntry& e, PrintContext& c) {
 
 void print_logits(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
-  c.page.begin_step(page_of(e.id.kind), "Output logits", explanation_of(e.id.kind));
+  // a masked-LM head's rows score their own positions: its own "why"
+  c.page.begin_step(page_of(e.id.kind), "Output logits",
+                    c.model.output.fills_in ? "masked_lm" : explanation_of(e.id.kind));
   const bool tied_bias = c.model.output.tied && c.model.output.b.has_values();
   c.page.formula(c.model.output.tied
                      ? fmt::format("logits = {} · Eᵀ{}   (E: the embedding table{}, tied{})", c.operand_name(e, 0),
@@ -174,7 +176,7 @@ namespace {
 // when the text has none), and the sentence with each mask filled by its first candidate.
 void print_fill_in(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  c.page.begin_step(page_of(e.id.kind), "Softmax over the vocabulary: the candidates for each position", "masked_lm");
+  c.page.begin_step(page_of(e.id.kind), "Softmax: the candidates at each position", "masked_lm");
   c.page.formula("p = softmax(logits)   (each row: which token belongs at that position, seen from both sides)");
   c.page.shapes(shape_with_axes(t));
   if (c.options.full) c.page.tensor(display_name(e.id), t);
