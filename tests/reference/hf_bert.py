@@ -22,9 +22,10 @@ import torch.nn.functional as F
 # (vocab.txt, BertTokenizer's rules: lower case, punctuation apart, [CLS] ... [SEP]).
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", ".", "dog", "a", "rug",
          "ran", "##s", "big", "red", "and", "was"]
-# [CLS] the cat sat on the [MASK] . [SEP]: what BertTokenizer makes of that sentence with VOCAB
+# "The cat sat on the [MASK]." as BERT's tokenizer reads it with VOCAB: [CLS] the cat sat on
+# the [MASK] . [SEP] (the ids @lenml/tokenizers gives, tokenizers/bert_tiny.json)
 IDS = [2, 5, 6, 7, 8, 5, 4, 10, 3]
-LABELS = [2, 5, 6, 7, 8, 5, 9, 10, 3]  # the same sentence with "mat" where the mask is: attn grad's labels
+LABELS = [2, 5, 6, 7, 8, 5, 9, 10, 3]  # "The cat sat on the mat.": attn grad's labels
 MASK_POSITION = 6
 
 BERT = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": len(VOCAB), "hidden_size": 8,

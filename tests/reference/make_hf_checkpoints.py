@@ -509,6 +509,16 @@ BERT_CASES = [
 BATCH = [hf_bert.IDS, [2, 12, 11, 14, 10, 3, 0, 0, 0]]  # "a dog ran ." padded with [PAD] (id 0)
 
 
+def check_bert_ids():
+    """hf_bert.py's ids are @lenml/tokenizers' for its texts (tokenizers/bert_tiny.json,
+    make_bert_tiny_ids.mjs), not ours."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizers", "bert_tiny.json")) as f:
+        ids = {c["text"]: c["ids"] for c in json.load(f)["cases"]}
+    assert ids["The cat sat on the [MASK]."] == hf_bert.IDS
+    assert ids["The cat sat on the mat."] == hf_bert.LABELS
+    assert ids["A dog ran."] + [0] * 3 == BATCH[1]
+
+
 def make_bert_case(name, config, dtype, o, seed):
     folder = os.path.join(OUT, name)
     os.makedirs(folder)
@@ -557,6 +567,7 @@ def main():
         make_case(name, config, dtype, options, 22000 + k, args.attn)
     write_case_list(OUT, [c[0] for c in CASES])  # the placeholder-token cases
     make_tokenizer_case(22000 + len(CASES))
+    check_bert_ids()
     for k, (name, config, dtype, options) in enumerate(BERT_CASES):
         make_bert_case(name, config, dtype, options, 23000 + k)
     with open(os.path.join(OUT, "bert_cases.txt"), "w") as f:
