@@ -123,6 +123,12 @@ const AttentionWeights* PrintContext::attention_weights(const StepId& id) const 
   return nullptr;
 }
 
+bool is_mask_token(const Model& model, const std::string& piece) {
+  const auto id = model.tokenizer ? model.tokenizer->find(piece) : std::nullopt;
+  return id && model.tokenizer->is_special(*id) &&
+         (piece.find("MASK") != std::string::npos || piece.find("mask") != std::string::npos);
+}
+
 const NormWeights* PrintContext::norm_weights(const StepId& id) const {
   if (id.kind == StepKind::FinalNorm) return id.stack == Stack::Decoder ? &model.decoder_norm : &model.encoder_norm;
   if (id.kind == StepKind::EmbeddingNorm) return &model.embedding_norm;

@@ -27,7 +27,7 @@ void print_special_tokens(const std::vector<std::vector<std::string>>& tokens, c
     const std::string& piece = tokens[0][s];
     const auto id = m.tokenizer->find(piece);
     if (!id || !m.tokenizer->is_special(*id) || id == m.tokenizer->special_id(SpecialRole::Pad)) continue;
-    const bool mask = piece.find("MASK") != std::string::npos || piece.find("mask") != std::string::npos;
+    const bool mask = is_mask_token(m, piece);
     (mask ? masks : framing) += fmt::format("{}\"{}\" at {}", (mask ? masks : framing).empty() ? "" : ", ", piece, s);
   }
   if (!framing.empty())

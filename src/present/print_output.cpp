@@ -19,15 +19,10 @@ struct VocabularyRows {
   std::vector<std::string> labels;
 };
 
-// Whether position `pos` of sentence b holds a mask token: a special token of the
-// tokenizer spelled as BERT's "[MASK]" (RoBERTa's "<mask>"), the one a masked-LM head fills in.
+// Whether position `pos` of sentence b holds a mask token, the one a masked-LM head fills in.
 bool is_mask_position(const PrintContext& c, Sequence sequence, std::size_t b, std::size_t pos) {
   const auto* tokens = c.trace.tokens(sequence);
-  if (!tokens || b >= tokens->size() || pos >= (*tokens)[b].size() || !c.model.tokenizer) return false;
-  const std::string& piece = (*tokens)[b][pos];
-  const auto id = c.model.tokenizer->find(piece);
-  return id && c.model.tokenizer->is_special(*id) &&
-         (piece.find("MASK") != std::string::npos || piece.find("mask") != std::string::npos);
+  return tokens && b < tokens->size() && pos < (*tokens)[b].size() && is_mask_token(c.model, (*tokens)[b][pos]);
 }
 
 // A masked-LM head's rows score their own position (`fills_in`): labelled "3 \"[MASK]\":",
