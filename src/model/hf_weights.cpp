@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -67,7 +69,7 @@ void gather(const TensorView& view, const std::string& file, Tensor& out, Source
 }
 
 void read_one(const WeightRead& w) {
-  const SafetensorsFile& file = *w.entry.file;
+  const WeightsFile& file = *w.entry.file;
   const TensorView view = file.view(*w.entry.tensor);
   const Shape& s = w.stored_shape;
   Tensor& out = *w.target;
@@ -171,12 +173,16 @@ void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) 
 StoredSize stored_size(const std::vector<WeightRead>& plan) {
   StoredSize size;
   std::vector<std::string> dtypes;
+  // A tied weight in a pytorch_model.bin (one storage under two names) is two views of the
+  // same bytes: their numbers are not widened, and their bytes are counted once.
+  std::set<std::tuple<const WeightsFile*, std::uint64_t, std::size_t, std::size_t>> counted;
   for (const auto& w : plan) {
     if (!stays_stored(w)) continue;
     const std::uint64_t numbers =
         w.layout == StoredLayout::Columns ? w.stored_shape[0] * (w.end - w.begin) : element_count(w.stored_shape);
     size.numbers += numbers;
-    size.bytes += numbers * stored_type_bytes(stored_type_of(w.entry.tensor->dtype));
+    if (counted.emplace(w.entry.file, w.entry.tensor->begin, w.begin, w.end).second)
+      size.bytes += numbers * stored_type_bytes(stored_type_of(w.entry.tensor->dtype));
     if (std::find(dtypes.begin(), dtypes.end(), w.entry.tensor->dtype_name) == dtypes.end())
       dtypes.push_back(w.entry.tensor->dtype_name);
   }

@@ -67,7 +67,8 @@ struct WeightPlanner {
 void plan_check(std::vector<WeightRead>& plan, const CheckpointFiles& files, const std::string& architecture);
 
 // What plan_read keeps as stored when it is given the files: how many numbers, the bytes
-// they take in the files, and their dtypes as the headers name them ("F32", "F16, BF16").
+// they take in the files (a storage two weights share, once), and their dtypes as the
+// headers name them ("F32", "F16, BF16").
 struct StoredSize {
   std::uint64_t numbers = 0, bytes = 0;
   std::string dtypes;

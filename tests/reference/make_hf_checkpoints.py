@@ -20,6 +20,9 @@ step, on the stored values widened exactly to float64. (Hugging Face's own modul
 RMSNorm and the RoPE angles in float32 even for a float64 model; here they are float64
 throughout, the architecture's definition evaluated exactly, as attn does.)
 
+hf_checkpoints_bin.py then writes pytorch_model.bin versions of some cases with torch.save
+(zip and legacy formats, sharded, tied heads), listed in bin_cases.txt.
+
 With --attn PATH/TO/attn, each case is also written as an attn model file (attn.json,
 attn's JSON schema, every weight as numbers) and run by `attn explain --dump -`: the
 reference and attn's own forward must agree to 1e-12 before anything is written.
@@ -40,6 +43,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_bert  # noqa: E402
 from torch_common import out_dir, write_case_list, write_json  # noqa: E402
+from hf_checkpoints_bin import make_bin_cases  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 OUT = out_dir("hf_checkpoints")
@@ -572,6 +576,7 @@ def main():
         make_bert_case(name, config, dtype, options, 23000 + k)
     with open(os.path.join(OUT, "bert_cases.txt"), "w") as f:
         f.write("\n".join(c[0] for c in BERT_CASES) + "\n")
+    make_bin_cases(OUT)  # pytorch_model.bin versions of some cases (hf_checkpoints_bin.py)
 
 
 if __name__ == "__main__":
