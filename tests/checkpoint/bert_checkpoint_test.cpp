@@ -220,3 +220,25 @@ TEST_CASE("BERT: a model file cannot hold its weights, so none is written withou
     CHECK(e.json_path() == "token_types");
   }
 }
+
+TEST_CASE("BERT: a pytorch_model.bin gives the safetensors file's logits, its tied tensors read once",
+          "[checkpoint][reference][bert][pytorch_bin]") {
+  std::ifstream list(kDir + "bert_bin_cases.txt");
+  std::size_t run = 0;
+  for (std::string bin, source; list >> bin >> source;) {
+    DYNAMIC_SECTION(bin) {
+      const attn::Json expected = attn::read_json_object_file(kDir + source + "/expected.json");
+      const auto ids = expected.at("ids").get<std::vector<std::size_t>>();
+      const attn::LoadedModel from_bin = bert_reading(bin, {ids});
+      const attn::LoadedModel from_safetensors = bert_reading(source, {ids});
+      attn::Trace a(true), b(true);
+      attn::run_model(from_bin.model, from_bin.input, a);
+      attn::run_model(from_safetensors.model, from_safetensors.input, b);
+      CHECK(entry(a, "output.logits").tensor.data == entry(b, "output.logits").tensor.data);
+      CHECK(worst_error(expected.at("logits"), entry(a, "output.logits").tensor) <= 1e-12);
+      CHECK(from_bin.model.output.tied);  // cls.predictions.decoder.weight, the embeddings' storage, not read
+    }
+    ++run;
+  }
+  CHECK(run == 2);
+}

@@ -43,6 +43,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_bert  # noqa: E402
 from torch_common import out_dir, write_case_list, write_json  # noqa: E402
+import hf_checkpoints_bin  # noqa: E402
 from hf_checkpoints_bin import make_bin_cases  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
@@ -561,6 +562,35 @@ def make_bert_case(name, config, dtype, o, seed):
           f"its encoder within {agreement:.1e} of torch.nn.TransformerEncoderLayer")
 
 
+# pytorch_model.bin versions of two BERT cases (hf_checkpoints_bin.py's formats), each with
+# its tied tensors stored once under two names, as BertForMaskedLM.state_dict() gives them:
+# cls.predictions.decoder.weight is the word embeddings' tensor, decoder.bias is
+# cls.predictions.bias. bert_bin_cases.txt lists "BIN_CASE SAFETENSORS_CASE".
+BERT_BIN_CASES = [("bert_mlm_f32_bin", "bert_mlm_f32", "zip"),
+                  ("bert_pretraining_legacy_f16_bin_legacy", "bert_pretraining_legacy_f16", "legacy")]
+
+
+def make_bert_bin_cases():
+    hf_checkpoints_bin.NUMPY_DTYPES.setdefault("I64", "<i8")  # the position_ids buffer
+    lines = []
+    for name, source, fmt in BERT_BIN_CASES:
+        folder, origin = os.path.join(OUT, name), os.path.join(OUT, source)
+        os.makedirs(folder)
+        shutil.copy(os.path.join(origin, "config.json"), folder)
+        sd = hf_checkpoints_bin.read_case(origin)
+        sd["cls.predictions.decoder.weight"] = sd["bert.embeddings.word_embeddings.weight"]
+        sd["cls.predictions.decoder.bias"] = sd["cls.predictions.bias"]
+        hf_checkpoints_bin.save(sd, os.path.join(folder, "pytorch_model.bin"), fmt)
+        loaded = torch.load(os.path.join(folder, "pytorch_model.bin"))
+        assert all(torch.equal(loaded[k], t) for k, t in sd.items()), name
+        assert loaded["cls.predictions.decoder.weight"].data_ptr() == \
+            loaded["bert.embeddings.word_embeddings.weight"].data_ptr(), name
+        lines.append(f"{name} {source}")
+        print(f"{name}: {fmt}, from {source}")
+    with open(os.path.join(OUT, "bert_bin_cases.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attn", help="the attn binary, to check the reference against attn's own forward")
@@ -577,6 +607,7 @@ def main():
     with open(os.path.join(OUT, "bert_cases.txt"), "w") as f:
         f.write("\n".join(c[0] for c in BERT_CASES) + "\n")
     make_bin_cases(OUT)  # pytorch_model.bin versions of some cases (hf_checkpoints_bin.py)
+    make_bert_bin_cases()
 
 
 if __name__ == "__main__":
