@@ -13,7 +13,6 @@
 #include "steps/masks.h"
 #include "steps/output_head.h"
 #include "steps/positional_encoding.h"
-#include "steps/residual.h"
 
 namespace attn {
 
@@ -83,8 +82,6 @@ Traced Program::step_input(Sequence sequence) {
   ids.data[0] = static_cast<double>(token_);
   Tensor x = embedding_lookup(ids, model_.embedding);
   if (config.scale_embeddings) x = scale_embedding(x);
-  if (model_.token_types.has_values())
-    x = residual_add(x, token_type_rows(Tensor({1, 1}, {"B", "S"}), model_.token_types));
   // (RoPE adds nothing here: it turns the queries and keys inside each self-attention)
   if (config.positional_encoding == PositionalEncoding::Sinusoidal ||
       config.positional_encoding == PositionalEncoding::Learned) {
