@@ -83,10 +83,8 @@ void add_layer_norm(WeightPlanner& p, const CheckpointFiles& files, NormWeights&
   p.add(norm.beta, at + ".beta", name + (legacy ? ".beta" : ".bias"), {N}, "hidden_size", {"N"});
 }
 
-// modeling_bert.py's weights: nn.Linear weights stored (out, in), read transposed. Known and
-// not read: the pooler (bert.pooler.dense), the next-sentence head (cls.seq_relationship),
-// the position_ids buffer (int64), and cls.predictions.decoder.weight when it is tied (the
-// word embeddings again) with its bias (cls.predictions.bias again).
+// modeling_bert.py's weights: nn.Linear weights stored (out, in), read transposed. What a
+// checkpoint may hold besides them is bert_known's.
 void bert_weights(const CheckpointConfig& c, const CheckpointFiles& files, Model& model, WeightPlanner& p) {
   const ModelConfig& m = c.model;
   const std::size_t N = m.d_model, F = m.d_ff, V = c.vocab_size;
@@ -144,6 +142,26 @@ void bert_weights(const CheckpointConfig& c, const CheckpointFiles& files, Model
   p.add(o.b, "output.b", h + "bias", {V}, "vocab_size", {"V"});
 }
 
+// What a BERT checkpoint may hold that attn does not use ("{L}": a layer's number): the
+// pooler (the [CLS] row's sentence vector for classifiers), BertForPreTraining's
+// next-sentence head, the int64 position_ids buffer (0, 1, 2, ...), and a head's decoder
+// stored again when it is tied (the word embeddings) with its bias (cls.predictions.bias
+// again). BertModel has no cls. tensors at all.
+KnownTensors bert_known(const CheckpointConfig& c, const CheckpointFiles& files) {
+  const std::string b = files.find("bert.embeddings.word_embeddings.weight").tensor ? "bert." : "";
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {b + "pooler.dense.weight", b + "pooler.dense.bias", b + "embeddings.position_ids"};
+  known.layer_prefix = b + "encoder.layer.{L}.";
+  known.layers_field = "num_hidden_layers";
+  if (has_mlm_head(c.hf_class)) {
+    known.unused.insert(known.unused.end(),
+                        {"cls.seq_relationship.weight", "cls.seq_relationship.bias", "cls.predictions.decoder.bias"});
+    if (c.tie_word_embeddings) known.unused.push_back("cls.predictions.decoder.weight");
+  }
+  return known;
+}
+
 // BertForMaskedLM.forward (BertModel.forward without the head): the prompt is one sentence
 // (token type 0 everywhere), or a batch padded at the end.
 Tensor bert_forward(const Model& model, Program& run) {
@@ -164,7 +182,8 @@ Tensor bert_forward(const Model& model, Program& run) {
 }  // namespace
 
 Family bert_family() {
-  return {"bert", {"BertForMaskedLM", "BertForPreTraining", "BertModel"}, bert_config, bert_weights, bert_forward};
+  return {"bert",      {"BertForMaskedLM", "BertForPreTraining", "BertModel"}, bert_config, bert_weights, bert_known,
+          bert_forward};
 }
 
 }  // namespace attn

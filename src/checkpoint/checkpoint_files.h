@@ -36,6 +36,9 @@ class CheckpointFiles {
   Entry find(const std::string& name) const;
   // Every tensor's name, in the files' header order.
   const std::vector<std::string>& names() const { return names_; }
+  // Every tensor every opened file holds, file by file in header order: with a shard's
+  // tensors that the index does not list (which find() does not see).
+  std::vector<Entry> every_tensor() const;
   // Where the weights come from, for messages: "DIR/model.safetensors", "DIR/pytorch_model.bin"
   // or an index.
   const std::string& weights_path() const { return weights_path_; }
@@ -52,6 +55,14 @@ class CheckpointFiles {
 
 // Whether `path` names an existing regular file.
 bool is_regular_file(const std::string& path);
+// What `path` names when it exists but is no regular file (links followed): "a directory",
+// "a FIFO", "a character device", "a block device", "a socket"; "" when it is a regular file
+// or nothing.
+std::string other_than_file(const std::string& path);
+// InputError(path, "", "expected FILE_WORDS, found a directory") when other_than_file(path)
+// says something: a folder or a FIFO where a file should be is named as what it is, not as
+// missing.
+void refuse_other_than_file(const std::string& path, const std::string& file_words);
 
 }  // namespace attn
 

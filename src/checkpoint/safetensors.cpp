@@ -8,6 +8,7 @@
 
 #include "attn/error.h"
 #include "checkpoint/json_file.h"
+#include "core/memory_budget.h"
 
 namespace attn {
 
@@ -57,6 +58,7 @@ Json parse_header_json(const std::uint8_t* bytes, std::uint64_t size, const std:
     throw InputError(file, "header",
                      fmt::format("the header's length is {} bytes, more than the {} MiB attn reads", n,
                                  kMaxSafetensorsHeaderBytes >> 20));
+  count_json_parse(file, "header", n);  // once per real file, however many names link to it
   const std::string text(reinterpret_cast<const char*>(bytes + 8), n);
   if (text.empty() || text[0] != '{')
     throw InputError(file, "header", "expected a JSON object starting with '{' after the header's length");

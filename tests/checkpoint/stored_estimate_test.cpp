@@ -209,3 +209,27 @@ TEST_CASE("checkpoint estimate: one storage under two names is counted once", "[
   options.max_memory_bytes = need - 1;
   CHECK_THROWS_WITH(attn::load_hf_model(folder.path(), options), Catch::Contains("with its matrices as stored (F16)"));
 }
+
+TEST_CASE("checkpoint estimate: an untied head stored as BF16 is counted, not taken back before it is",
+          "[checkpoint][memory]") {
+  // Issue 31: the head's stored numbers were taken back (6 bytes each fewer than float64)
+  // from an estimate that had not counted the head: below zero, wrapped to 2^64 ("would need
+  // about 17179869184.0 GiB"), a valid checkpoint refused. llama_bf16_untied_sharded: a
+  // vocabulary of 1536 beside one layer; embed_tokens and lm_head 1536x8 = 12288 numbers each,
+  // the layer's matrices 480 (q_proj 64, k_proj and v_proj 32, o_proj 64, gate, up and down
+  // 96 each): 25056 BF16 numbers, 6 x 25056 = 150336 bytes fewer than float64's estimate.
+  const char* name = "llama_bf16_untied_sharded";
+  const std::uint64_t need64 = float64_need(attn::load_hf_model(kDir + name));
+  const std::uint64_t need = need64 - 150336;
+  CHECK(need < need64);
+  CHECK(refusal(name, true, 0).empty());  // the default limit, half the machine's memory
+  CHECK(refusal(name, true, need).empty());
+  CHECK(refusal(name, true, need - 1).find("with its matrices as stored (BF16)") != std::string::npos);
+  CHECK(refusal(name, false, need64).empty());
+  // attn grad (widened, with its gradients) counts them before widening: more than float64's
+  // forward alone
+  attn::LoadOptions grad;
+  grad.backward = true;
+  grad.max_memory_bytes = need64;
+  CHECK_THROWS_AS(attn::load_hf_model(kDir + name, grad), attn::InputError);
+}

@@ -409,6 +409,11 @@ CASES = [
      "BF16", {}),
     ("qwen3_f32", variant(LLAMA, architectures=["Qwen3ForCausalLM"], model_type="qwen3", head_dim=4,
                           use_sliding_window=False, tie_word_embeddings=True), "F32", {}),
+    # Issue 31: an untied head stored as BF16, in shards, with a vocabulary large beside its
+    # one layer: the estimate took the head's stored numbers back before counting them and
+    # wrapped to 2^64 ("would need about 17179869184.0 GiB").
+    ("llama_bf16_untied_sharded", variant(LLAMA, vocab_size=1536, num_hidden_layers=1), "BF16",
+     {"shards": 2, "seed": 22100}),
 ]
 
 
@@ -427,7 +432,7 @@ def make_case(name, config, dtype, options, seed, attn):
     folder = os.path.join(OUT, name)
     os.makedirs(folder)
     arch = config["architectures"][0]
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(options.get("seed", seed))
     prefix = options.get("prefix", "")
     if arch == "GPT2LMHeadModel":
         weights = gpt2_weights(config, rng, prefix, options.get("buffers", False))
@@ -600,7 +605,7 @@ def main():
     for k, (name, config, dtype, options) in enumerate(CASES):
         make_case(name, config, dtype, options, 22000 + k, args.attn)
     write_case_list(OUT, [c[0] for c in CASES])  # the placeholder-token cases
-    make_tokenizer_case(22000 + len(CASES))
+    make_tokenizer_case(22016)  # its seed since it came after the first 16 cases
     check_bert_ids()
     for k, (name, config, dtype, options) in enumerate(BERT_CASES):
         make_bert_case(name, config, dtype, options, 23000 + k)
