@@ -135,7 +135,18 @@ struct OutputWeights {
   bool present = false;
   bool tied = false;
   Tensor W;  // (N, V) unless tied
-  Tensor b;  // (V,), or empty
+  Tensor b;  // (V,), or empty (a tied head may have one too: BERT's cls.predictions.bias)
+  // A transform of the hidden rows before the projection (BERT's MLM head):
+  // LayerNorm(act(x @ transform_W + transform_b)), act the model's activation. Empty: none.
+  Tensor transform_W;  // (N, N)
+  Tensor transform_b;  // (N,)
+  NormWeights transform_norm;
+  // What each row's scores are for: false, the token after the row's position (a language
+  // model's head); true, the token at the row's own position (a masked-LM head, BERT's: a
+  // bidirectional encoder fills in a [MASK] from both sides).
+  bool fills_in = false;
+
+  bool has_transform() const { return transform_W.has_values(); }
 };
 
 // Where a model read from a Hugging Face checkpoint came from (model/hf_model.h); empty
@@ -176,6 +187,11 @@ struct Model {
   std::string prompt_template;
   Tensor embedding;  // (V, N)
   Tensor positions;  // (max_len, N) learned position table, or empty
+  // BERT's token types (segments): a table of type_vocab_size rows, (types, N), whose row 0
+  // is added to every position of a one-sentence input; empty for other models.
+  Tensor token_types;
+  // The LayerNorm of the summed embeddings, before the first layer (BERT); empty: none.
+  NormWeights embedding_norm;
 
   std::vector<EncoderLayerWeights> encoder;
   NormWeights encoder_norm;  // optional final LayerNorm of the stack (nn.Transformer has one)

@@ -75,6 +75,7 @@ Family gpt_neo_family();
 Family gpt_neox_family();
 Family gemma_family();
 Family phi_family();
+Family bert_family();
 
 }  // namespace attn
 

@@ -36,7 +36,7 @@ Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, 
       },
       n);
   // (the logit lens reads the run; nothing learns through it)
-  if (kind != StepKind::LensNorm) {
+  if (kind != StepKind::LensNorm && kind != StepKind::LensTransformNorm) {
     TapeEntry ran{TapeOp::Norm, out.id, x.id};
     ran.norm = &norm;
     at.tape(std::move(ran));

@@ -95,6 +95,12 @@ Traced Program::step_input(Sequence sequence) {
   return scope(sequence).record(StepKind::Input, std::move(x));
 }
 
+Traced Program::embedding_norm(const Traced& x) {
+  // (B,S,N) -> (B,S,N), with the weights and eps of the model's other LayerNorms' kind
+  return layer_norm_step(x, model_.embedding_norm, StepKind::EmbeddingNorm, kEmbeddingNormNumber, model_.config,
+                         scope(x.id.sequence));
+}
+
 void Program::rope_frequencies() {
   const ModelConfig& config = model_.config;
   if (step() || !uses_rope(config, Block::SelfAttention) || !config.rope_scaling.llama3) return;
@@ -166,19 +172,45 @@ Tensor Program::head(const Traced& hidden, Sequence rows) {
   return p;
 }
 
+namespace {
+
+// The head's transform of hidden (B,T,N) (BERT's BertPredictionHeadTransform): act(hidden
+// W_t + b_t), then its LayerNorm, (B,T,N). The model's own head records and tapes them; the
+// lens's (number: its layer) records them under lens.<number>.
+Traced head_transform_block(const Model& model, const Traced& hidden, const TraceScope& at, bool lens, int number) {
+  const OutputWeights& o = model.output;
+  const Traced dense =
+      at.record(lens ? StepKind::LensTransform : StepKind::HeadTransform,
+                head_transform(hidden.value, o.transform_W, o.transform_b, model.config.activation),
+                {at.operand(hidden), at.weight("W_t", o.transform_W)}, Trace::Check::Values, lens ? number : 0);
+  if (!lens) {
+    TapeEntry ran{TapeOp::HeadTransform, dense.id, hidden.id};
+    ran.output = &o;
+    at.tape(std::move(ran));
+  }
+  return layer_norm_step(dense, o.transform_norm, lens ? StepKind::LensTransformNorm : StepKind::HeadTransformNorm,
+                         lens ? number : kTransformNormNumber, model.config, at);
+}
+
+}  // namespace
+
 Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at, StepKind logits_kind, StepKind p,
                    int number) {
   const std::size_t N = model.embedding.shape.empty() ? 0 : model.embedding.shape[1];
   const std::size_t V = model.embedding.shape.empty() ? 0 : model.embedding.shape[0];
-  const Traced logits =
-      model.output.tied
-          ? at.record(logits_kind, tied_vocabulary_logits(hidden.value, model.embedding),
-                      {at.operand(hidden), Trace::weight("Eᵀ", {N, V}, {"N", "V"})}, Trace::Check::Values, number)
-          : at.record(logits_kind, vocabulary_logits(hidden.value, model.output.W, model.output.b),
-                      {at.operand(hidden), Trace::weight("W_out", model.output.W.shape, model.output.W.axes)},
-                      Trace::Check::Values, number);
+  const bool lens = logits_kind != StepKind::Logits;
+  const Traced x = model.output.has_transform() ? head_transform_block(model, hidden, at, lens, number) : hidden;
+  std::vector<Operand> operands = {at.operand(x)};
+  if (model.output.tied)
+    operands.push_back(Trace::weight("Eᵀ", {N, V}, {"N", "V"}));
+  else
+    operands.push_back(Trace::weight("W_out", model.output.W.shape, model.output.W.axes));
+  const Traced logits = at.record(logits_kind,
+                                  model.output.tied ? tied_vocabulary_logits(x.value, model.embedding, model.output.b)
+                                                    : vocabulary_logits(x.value, model.output.W, model.output.b),
+                                  std::move(operands), Trace::Check::Values, number);
   Traced out = at.record(p, softmax_rows(logits.value), {at.operand(logits)}, Trace::Check::Values, number);
-  if (logits_kind == StepKind::Logits) at.tape({TapeOp::Head, out.id, hidden.id});
+  if (!lens) at.tape({TapeOp::Head, out.id, x.id});
   return out;
 }
 

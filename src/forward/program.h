@@ -37,6 +37,9 @@ class Program {
   // positions, or the numbers given, recorded as its `input`. A step: the new token's row,
   // E[id] (· √N) + PE[position], (1,1,N).
   Traced input(Sequence sequence);
+  // The LayerNorm of a sequence's summed embeddings x (B,S,N) (BERT's, the model's
+  // embedding_norm), recorded as embedding.norm: what the first layer reads.
+  Traced embedding_norm(const Traced& x);
   // Llama 3.1's RoPE frequencies (rope_scaling "llama3"), (d/2,): recorded once, before the
   // layers, when the model has them (not in a step).
   void rope_frequencies();
@@ -88,6 +91,9 @@ Tensor transformer_forward(const Model& model, Program& run);
 
 // The output head: (B,T,N) @ (N,V) -> (B,T,V) logits, softmax over the vocabulary; recorded
 // as output.logits and output.probabilities, or as the logit lens's (`logits`, `p`, number).
+// A head with a transform (BERT's MLM head) first computes act(x W_t + b_t) and its
+// LayerNorm, recorded as output.transform and output.transform_norm (the lens's:
+// lens.<number>.transform, transform_norm).
 Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at,
                    StepKind logits_kind = StepKind::Logits, StepKind p = StepKind::Probabilities, int number = 0);
 

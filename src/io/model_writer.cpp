@@ -268,6 +268,16 @@ ObjectText input_object(const Model& model, const RunInput& input) {
 }  // namespace
 
 std::string model_file_json(const Model& model, const RunInput& input, const std::string& comment) {
+  // A model file has no words for BERT's token types, embedding norm and head transform:
+  // refused, rather than written without them.
+  const char* unwritable = model.token_types.has_values()            ? "token_types"
+                           : model.embedding_norm.gamma.has_values() ? "embedding_norm"
+                           : model.output.has_transform()            ? "output.transform"
+                                                                     : nullptr;
+  if (unwritable)
+    throw InputError(model.source, unwritable,
+                     "a model file cannot hold this weight (a BERT checkpoint's): attn writes model files for the "
+                     "paper's architecture and its decoder-only variants only");
   ObjectText file;
   file.add_text("comment", quoted(comment));
   file.add_text("model", config_text(model));

@@ -172,6 +172,9 @@ void Page::enter(const StepId& id) {
                                         causal ? "Masked (causal) self-attention" : "Multi-head self-attention",
                                         backward, heads_text(c), c.d_model);
     if (is_decoder_only(model_)) pending_block_why_ = "decoder_self_attention";
+    // a real encoder's (BERT's): what having no mask means
+    if (!causal && !model_.has_decoder() && model_.checkpoint.present())
+      pending_block_why_ = "bidirectional_self_attention";
   } else if (id.block == Block::MaskedSelfAttention) {
     pending_block_header_ =
         fmt::format("── Masked multi-head self-attention over the target{}, {} ──", backward, heads_text(c));

@@ -16,12 +16,27 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
                        "dL/dr"});
 }
 
+namespace {
+
+// The norm's title, backward: a stack's final norm, the embeddings' or the head transform's
+// (BERT's, outside the layers), or a layer's.
+std::string norm_backward_title(const StepId& id, const char* norm) {
+  if (id.kind == StepKind::FinalNorm) return fmt::format("Final {}", norm);
+  if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
+  if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
+  return norm;
+}
+
+}  // namespace
+
 void print_norm_backward(const TraceEntry& e, PrintContext& c) {
+  // the embeddings' norm comes after the first layer's backward: outside its section
+  if (e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm) c.page.leave_layer();
   if (root_mean_square(c.model.config.norm)) {
     const bool plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
     print_backward_text(e, c,
                         {page_of(e.id.kind),
-                         e.id.kind == StepKind::FinalNorm ? "Final RMSNorm" : "RMSNorm",
+                         norm_backward_title(e.id, "RMSNorm"),
                          {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + "
                                       "eps), x̂ = x · r, g = dL/dRMS ⊙ {}: r depends on every x of the row)",
                                       plus_one ? "(1 + gamma)" : "gamma"),
@@ -32,7 +47,7 @@ void print_norm_backward(const TraceEntry& e, PrintContext& c) {
   }
   print_backward_text(e, c,
                       {page_of(e.id.kind),
-                       e.id.kind == StepKind::FinalNorm ? "Final LayerNorm" : "LayerNorm",
+                       norm_backward_title(e.id, "LayerNorm"),
                        {"dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ, per position   (x̂ = (x - mean) / σ, "
                         "σ = sqrt(var + eps), g = dL/dLN ⊙ gamma: the mean and σ depend on every x of the row)",
                         "dL/dgamma = Σ dL/dLN ⊙ x̂,  dL/dbeta = Σ dL/dLN, summed over every position"},

@@ -24,6 +24,8 @@ const char* sublayer_of(const StepId& id, const Model& model) {
 std::string norm_title(const StepId& id, const Model& model) {
   const char* norm = root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm";
   if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
+  if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
+  if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
   if (id.kind == StepKind::FinalNorm)
     return fmt::format("Final {} of the {} stack", norm,
                        is_decoder_only(model)       ? "decoder-only"
@@ -31,6 +33,9 @@ std::string norm_title(const StepId& id, const Model& model) {
                                                     : "encoder");
   return fmt::format("{} before the sub-layer (pre-norm)", norm);
 }
+
+// A norm's eps as the formula shows it: 0.00001; BERT's 1e-12, which ten decimals round to 0.
+std::string eps_text(double eps) { return eps < 1e-10 ? fmt::format("{:g}", eps) : plain_number(eps, 10); }
 
 // Row `row` of batch item b of a (B?,S,N) tensor.
 std::vector<double> item_row(const Tensor& t, std::size_t b, std::size_t row) {
@@ -101,17 +106,24 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool rms = root_mean_square(c.model.config.norm), plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
+  // the norms of the embeddings and of the head's transform have their own "why", outside the layers
+  const bool own_why = e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm;
+  if (own_why) c.page.leave_layer();
   c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model),
-                    plus_one ? "rms_norm_plus_one"
-                    : rms    ? "rms_norm"
-                             : "layer_norm",
-                    e.id.kind == StepKind::FinalNorm ? "final_norm" : "norm");
+                    own_why    ? explanation_of(e.id.kind)
+                    : plus_one ? "rms_norm_plus_one"
+                    : rms      ? "rms_norm"
+                               : "layer_norm",
+                    e.id.kind == StepKind::FinalNorm           ? "final_norm"
+                    : e.id.kind == StepKind::EmbeddingNorm     ? "embedding_norm"
+                    : e.id.kind == StepKind::HeadTransformNorm ? "transform_norm"
+                                                               : "norm");
   c.page.formula(
       rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · {}, eps = {})", display_name(e.id),
                         c.operand_name(e, 0), plus_one ? "(1 + gamma)" : "gamma",
-                        plain_number(c.model.config.layer_norm_eps, 10))
+                        eps_text(c.model.config.layer_norm_eps))
           : fmt::format("{} = LayerNorm({})   (each row x: (x - mean) / √(var + eps) · gamma + beta, eps = {})",
-                        display_name(e.id), c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10)));
+                        display_name(e.id), c.operand_name(e, 0), eps_text(c.model.config.layer_norm_eps)));
   c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
   const NormWeights* norm = c.norm_weights(e.id);
   if (norm && rms) c.page.weights({{"gamma", &norm->gamma}});

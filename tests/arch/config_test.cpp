@@ -122,12 +122,12 @@ TEST_CASE("config.json: Llama 3.2's grouped heads, head_dim, llama3 RoPE and tie
 }
 
 TEST_CASE("config.json: an unsupported architecture names itself and the supported ones", "[checkpoint][config]") {
-  const auto [path, message] = refusal(with(kGpt2, "architectures", R"(["BertForMaskedLM"])"));
+  const auto [path, message] = refusal(with(kGpt2, "architectures", R"(["XLNetLMHeadModel"])"));
   CHECK(path == "architectures[0]");
   CHECK(message ==
-        "the architecture \"BertForMaskedLM\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
+        "the architecture \"XLNetLMHeadModel\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
         "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPTNeoForCausalLM, GPTNeoXForCausalLM, "
-        "GemmaForCausalLM, PhiForCausalLM)");
+        "GemmaForCausalLM, PhiForCausalLM, BertForMaskedLM, BertForPreTraining, BertModel)");
   CHECK(refusal(with(kGpt2, "architectures", "null")).first == "architectures");
 }
 
@@ -183,4 +183,43 @@ TEST_CASE("config.json: not JSON, or missing, is one line naming it", "[checkpoi
     CHECK(e.file() == folder.path());
     CHECK(e.message() == "found no config.json: expected a Hugging Face model folder");
   }
+}
+
+TEST_CASE("config.json: BERT with BertConfig's defaults, and what attn does not compute refused by field",
+          "[checkpoint][config][bert]") {
+  // bert-base-uncased's config.json as the Hub has it (its fields are BertConfig's defaults)
+  const std::string base =
+      R"({"architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": false,
+          "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02,
+          "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512,
+          "model_type": "bert", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0,
+          "position_embedding_type": "absolute", "transformers_version": "4.6.0.dev0", "type_vocab_size": 2,
+          "use_cache": true, "vocab_size": 30522})";
+  const attn::CheckpointConfig c = read(base);
+  CHECK(std::string(c.family->name) == "bert");
+  CHECK(c.model.architecture == attn::Architecture::Encoder);
+  CHECK_FALSE(c.model.causal);
+  CHECK_FALSE(c.model.norm_first);
+  CHECK(c.model.activation == attn::Activation::GELU);
+  CHECK(c.model.layer_norm_eps == 1e-12);
+  CHECK(c.model.d_head == 64);
+  CHECK(c.tie_word_embeddings);
+  CHECK(c.max_positions == 512);
+  // the defaults, from an almost empty file: BertConfig()'s sizes
+  const attn::CheckpointConfig d = read(R"({"architectures": ["BertModel"]})");
+  CHECK(d.vocab_size == 30522);
+  CHECK(d.model.d_model == 768);
+  CHECK(d.num_layers == 12);
+  CHECK(d.model.d_ff == 3072);
+  CHECK(d.model.layer_norm_eps == 1e-12);
+  using Refusal = std::pair<std::string, std::string>;
+  CHECK(refusal(with(base, "position_embedding_type", "\"relative_key\"")) ==
+        Refusal{"position_embedding_type",
+                "\"relative_key\" is not supported (attn adds learned absolute positions: \"absolute\")"});
+  CHECK(refusal(with(base, "is_decoder", "true")).first == "is_decoder");
+  CHECK(refusal(with(base, "add_cross_attention", "true")).first == "add_cross_attention");
+  CHECK(refusal(with(base, "hidden_act", "\"tanh\"")).first == "hidden_act");
+  CHECK(refusal(with(base, "num_attention_heads", "5")) ==
+        Refusal{"num_attention_heads", "expected a divisor of hidden_size = 768, found 5"});
+  CHECK(refusal(with(base, "type_vocab_size", "0")).first == "type_vocab_size");
 }

@@ -2,7 +2,8 @@
 """Tiny Hugging Face checkpoints and what their models compute, for tests/checkpoint/.
 
 For each architecture attn reads (GPT2LMHeadModel, LlamaForCausalLM, MistralForCausalLM,
-Qwen2ForCausalLM, Qwen3ForCausalLM) this writes folders as transformers' save_pretrained
+Qwen2ForCausalLM, Qwen3ForCausalLM; BertForMaskedLM, BertForPreTraining and BertModel, whose
+cases hf_bert.py computes and bert_cases.txt lists) this writes folders as transformers' save_pretrained
 would: config.json, model.safetensors (or two shards and model.safetensors.index.json),
 sometimes generation_config.json. The safetensors files are written by hand (8 bytes of
 header length, the JSON header padded with spaces to a multiple of 8, the raw data), in
@@ -41,7 +42,9 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_families  # noqa: E402
+import hf_bert  # noqa: E402
 from torch_common import out_dir, write_case_list, write_json  # noqa: E402
+import hf_checkpoints_bin  # noqa: E402
 from hf_checkpoints_bin import make_bin_cases  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
@@ -89,6 +92,10 @@ def write_checkpoint(folder, weights, dtype, shards=1):
     """weights: {name: float64 array}; returns {name: the stored values as float64 tensors}."""
     entries, exact = [], {}
     for name, value in weights.items():
+        if np.asarray(value).dtype == np.int64:  # BERT's position_ids buffer, never read by attn
+            entries.append((name, "I64", value.shape, value.astype("<i8").tobytes()))
+            exact[name] = torch.from_numpy(value)
+            continue
         if value.dtype == bool:  # GPT-Neo's and GPT-NeoX's mask buffers, as torch saves a bool tensor
             entries.append((name, "BOOL", value.shape, value.astype(np.uint8).tobytes()))
             continue
@@ -705,6 +712,100 @@ def check_reductions():
             sys.exit(f"{what}: the references differ by {worst}")
 
 
+# ---- BERT (hf_bert.py: the forward as modeling_bert.py defines it) ----------------------
+
+BERT_CASES = [
+    # save_pretrained's BertForMaskedLM: the tied decoder not stored; with vocab.txt for the CLI
+    ("bert_mlm_f32", hf_bert.BERT, "F32", {"prefix": "bert.", "head": True, "vocab": True}),
+    # an old BertForPreTraining file: LayerNorm gamma/beta, the pooler, the next-sentence head,
+    # the int64 position_ids buffer and the tied decoder stored again
+    ("bert_pretraining_legacy_f16", variant(hf_bert.BERT, architectures=["BertForPreTraining"]), "F16",
+     {"prefix": "bert.", "head": True, "legacy": True, "extras": True}),
+    # BertModel: the encoder alone (no "bert." prefix, a pooler, no head)
+    ("bert_model_f64", variant(hf_bert.BERT, architectures=["BertModel"]), "F64", {"prefix": "", "head": False}),
+    ("bert_mlm_untied_bf16", variant(hf_bert.BERT, tie_word_embeddings=False, hidden_act="gelu_new"), "BF16",
+     {"prefix": "bert.", "head": True}),
+]
+BATCH = [hf_bert.IDS, [2, 12, 11, 14, 10, 3, 0, 0, 0]]  # "a dog ran ." padded with [PAD] (id 0)
+
+
+def check_bert_ids():
+    """hf_bert.py's ids are @lenml/tokenizers' for its texts (tokenizers/bert_tiny.json,
+    make_bert_tiny_ids.mjs), not ours."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tokenizers", "bert_tiny.json")) as f:
+        ids = {c["text"]: c["ids"] for c in json.load(f)["cases"]}
+    assert ids["The cat sat on the [MASK]."] == hf_bert.IDS
+    assert ids["The cat sat on the mat."] == hf_bert.LABELS
+    assert ids["A dog ran."] + [0] * 3 == BATCH[1]
+
+
+def make_bert_case(name, config, dtype, o, seed):
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder)
+    prefix, head, legacy = o["prefix"], o["head"], o.get("legacy", False)
+    weights = hf_bert.bert_weights(config, np.random.default_rng(seed), prefix, head, legacy, o.get("extras", False))
+    if o.get("extras"):
+        weights[prefix + "embeddings.position_ids"] = np.arange(config["max_position_embeddings"],
+                                                                dtype=np.int64)[None]
+    exact = write_checkpoint(folder, weights, dtype)
+    write_json(os.path.join(folder, "config.json"), dict(config, torch_dtype="float32"), indent=2)
+    out, attentions = hf_bert.bert_forward(config, exact, torch.tensor([hf_bert.IDS]), prefix, head, legacy)
+    expected = {"ids": hf_bert.IDS, "logits" if head else "hidden": out[0].tolist(),
+                "attention_weights": [a[0].tolist() for a in attentions]}
+    if head:
+        expected["labels"] = hf_bert.LABELS
+        expected["gradients"] = hf_bert.bert_gradients(config, exact, prefix, legacy)
+        top = torch.topk(torch.softmax(out[0][hf_bert.MASK_POSITION], -1), 3)
+        expected["mask_top3"] = {"ids": top.indices.tolist(), "p": top.values.tolist()}
+        # attn's --ablate 1.0 (layer 1's head 0 zeroed) is BertModel's head_mask with that head 0
+        head_mask = torch.ones(config["num_hidden_layers"], config["num_attention_heads"])
+        head_mask[1, 0] = 0
+        ablated, _ = hf_bert.bert_forward(config, exact, torch.tensor([hf_bert.IDS]), prefix, head, legacy,
+                                          head_mask=head_mask)
+        expected["ablated_1_0_logits"] = ablated[0].tolist()
+    if o.get("vocab"):
+        with open(os.path.join(folder, "vocab.txt"), "w") as f:
+            f.write("\n".join(hf_bert.VOCAB) + "\n")
+        write_json(os.path.join(folder, "tokenizer_config.json"), {"do_lower_case": True}, indent=2)
+        mask = torch.tensor([[1] * 9, [1] * 6 + [0] * 3])
+        batch, weights_b = hf_bert.bert_forward(config, exact, torch.tensor(BATCH), prefix, head, legacy, mask)
+        expected["batch"] = {"ids": BATCH, "attention_mask": mask.tolist(), "logits": batch.tolist(),
+                             "attention_weights": [a.tolist() for a in weights_b]}
+    write_json(os.path.join(folder, "expected.json"), expected)
+    agreement = hf_bert.check_layers_against_torch_nn(config, exact, prefix, legacy)
+    print(f"{name}: {sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))} bytes, "
+          f"its encoder within {agreement:.1e} of torch.nn.TransformerEncoderLayer")
+
+
+# pytorch_model.bin versions of two BERT cases (hf_checkpoints_bin.py's formats), each with
+# its tied tensors stored once under two names, as BertForMaskedLM.state_dict() gives them:
+# cls.predictions.decoder.weight is the word embeddings' tensor, decoder.bias is
+# cls.predictions.bias. bert_bin_cases.txt lists "BIN_CASE SAFETENSORS_CASE".
+BERT_BIN_CASES = [("bert_mlm_f32_bin", "bert_mlm_f32", "zip"),
+                  ("bert_pretraining_legacy_f16_bin_legacy", "bert_pretraining_legacy_f16", "legacy")]
+
+
+def make_bert_bin_cases():
+    hf_checkpoints_bin.NUMPY_DTYPES.setdefault("I64", "<i8")  # the position_ids buffer
+    lines = []
+    for name, source, fmt in BERT_BIN_CASES:
+        folder, origin = os.path.join(OUT, name), os.path.join(OUT, source)
+        os.makedirs(folder)
+        shutil.copy(os.path.join(origin, "config.json"), folder)
+        sd = hf_checkpoints_bin.read_case(origin)
+        sd["cls.predictions.decoder.weight"] = sd["bert.embeddings.word_embeddings.weight"]
+        sd["cls.predictions.decoder.bias"] = sd["cls.predictions.bias"]
+        hf_checkpoints_bin.save(sd, os.path.join(folder, "pytorch_model.bin"), fmt)
+        loaded = torch.load(os.path.join(folder, "pytorch_model.bin"))
+        assert all(torch.equal(loaded[k], t) for k, t in sd.items()), name
+        assert loaded["cls.predictions.decoder.weight"].data_ptr() == \
+            loaded["bert.embeddings.word_embeddings.weight"].data_ptr(), name
+        lines.append(f"{name} {source}")
+        print(f"{name}: {fmt}, from {source}")
+    with open(os.path.join(OUT, "bert_bin_cases.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attn", help="the attn binary, to check the reference against attn's own forward")
@@ -716,7 +817,13 @@ def main():
         make_case(name, config, dtype, options, 22000 + k, args.attn)
     write_case_list(OUT, [c[0] for c in CASES])  # the placeholder-token cases
     make_tokenizer_case(22016)  # its seed since it came after the first 16 cases
+    check_bert_ids()
+    for k, (name, config, dtype, options) in enumerate(BERT_CASES):
+        make_bert_case(name, config, dtype, options, 23000 + k)
+    with open(os.path.join(OUT, "bert_cases.txt"), "w") as f:
+        f.write("\n".join(c[0] for c in BERT_CASES) + "\n")
     make_bin_cases(OUT)  # pytorch_model.bin versions of some cases (hf_checkpoints_bin.py)
+    make_bert_bin_cases()
 
 
 if __name__ == "__main__":
