@@ -92,8 +92,11 @@ void print_attribution(std::ostream& out, const Model& model, const Attribution&
                             ? fmt::format("W_U[\"{}\"] - W_U[\"{}\"]", answer, readable_token(model, *metric.wrong))
                             : fmt::format("W_U[\"{}\"]", answer);
   out << fmt::format("attn attribute: {}, {} tokens: {}\n", style.model_name, a.tokens.size(), tokens);
-  out << fmt::format("metric m = {} at the last position = {:.{}f}\n",
-                     metric.wrong ? "logit(answer) - logit(wrong)" : "logit(answer)", a.total, p);
+  const std::string logits =
+      metric.wrong ? fmt::format("logit(\"{}\") - logit(\"{}\")", answer, readable_token(model, *metric.wrong))
+                   : fmt::format("logit(\"{}\")", answer);
+  out << fmt::format("metric m = {} at the last position (after \"{}\") = {:.{}f}\n", logits,
+                     a.tokens.empty() ? "" : readable_token(model, a.tokens.back()), a.total, p);
   out << fmt::format("u = {}; the final norm's scale frozen at the whole residual's: {} = {:.{}f}\n", u,
                      a.rms ? "1 / rms" : "1 / sigma", a.scale, p);
   out << fmt::format("each component c: {} · u\n\n", a.rms ? "(c * scale * gamma)" : "((c - mean c) * scale * gamma)");
