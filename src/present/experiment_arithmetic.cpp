@@ -50,6 +50,18 @@ std::string signed_text(double v, int precision) {
   return v < 0 ? fmt::format("({:.{}f})", v, precision) : fmt::format("{:.{}f}", v, precision);
 }
 
+// Every line of `text` wrapped to the lesson's width (75, NumPy's), continued under its " = ".
+std::string wrapped_lines(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out += wrapped(text.substr(start, end - start), 75) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string site_arithmetic(const Model& model, const PatchResult& result, int precision) {
@@ -79,7 +91,7 @@ std::string site_arithmetic(const Model& model, const PatchResult& result, int p
       "{}) = {:.{}f}\n",
       d.value, precision, signed_text(result.corrupt, precision), result.clean, precision,
       signed_text(result.corrupt, precision), normalised_effect(d.value, result.clean, result.corrupt), precision);
-  return text;
+  return wrapped_lines(text);
 }
 
 void print_attribution(std::ostream& out, const Model& model, const Attribution& a, const Metric& metric,

@@ -134,8 +134,13 @@ void print_patch(std::ostream& out, const Model& model, const PatchResult& resul
   const std::string metric = m.wrong
                                  ? fmt::format("logit(\"{}\") - logit(\"{}\")", answer, readable_token(model, *m.wrong))
                                  : fmt::format("logit(\"{}\")", answer);
-  out << fmt::format("attn patch: {}, {} tokens\n", style.model_name, last.positions);
-  out << fmt::format("clean:    {}\ncorrupt:  {}\n", joined(last.tokens), joined(last.corrupt_tokens));
+  out << fmt::format("attn patch: {}{}\n", style.model_name,
+                     result.stacks.size() == 1 ? fmt::format(", {} tokens", last.positions) : "");
+  for (const SiteStack& stack : result.stacks) {
+    const std::string which = result.stacks.size() > 1 ? fmt::format(" ({})", stack_word(stack.stack)) : "";
+    out << fmt::format("clean{}:    {}\n", which, joined(stack.tokens));
+    out << fmt::format("corrupt{}:  {}\n", which, joined(stack.corrupt_tokens));
+  }
   out << fmt::format("metric m = {} at the last position (after \"{}\")\n", metric,
                      token_at(model, last, last.positions - 1));
   out << fmt::format("  clean run:     m = {:.{}f}\n  corrupted run: m = {:.{}f}\n", result.clean, style.precision,

@@ -210,3 +210,31 @@ TEST_CASE("bad experiments are refused in one line before any run", "[interp][er
   CHECK_THROWS_WITH(experiment.check_site({attn::SiteKind::ResidPre, attn::Stack::Decoder, 2, 0}, "--site"),
                     "--site: expected a layer 0..1, found 2");
 }
+
+TEST_CASE("an encoder-decoder's sites are the encoder's and the decoder's, resumed or not alike", "[interp][patch]") {
+  attn::LoadedModel loaded =
+      attn::load_model_text(attn::find_example("trained_copy").json, "example trained_copy", attn::LoadOptions{});
+  const attn::Model& model = loaded.model;
+  attn::RunInput clean = loaded.input, corrupt = loaded.input;
+  attn::replace_source_text(model, clean, "3 1 4 1 5", "clean");
+  attn::replace_target_text(model, clean, "<BOS> 3 1 4 1", "target");
+  attn::replace_source_text(model, corrupt, "3 1 9 1 5", "corrupt");
+  corrupt.target_tokens = clean.target_tokens;
+  attn::Metric metric;
+  metric.answer = model.vocab.find("5").value();
+  metric.wrong = model.vocab.find("9").value();
+  attn::PatchExperiment::Options from_embeddings;
+  from_embeddings.resume = false;
+  const attn::PatchExperiment resumed(model, clean, corrupt, metric, {});
+  const attn::PatchExperiment plain(model, clean, corrupt, metric, from_embeddings);
+  REQUIRE(resumed.stacks().size() == 2);
+  CHECK(resumed.stacks()[0].stack == attn::Stack::Encoder);
+  CHECK(resumed.stacks()[0].positions == 5);
+  CHECK(resumed.stacks()[1].positions == 5);  // <BOS> 3 1 4 1
+  const std::vector<attn::Site> sites = resumed.sites(attn::site_kinds());
+  const std::vector<double> a = resumed.each(sites), b = plain.each(sites);
+  for (std::size_t i = 0; i < sites.size(); ++i) CHECK(std::fabs(a[i] - b[i]) <= 1e-12);
+  // the source's one difference, patched at the encoder's input, restores everything
+  CHECK(resumed.together({{attn::SiteKind::ResidPre, attn::Stack::Encoder, 0, 2}}) == resumed.clean());
+  CHECK(resumed.clean() != resumed.corrupt());
+}
