@@ -23,6 +23,8 @@ void setup_attribute(CLI::App& app, ExperimentOptions& options) {
 int run_attribute(const ExperimentOptions& options) {
   LoadOptions load;
   load.trace_kept = false;
+  // A checkpoint's matrices stay as stored, widened as the products pack them (not kept twice)
+  load.weights_as_stored = true;
   LoadedModel loaded = load_experiment_model(options, load);
   const Model& model = loaded.model;
   const Metric metric = experiment_metric(options, model);

@@ -127,6 +127,8 @@ void setup_patch(CLI::App& app, PatchOptions& options) {
 int run_patch(const PatchOptions& options) {
   LoadOptions load;
   load.trace_kept = false;
+  // A checkpoint's matrices stay as stored, widened as the products pack them (not kept twice)
+  load.weights_as_stored = true;
   LoadedModel loaded = load_experiment_model(options.run, load);
   const Model& model = loaded.model;
   PatchResult result;

@@ -73,7 +73,7 @@ std::string site_arithmetic(const Model& model, const PatchResult& result, int p
   text += fmt::format("  clean run:     {} {}\n", preview(d.clean, precision), shape_text(d.clean));
   text += fmt::format(
       "the corrupted run again with {} replaced by the clean run's, from layer {} on; at the last "
-      "position the head reads\n",
+      "position the output head reads\n",
       head ? "that head's context" : "that row", d.site.layer);
   text += fmt::format("  h = {} {}\n", preview(d.hidden, precision), shape_text(d.hidden));
   const std::string answer = readable_token(model, result.metric.answer);
