@@ -222,6 +222,8 @@ PatchExperiment::PatchExperiment(const Model& model, const RunInput& clean, cons
                                  const Metric& metric, const Options& options)
     : state_(std::make_unique<State>(model, clean, corrupt, metric, options)) {
   State& s = *state_;
+  if (!model.output.present)
+    throw InputError("attn patch", "", "this model has no output head, so it has no logits for the metric");
   if (clean.batched || corrupt.batched)
     throw InputError("attn patch", "", "expected one sequence in each run, found a batch");
   const RunSize a = run_size_of(model, clean), b = run_size_of(model, corrupt);

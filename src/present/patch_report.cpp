@@ -145,6 +145,8 @@ void print_patch(std::ostream& out, const Model& model, const PatchResult& resul
                      token_at(model, last, last.positions - 1));
   out << fmt::format("  clean run:     m = {:.{}f}\n  corrupted run: m = {:.{}f}\n", result.clean, style.precision,
                      result.corrupt, style.precision);
+  if (result.clean == result.corrupt)
+    out << "the two runs give the same m: there is nothing for a patch to restore (every effect is shown as 0)\n";
   if (result.detail) {
     out << "\n" << site_arithmetic(model, result, style.precision);
     return;

@@ -40,3 +40,5 @@ attn_cli_test(explain_lens_answer ARGS explain -e induction ${clean} --lens --an
               MATCH "after layer 0: \"f\" rank 19, logit 0.2066, p 0.0113\n    after layer 1: \"f\" rank 1, logit 10.8485, p 0.9958\n")
 attn_cli_test(explain_answer_needs_lens ARGS explain -e induction ${clean} --answer f EXIT 2
               STDERR "^attn: --answer requires --lens \\(run 'attn --help' for usage\\)\n$")
+attn_cli_test(patch_no_output_head ARGS patch -e padded_batch --clean "I love AI" --corrupt "you love AI" --answer AI
+              EXIT 2 STDERR "^attn patch: this model has no output head, so it has no logits for the metric\n$")
