@@ -47,6 +47,29 @@ void logit_lens(const Model& model, const std::vector<Traced>& outputs, Stack st
   }
 }
 
+// attn patch's head (RunContext::head_ids): the logits of `ids` alone at the last position.
+// hidden (B,T,N) -> its last row (B,1,N) @ the head's columns of the ids (N,k), plus their
+// biases -> (B,1,k), recorded as output.logits (no probabilities: a metric reads them).
+Traced selected_logits(const Model& model, const Traced& hidden, const std::vector<std::size_t>& ids,
+                       const TraceScope& at) {
+  const Tensor& h = hidden.value;
+  const std::size_t B = h.shape[0], T = h.shape[1], N = h.shape[2], k = ids.size();
+  Tensor last = Tensor::uninitialized({B, 1, N}, {"B", h.axes[1], "N"});
+  for (std::size_t b = 0; b < B; ++b)
+    std::copy_n(h.data.begin() + static_cast<std::ptrdiff_t>((b * T + T - 1) * N), N,
+                last.data.begin() + static_cast<std::ptrdiff_t>(b * N));
+  Tensor W = Tensor::uninitialized({N, k}, {"N", "V"});
+  Tensor bias;
+  if (!model.output.tied && model.output.b.has_values()) bias = Tensor({k}, {"V"});
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t n = 0; n < N; ++n)
+      W.data[n * k + j] = model.output.tied ? model.embedding.at({ids[j], n}) : model.output.W.at({n, ids[j]});
+    if (!bias.data.empty()) bias.data[j] = model.output.b.at({ids[j]});
+  }
+  return at.record(StepKind::Logits, vocabulary_logits(last, W, bias),
+                   {at.operand(hidden), Trace::weight("W_out[:, ids]", W.shape, W.axes)});
+}
+
 // The stack whose layers the logit lens reads: the last one.
 Stack last_stack(const Model& model) { return model.has_decoder() ? Stack::Decoder : Stack::Encoder; }
 
@@ -167,6 +190,7 @@ Traced Program::final_norm(Traced x, const NormWeights& norm, Sequence sequence,
 Tensor Program::head(const Traced& hidden, Sequence rows) {
   // the head and the lens record no ablation: a run's context matters to its blocks only
   const TraceScope at = step() ? scope(rows) : TraceScope(trace_, rows);
+  if (context_.head_ids && !step()) return std::move(selected_logits(model_, hidden, *context_.head_ids, at).value);
   Tensor p = std::move(output_head(model_, hidden, at).value);
   if (!lens_.empty()) logit_lens(model_, lens_, last_stack(model_), at);
   return p;

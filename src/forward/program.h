@@ -63,7 +63,8 @@ class Program {
   // The stack's final norm of x, recorded as its final_norm; x itself when it has none.
   Traced final_norm(Traced x, const NormWeights& norm, Sequence sequence, Stack stack);
   // The output head over `hidden` (B,T,N): logits and probabilities (B,T,V), then the logit
-  // lens when the run asks for it. Returns the probabilities.
+  // lens when the run asks for it. Returns the probabilities. With RunContext::head_ids (attn
+  // patch), the logits of those ids alone at the last row, (B,1,k), returned as they are.
   Tensor head(const Traced& hidden, Sequence rows);
 
  private:

@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "attn/experiments.h"
 #include "core/top_k.h"
+#include "present/experiment_report.h"
 #include "present/page.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
@@ -153,6 +155,18 @@ void print_lens_probabilities(const TraceEntry& e, PrintContext& c) {
   c.page.formula("lens.<l>.probabilities = softmax(lens.<l>.logits)   (for every layer l)");
   c.page.shapes(shape_with_axes(e.tensor));
   print_lens_table(e, c);
+  if (!c.options.lens_answer) return;
+  // --answer: the token's place at the last position after each layer
+  const std::size_t b = std::min(c.cell_batch(), batch_count(e.tensor) - 1);
+  const std::string answer = readable_token(c.model, *c.options.lens_answer);
+  std::string lines;
+  for (const std::string& line : answer_lines(answer_by_layer(c.trace, *c.options.lens_answer, b), answer))
+    lines += line + "\n";
+  c.page.line(
+      fmt::format("\"{}\" at the last position{}, if the model stopped after each layer (rank 1: the most "
+                  "probable):",
+                  answer, c.item(e.tensor, b).empty() ? "" : " of batch item " + std::to_string(b)));
+  c.page.indented(lines);
 }
 
 }  // namespace attn
