@@ -1,7 +1,8 @@
 // Every learned tensor of a model, in one fixed order, each with where it sits: what the
 // backward pass computes a gradient for, and what training updates. The order is the model
 // file's (docs/model-file.md, "randn" and the draw order):
-//   embedding, positions,
+//   embedding, positions (learned ones: not Marian's fixed table), decoder_positions (BART),
+//   encoder_embedding_norm gamma, beta, decoder_embedding_norm gamma, beta (BART),
 //   each encoder layer: attention W_q, W_k, W_v (or heads.0.W_q, heads.0.W_k, heads.0.W_v,
 //     heads.1.W_q, ...), W_o, b_q, b_k, b_v, b_o; norm1 gamma, beta; ffn W_1, b_1, W_2, b_2, W_3;
 //     norm2 gamma, beta,
@@ -35,7 +36,7 @@ enum class Block : std::uint8_t { None, SelfAttention, MaskedSelfAttention, Cros
 // Which weight of its place.
 enum class WeightKind : std::uint8_t {
   Embedding,  // embedding (V, N)
-  Positions,  // positions (max_len, N), learned positions only
+  Positions,  // positions (max_len, N), learned positions only; the decoder's own (BART) at Stack::Decoder
   W_q,
   W_k,
   W_v,
@@ -54,6 +55,11 @@ enum class WeightKind : std::uint8_t {
   OutputW,
   OutputB,
 };
+
+// The number of a stack's embedding norm (Model::encoder_embedding_norm, BART's
+// layernorm_embedding) among its norms, in its ParameterId and its entry's StepId (layer -1,
+// as a stack's final norm, which is number 0): "encoder_embedding_norm.gamma".
+constexpr int kEmbeddingNormNumber = -1;
 
 // Where a weight sits: its kind, and (for the weights inside the stacks) the stack, the
 // layer (-1 for a stack's final norm), the block (attention blocks and the feed-forward

@@ -6,8 +6,9 @@
 namespace attn {
 
 // The feed-forward network's non-linearity (steps/feed_forward.h): ReLU, GELU (erf),
-// GELU's tanh approximation (GPT-2), or SwiGLU's gated SiLU (Llama; a third matrix W_3).
-enum class Activation { ReLU, GELU, GELUTanh, SwiGLU };
+// GELU's tanh approximation (GPT-2), SwiGLU's gated SiLU (Llama; a third matrix W_3), or
+// SiLU alone, x·σ(x) (Marian's "swish": no gate, no third matrix).
+enum class Activation { ReLU, GELU, GELUTanh, SwiGLU, SiLU };
 
 // The normalization of every norm of the model (steps/layer_norm.h): LayerNorm (mean and
 // variance, gamma and beta) or RMSNorm (root mean square, gamma only).
@@ -15,8 +16,16 @@ enum class Norm { LayerNorm, RMSNorm };
 
 // What marks each position (steps/positional_encoding.h): added to the embeddings
 // (sinusoidal, learned), nothing, or RoPE, which rotates the queries and keys of every
-// self-attention head instead.
-enum class PositionalEncoding { Sinusoidal, Learned, None, RoPE };
+// self-attention head instead. SinusoidalTable: sinusoids too, but read by row from a fixed
+// table the model holds (Model::positions), as Marian stores them: the sines in the first
+// half of the dimensions, the cosines in the second, rounded to float32; not learned.
+enum class PositionalEncoding { Sinusoidal, Learned, None, RoPE, SinusoidalTable };
+
+// Whether the positions are rows of the model's table (Model::positions): learned ones, or
+// Marian's fixed sinusoids. A position past its rows cannot be read.
+inline bool reads_position_table(PositionalEncoding p) {
+  return p == PositionalEncoding::Learned || p == PositionalEncoding::SinusoidalTable;
+}
 
 // Llama 3.1's adjustment of RoPE's frequencies (model.rope_scaling, rope_type "llama3"; the
 // fields of config.json's rope_scaling): the slow pairs turn `factor` times slower, the fast

@@ -12,6 +12,8 @@ const std::vector<Family>& families() {
   static const std::vector<Family> rows = {
       gpt2_family(),
       llama_family(),
+      marian_family(),
+      bart_family(),
   };
   return rows;
 }

@@ -45,9 +45,13 @@ Tensor output_head_backward(const Model& model, const Tensor& labels, const Step
   const Tensor dlogits = cross_entropy_backward(p, labels, ignore);
   at.record(StepKind::Logits, dlogits, {at.kept(StepKind::Probabilities), at.kept_gradient(StepKind::Probabilities)});
   const Tensor x = at.value(hidden);
-  if (model.output.tied)
+  if (model.output.tied) {
+    // + b (final_logits_bias): its gradient is dlogits summed over the positions
+    if (model.output.b.has_values())
+      at.weights().add(ParameterId{WeightKind::OutputB}, add_bias_backward(dlogits, "V"));
     return tied_vocabulary_logits_backward(x, model.embedding, dlogits,
                                            at.weights().accumulator(ParameterId{WeightKind::Embedding}));
+  }
   ProjectionGradients g = vocabulary_logits_backward(x, model.output.W, !model.output.b.data.empty(), dlogits);
   at.weights().add(ParameterId{WeightKind::OutputW}, std::move(g.dW));
   if (!model.output.b.data.empty()) at.weights().add(ParameterId{WeightKind::OutputB}, std::move(g.db));
@@ -63,8 +67,12 @@ void embed_sequence_backward(const Model& model, const GradScope& at, const Tens
     // PE (S,N) was added to every sentence: its gradient sums the batch's
     const Tensor dpe = add_positions_backward(dinput);
     at.record(StepKind::PositionalEncoding, dpe, {at.kept_gradient(StepKind::Input)});
-    if (model.config.positional_encoding == PositionalEncoding::Learned)
-      learned_positions_backward(dpe, at.weights().accumulator(ParameterId{WeightKind::Positions}));
+    if (model.config.positional_encoding == PositionalEncoding::Learned) {
+      // the decoder's own table when it has one (BART)
+      const bool own = at.id(StepKind::Input).sequence == Sequence::Target && model.decoder_positions.has_values();
+      learned_positions_backward(
+          dpe, at.weights().accumulator(ParameterId{WeightKind::Positions, own ? Stack::Decoder : Stack::None}));
+    }
   }
   Tensor d = dinput;
   if (model.config.scale_embeddings) {

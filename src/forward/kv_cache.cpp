@@ -77,7 +77,7 @@ StepCost KvCacheDecoder::cost_at(std::size_t position) const {
 const std::vector<double>& KvCacheDecoder::step(std::size_t token, Trace& trace) {
   const ModelConfig& config = model_.config;
   const std::size_t position = length();
-  if (config.positional_encoding == PositionalEncoding::Learned && position >= config.max_len)
+  if (reads_position_table(config.positional_encoding) && position >= config.max_len)
     throw InputError(
         model_.source, "model.max_len",
         fmt::format("the learned position table has {} rows: no position {} to generate at", config.max_len, position));

@@ -95,15 +95,18 @@ std::string forward_name(const StepId& id);
 std::string parameter_name(const ParameterId& w) {
   switch (w.kind) {
     case WeightKind::Embedding:
-    case WeightKind::Positions:
       return weight_part(w.kind);
+    case WeightKind::Positions:  // the decoder's own table: decoder_positions (BART)
+      return w.stack == Stack::Decoder ? "decoder_positions" : weight_part(w.kind);
     case WeightKind::OutputW:
     case WeightKind::OutputB:
       return fmt::format("output.{}", weight_part(w.kind));
     default:
       break;
   }
-  if (w.layer < 0) return fmt::format("{}_norm.{}", stack_part(w.stack), weight_part(w.kind));
+  if (w.layer < 0)
+    return fmt::format("{}_{}norm.{}", stack_part(w.stack), w.number == kEmbeddingNormNumber ? "embedding_" : "",
+                       weight_part(w.kind));
   const std::string layer = fmt::format("{}.{}", stack_part(w.stack), w.layer);
   if (w.block == Block::None) return fmt::format("{}.norm{}.{}", layer, w.number, weight_part(w.kind));
   const std::string block = block_part(w.block);  // "attention.", "ffn."

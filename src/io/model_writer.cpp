@@ -82,6 +82,7 @@ std::string config_text(const Model& model) {
   const char* activation = c.activation == Activation::GELU       ? "gelu"
                            : c.activation == Activation::GELUTanh ? "gelu_tanh"
                            : c.activation == Activation::SwiGLU   ? "swiglu"
+                           : c.activation == Activation::SiLU     ? "silu"
                                                                   : "relu";
   out += fmt::format(", \"activation\": \"{}\"", activation);
   out += fmt::format(", \"norm\": \"{}\"", c.norm == Norm::RMSNorm ? "rmsnorm" : "layernorm");

@@ -22,6 +22,8 @@ std::string WeightRead::source_text() const {
       return fmt::format("{}[:, {}:{}]", tensor, begin, end);
     case StoredLayout::Range:
       return fmt::format("{}[{}:{}]", tensor, begin, end);
+    case StoredLayout::Rows:
+      return fmt::format("{}[{}:{}]", tensor, begin, end);
   }
   return tensor;
 }
@@ -92,6 +94,12 @@ void read_one(const WeightRead& w) {
       out = Tensor::uninitialized({w.end - w.begin}, w.axes);
       gather(view, file.path(), out, [&](std::size_t k) { return w.begin + k; });
       return;
+    case StoredLayout::Rows: {  // stored (rows, cols) -> (end - begin, cols)
+      const std::size_t cols = s[1];
+      out = Tensor::uninitialized({w.end - w.begin, cols}, w.axes);
+      gather(view, file.path(), out, [&](std::size_t k) { return w.begin * cols + k; });
+      return;
+    }
   }
 }
 
@@ -128,7 +136,8 @@ bool stored_finite(const TensorView& view) {
 // Whether `w` stays as stored when the files are kept: a matrix, but not the learned
 // positions' table (small, and read whole at every step).
 bool stays_stored(const WeightRead& w) {
-  return w.layout != StoredLayout::Range && w.stored_shape.size() == 2 && w.parameter != "positions";
+  return w.layout != StoredLayout::Range && w.layout != StoredLayout::Rows && w.stored_shape.size() == 2 &&
+         w.parameter != "positions";
 }
 
 // `w` as a view of the mapped file. A non-finite number is found by the widening read
@@ -160,6 +169,7 @@ void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) 
       break;
     case StoredLayout::AsStored:
     case StoredLayout::Range:
+    case StoredLayout::Rows:  // (never kept as stored: stays_stored)
       out.shape = s;
       break;
   }

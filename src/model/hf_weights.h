@@ -22,6 +22,7 @@ enum class StoredLayout {
   Transposed,  // nn.Linear's (out, in) read as (in, out), so that x @ W computes x @ W^T
   Columns,     // columns [begin, end) of a 2-D tensor (GPT-2's c_attn: W_q, W_k, W_v side by side)
   Range,       // elements [begin, end) of a 1-D tensor (c_attn's bias)
+  Rows,        // rows [begin, end) of a 2-D tensor (BART's positions, past the 2 rows it never reads)
 };
 
 struct WeightRead {
@@ -31,7 +32,7 @@ struct WeightRead {
   Shape stored_shape;       // what the checkpoint must hold
   std::string shape_words;  // "n_embd x 3 n_embd", for messages
   StoredLayout layout = StoredLayout::AsStored;
-  std::size_t begin = 0, end = 0;  // Columns, Range
+  std::size_t begin = 0, end = 0;  // Columns, Range, Rows
   AxisNames axes;                  // attn's axis names
   CheckpointFiles::Entry entry;    // found by plan_check
 

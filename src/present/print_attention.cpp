@@ -284,7 +284,10 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   const std::size_t d = c.model.config.d_head;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
   c.page.begin_step(page_of(e.id.kind), "Scale", explanation_of(e.id.kind));
-  c.page.formula(fmt::format("scaled = scores / √{}   (√d = {})", d, plain_number(std::sqrt(double(d)))));
+  c.page.formula(c.model.config.scores_times_inverse_root
+                     ? fmt::format("scaled = scores · {}^-0.5   (d^-0.5 = 1/√d = {}, multiplied as transformers does)",
+                                   d, plain_number(std::pow(double(d), -0.5)))
+                     : fmt::format("scaled = scores / √{}   (√d = {})", d, plain_number(std::sqrt(double(d)))));
   c.page.shapes(shape_with_axes(t) + " / scalar -> " + shape_with_axes(t));
   // Compact: the scores divided by a number; the scores before and the weights after show.
   if (c.page.detailed()) c.page.tensor(display_name(e.id), t);

@@ -140,12 +140,16 @@ void print_scores_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c) {
   const std::size_t d = c.model.config.d_head;
-  print_backward_text(e, c,
-                      {page_of(e.id.kind),
-                       "Scale",
-                       {fmt::format("scaled = scores / √d:  dL/dscores = dL/dscaled / √{} = dL/dscaled / {}", d,
-                                    plain_number(std::sqrt(double(d))))},
-                       "dL/dscaled"});
+  print_backward_text(
+      e, c,
+      {page_of(e.id.kind),
+       "Scale",
+       {c.model.config.scores_times_inverse_root
+            ? fmt::format("scaled = scores · d^-0.5:  dL/dscores = dL/dscaled · {}^-0.5 = dL/dscaled · {}", d,
+                          plain_number(std::pow(double(d), -0.5)))
+            : fmt::format("scaled = scores / √d:  dL/dscores = dL/dscaled / √{} = dL/dscaled / {}", d,
+                          plain_number(std::sqrt(double(d))))},
+       "dL/dscaled"});
 }
 
 void print_masked_scores_backward(const TraceEntry& e, PrintContext& c) {

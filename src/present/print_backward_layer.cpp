@@ -80,6 +80,7 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
       {page_of(e.id.kind),
        "Feed-forward, first layer",
        {a + (relu ? "hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, as PyTorch)"
+             : act == Activation::SiLU ? "hidden = SiLU(a):  dL/da = dL/dhidden ⊙ σ(a)·(1 + a·(1 - σ(a)))"
              : act == Activation::GELUTanh
                  ? "hidden = GELU_tanh(a):  dL/da = dL/dhidden ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 + "
                    "3·0.044715·a²)), t = tanh(√(2/π)·(a + 0.044715·a³))"

@@ -122,6 +122,8 @@ const AttentionWeights* PrintContext::attention_weights(const StepId& id) const 
 
 const NormWeights* PrintContext::norm_weights(const StepId& id) const {
   if (id.kind == StepKind::FinalNorm) return id.stack == Stack::Decoder ? &model.decoder_norm : &model.encoder_norm;
+  if (id.kind == StepKind::EmbeddingNorm)
+    return id.sequence == Sequence::Target ? &model.decoder_embedding_norm : &model.encoder_embedding_norm;
   const auto layer = static_cast<std::size_t>(id.layer);
   if (id.stack == Stack::Encoder && layer < model.encoder.size())
     return id.number == 1 ? &model.encoder[layer].norm1 : &model.encoder[layer].norm2;

@@ -23,6 +23,8 @@ const char* sublayer_of(const StepId& id, const Model& model) {
 std::string norm_title(const StepId& id, const Model& model) {
   const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
   if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
+  if (id.kind == StepKind::EmbeddingNorm)
+    return fmt::format("{} of the {}'s input", norm, id.sequence == Sequence::Target ? "decoder" : "encoder");
   if (id.kind == StepKind::FinalNorm)
     return fmt::format("Final {} of the {} stack", norm,
                        is_decoder_only(model)       ? "decoder-only"
@@ -92,7 +94,10 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool rms = c.model.config.norm == Norm::RMSNorm;
-  c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model), rms ? "rms_norm" : "layer_norm",
+  c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model),
+                    e.id.kind == StepKind::EmbeddingNorm ? "embedding_norm"
+                    : rms                                ? "rms_norm"
+                                                         : "layer_norm",
                     e.id.kind == StepKind::FinalNorm ? "final_norm" : "norm");
   c.page.formula(
       rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · gamma, eps = {})", display_name(e.id),
@@ -128,12 +133,19 @@ void print_ffn_layer(const TraceEntry& e, PrintContext& c, bool first) {
   const std::string n = first ? "1" : "2", bias = b && !b->data.empty() ? " + b_" + n : "";
   const Activation act = c.model.config.activation;
   const bool swiglu = act == Activation::SwiGLU;
-  const char* name = act == Activation::ReLU ? "ReLU" : act == Activation::GELUTanh ? "GELU_tanh" : "GELU";
+  const char* name = act == Activation::ReLU       ? "ReLU"
+                     : act == Activation::GELUTanh ? "GELU_tanh"
+                     : act == Activation::SiLU     ? "SiLU"
+                                                   : "GELU";
   const char* definition = act == Activation::ReLU       ? "max(0, v)"
                            : act == Activation::GELUTanh ? "0.5 · v · (1 + tanh(√(2/π) · (v + 0.044715 · v³)))"
+                           : act == Activation::SiLU     ? "v · σ(v) = v / (1 + e^-v)"
                                                          : "v · Φ(v)";
   c.page.begin_step(page_of(e.id.kind), first ? "Feed-forward, first layer" : "Feed-forward, second layer",
-                    swiglu ? "swiglu" : "feed_forward", first ? "ffn_hidden" : "ffn_output");
+                    swiglu                    ? "swiglu"
+                    : act == Activation::SiLU ? "silu"
+                                              : "feed_forward",
+                    first ? "ffn_hidden" : "ffn_output");
   c.page.formula(!first   ? fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias)
                  : swiglu ? fmt::format("hidden = SiLU(a) ⊙ u, a = {0} · W_1 (the gate), u = {0} · W_3 (the up "
                                         "projection)   (SiLU(v) = v · σ(v) = v / (1 + e^-v))",

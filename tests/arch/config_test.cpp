@@ -120,7 +120,7 @@ TEST_CASE("config.json: an unsupported architecture names itself and the support
   CHECK(path == "architectures[0]");
   CHECK(message ==
         "the architecture \"BertForMaskedLM\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
-        "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
+        "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, MarianMTModel, BartForConditionalGeneration)");
   CHECK(refusal(with(kGpt2, "architectures", "null")).first == "architectures");
 }
 
