@@ -170,9 +170,10 @@ void encode_checkpoint_text(const Model& model, RunInput& input, const std::stri
 }
 
 // A checkpoint's target, as transformers feeds a decoder during training: the text encoded
-// (its special tokens included) and shifted right (shift_tokens_right), so the decoder reads
-// decoder_start_token_id and then the target's pieces, without the final eos_token_id that
-// the last position is to predict.
+// (its special tokens included) as the labels, and shifted right (shift_tokens_right), so the
+// decoder reads decoder_start_token_id and then the target's pieces, without the final
+// eos_token_id that the last position is to predict. The labels end with that eos_token_id
+// (put there when the tokenizer adds none): each position predicts the next piece.
 void encode_checkpoint_target(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
   if (const auto problem = unprintable_part(text, /*whitespace_allowed=*/true))
     throw InputError(origin, "", "expected printable UTF-8 text, found " + *problem);
@@ -197,6 +198,11 @@ void encode_checkpoint_target(const Model& model, RunInput& input, const std::st
   input.labels = Tensor();
   input.output_grad = Tensor();
   input.target_tokens = token_input({}, {pieces}, false, origin);
+  if (model.checkpoint.eos_token_ids.empty()) return;  // no end to predict: no labels implied
+  const std::size_t T = pieces.size();
+  input.labels = Tensor({1, T}, {"B", "T"});
+  for (std::size_t t = 0; t + 1 < T; ++t) input.labels.data[t] = static_cast<double>(encoding.ids[t]);
+  input.labels.data[T - 1] = static_cast<double>(model.checkpoint.eos_token_ids[0]);
 }
 
 }  // namespace

@@ -272,3 +272,30 @@ TEST_CASE("Marian and BART checkpoints: configuration and tensor names map onto 
     for (const auto& p : list) CHECK(c->checkpoint_names.count(attn::parameter_name(p.id)) == 1);
   }
 }
+
+TEST_CASE("Marian checkpoints: the scores are multiplied by head_dim^-0.5, as transformers does",
+          "[checkpoint][reference][seq2seq]") {
+  // d = 6: √6 is not a power of two, so scores · 6^-0.5 and scores / √6 are one rounding
+  // apart in some elements; every scaled score is the product, bit for bit.
+  const attn::Json expected = attn::read_json_object_file(kDir + "marian_f32_table_d6/expected.json");
+  const attn::LoadedModel loaded =
+      model_reading("marian_f32_table_d6", ids_of(expected.at("source")), ids_of(expected.at("decoder_input")));
+  REQUIRE(loaded.model.config.d_head == 6);
+  attn::Trace trace(true);
+  attn::run_model(loaded.model, loaded.input, trace);
+  const double scaling = std::pow(6.0, -0.5);
+  std::size_t checked = 0, apart = 0;
+  for (const char* block : {"encoder.0.attention", "decoder.2.self_attention", "decoder.1.cross_attention"}) {
+    INFO(block);
+    const attn::TraceEntry* scores = find_entry(trace, std::string(block) + ".scores");
+    const attn::TraceEntry* scaled = find_entry(trace, std::string(block) + ".scaled_scores");
+    REQUIRE((scores && scaled));
+    for (std::size_t i = 0; i < scores->tensor.size(); ++i) {
+      CHECK(scaled->tensor.data[i] == scores->tensor.data[i] * scaling);
+      apart += scaled->tensor.data[i] != scores->tensor.data[i] / std::sqrt(6.0) ? 1 : 0;
+      ++checked;
+    }
+  }
+  CHECK(checked > 100);
+  CHECK(apart > 0);  // (the division would have given another number somewhere)
+}

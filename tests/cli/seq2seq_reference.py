@@ -99,5 +99,18 @@ elif case == "generate":
     if ids[:1] != expected["decoder_input"][:1] or ids[1:1 + shared] != picks[:shared]:
         fail(f"explain's own target {ids}, the reference's start and picks {expected['decoder_input'][:1]} {picks}")
     print(f"greedy {picks}: {out.strip()}; explain's own target {ids}")
+elif case == "grad":
+    # attn grad --target: the decoder reads decoder_start_token_id and the target, and each
+    # position predicts the next piece, the last eos_token_id (the target shifted left)
+    dump = json.loads(run("grad", "--model", folder, expected["source_text"], "--target", expected["target_text"],
+                          "--quiet", "--dump", "-"))
+    tensors = {t["name"]: t for t in dump["tensors"]}
+    loss = flat(tensors["loss"]["data"])[0]
+    if not abs(loss - expected["loss"]) <= TOLERANCE:
+        fail(f"loss {loss}, the reference's {expected['loss']} (labels {expected['labels']})")
+    for name in ("grad.encoder_embedding_norm.gamma", "grad.decoder_positions", "grad.output.b", "grad.embedding"):
+        if name not in tensors:
+            fail(f"no {name} in the dump")
+    print(f"loss {loss!r}, the reference's {expected['loss']!r}")
 else:
     fail("unknown case")

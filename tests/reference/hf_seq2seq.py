@@ -358,8 +358,12 @@ def make_tokenizer_case(write_checkpoint, seed):
         if steps[-1]["id"] == c["eos_token_id"]:
             break
         prefix.append(steps[-1]["id"])
+    # attn grad --target: the labels are the target's ids then eos_token_id (GPT-2's tokenizer adds none)
+    labels = target + [c["eos_token_id"]]
+    loss = float(torch.nn.functional.cross_entropy(logits, torch.tensor(labels)))
     write_json(os.path.join(folder, "expected.json"),
                {"source_text": TOKENIZER_SOURCE, "target_text": TOKENIZER_TARGET, "source": source,
+                "labels": labels, "loss": loss,
                 "decoder_input": decoder_input, "ids_from": reference["source"],
                 "top_logits": [top_logits(row) for row in logits],
                 "attention_weights": {k: [a.tolist() for a in v] for k, v in weights.items()}, "greedy": steps})
