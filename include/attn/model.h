@@ -59,8 +59,24 @@ struct ModelConfig {
   Architecture architecture = Architecture::Encoder;  // as the file says or implies
   bool architecture_given = false;                    // the file said (model.architecture)
 
+  // The decoder's heads when they differ from the encoder's (Marian's and BART's
+  // decoder_attention_heads); 0: the same H. Each then has d_model / heads features.
+  std::size_t decoder_num_heads = 0;
+
   // G, the key/value heads: num_kv_heads, or H when it is not set.
   std::size_t kv_heads() const { return num_kv_heads ? num_kv_heads : num_heads; }
+  // What a decoder layer's attention runs with: this configuration, with the decoder's own
+  // heads and head size when it has them.
+  ModelConfig decoder_config() const {
+    ModelConfig c = *this;
+    if (decoder_num_heads == 0 || decoder_num_heads == num_heads) return c;
+    c.num_heads = c.num_kv_heads = decoder_num_heads;
+    c.d_head = d_model / decoder_num_heads;
+    c.decoder_num_heads = 0;
+    return c;
+  }
+  // The configuration of a stack's blocks: the decoder's for the decoder.
+  ModelConfig stack_config(bool decoder) const { return decoder ? decoder_config() : *this; }
 };
 
 // One head's own projections, as seed 002 writes them: each (N, d).

@@ -64,10 +64,10 @@ void read_sizes(const ConfigFields& f, CheckpointConfig& c) {
     f.fail("encoder_attention_heads",
            fmt::format("expected a divisor of d_model = {}, found {}", m.d_model, m.num_heads));
   const std::size_t decoder_heads = f.size("decoder_attention_heads", 16, kMaxWidth);
-  if (decoder_heads != m.num_heads)
+  if (m.d_model % decoder_heads != 0)
     f.fail("decoder_attention_heads",
-           fmt::format("expected encoder_attention_heads = {} (attn runs one head count in both stacks), found {}",
-                       m.num_heads, decoder_heads));
+           fmt::format("expected a divisor of d_model = {}, found {}", m.d_model, decoder_heads));
+  m.decoder_num_heads = decoder_heads;  // the decoder's blocks run ModelConfig::decoder_config()
   m.num_kv_heads = m.num_heads;
   m.d_head = m.d_model / m.num_heads;  // MarianAttention's head_dim = embed_dim // num_heads
   m.d_ff = f.size("encoder_ffn_dim", 4096, 64 * kMaxWidth);

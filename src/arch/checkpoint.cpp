@@ -46,6 +46,7 @@ void check_memory(const CheckpointConfig& c, const std::string& file, const Load
                   const WeightBytes& weights) {
   ModelConfig m = c.model;
   m.d_ff = std::max(m.d_ff, c.decoder_d_ff);  // an encoder-decoder's wider stack, for both (an upper bound)
+  m.num_heads = std::max(m.num_heads, m.decoder_config().num_heads);  // likewise its heads
   RunSize size;
   size.encoder_layers = c.num_encoder_layers;  // an encoder-decoder's encoder counts too (Marian, BART)
   size.decoder_layers = c.num_layers;

@@ -60,11 +60,12 @@ Tensor marian_forward(const Model& model, Program& run) {
   Traced y = run.input(Sequence::Target);
   const std::optional<Traced> self_mask = run.self_mask(y, Stack::Decoder);  // causal
   const std::optional<Traced> cross_mask = memory ? run.cross_mask(y) : std::nullopt;
+  const ModelConfig decoder = model.config.decoder_config();  // decoder_attention_heads
   for (std::size_t j = 0; j < model.decoder.size(); ++j) {
     // MarianDecoderLayer: masked self-attention, cross-attention to the encoder's output, the
     // feed-forward network, each followed by its residual's LayerNorm
     y = decoder_layer(y, memory ? &*memory : nullptr, model.decoder[j], self_mask ? &*self_mask : nullptr,
-                      cross_mask ? &*cross_mask : nullptr, model.config,
+                      cross_mask ? &*cross_mask : nullptr, decoder,
                       run.layer(Sequence::Target, Stack::Decoder, static_cast<int>(j)));
     run.layer_done(y, Stack::Decoder);
   }

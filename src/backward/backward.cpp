@@ -116,7 +116,8 @@ class PendingGradients {
 // post-norm residual is read by its add & norm), or nullptr.
 void block_backward(const Model& model, const TapeEntry& e, const TapeEntry* next, const GradScope& at, Tensor d,
                     PendingGradients& pending) {
-  const ModelConfig& config = model.config;
+  // the block's configuration: the decoder's own heads when it has them
+  const ModelConfig config = model.config.stack_config(e.result.stack == Stack::Decoder);
   const int n = e.result.number;
   switch (e.op) {
     case TapeOp::Input:

@@ -271,8 +271,10 @@ void run_prompt(Generation& g, Trace& prompt) {
     if (g.terminal && !g.loaded.input.ablation.empty())
       g.out << fmt::format("ablated: {}, in the prompt's run and every step\n",
                            ablation_label(g.loaded.input.ablation));
-    const std::string first =
-        fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
+    const std::string first = fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt"
+                                                                                     : model.checkpoint.present()
+                                                                                         ? "source and the start token"
+                                                                                         : "source and <BOS>");
     if (g.terminal) g.out << "\n" << first << "\n";
     if (g.page) g.page->layer_header(first);
     const auto walkthrough =

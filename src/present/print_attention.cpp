@@ -104,7 +104,7 @@ void print_bias_backward(const TraceEntry& e, PrintContext& c) {
 void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   // H heads, or G for the keys and values of grouped-query attention
-  const std::size_t H = t.shape[t.rank() - 3], d = c.model.config.d_head;
+  const std::size_t H = t.shape[t.rank() - 3], d = c.config(e.id).d_head;
   const std::string upper = display_name(c.operand_entry(e, 0) ? c.operand_entry(e, 0)->id : e.id);
   const std::string name = display_name(e.id);
   const bool grouped = axis_of(t, "G") < t.rank();  // the G key/value heads of grouped-query attention
@@ -184,7 +184,7 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
   const bool query = e.id.kind == StepKind::RotatedQueries;
   const TraceEntry* input = c.operand_entry(e, 0);
   const std::string name = display_name(e.id), from = c.operand_name(e, 0);
-  const std::size_t d = c.model.config.d_head;
+  const std::size_t d = c.config(e.id).d_head;
   const double theta = c.model.config.rope_theta;
   c.page.begin_step(page_of(e.id.kind), fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"),
                     explanation_of(e.id.kind));
@@ -212,7 +212,7 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
 
 void print_rope_frequencies(const TraceEntry& e, PrintContext& c) {
   const RopeScaling& s = c.model.config.rope_scaling;
-  const std::size_t d = c.model.config.d_head;
+  const std::size_t d = c.config(e.id).d_head;
   const double theta = c.model.config.rope_theta, L = s.original_max_position_embeddings;
   c.page.begin_step(page_of(e.id.kind), "Adjust RoPE's frequencies (Llama 3.1)", explanation_of(e.id.kind));
   c.page.formula(fmt::format(
@@ -230,7 +230,7 @@ void print_rope_frequencies(const TraceEntry& e, PrintContext& c) {
 
 void print_repeat_kv(const TraceEntry& e, PrintContext& c) {
   const bool keys = e.id.kind == StepKind::RepeatedKeys;
-  const std::size_t H = c.model.config.num_heads, G = c.model.config.kv_heads(), r = H / G;
+  const std::size_t H = c.config(e.id).num_heads, G = c.config(e.id).kv_heads(), r = H / G;
   const std::string name = display_name(e.id), from = c.operand_name(e, 0);
   c.page.begin_step(page_of(e.id.kind),
                     fmt::format("Repeat the {} {} head{} for the {} query heads ({})", G, keys ? "key" : "value",
@@ -281,7 +281,7 @@ void print_scores(const TraceEntry& e, PrintContext& c) {
 
 void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  const std::size_t d = c.model.config.d_head;
+  const std::size_t d = c.config(e.id).d_head;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
   c.page.begin_step(page_of(e.id.kind), "Scale", explanation_of(e.id.kind));
   c.page.formula(c.model.config.scores_times_inverse_root
@@ -292,7 +292,7 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   // Compact: the scores divided by a number; the scores before and the weights after show.
   if (c.page.detailed()) c.page.tensor(display_name(e.id), t);
   const TraceEntry* scores = c.sibling(e.id, StepKind::Scores);
-  if (scores && b < batch_count(t) && h < c.model.config.num_heads) {
+  if (scores && b < batch_count(t) && h < c.config(e.id).num_heads) {
     const Tensor m = head_matrix(scores->tensor, b, h);
     if (i < m.shape[0] && j < m.shape[1])
       c.page.worked(worked_scaling(m.data[i * m.shape[1] + j], d,
@@ -325,7 +325,7 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
     c.page.line(fmt::format("every row sums to 1 (row sums: {} of them, at most {:.1e} from 1)", sums.size(), off));
   }
   const TraceEntry* input = masked ? masked : c.sibling(e.id, StepKind::ScaledScores);
-  if (input && b < batch_count(t) && h < c.model.config.num_heads) {
+  if (input && b < batch_count(t) && h < c.config(e.id).num_heads) {
     const Tensor m = head_matrix(input->tensor, b, h);
     if (i < m.shape[0])
       c.page.worked(worked_softmax_row(row_of(m, i),

@@ -114,7 +114,7 @@ std::vector<std::size_t> ids_of(const attn::Json& v) { return v.get<std::vector<
 TEST_CASE("Marian and BART checkpoints: logits and every attention weight agree with the float64 reference",
           "[checkpoint][reference][seq2seq]") {
   const auto names = attn_test::case_names(kDir);
-  REQUIRE(names.size() >= 6);
+  REQUIRE(names.size() >= 7);
   for (const auto& name : names) {
     DYNAMIC_SECTION(name) {
       const attn::Json expected = attn::read_json_object_file(kDir + name + "/expected.json");
@@ -257,6 +257,12 @@ TEST_CASE("Marian and BART checkpoints: configuration and tensor names map onto 
   CHECK(wider.model.encoder[0].ffn.W_1.shape == attn::Shape{8, 12});
   CHECK(wider.model.decoder[0].ffn.W_1.shape == attn::Shape{8, 20});
   CHECK(wider.model.output.b.data.empty());  // no final_logits_bias: transformers' zeros
+  // decoder_attention_heads 4 beside the encoder's 2: the decoder's blocks run 4 heads of 2
+  const attn::CheckpointModel heads = attn::load_hf_model(kDir + "marian_f32_decoder_heads");
+  CHECK(heads.model.config.num_heads == 2);
+  CHECK(heads.model.config.d_head == 4);
+  CHECK(heads.model.config.decoder_config().num_heads == 4);
+  CHECK(heads.model.config.decoder_config().d_head == 2);
   const attn::CheckpointModel bart = attn::load_hf_model(kDir + "bart_f32");
   CHECK(bart.model.config.positional_encoding == attn::PositionalEncoding::Learned);
   CHECK(bart.model.config.activation == attn::Activation::GELU);

@@ -16,7 +16,7 @@ BartLearnedPositionalEmbedding's offset 2, eager_attention_forward with scaling
 head_dim**-0.5, MarianEncoderLayer / MarianDecoderLayer (post-norm), layernorm_embedding,
 lm_head + final_logits_bias), step by step in float64 on the stored values widened exactly.
 
-With --attn, each Marian case whose stacks have one feed-forward width is also written as an
+With --attn, each Marian case whose stacks have one feed-forward width and one head count is also written as an
 attn model file (its sinusoid table as a "learned" table, its tied head with the bias as
 W = Eᵀ and b) and run by attn's own encoder-decoder: logits and every attention weight must
 agree to 1e-12 before anything is written.
@@ -105,6 +105,7 @@ def seq2seq_forward(c, w, arch, src, tgt):
     """logits (T, V) and the attention weights {"encoder": [(H,S,S)], "decoder_self": [(H,T,T)],
     "cross": [(H,T,S)]}."""
     H, act = c["encoder_attention_heads"], activation(c["activation_function"])
+    Hd = c["decoder_attention_heads"]  # MarianDecoderLayer's heads, self- and cross-attention
     x = embedded(c, w, arch, src, "encoder")
     weights = {"encoder": [], "decoder_self": [], "cross": []}
     for i in range(c["encoder_layers"]):
@@ -118,10 +119,10 @@ def seq2seq_forward(c, w, arch, src, tgt):
     y = embedded(c, w, arch, tgt, "decoder")
     for i in range(c["decoder_layers"]):
         p = f"model.decoder.layers.{i}."
-        out, a = attention(y, y, w, p + "self_attn.", H, causal)
+        out, a = attention(y, y, w, p + "self_attn.", Hd, causal)
         y = layer_norm(y + out, w, p + "self_attn_layer_norm")
         weights["decoder_self"].append(a[0])
-        out, a = attention(y, x, w, p + "encoder_attn.", H, None)
+        out, a = attention(y, x, w, p + "encoder_attn.", Hd, None)
         y = layer_norm(y + out, w, p + "encoder_attn_layer_norm")
         weights["cross"].append(a[0])
         y = layer_norm(y + ffn(y, w, p, act), w, p + "final_layer_norm")
@@ -281,7 +282,8 @@ def variant(base, **changes):
     return c
 
 
-# (name, config, dtype, options): table (Marian's sinusoids stored), bias (final_logits_bias).
+# (name, config, dtype, options): table (Marian's sinusoids stored), bias (final_logits_bias),
+# bin ("zip" or "legacy": pytorch_model.bin by torch.save instead of model.safetensors).
 CASES = [
     ("marian_f32", MARIAN, "F32", {}),
     ("marian_f32_table_d6", variant(MARIAN, d_model=12, encoder_layers=1, decoder_layers=3), "F32", {"table": True}),
@@ -291,19 +293,43 @@ CASES = [
     ("bart_f32", BART, "F32", {}),
     ("bart_bf16_scaled", variant(BART, scale_embedding=True, activation_function="gelu_new", d_model=12,
                                  decoder_layers=1), "BF16", {}),
+    ("marian_f32_decoder_heads", variant(MARIAN, decoder_attention_heads=4, decoder_layers=1), "F32", {}),
+    ("marian_bin_zip_f32", MARIAN, "F32", {"bin": "zip", "table": True}),
+    ("bart_bin_legacy_f16", BART, "F16", {"bin": "legacy"}),
 ]
+FIRST_CASES = 6  # the cases written first: their seeds, and the tokenizer case's after them, stay as they were
+
+
+def write_bin(folder, weights, dtype, legacy):
+    """pytorch_model.bin as the opus-mt repositories ship it, written by torch.save (the zip
+    format, or the legacy one): the tied copies of the shared table (the encoder's and the
+    decoder's embed_tokens, lm_head) saved as views of its one storage. Returns the stored
+    values widened to float64."""
+    torch_dtype = {"F32": torch.float32, "F16": torch.float16}[dtype]
+    state = {k: torch.from_numpy(np.asarray(v, dtype=np.float64)).to(torch_dtype) for k, v in weights.items()}
+    shared = state["model.shared.weight"]
+    for name in ("model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight", "lm_head.weight"):
+        state[name] = shared.detach()  # one storage under four names, as a tied model's state_dict holds it
+    torch.save(state, os.path.join(folder, "pytorch_model.bin"), _use_new_zipfile_serialization=not legacy)
+    return {k: v.to(torch.float64) for k, v in state.items() if k in weights}
 
 
 def make_case(name, config, dtype, options, seed, attn, write_checkpoint):
     folder = os.path.join(OUT, name)
     os.makedirs(folder)
     arch = config["architectures"][0]
-    exact = write_checkpoint(folder, seq2seq_weights(config, np.random.default_rng(seed), arch, options), dtype)
+    weights = seq2seq_weights(config, np.random.default_rng(seed), arch, options)
+    if "bin" in options:
+        exact = write_bin(folder, weights, dtype, options["bin"] == "legacy")
+    else:
+        exact = write_checkpoint(folder, weights, dtype)
     write_json(os.path.join(folder, "config.json"), dict(config, torch_dtype="float32"), indent=2)
     decoder_input = [config["decoder_start_token_id"]] + TARGET
     logits, weights = seq2seq_forward(config, exact, arch, torch.tensor(SOURCE), torch.tensor(decoder_input))
     note = ""
-    if attn and arch == "MarianMTModel" and config["encoder_ffn_dim"] == config["decoder_ffn_dim"]:
+    coincide = config["encoder_ffn_dim"] == config["decoder_ffn_dim"] and (
+        config["encoder_attention_heads"] == config["decoder_attention_heads"])  # what a model file can say
+    if attn and arch == "MarianMTModel" and coincide:
         note = f", attn's own encoder-decoder within {check_against_attn(attn, folder, config, exact, logits, weights):.1e}"
     labels = TARGET + [config["eos_token_id"]]  # the target shifted left: each position predicts the next
     loss, grads = gradients(config, exact, arch, decoder_input, labels)
@@ -375,6 +401,6 @@ def make_all(attn, write_checkpoint, first_seed):
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
     for k, (name, config, dtype, options) in enumerate(CASES):
-        make_case(name, config, dtype, options, first_seed + k, attn, write_checkpoint)
+        make_case(name, config, dtype, options, first_seed + k + (k >= FIRST_CASES), attn, write_checkpoint)
     write_case_list(OUT, [c[0] for c in CASES])  # the placeholder-token cases
-    make_tokenizer_case(write_checkpoint, first_seed + len(CASES))
+    make_tokenizer_case(write_checkpoint, first_seed + FIRST_CASES)
