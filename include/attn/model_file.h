@@ -98,6 +98,7 @@ struct RunSize {
   std::size_t encoder_layers = 1, decoder_layers = 0;
   std::size_t vocab = 0;
   std::size_t position_rows = 0;  // a learned position table's max_len
+  bool untied_head = false;       // an output head of its own, (N, V), beside the embedding
   bool trace_kept = true;         // false: one layer's activations at a time, not every layer's
   bool backward = false;          // attn grad: every layer's activations, their gradients, the weights' gradients
   bool lens = false;              // --lens: per layer of the last stack its output, norm, logits and probabilities

@@ -50,6 +50,9 @@ void bart_weights(const CheckpointConfig& c, const CheckpointFiles& files, Model
   map_seq2seq_layers(c, files, model, p);
 }
 
+// What a BART checkpoint may hold that attn does not read: seq2seq_known's.
+KnownTensors bart_known(const CheckpointConfig& c, const CheckpointFiles&) { return seq2seq_known(c); }
+
 // A stack's input, then its layernorm_embedding: hidden = LN(E[ids] (· √N) + P[pos + 2]).
 Traced normed_input(const Model& model, Program& run, Sequence sequence) {
   const bool decoder = sequence == Sequence::Target;
@@ -92,6 +95,8 @@ Tensor bart_forward(const Model& model, Program& run) {
 
 }  // namespace
 
-Family bart_family() { return {"bart", {"BartForConditionalGeneration"}, bart_config, bart_weights, bart_forward}; }
+Family bart_family() {
+  return {"bart", {"BartForConditionalGeneration"}, bart_config, bart_weights, bart_known, bart_forward};
+}
 
 }  // namespace attn

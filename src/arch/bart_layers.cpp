@@ -191,4 +191,14 @@ void map_seq2seq_layers(const CheckpointConfig& c, const CheckpointFiles& files,
     p.add(model.output.b, "output.b", "final_logits_bias", {1, V}, "1 x vocab_size", {"V"}, StoredLayout::Range, 0, V);
 }
 
+KnownTensors seq2seq_known(const CheckpointConfig& c) {
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {"model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight"};
+  known.layer_prefix = "model.decoder.layers.{L}.";
+  known.layers_field = "decoder_layers";
+  if (c.tie_word_embeddings) known.unused.push_back("lm_head.weight");
+  return known;
+}
+
 }  // namespace attn

@@ -37,6 +37,11 @@ std::string shared_embedding_name(const CheckpointFiles& files);
 // final_logits_bias when the file has it (transformers takes a missing one as zeros).
 void map_seq2seq_layers(const CheckpointConfig& c, const CheckpointFiles& files, Model& model, WeightPlanner& p);
 
+// What both may hold that they do not read: the shared table's tied copies
+// (model.encoder.embed_tokens.weight, model.decoder.embed_tokens.weight) and a tied head's
+// lm_head.weight; the decoder's layers named model.decoder.layers.{L}.
+KnownTensors seq2seq_known(const CheckpointConfig& c);
+
 }  // namespace attn
 
 #endif  // ATTN_ARCH_BART_LAYERS_H_

@@ -54,11 +54,13 @@ void check_memory(const CheckpointConfig& c, const std::string& file, const Load
   size.vocab = c.vocab_size;
   size.position_rows = m.max_len;
   size.trace_kept = options.trace_kept;
+  // attn grad's gradients (one per weight, per kept tensor) are counted before a weight is
+  // widened, not found too big after 1.4 GiB of widening.
+  size.backward = options.backward;
+  size.untied_head = !c.tie_word_embeddings;
   size.stored_numbers = weights.stored_numbers;
   size.stored_bytes = weights.stored_bytes;
   std::uint64_t need = estimate_run_bytes(m, size);
-  const long double head = c.tie_word_embeddings ? 0.0L : 8.0L * c.vocab_size * m.d_model;  // untied lm_head
-  need = static_cast<long double>(need) + head >= 1.8e19L ? UINT64_MAX : need + static_cast<std::uint64_t>(head);
   if (weights.at_least) need /= 4;
   const std::uint64_t limit = memory_limit(options);
   if (need <= limit) return;
@@ -87,6 +89,7 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   // from config.json alone, before any other file is opened: 10^9 layers or a vocabulary
   // of 2^24 rows are refused here, in no time
   WeightBytes before_headers;
+  if (options.backward) before_headers.words = "as float64, with their gradients";
   if (stored) {
     before_headers.at_least = true;
     before_headers.words = "or more (its matrices kept as stored, at least 2 bytes a number)";
@@ -100,6 +103,8 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   WeightPlanner planner{plan};
   c.family->map_weights(c, files, model, planner);
   plan_check(plan, files, c.hf_class);  // every tensor found, float, of its shape
+  // and every tensor of the files read, or known to the architecture as unused
+  check_every_tensor_used(plan, files, c.family->known_tensors(c, files), c.hf_class);
   // the matrices at their dtypes' bytes, as the headers give them, before any is read
   if (stored) {
     const StoredSize kept = stored_size(plan);

@@ -61,6 +61,10 @@ struct Family {
   // Makes `model`'s layers and head and plans the read of each of its weights from the
   // checkpoint's tensors; the loader checks the plan whole, then reads it.
   void (*map_weights)(const CheckpointConfig& config, const CheckpointFiles& files, Model& model, WeightPlanner& plan);
+  // What a checkpoint of the family may hold that it does not read (old buffers, a tied
+  // head's stored copy) and how its tensors name their layer: every other tensor of the
+  // files must be read (check_every_tensor_used, model/hf_weights.h).
+  KnownTensors (*known_tensors)(const CheckpointConfig& config, const CheckpointFiles& files);
   ForwardProgram forward;  // its forward program
 };
 

@@ -95,13 +95,29 @@ void gpt2_weights(const CheckpointConfig& c, const CheckpointFiles& files, Model
     p.add(l.ffn.b_2, at + "ffn.b_2", h + "mlp.c_proj.bias", {N}, "n_embd", {"N"});
     p.add(l.norm2.gamma, at + "norm2.gamma", h + "ln_2.weight", {N}, "n_embd", {"N"});
     p.add(l.norm2.beta, at + "norm2.beta", h + "ln_2.bias", {N}, "n_embd", {"N"});
-    // h.N.attn.bias and attn.masked_bias, the old causal-mask buffers, are not weights.
+    // h.N.attn.bias and attn.masked_bias, the old causal-mask buffers, are not weights (gpt2_known).
   }
   p.add(model.decoder_norm.gamma, "decoder_norm.gamma", t + "ln_f.weight", {N}, "n_embd", {"N"});
   p.add(model.decoder_norm.beta, "decoder_norm.beta", t + "ln_f.bias", {N}, "n_embd", {"N"});
   if (!c.tie_word_embeddings)
     p.add(model.output.W, "output.W", "lm_head.weight", {V, N}, "vocab_size x n_embd", {"N", "V"},
           StoredLayout::Transposed);
+}
+
+// What a GPT-2 checkpoint may hold that GPT2LMHeadModel does not use ("{L}": a layer's
+// number; after the "transformer." prefix when the keys have it): the causal-mask buffers
+// older transformers saved, h.N.attn.bias (the lower-triangular mask) and
+// h.N.attn.masked_bias (-1e4), which attn's causal mask replaces (docs/real-models.md); a
+// tied head's stored copy, lm_head.weight (the head is the embedding).
+KnownTensors gpt2_known(const CheckpointConfig& c, const CheckpointFiles& files) {
+  const std::string t = files.find("transformer.wte.weight").tensor ? "transformer." : "";
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {t + "h.{L}.attn.bias", t + "h.{L}.attn.masked_bias"};
+  known.layer_prefix = t + "h.{L}.";
+  known.layers_field = "n_layer";
+  if (c.tie_word_embeddings) known.unused.push_back("lm_head.weight");
+  return known;
 }
 
 // GPT2LMHeadModel.forward, over the prompt or one cached new token alike.
@@ -121,6 +137,6 @@ Tensor gpt2_forward(const Model& model, Program& run) {
 
 }  // namespace
 
-Family gpt2_family() { return {"gpt2", {"GPT2LMHeadModel"}, gpt2_config, gpt2_weights, gpt2_forward}; }
+Family gpt2_family() { return {"gpt2", {"GPT2LMHeadModel"}, gpt2_config, gpt2_weights, gpt2_known, gpt2_forward}; }
 
 }  // namespace attn

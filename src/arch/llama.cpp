@@ -170,6 +170,19 @@ void llama_weights(const CheckpointConfig& c, const CheckpointFiles&, Model& mod
           StoredLayout::Transposed);
 }
 
+// What a Llama, Mistral or Qwen checkpoint may hold that its architecture does not use:
+// RoPE's inverse frequencies, a buffer older transformers saved in every layer, which attn
+// computes from rope_theta (docs/real-models.md); a tied head's stored copy, lm_head.weight.
+KnownTensors llama_known(const CheckpointConfig& c, const CheckpointFiles&) {
+  KnownTensors known;
+  known.layers = c.num_layers;
+  known.unused = {"model.layers.{L}.self_attn.rotary_emb.inv_freq"};
+  known.layer_prefix = "model.layers.{L}.";
+  known.layers_field = "num_hidden_layers";
+  if (c.tie_word_embeddings) known.unused.push_back("lm_head.weight");
+  return known;
+}
+
 // LlamaForCausalLM.forward, over the prompt or one cached new token alike.
 Tensor llama_forward(const Model& model, Program& run) {
   // hidden = embed_tokens(input_ids): (B,S,N); the positions turn q and k in each attention
@@ -189,11 +202,9 @@ Tensor llama_forward(const Model& model, Program& run) {
 }  // namespace
 
 Family llama_family() {
-  return {"llama",
-          {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"},
-          llama_config,
-          llama_weights,
-          llama_forward};
+  return {"llama",      {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"},
+          llama_config, llama_weights,
+          llama_known,  llama_forward};
 }
 
 }  // namespace attn

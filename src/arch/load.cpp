@@ -15,6 +15,7 @@
 #include "attn/model_file.h"
 #include "attn/tokenizer_files.h"
 #include "checkpoint/locate.h"
+#include "core/memory_budget.h"
 
 namespace attn {
 
@@ -61,6 +62,9 @@ Vocabulary row_names(const Tokenizer& tokenizer, std::size_t rows, const std::st
 }  // namespace
 
 LoadedModel load_checkpoint(const std::string& source, const LoadOptions& options) {
+  // The side files' JSON (tokenizer.json, config.json, the index, each header) is counted
+  // against the limit before it is parsed, each file once.
+  set_memory_limit(options.max_memory_bytes);
   // The tokenizer first: its files are small, and a folder without them is refused before
   // any weight is read.
   const std::string folder = locate_model(source, HubEnvironment::from_process());

@@ -40,6 +40,15 @@ void marian_weights(const CheckpointConfig& c, const CheckpointFiles& files, Mod
   map_seq2seq_layers(c, files, model, p);
 }
 
+// What a Marian checkpoint may hold that attn does not read, besides BART's (seq2seq_known):
+// the decoder's copy of the sinusoid table, the same numbers as the encoder's, which attn
+// reads for both stacks.
+KnownTensors marian_known(const CheckpointConfig& c, const CheckpointFiles&) {
+  KnownTensors known = seq2seq_known(c);
+  known.unused.push_back("model.decoder.embed_positions.weight");
+  return known;
+}
+
 // MarianMTModel.forward, over the source and the target, or one cached new target token
 // (the encoder's output then comes from the cache).
 Tensor marian_forward(const Model& model, Program& run) {
@@ -74,6 +83,8 @@ Tensor marian_forward(const Model& model, Program& run) {
 
 }  // namespace
 
-Family marian_family() { return {"marian", {"MarianMTModel"}, marian_config, marian_weights, marian_forward}; }
+Family marian_family() {
+  return {"marian", {"MarianMTModel"}, marian_config, marian_weights, marian_known, marian_forward};
+}
 
 }  // namespace attn

@@ -7,6 +7,7 @@
 
 #include "attn/error.h"
 #include "checkpoint/json_file.h"
+#include "checkpoint/pytorch_bin.h"
 
 namespace attn {
 
@@ -15,23 +16,54 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
-CheckpointFiles::CheckpointFiles(const std::string& folder) {
-  const std::string single = folder + "/" + kSafetensorsFile;
-  const std::string index = folder + "/" + kSafetensorsIndexFile;
-  if (is_regular_file(single))
-    open_single(single);
-  else if (is_regular_file(index))
-    open_sharded(folder, index);
-  else
-    throw InputError(folder, "",
-                     fmt::format("found neither {} nor {} (attn reads safetensors weights only; pytorch_model.bin "
-                                 "is a pickle, which attn does not load)",
-                                 kSafetensorsFile, kSafetensorsIndexFile));
+std::string other_than_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return "";
+  if (S_ISDIR(info.st_mode)) return "a directory";
+  if (S_ISFIFO(info.st_mode)) return "a FIFO";
+  if (S_ISCHR(info.st_mode)) return "a character device";
+  if (S_ISBLK(info.st_mode)) return "a block device";
+  if (S_ISSOCK(info.st_mode)) return "a socket";
+  return "neither a file nor a directory";
 }
 
-void CheckpointFiles::open_single(const std::string& path) {
+void refuse_other_than_file(const std::string& path, const std::string& file_words) {
+  const std::string found = other_than_file(path);
+  if (!found.empty()) throw InputError(path, "", fmt::format("expected {}, found {}", file_words, found));
+}
+
+namespace {
+
+std::unique_ptr<WeightsFile> open_weights(const std::string& path, bool pickled) {
+  if (pickled) return std::make_unique<PytorchBinFile>(path);
+  return std::make_unique<SafetensorsFile>(path);
+}
+
+}  // namespace
+
+CheckpointFiles::CheckpointFiles(const std::string& folder) {
+  const auto in_folder = [&](const char* name) { return folder + "/" + name; };
+  refuse_other_than_file(in_folder(kSafetensorsFile), "the weights as a safetensors file");
+  refuse_other_than_file(in_folder(kSafetensorsIndexFile), "the index of the weights' shards as a JSON file");
+  refuse_other_than_file(in_folder(kPytorchBinFile), "the weights as a pytorch_model.bin file");
+  refuse_other_than_file(in_folder(kPytorchBinIndexFile), "the index of the weights' shards as a JSON file");
+  if (is_regular_file(in_folder(kSafetensorsFile)))
+    open_single(in_folder(kSafetensorsFile), false);
+  else if (is_regular_file(in_folder(kSafetensorsIndexFile)))
+    open_sharded(folder, in_folder(kSafetensorsIndexFile), false);
+  else if (is_regular_file(in_folder(kPytorchBinFile)))
+    open_single(in_folder(kPytorchBinFile), true);
+  else if (is_regular_file(in_folder(kPytorchBinIndexFile)))
+    open_sharded(folder, in_folder(kPytorchBinIndexFile), true);
+  else
+    throw InputError(folder, "",
+                     fmt::format("found none of {}, {}, {} and {}: the weights of a Hugging Face checkpoint",
+                                 kSafetensorsFile, kSafetensorsIndexFile, kPytorchBinFile, kPytorchBinIndexFile));
+}
+
+void CheckpointFiles::open_single(const std::string& path, bool pickled) {
   weights_path_ = path;
-  files_.push_back(std::make_unique<SafetensorsFile>(path));
+  files_.push_back(open_weights(path, pickled));
   for (const auto& t : files_.back()->tensors()) {
     entries_[t.name] = Entry{files_.back().get(), &t};
     names_.push_back(t.name);
@@ -49,7 +81,7 @@ bool plain_file_name(const std::string& name) {
 
 }  // namespace
 
-void CheckpointFiles::open_sharded(const std::string& folder, const std::string& index_path) {
+void CheckpointFiles::open_sharded(const std::string& folder, const std::string& index_path, bool pickled) {
   weights_path_ = index_path;
   const Json index = read_json_object_file(index_path);
   const auto map_it = index.find("weight_map");
@@ -60,7 +92,9 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
         fmt::format("expected an object (tensor name -> shard file), found {}", describe_config_value(*map_it)));
   if (map_it->empty())
     throw InputError(index_path, "weight_map", "expected at least one tensor, found an empty object");
-  std::map<std::string, const SafetensorsFile*> shards;
+  std::map<std::string, const WeightsFile*> shards;
+  // Several shard names may link to one file: it is mapped and its header parsed once.
+  std::map<std::pair<dev_t, ino_t>, const WeightsFile*> opened;
   for (const auto& [name, shard] : map_it->items()) {
     const std::string where = "weight_map." + name;
     if (!shard.is_string())
@@ -72,10 +106,18 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
     auto it = shards.find(file);
     if (it == shards.end()) {
       const std::string path = folder + "/" + file;
+      refuse_other_than_file(path, pickled ? "a shard of the weights as a pytorch_model.bin file"
+                                           : "a shard of the weights as a safetensors file");
       if (!is_regular_file(path))
         throw InputError(index_path, where, fmt::format("names the shard \"{}\", which is not in {}", file, folder));
-      files_.push_back(std::make_unique<SafetensorsFile>(path));
-      it = shards.emplace(file, files_.back().get()).first;
+      struct stat info {};
+      ::stat(path.c_str(), &info);
+      auto same = opened.find({info.st_dev, info.st_ino});
+      if (same == opened.end()) {
+        files_.push_back(open_weights(path, pickled));
+        same = opened.emplace(std::make_pair(info.st_dev, info.st_ino), files_.back().get()).first;
+      }
+      it = shards.emplace(file, same->second).first;
     }
     const StoredTensor* tensor = it->second->find(name);
     if (!tensor)
@@ -83,6 +125,13 @@ void CheckpointFiles::open_sharded(const std::string& folder, const std::string&
     entries_[name] = Entry{it->second, tensor};
     names_.push_back(name);
   }
+}
+
+std::vector<CheckpointFiles::Entry> CheckpointFiles::every_tensor() const {
+  std::vector<Entry> all;
+  for (const auto& file : files_)
+    for (const auto& t : file->tensors()) all.push_back(Entry{file.get(), &t});
+  return all;
 }
 
 CheckpointFiles::Entry CheckpointFiles::find(const std::string& name) const {

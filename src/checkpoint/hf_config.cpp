@@ -11,6 +11,7 @@ namespace attn {
 HfConfigFile read_hf_config_file(const std::string& folder, const std::string& supported) {
   HfConfigFile c;
   c.file = folder + "/config.json";
+  refuse_other_than_file(c.file, "the model's configuration as a JSON file");
   if (!is_regular_file(c.file))
     throw InputError(folder, "", "found no config.json: expected a Hugging Face model folder");
   c.json = read_json_object_file(c.file);
@@ -28,6 +29,7 @@ std::vector<std::size_t> read_eos_token_ids(const std::string& folder, const HfC
                                             std::size_t vocab_size) {
   std::vector<std::size_t> ids = ConfigFields(config.json, config.file).ids("eos_token_id", vocab_size);
   const std::string generation = folder + "/generation_config.json";
+  refuse_other_than_file(generation, "the generation settings as a JSON file");
   if (is_regular_file(generation)) {
     const Json g = read_json_object_file(generation);
     const ConfigFields gfields(g, generation);

@@ -9,7 +9,10 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "core/json_duplicate_keys.h"
 #include "core/json_found.h"
+#include "core/memory_budget.h"
+#include "core/read_files.h"
 
 namespace attn {
 
@@ -42,7 +45,9 @@ Json read_json_object_file(const std::string& path) {
     throw InputError(path, "",
                      fmt::format("the file has {} bytes, more than the {} MiB attn reads", info.st_size,
                                  kMaxCheckpointJsonBytes >> 20));
+  count_json_parse(path, "", static_cast<std::uint64_t>(info.st_size));
   std::ifstream in(path, std::ios::binary);
+  note_read_file(path);
   std::ostringstream text;
   text << in.rdbuf();
   if (!in && !in.eof()) throw InputError(path, "", "cannot read the file");
@@ -50,6 +55,7 @@ Json read_json_object_file(const std::string& path) {
   if (nested_deeper_than(s, 32)) throw InputError(path, "", "expected JSON nested at most 32 levels deep");
   Json value;
   try {
+    refuse_duplicate_keys(s, path);  // the document parser would keep the last value silently
     value = Json::parse(s);
   } catch (const Json::exception& e) {
     throw InputError(path, "", fmt::format("malformed JSON: {}", e.what()));

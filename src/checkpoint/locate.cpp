@@ -1,13 +1,18 @@
 #include "checkpoint/locate.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "core/read_files.h"
 
 namespace attn {
 
@@ -51,14 +56,41 @@ std::string cache_entry_name(const std::string& name) {
   return out;
 }
 
+// What a path that should be a regular file is instead, for the one line that refuses it.
+std::string kind_found(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "something other than a file";
+}
+
 // The commit refs/main points at: one line of hex digits (40 of them), read no further
-// than 256 bytes: a ref that is /dev/zero or a huge file names no commit, and getline would
-// read it without end.
+// than 256 bytes: a ref that is a huge file names no commit. A regular file only, as the
+// checkpoint's own files: a FIFO would block the run, a device (/dev/zero) names nothing.
+// Opened without blocking, then checked on the descriptor, so nothing swapped in between
+// the look and the open can block either. "" when there is no ref.
 std::string read_ref(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return "";
+    throw InputError(path, "",
+                     std::string("expected a readable file naming a commit, found one that cannot be opened: ") +
+                         std::strerror(errno));
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw InputError(path, "", "expected a regular file naming a commit, found " + kind_found(info.st_mode));
+  }
+  note_read_file(fd, path);
   char head[256];
-  in.read(head, sizeof head);
-  std::string commit(head, static_cast<std::size_t>(in.gcount()));
+  ssize_t got = 0;
+  do {
+    got = ::read(fd, head, sizeof head);
+  } while (got < 0 && errno == EINTR);
+  ::close(fd);
+  std::string commit(head, got > 0 ? static_cast<std::size_t>(got) : 0);
   commit = commit.substr(0, commit.find('\n'));
   while (!commit.empty() && (commit.back() == '\r' || commit.back() == ' ')) commit.pop_back();
   for (const char c : commit)

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "attn/error.h"
+#include "core/read_files.h"
 
 namespace attn {
 
@@ -20,6 +21,7 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     ::close(fd);
     throw InputError(path, "", "expected a regular file");
   }
+  note_read_file(fd, path);
   size_ = static_cast<std::uint64_t>(info.st_size);
   if (size_ > 0) {
     // MAP_PRIVATE + PROT_READ: pages come from the page cache as the weights are read.

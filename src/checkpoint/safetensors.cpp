@@ -1,7 +1,6 @@
 #include "checkpoint/safetensors.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 
 #include "attn/error.h"
 #include "checkpoint/json_file.h"
+#include "core/memory_budget.h"
 
 namespace attn {
 
@@ -58,6 +58,7 @@ Json parse_header_json(const std::uint8_t* bytes, std::uint64_t size, const std:
     throw InputError(file, "header",
                      fmt::format("the header's length is {} bytes, more than the {} MiB attn reads", n,
                                  kMaxSafetensorsHeaderBytes >> 20));
+  count_json_parse(file, "header", n);  // once per real file, however many names link to it
   const std::string text(reinterpret_cast<const char*>(bytes + 8), n);
   if (text.empty() || text[0] != '{')
     throw InputError(file, "header", "expected a JSON object starting with '{' after the header's length");
@@ -183,55 +184,6 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* bytes, std::uint6
   }
   check_tiling(result.tensors, size - result.data_start, file);
   return result;
-}
-
-StoredType stored_type_of(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::F64:
-      return StoredType::F64;
-    case Dtype::F32:
-      return StoredType::F32;
-    case Dtype::F16:
-      return StoredType::F16;
-    case Dtype::BF16:
-      return StoredType::BF16;
-    case Dtype::Other:
-      break;
-  }
-  throw InternalError("stored_type_of: a dtype attn does not read");
-}
-
-double TensorView::operator[](std::size_t i) const { return widen_number(bytes_, stored_type_of(info_->dtype), i); }
-
-void require_float_dtype(const StoredTensor& tensor, const std::string& file) {
-  if (tensor.dtype == Dtype::Other)
-    throw InputError(file, tensor.name,
-                     fmt::format("dtype {} is not supported: attn reads F64, F32, F16 and BF16", tensor.dtype_name));
-}
-
-namespace {
-
-std::string index_text(std::size_t flat, const Shape& shape) {
-  std::vector<std::size_t> index(shape.size());
-  for (std::size_t a = shape.size(); a-- > 0;) {
-    index[a] = shape[a] ? flat % shape[a] : 0;
-    flat = shape[a] ? flat / shape[a] : 0;
-  }
-  return fmt::format("[{}]", fmt::join(index, ", "));
-}
-
-}  // namespace
-
-void widen_finite(const TensorView& view, const std::string& file, double* out) {
-  const std::size_t n = view.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = view[i];
-    if (!std::isfinite(v))
-      throw InputError(file, view.info().name,
-                       fmt::format("expected finite weights, found {} at {}",
-                                   std::isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"), index_text(i, view.info().shape)));
-    out[i] = v;
-  }
 }
 
 SafetensorsFile::SafetensorsFile(const std::string& path) : file_(path) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -45,16 +46,29 @@ void timed(double& total, F&& work) {
   total += seconds_since(before);
 }
 
-// The element --cell names: four non-negative integers b,h,i,j.
+// The element --cell names: four non-negative integers b,h,i,j, each within 2^64 - 1 (a
+// larger one was read as 9223372036854775807).
 std::array<std::size_t, 4> parse_cell(const std::string& text) {
+  const auto refuse = [&](const std::string& why) {
+    throw InputError(
+        "--cell", "",
+        "expected four non-negative integers b,h,i,j (batch, head, row, column), found \"" + text + "\"" + why);
+  };
   std::array<std::size_t, 4> cell{};
-  long long v[4];
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%lld , %lld , %lld , %lld %c", &v[0], &v[1], &v[2], &v[3], &extra) != 4 || v[0] < 0 ||
-      v[1] < 0 || v[2] < 0 || v[3] < 0)
-    throw InputError("--cell", "",
-                     "expected four non-negative integers b,h,i,j (batch, head, row, column), found \"" + text + "\"");
-  for (int k = 0; k < 4; ++k) cell[k] = static_cast<std::size_t>(v[k]);
+  std::size_t k = 0, at = 0;
+  for (; k < 4 && at <= text.size(); ++k) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    std::string part = text.substr(at, comma - at);
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) refuse("");
+    errno = 0;
+    const unsigned long long v = std::strtoull(part.c_str(), nullptr, 10);
+    if (errno == ERANGE) refuse(": " + part + " is past the largest index, 18446744073709551615");
+    cell[k] = static_cast<std::size_t>(v);
+    at = comma + 1;
+  }
+  if (k != 4 || at <= text.size()) refuse("");
   return cell;
 }
 
@@ -156,9 +170,11 @@ LoadedModel load_run_model(const ExplainOptions& options, LoadOptions& load) {
 }
 
 std::string model_source_name(const ExplainOptions& options) {
-  if (!options.checkpoint.empty()) return options.checkpoint;
+  // Display text: a folder or file name may hold any byte but NUL, escaped as the error
+  // messages escape it (printable), wherever the name is shown.
+  if (!options.checkpoint.empty()) return printable(options.checkpoint);
   if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
-  return options.model_file.empty() ? kDefaultModelSource : model_file_name(options.model_file);
+  return options.model_file.empty() ? kDefaultModelSource : printable(model_file_name(options.model_file));
 }
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
@@ -232,10 +248,12 @@ void add_walkthrough_options(CLI::App& explain, ExplainOptions& options, bool wi
   explain
       .add_option("--cell", options.cell,
                   "The element worked out in full, as b,h,i,j (batch, head, row, column; default 0,0,0,0)")
+      ->check(non_empty("an element: b,h,i,j"))
       ->check(values_from(ValueList::FreeText));
   explain
       .add_option("--steps", options.steps,
                   "Show only these steps: numbers, ranges and kinds, e.g. 5-9,softmax ('attn steps' lists them)")
+      ->check(non_empty("steps: numbers, ranges and kinds, e.g. 5-9,softmax"))
       ->check(values_from(ValueList::StepKinds));
   explain.add_option("--layer", options.layer, "Show only one layer: 1, encoder.1 or decoder.0")
       ->check(non_empty("a layer: 1, encoder.1 or decoder.0"))

@@ -68,6 +68,8 @@ WalkthroughOptions walkthrough_options(const ExplainOptions& options);
 // The --batch, --layer and --cell a run's walkthrough could never show: InputError before
 // anything runs, naming the range the model has.
 void check_selection(const WalkthroughOptions& walk, const Model& model, const RunInput& input);
+// The run's model as the output names it: the folder or file escaped as error messages are
+// (printable), "example NAME", or the built-in model.
 std::string model_source_name(const ExplainOptions& options);
 
 }  // namespace attn::cli

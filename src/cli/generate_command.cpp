@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/dump.h"
 #include "attn/error.h"
@@ -38,6 +39,8 @@ void check_options(const GenerateOptions& o) {
   if (!(o.top_p > 0 && o.top_p <= 1))
     throw InputError("--top-p", "", fmt::format("expected a number in (0, 1] (1: every token), found {}", o.top_p));
   if (o.max_new_tokens == 0) throw InputError("--max-new-tokens", "", "expected at least 1, found 0");
+  if (o.json && o.run.dump_path == "-")
+    throw InputError("--json", "", "expected standard output to itself, found --dump - writing there too");
 }
 
 // The decoder's starting sequence: a decoder-only model's input text, or <BOS> for an
@@ -123,6 +126,7 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
   generate->add_option("--top-p", options.top_p, "Sample from the most probable tokens reaching probability P")
       ->capture_default_str();
   generate->add_option("--seed", options.seed, "Seed of the sampling stream, np.random.RandomState(S)")
+      ->transform(seed_number())
       ->capture_default_str();
   generate
       ->add_option("--max-memory", run.max_memory_gib,
@@ -138,7 +142,10 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
                    "Write every step's tensors (step.<t>.<name>) and caches to FILE as JSON, or .npz")
       ->check(non_empty("a file name"));
   add_html_option(*generate, run.html_path);
-  generate->add_flag("-q,--quiet", run.quiet, "Print the generated text alone, on one line");
+  generate->add_flag("-q,--quiet", run.quiet,
+                     "Print the generated text alone, exactly as the tokenizer decodes it (for a script to read)");
+  generate->add_flag("--json", options.json,
+                     "Print {\"ids\": [...], \"text\": \"...\"} alone: the generated ids and their decoded text");
   generate->add_flag("--brief", run.brief, "Leave out the explanations");
   generate->add_option("--precision", run.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
@@ -232,8 +239,9 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
                     load);
   g->lesson = open_html_lesson(run, "attn generate", model, g->walk);
   g->page = g->lesson ? &g->lesson->keep_open() : nullptr;
-  g->terminal = run.quiet ? nullptr : &g->out;
-  g->draw = !run.quiet || g->lesson;
+  const bool alone = run.quiet || options.json;  // the result alone on standard output
+  g->terminal = alone ? nullptr : &g->out;
+  g->draw = !alone || g->lesson;
   return g;
 }
 
@@ -351,30 +359,40 @@ void generate_tokens(Generation& g) {
   }
 }
 
-// A checkpoint's generated ids as its tokenizer decodes them (skipping special tokens and
-// the rows no token has), in quotes: its text starts with its space (" Cere arrows").
-std::string decoded_text(const Model& model, const std::vector<std::size_t>& ids) {
+// The generated text as the tokenizer decodes it: a checkpoint's ids (skipping special
+// tokens and the rows no token has; its text starts with its space, " Cere arrows"), or a
+// word model's words joined by spaces. Raw: what a script reads from --quiet and --json.
+std::string decoded_text(const Generation& g) {
+  const Model& model = g.model();
+  std::string text;
+  if (!model.checkpoint.present()) {
+    for (const auto& t : g.generated) text += (text.empty() ? "" : " ") + t;
+    return text;
+  }
   std::vector<std::size_t> tokens;
-  for (const std::size_t id : ids)
+  for (const std::size_t id : g.generated_ids)
     if (id < model.tokenizer->size()) tokens.push_back(id);
-  return "\"" + model.tokenizer->decode(tokens, true) + "\"";
+  return model.tokenizer->decode(tokens, true);
 }
 
-// What was generated, on the terminal (or alone with --quiet) and the page; then the lesson
-// and the dump committed.
+// What was generated, on the terminal (or alone with --quiet or --json) and the page; then
+// the lesson and the dump committed.
 void finish(Generation& g, const Trace& prompt) {
-  std::string text;
-  if (g.model().checkpoint.present())
-    text = printable(decoded_text(g.model(), g.generated_ids));
-  else
-    for (const auto& t : g.generated) text += (text.empty() ? "" : " ") + t;
+  const std::string decoded = decoded_text(g);
+  // As the walkthrough shows it: a checkpoint's text in quotes (it starts with its space),
+  // escaped as every text shown is.
+  const std::string text = g.model().checkpoint.present() ? printable("\"" + decoded + "\"") : decoded;
   const std::string count = fmt::format("{} token{}", g.generated.size(), g.generated.size() == 1 ? "" : "s");
   const std::string saved = fmt::format(
       "The KV cache saved {} multiply-adds over running the whole prefix for every token.", grouped_number(g.saved));
   if (g.terminal)
     g.out << fmt::format("\nGenerated {}: {}\n", count, text) << saved << "\n";
+  else if (g.options.json)
+    std::cout << nlohmann::json{{"ids", g.generated_ids}, {"text", decoded}}.dump(
+                     -1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   else if (g.options.run.dump_path != "-")
-    std::cout << text << "\n";
+    std::cout << decoded << "\n";
   if (g.page) {
     g.page->layer_header(fmt::format("══ Generated {}: {} ══", count, text));
     g.page->line(saved);

@@ -21,6 +21,7 @@ struct GenerateOptions {
   std::uint32_t seed = 0;
   std::string stop = Vocabulary::kEnd;  // --stop TOKEN: the word vocabulary's end token by default
   bool no_cache = false;                // --no-cache: a full pass over the prefix for every token (bench/generate)
+  bool json = false;                    // --json: {"ids": [...], "text": "..."} alone on standard output
 };
 
 void setup_generate(CLI::App& app, GenerateOptions& options);

@@ -19,6 +19,7 @@
 #include "command_run.h"
 #include "forward/ablation.h"
 #include "html_option.h"
+#include "model/loss_section.h"
 #include "pager.h"
 #include "reading_options.h"
 #include "standard_streams.h"
@@ -89,6 +90,8 @@ int run_grad(const GradOptions& grad) {
     replace_labels(model, input, labels,
                    grad.labels.empty() ? "the labels --target implies (the target shifted, then <EOS>)"
                                        : "--labels (command line)");
+  // A causal language model without labels learns its own text's next tokens.
+  if (labels.empty()) use_next_tokens_as_labels(model, input);
   check_loss_defined(model, input);
   // --ablate: the loss is the ablated model's, and the backward pass goes through the ablation
   if (!options.ablate.empty()) input.ablation = parse_ablation(options.ablate, options.ablate_mean, model);

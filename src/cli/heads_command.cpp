@@ -280,6 +280,7 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
                    "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(memory_limit_gib());
   heads->add_option("--seed", options.seed, "Without TEXT: the random sequence's np.random.seed")
+      ->transform(seed_number())
       ->capture_default_str();
   add_reading_options(*heads, run, /*with_lens=*/false);
   heads->callback([&options]() {

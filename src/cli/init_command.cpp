@@ -36,7 +36,7 @@ void setup_init(CLI::App& app, InitOptions& options) {
   init->add_option("--batch", options.batch, "Number of input sequences (B); 1 writes X as one sequence (S, d_model)")
       ->transform(non_negative_integer());
   init->add_option("--seed", options.seed, "Seed of every \"randn\", as np.random.seed")
-      ->transform(non_negative_integer())
+      ->transform(seed_number())
       ->capture_default_str();
   init->add_option("--init", options.init,
                    "How the layers' weights are drawn: xavier_uniform (PyTorch's, unsaturated at any size), randn, "

@@ -28,6 +28,7 @@
 #include "train_command.h"
 #include "validate_command.h"
 #include "vocab_command.h"
+#include "wait_policy.h"
 
 namespace {
 
@@ -115,6 +116,15 @@ std::string numeric_error_source(const CLI::App& app, const Commands& c) {
 int main(int argc, char** argv) {
   // Before anything opens a file: a closed standard output must not become the dump.
   attn::cli::guard_standard_streams();
+  // libgomp has read its environment (as it was loaded): a thread count it could not read
+  // was kept from it, and is refused here in one line.
+  if (const char* threads = attn::cli::refused_thread_count()) {
+    std::cerr << attn::printable(std::string("OMP_NUM_THREADS: expected a positive number of threads (or a list of "
+                                             "them, one per nesting level, as 4,2), found \"") +
+                                 threads + "\"")
+              << "\n";
+    return 2;
+  }
   prepare_process();
   // The large products' kernel, once: the best this CPU runs, or the one ATTN_CPU names.
   if (const auto refused = attn::choose_product_kernel(std::getenv("ATTN_CPU"))) {

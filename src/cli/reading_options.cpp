@@ -22,6 +22,7 @@ void add_reading_options(CLI::App& command, ExplainOptions& options, bool with_l
       .add_option("--ablate", options.ablate,
                   "Ablate these heads: their context set to zero and everything after recomputed, shown beside the "
                   "unablated run; L.H[,L.H...], or encoder.L.H / decoder.L.H (docs/heads.md)")
+      ->check(non_empty("heads: L.H[,L.H...]"))
       ->check(values_from(ValueList::FreeText));
   command
       .add_flag("--ablate-mean", options.ablate_mean,

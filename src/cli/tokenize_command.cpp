@@ -3,13 +3,18 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attn/error.h"
+#include "attn/model_file.h"
 #include "attn/tokenizer_files.h"
 #include "checkpoint/locate.h"
+#include "core/memory_budget.h"
+#include "model/default_model.h"
+#include "validators.h"
 
 namespace attn::cli {
 
@@ -37,7 +42,7 @@ std::string read_standard_input() {
 
 void print_table(const Tokenizer& tokenizer, const Encoding& encoding, const std::string& model) {
   std::cout << fmt::format("{} tokens ({}, {} in the vocabulary, from {})\n", encoding.ids.size(), tokenizer.kind(),
-                           tokenizer.size(), model);
+                           tokenizer.size(), printable(model));
   std::size_t width = 2;
   for (const std::size_t id : encoding.ids) width = std::max(width, std::to_string(id).size());
   for (const std::size_t id : encoding.ids) {
@@ -46,20 +51,31 @@ void print_table(const Tokenizer& tokenizer, const Encoding& encoding, const std
   }
 }
 
+// The built-in model's tokenizer: the words of its vocabulary.
+std::shared_ptr<const Tokenizer> default_tokenizer() {
+  LoadOptions load;
+  return load_model_text(default_model_json(), kDefaultModelSource, load).model.tokenizer;
+}
+
 }  // namespace
 
 void setup_tokenize(CLI::App& app, TokenizeOptions& options) {
   CLI::App* tokenize =
       app.add_subcommand("tokenize", "Show the ids and pieces a model's tokenizer makes of a text (--model DIR)");
   tokenize
-      ->add_option(
-          "--model", options.model,
-          "The model: a folder holding tokenizer.json, or vocab.json + merges.txt, or a Hub name in the local cache")
-      ->required();
+      ->add_option("--model", options.model,
+                   "The model: a folder holding tokenizer.json, or vocab.json + merges.txt, or a Hub name in the "
+                   "local cache; default: the built-in model's words")
+      ->check(non_empty("a folder or a Hub name"));
   tokenize->add_option("text", options.text, "The text to tokenize; \"-\" reads standard input")->required();
   tokenize->add_flag("--json", options.json, "Print {\"ids\": [...], \"tokens\": [...]} (the vocabulary's pieces)");
   tokenize->add_flag("--no-special-tokens", options.no_special_tokens,
                      "Leave out the tokens the tokenizer adds around the text (<s>, <|begin_of_text|>)");
+  tokenize
+      ->add_option("--max-memory", options.max_memory_gib,
+                   "Refuse a tokenizer file or a text estimated to need more than this many GiB to read and "
+                   "tokenize (default: half the machine's memory)")
+      ->check(memory_limit_gib());
   tokenize->callback([&options]() {
     const int code = run_tokenize(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -67,12 +83,17 @@ void setup_tokenize(CLI::App& app, TokenizeOptions& options) {
 }
 
 int run_tokenize(const TokenizeOptions& options) {
-  // A folder, or a Hub name found offline in huggingface_hub's cache.
-  const auto tokenizer = load_tokenizer(locate_model(options.model, HubEnvironment::from_process()));
+  set_memory_limit(static_cast<std::uint64_t>(options.max_memory_gib * 1073741824.0));
+  // A folder, or a Hub name found offline in huggingface_hub's cache; without one, the
+  // built-in model's word tokenizer (docs/tokenizer.md).
+  const std::shared_ptr<const Tokenizer> tokenizer =
+      options.model.empty() ? default_tokenizer()
+                            : std::shared_ptr<const Tokenizer>(
+                                  load_tokenizer(locate_model(options.model, HubEnvironment::from_process())));
   const std::string text = options.text == "-" ? read_standard_input() : options.text;
   const Encoding encoding = tokenizer->encode(text, !options.no_special_tokens);
   if (!options.json) {
-    print_table(*tokenizer, encoding, options.model);
+    print_table(*tokenizer, encoding, options.model.empty() ? kDefaultModelSource : options.model);
     return 0;
   }
   const nlohmann::json out = {{"ids", encoding.ids}, {"tokens", encoding.pieces}};

@@ -16,6 +16,7 @@ struct TokenizeOptions {
   std::string text;
   bool json = false;
   bool no_special_tokens = false;
+  double max_memory_gib = 0;  // 0: half the machine's memory
 };
 
 void setup_tokenize(CLI::App& app, TokenizeOptions& options);

@@ -271,8 +271,10 @@ int run_train(const TrainCommandOptions& o) {
   // does not exist is refused now, not after minutes of training.
   if (!o.output.empty()) refuse_existing(o.output, o.force);
   if (!o.log_file.empty()) refuse_existing(o.log_file, o.force);
-  TrainOutputs outputs{TrainLog(o.log_file),
-                       o.output.empty() ? nullptr : std::make_unique<OutputFile>(o.output, "the model file")};
+  TrainOutputs outputs{
+      TrainLog(o.log_file),
+      // -o over -c is allowed: the model file was read whole, and is replaced by its update
+      o.output.empty() ? nullptr : std::make_unique<OutputFile>(o.output, "the model file", o.model_file)};
   const std::string held_out_source = !o.eval_file.empty() ? printable(o.eval_file) : "the task's held-out set";
 
   TrainProgress progress(!o.quiet && ::isatty(STDERR_FILENO));
@@ -360,8 +362,7 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
   train->add_option("--warmup", options.warmup, "Steps of linear warmup")->transform(non_negative_integer());
   train->add_option("--clip", options.clip, "Clip the global gradient norm to this (clip_grad_norm_)")
       ->check(finite_number(0, false, kNoBound, false, "> 0"));
-  train->add_option("--seed", options.seed, "Seed of the shuffling, as np.random.seed")
-      ->transform(non_negative_integer());
+  train->add_option("--seed", options.seed, "Seed of the shuffling, as np.random.seed")->transform(seed_number());
   train->add_flag("--no-shuffle", options.no_shuffle, "Batches in file order, cycling");
   train->add_option("--curve", options.curve, "The loss curve at the end: auto, unicode, ascii or none")
       ->check(CLI::IsMember({"auto", "unicode", "ascii", "none"}));

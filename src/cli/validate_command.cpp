@@ -83,7 +83,9 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
   validate
       ->add_option("--model", options.checkpoints,
                    "A Hugging Face model to check (a folder or a Hub name in the local cache); repeatable")
-      ->check(non_empty("a folder or a Hub name"));
+      ->check(non_empty("a folder or a Hub name"))
+      // one folder each time: `--model DIR FILE` checks FILE as a model file, not as a second folder
+      ->allow_extra_args(false);
   validate
       ->add_option("--max-memory", options.max_memory_gib,
                    "Report runs estimated to need more than this many GiB (default: half the machine's memory)")

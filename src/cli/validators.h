@@ -34,6 +34,18 @@ inline CLI::Validator non_negative_integer() {
       "UINT", "non-negative integer");
 }
 
+// --seed: np.random.seed's range, 0 to 2^32 - 1, said as such (CLI11 said only "Could not
+// convert" past it).
+inline CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::string problem = non_negative_integer()(value);
+        if (problem.empty() && (value.size() < 10 || (value.size() == 10 && value <= "4294967295"))) return problem;
+        return "expected an integer from 0 to 4294967295 (np.random.seed's range), found " + value;
+      },
+      "UINT", "seed");
+}
+
 // --max-memory: a number of GiB that means something. A tiny one would round to no limit
 // at all, and inf or 1e400 would overflow the conversion to bytes.
 constexpr double kMinMemoryGiB = 0.001;    // about 1 MiB

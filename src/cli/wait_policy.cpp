@@ -10,16 +10,56 @@
 // OMP_WAIT_POLICY and reads the environment as the C library's does for everything else.
 // libomp (clang's OpenMP, the sanitized build's) reads its environment another way and
 // keeps its own default.
+//
+// OMP_NUM_THREADS likewise: a value libgomp would refuse ("abc", "0", "-2") it would name in
+// two lines of its own on stderr, before main. This getenv answers "unset" for it instead,
+// and keeps it for main to refuse in one line of attn's (refused_thread_count, main.cpp).
+#include "wait_policy.h"
+
 #include <unistd.h>
 
 #include <cstring>
+
+namespace {
+
+const char* refused_threads = nullptr;
+
+// Whether libgomp reads `value` as OMP_NUM_THREADS: positive decimal integers, one per
+// nesting level, separated by commas, spaces around them allowed (libgomp's env.c,
+// parse_unsigned_long_list).
+bool thread_list(const char* value) {
+  const char* c = value;
+  for (;;) {
+    while (*c == ' ' || *c == '\t') ++c;
+    const char* digits = c;
+    bool positive = false;
+    while (*c >= '0' && *c <= '9') positive |= *c++ != '0';
+    if (c == digits || c - digits > 18 || !positive) return false;
+    while (*c == ' ' || *c == '\t') ++c;
+    if (*c == '\0') return true;
+    if (*c++ != ',') return false;
+  }
+}
+
+}  // namespace
+
+namespace attn::cli {
+
+const char* refused_thread_count() { return refused_threads; }
+
+}  // namespace attn::cli
 
 extern "C" char* getenv(const char* name) noexcept {
   if (name == nullptr || *name == '\0') return nullptr;
   const std::size_t length = std::strlen(name);
   if (environ != nullptr)
     for (char** entry = environ; *entry != nullptr; ++entry)
-      if (std::strncmp(*entry, name, length) == 0 && (*entry)[length] == '=') return *entry + length + 1;
+      if (std::strncmp(*entry, name, length) == 0 && (*entry)[length] == '=') {
+        char* value = *entry + length + 1;
+        if (std::strcmp(name, "OMP_NUM_THREADS") != 0 || thread_list(value)) return value;
+        if (*value != '\0') refused_threads = value;  // empty: as if unset, as a shell script means it
+        return nullptr;
+      }
   static char passive[] = "PASSIVE";
   return std::strcmp(name, "OMP_WAIT_POLICY") == 0 ? passive : nullptr;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -52,6 +53,20 @@ void check_finite(const std::string& name, const Shape& shape, const double* dat
     if (std::isfinite(v) || (masked_infinity_allowed && v == -INFINITY)) continue;
     throw NumericError(fmt::format("{}{} is {}", name, shape.empty() ? "" : index_string(shape, i), cause_of(v)));
   }
+}
+
+RowValueNotFinite::RowValueNotFinite(std::string quantity, std::string consequence, std::size_t row, double value)
+    : NumericError(fmt::format("row {}: {} is {}: {}", row, quantity, cause_of(value), consequence)),
+      quantity_(std::move(quantity)),
+      consequence_(std::move(consequence)),
+      row_(row),
+      value_(value) {}
+
+std::string RowValueNotFinite::where(const std::string& name, const Shape& shape) const {
+  const Shape rows(shape.begin(), shape.empty() ? shape.end() : shape.end() - 1);
+  std::string index = rows.empty() ? "[:]" : index_string(rows, row_);
+  if (!rows.empty()) index.insert(index.size() - 1, ", :");
+  return fmt::format("{}{}: {} is {}: {}", name, index, quantity_, cause_of(value_), consequence_);
 }
 
 void check_finite(const std::string& name, const Tensor& tensor, bool masked_infinity_allowed) {

@@ -4,8 +4,10 @@
 #ifndef ATTN_CORE_NUMERIC_CHECK_H_
 #define ATTN_CORE_NUMERIC_CHECK_H_
 
+#include <cstddef>
 #include <string>
 
+#include "attn/error.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -19,6 +21,25 @@ void check_finite(const std::string& name, const Tensor& tensor, bool masked_inf
 // The same for element_count(shape) values at `data`, in C order.
 void check_finite(const std::string& name, const Shape& shape, const double* data,
                   bool masked_infinity_allowed = false);
+
+// A step's value computed once per row (LayerNorm's variance, RMSNorm's mean square) that
+// is not finite: the row's output would be finite garbage (beta, or 0) that no check of the
+// output sees. Thrown by the step, which knows the row but not its trace name; the forward,
+// which knows the name, says where() (forward/trace_scope.h).
+class RowValueNotFinite : public NumericError {
+ public:
+  // `quantity`: "the variance of the row"; `consequence`: what the row would become,
+  // "every value would be beta"; `row`: the row's number in C order.
+  RowValueNotFinite(std::string quantity, std::string consequence, std::size_t row, double value);
+  // "decoder.0.norm1[0, 1, :]: the variance of the row is inf (overflow): every value would
+  // be beta" for the step's entry `name` of shape `shape` (whose last axis is the row's).
+  std::string where(const std::string& name, const Shape& shape) const;
+
+ private:
+  std::string quantity_, consequence_;
+  std::size_t row_;
+  double value_;
+};
 
 }  // namespace attn
 

@@ -97,7 +97,7 @@ Traced positioned_heads(Traced heads, HeadsOf which, const AttentionWeights& w, 
   for (const WeightStep& s : weight_steps()) {
     const Tensor& weight = w.*s.weight;
     if (s.on == StepOn::Heads && s.of == which && !weight.data.empty())
-      heads = at.record(s.kind, s.step(heads.value, weight, config), {at.operand(heads)});
+      heads = at.record_rows(s.kind, heads, [&] { return s.step(heads.value, weight, config); });
   }
   if (rope)
     heads = at.record(which == HeadsOf::Queries ? StepKind::RotatedQueries : StepKind::RotatedKeys,

@@ -11,6 +11,26 @@
 
 namespace attn {
 
+namespace {
+
+// The words split after an apostrophe, when the vocabulary knows every part: a French
+// elision the training data writes apart ("J'aime" is "J' aime" to the built-in model, as
+// "l'IA" is "l' IA"). Words split on spaces only (docs/tokenizer.md), so the note says how
+// to write it: "; the vocabulary has it as \"J' aime\"". Empty when no such split exists.
+std::string known_spelling_hint(const std::string& word, const Tokenizer& tokenizer) {
+  std::string spelled, rest = word;
+  for (std::size_t at; (at = rest.find('\'')) != std::string::npos && at + 1 < rest.size();) {
+    const std::string part = rest.substr(0, at + 1);
+    if (at == 0 || !tokenizer.lookup(part)) return "";
+    spelled += part + " ";
+    rest = rest.substr(at + 1);
+  }
+  if (spelled.empty() || !tokenizer.lookup(rest)) return "";
+  return fmt::format("; the vocabulary has it apart, as \"{}{}\" (elisions are words of their own)", spelled, rest);
+}
+
+}  // namespace
+
 Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceScope& at,
                       std::optional<Traced>* padding) {
   // The model file's loader has checked every sentence (check_token_input): none is empty,
@@ -27,8 +47,9 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
   for (std::size_t b = 0; b < ids.unknown.size(); ++b)
     for (std::size_t s = 0; s < ids.unknown[b].size(); ++s)
       if (ids.unknown[b][s])
-        at.trace().warn(id_tensor.id, fmt::format("\"{}\" is not in the vocabulary: it becomes <UNK> (id {})",
-                                                  ids.tokens[b][s], *tokenizer.special_id(SpecialRole::Unknown)));
+        at.trace().warn(id_tensor.id, fmt::format("\"{}\" is not in the vocabulary: it becomes <UNK> (id {}){}",
+                                                  ids.tokens[b][s], *tokenizer.special_id(SpecialRole::Unknown),
+                                                  known_spelling_hint(ids.tokens[b][s], tokenizer)));
 
   // A sentence mostly of words the model never learned gets a confident answer that means
   // nothing: said once, plainly, when a quarter or more of its words are unknown.
@@ -39,10 +60,10 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
   }
   if (unknown_words > 0 && 4 * unknown_words >= words)
     at.trace().warn(id_tensor.id,
-                    fmt::format("{} of the {} words are not among the {} tokens this model knows, so its output "
+                    fmt::format("{} of the {} words {} not among the {} tokens this model knows, so its output "
                                 "means little: 'attn vocab' lists the words it learned (with -c FILE: a model file's); "
                                 "a real model, trained on a language, knows tens of thousands",
-                                unknown_words, words, model.vocab.size()));
+                                unknown_words, words, unknown_words == 1 ? "is" : "are", model.vocab.size()));
 
   for (const auto& note : input.notes) at.trace().warn(id_tensor.id, note);
 

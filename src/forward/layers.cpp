@@ -26,9 +26,13 @@ Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelC
 Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, int n, const ModelConfig& config,
                        const TraceScope& at) {
   // (B,S,N) -> (B,S,N)
-  Tensor y = config.norm == Norm::RMSNorm ? rms_norm(x.value, norm.gamma, config.layer_norm_eps)
-                                          : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
-  Traced out = at.record(kind, std::move(y), {at.operand(x)}, Trace::Check::Values, n);
+  Traced out = at.record_rows(
+      kind, x,
+      [&] {
+        return config.norm == Norm::RMSNorm ? rms_norm(x.value, norm.gamma, config.layer_norm_eps)
+                                            : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
+      },
+      n);
   // (the logit lens reads the run; nothing learns through it)
   if (kind != StepKind::LensNorm) {
     TapeEntry ran{TapeOp::Norm, out.id, x.id};

@@ -13,6 +13,7 @@
 #include "attn/tensor.h"
 #include "attn/trace.h"
 #include "forward/run_context.h"
+#include "core/numeric_check.h"
 
 namespace attn {
 
@@ -75,6 +76,20 @@ class TraceScope : public ScopePlace<TraceScope> {
 
   // Adds what a block ran to the tape (attn/trace.h), for the backward pass.
   void tape(TapeEntry entry) const { trace_->add_to_tape(std::move(entry)); }
+  // compute(), the step `kind` of this scope whose result has `input`'s shape (a norm),
+  // recorded as record() does; a value it computes once per row that is not finite
+  // (RowValueNotFinite) is named as the entry would be: "decoder.0.norm1[1, :]: ...".
+  template <typename Compute>
+  Traced record_rows(StepKind kind, const Traced& input, Compute compute, int number = 0) const {
+    Tensor value;
+    try {
+      value = compute();
+    } catch (const RowValueNotFinite& e) {
+      const Operand entry = trace_->operand(id(kind, number), input.value);
+      throw NumericError(e.where(entry.name, entry.shape));
+    }
+    return record(kind, std::move(value), {operand(input)}, Trace::Check::Values, number);
+  }
 
   // A recorded tensor as the operand of a later step.
   Operand operand(const Traced& t) const { return trace_->operand(t.id, t.value); }

@@ -25,7 +25,7 @@ std::string inside_rules(const std::string& text) {
   return out;
 }
 
-// The words before the first of `stops`: "Encoder layer 0 of 1", "Multi-head self-attention".
+// The words before the first `stop`: "Multi-head self-attention".
 std::string first_words(const std::string& text, const char* stop) { return text.substr(0, text.find(stop)); }
 
 }  // namespace
@@ -41,7 +41,10 @@ void HtmlPage::layer_header(const std::string& text) {
   close_step();
   const std::string name = inside_rules(text);
   body_ += element("h2", "layer", name);
-  layer_ = first_words(name, " (");
+  // "Encoder layer 0 of 1", "Decoder-only (GPT-style) layer 0 of 2": up to the norm's
+  // placement, which follows the layer's number (the stack's name may hold parentheses).
+  const std::size_t number = name.find(" layer ");
+  layer_ = name.substr(0, name.find(" (", number == std::string::npos ? 0 : number));
   block_.clear();
 }
 

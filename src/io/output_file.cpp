@@ -18,6 +18,8 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "core/read_files.h"
+#include "core/same_file.h"
 
 namespace attn {
 
@@ -126,9 +128,18 @@ std::string temporary_name(const std::string& target) {
   return folder + "." + name + ".tmp-XXXXXX";
 }
 
+// Refuses to replace a file the run reads (core/read_files.h), whatever name leads to it,
+// but the one input the output is the new version of.
+void refuse_read_file(const std::string& path, const std::string& what, const std::string& update_of) {
+  if (!update_of.empty() && same_file(path, update_of)) return;
+  if (const auto read = read_file_named(path))
+    cannot_write(path, what, fmt::format("it is a file this run reads ({}); choose another name for {}", *read, what));
+}
+
 }  // namespace
 
-TempFile::TempFile(const std::string& target, std::string what) : target_(target), what_(std::move(what)) {
+TempFile::TempFile(const std::string& target, std::string what, std::string update_of)
+    : target_(target), what_(std::move(what)), update_of_(std::move(update_of)) {
   static const bool at_exit_registered = std::atexit(remove_temp_at_exit) == 0;
   (void)at_exit_registered;
   // The handler knows the file's name before the file exists: a signal between creating
@@ -177,12 +188,15 @@ TempFile::~TempFile() {
 }
 
 void TempFile::commit() {
+  // Again at the last moment: a file may have been read after this one was opened.
+  refuse_read_file(target_, what_, update_of_);
   if (std::rename(path_.c_str(), target_.c_str()) != 0) cannot_write(target_, what_, std::strerror(errno), errno);
   committed_ = true;
   if (slot_ >= 0) g_temp_active[slot_] = 0;  // its name is the target's now
 }
 
-OutputFile::OutputFile(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {
+OutputFile::OutputFile(const std::string& path, std::string what, std::string update_of)
+    : path_(path), what_(std::move(what)), update_of_(std::move(update_of)) {
   buffer_.reserve(kBufferSize);
   if (path == "-") {
     fd_ = STDOUT_FILENO;
@@ -203,6 +217,7 @@ OutputFile::OutputFile(const std::string& path, std::string what) : path_(path),
     owns_fd_ = true;
     return;
   }
+  refuse_read_file(path, what_, update_of_);
   // Through a symbolic link, replace the file it points to and keep the link.
   std::string target = path;
   if (is_link) {
@@ -211,7 +226,7 @@ OutputFile::OutputFile(const std::string& path, std::string what) : path_(path),
       std::free(resolved);
     }
   }
-  temp_ = std::make_unique<TempFile>(target, what_);
+  temp_ = std::make_unique<TempFile>(target, what_, update_of_);
   fd_ = ::open(temp_->path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd_ < 0) fail(std::strerror(errno));
   owns_fd_ = true;

@@ -32,8 +32,10 @@ namespace attn {
 // destructors and at exit only.
 class TempFile {
  public:
-  // InputError(target, "", "cannot write <what>: ...") if it cannot be created.
-  explicit TempFile(const std::string& target, std::string what = "the dump");
+  // InputError(target, "", "cannot write <what>: ...") if it cannot be created. commit()
+  // refuses to replace a file the run read (core/read_files.h), but `update_of`: the one
+  // input this output is the new version of (attn train -o over its own -c).
+  explicit TempFile(const std::string& target, std::string what = "the dump", std::string update_of = "");
   ~TempFile();
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
@@ -44,6 +46,7 @@ class TempFile {
  private:
   std::string target_;
   std::string what_;
+  std::string update_of_;
   std::string path_;
   bool committed_ = false;
   int slot_ = -1;  // which of the signal handler's names is this file's; -1: none
@@ -54,8 +57,10 @@ class OutputFile : public ByteOutput {
   // Creates the temporary file beside `path` (through a symbolic link: beside the file it
   // points to, which commit() replaces, keeping the link). "-" writes straight to stdout,
   // and an existing device or pipe (/dev/null, a FIFO) is written into directly, never
-  // replaced. InputError(path, "", "cannot write <what>: ...") when it cannot be written.
-  explicit OutputFile(const std::string& path, std::string what = "the dump");
+  // replaced. InputError(path, "", "cannot write <what>: ...") when it cannot be written,
+  // or when it is a file the run reads (core/read_files.h: checked here and again before the
+  // rename), unless it is `update_of`, the input this output is the new version of.
+  explicit OutputFile(const std::string& path, std::string what = "the dump", std::string update_of = "");
   ~OutputFile() override;  // not committed: the temporary file is removed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -74,6 +79,7 @@ class OutputFile : public ByteOutput {
 
   std::string path_;
   std::string what_;
+  std::string update_of_;
   std::unique_ptr<TempFile> temp_;  // none for stdout, devices and pipes
   int fd_ = -1;
   bool owns_fd_ = false;

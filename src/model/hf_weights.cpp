@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -47,6 +49,50 @@ void plan_check(std::vector<WeightRead>& plan, const CheckpointFiles& files, con
   }
 }
 
+bool matches_tensor_pattern(const std::string& pattern, const std::string& name, std::size_t* layer, bool prefix_only) {
+  static const std::string kLayer = "{L}";
+  std::size_t p = 0, n = 0;
+  while (p < pattern.size()) {
+    if (pattern.compare(p, kLayer.size(), kLayer) == 0) {
+      std::size_t end = n;
+      while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+      // one to nine digits, without a leading zero: "0", "12", not "012" nor ""
+      if (end == n || end - n > 9 || (name[n] == '0' && end - n > 1)) return false;
+      if (layer) *layer = std::stoul(name.substr(n, end - n));
+      n = end;
+      p += kLayer.size();
+      continue;
+    }
+    if (n >= name.size() || name[n] != pattern[p]) return false;
+    ++n;
+    ++p;
+  }
+  return prefix_only || n == name.size();
+}
+
+void check_every_tensor_used(const std::vector<WeightRead>& plan, const CheckpointFiles& files,
+                             const KnownTensors& known, const std::string& architecture) {
+  std::set<const StoredTensor*> read;
+  for (const auto& w : plan) read.insert(w.entry.tensor);
+  for (const auto& [file, tensor] : files.every_tensor()) {
+    if (read.count(tensor)) continue;
+    const std::string& name = tensor->name;
+    const auto known_unused = [&](const std::string& pattern) { return matches_tensor_pattern(pattern, name); };
+    if (std::any_of(known.unused.begin(), known.unused.end(), known_unused)) continue;
+    std::size_t layer = 0;
+    if (matches_tensor_pattern(known.layer_prefix, name, &layer, /*prefix_only=*/true) && layer >= known.layers)
+      throw InputError(
+          file->path(), name,
+          fmt::format("expected {} layer{} (config.json's {} = {}), found a tensor of layer {}: the "
+                      "checkpoint holds more layers than its config says",
+                      known.layers, known.layers == 1 ? "" : "s", known.layers_field, known.layers, layer));
+    throw InputError(file->path(), name,
+                     fmt::format("unexpected: {} does not use this tensor, and attn does not run a checkpoint part "
+                                 "of which it would leave out (docs/real-models.md lists the tensors read)",
+                                 architecture));
+  }
+}
+
 namespace {
 
 // out[k] = view[source(k)] for every k, each checked finite; the error names the stored
@@ -69,7 +115,7 @@ void gather(const TensorView& view, const std::string& file, Tensor& out, Source
 }
 
 void read_one(const WeightRead& w) {
-  const SafetensorsFile& file = *w.entry.file;
+  const WeightsFile& file = *w.entry.file;
   const TensorView view = file.view(*w.entry.tensor);
   const Shape& s = w.stored_shape;
   Tensor& out = *w.target;
@@ -181,12 +227,16 @@ void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) 
 StoredSize stored_size(const std::vector<WeightRead>& plan) {
   StoredSize size;
   std::vector<std::string> dtypes;
+  // A tied weight in a pytorch_model.bin (one storage under two names) is two views of the
+  // same bytes: their numbers are not widened, and their bytes are counted once.
+  std::set<std::tuple<const WeightsFile*, std::uint64_t, std::size_t, std::size_t>> counted;
   for (const auto& w : plan) {
     if (!stays_stored(w)) continue;
     const std::uint64_t numbers =
         w.layout == StoredLayout::Columns ? w.stored_shape[0] * (w.end - w.begin) : element_count(w.stored_shape);
     size.numbers += numbers;
-    size.bytes += numbers * stored_type_bytes(stored_type_of(w.entry.tensor->dtype));
+    if (counted.emplace(w.entry.file, w.entry.tensor->begin, w.begin, w.end).second)
+      size.bytes += numbers * stored_type_bytes(stored_type_of(w.entry.tensor->dtype));
     if (std::find(dtypes.begin(), dtypes.end(), w.entry.tensor->dtype_name) == dtypes.end())
       dtypes.push_back(w.entry.tensor->dtype_name);
   }

@@ -67,8 +67,33 @@ struct WeightPlanner {
 // dtype, or of another shape (saying when it is the transpose).
 void plan_check(std::vector<WeightRead>& plan, const CheckpointFiles& files, const std::string& architecture);
 
+// What a checkpoint of one family may hold beside the tensors its plan reads: the tensors
+// its architecture knows it does not use (buffers older files saved), each a pattern in
+// which "{L}" stands for a layer's number, and how its layers' tensors are named, so that
+// a checkpoint of more layers than config.json says is named as such.
+struct KnownTensors {
+  std::vector<std::string> unused;  // "h.{L}.attn.bias"
+  std::string layer_prefix;         // "h.{L}.": every tensor of layer L starts so
+  std::size_t layers = 0;           // config.json's number of layers
+  std::string layers_field;         // "n_layer", "num_hidden_layers"
+};
+
+// Whether `name` is `pattern` with a layer's number (decimal, no leading zero) for each
+// "{L}", and that number in *layer (the last one) when given. With `prefix_only`, `name`
+// need only start with the pattern.
+bool matches_tensor_pattern(const std::string& pattern, const std::string& name, std::size_t* layer = nullptr,
+                            bool prefix_only = false);
+
+// InputError naming the file and the first tensor the files hold (in their order) that the
+// plan does not read and `known` does not list as unused: a layer's past config.json's
+// count as such ("the checkpoint holds more layers than config.json says"), any other as
+// one `architecture` does not use. A run must not silently leave out part of a checkpoint.
+void check_every_tensor_used(const std::vector<WeightRead>& plan, const CheckpointFiles& files,
+                             const KnownTensors& known, const std::string& architecture);
+
 // What plan_read keeps as stored when it is given the files: how many numbers, the bytes
-// they take in the files, and their dtypes as the headers name them ("F32", "F16, BF16").
+// they take in the files (a storage two weights share, once), and their dtypes as the
+// headers name them ("F32", "F16, BF16").
 struct StoredSize {
   std::uint64_t numbers = 0, bytes = 0;
   std::string dtypes;

@@ -9,12 +9,13 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/json_duplicate_keys.h"
 #include "core/json_found.h"
+#include "core/read_files.h"
 #include "model/byte_size.h"
 
 namespace attn {
@@ -76,6 +77,7 @@ std::string read_standard_input(std::uint64_t max_bytes, const char* what) {
     const auto left = static_cast<std::uint64_t>(info.st_size - (at > 0 && at <= info.st_size ? at : 0));
     if (left > max_bytes) too_large(name, exact_bytes(left), max_bytes, what);
   }
+  note_read_file(STDIN_FILENO, name);  // < model.json: a file that no output may replace
   std::string text;
   std::vector<char> chunk(1 << 16);
   for (;;) {
@@ -104,6 +106,7 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, con
     too_large(path, exact_bytes(static_cast<std::uint64_t>(info.st_size)), max_bytes, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open for reading");
+  note_read_file(path);
   // Read in chunks up to the limit: a device or a pipe (-c /dev/zero, -c <(...)) has no
   // size to check in advance, and must not be read without end.
   std::string text;
@@ -182,66 +185,6 @@ std::uint64_t parsed_bytes(const TextScan& scan) {
   return 16 * (scan.values + scan.members) + 64 * scan.containers + 96 * scan.members + 2 * scan.string_bytes;
 }
 
-// A pass of nlohmann's SAX parser before the real one: each object's keys, to refuse one
-// named twice (the document parser would keep the last value silently), and the JSON path
-// of where the parser is, to name it. (The document parser's own callback does the same
-// five times slower: 15 s for an object of two million keys.)
-class DuplicateKeyCheck : public nlohmann::json_sax<Json> {
- public:
-  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
-
-  bool start_object(std::size_t) override { return enter_container(true); }
-  bool start_array(std::size_t) override { return enter_container(false); }
-  bool end_object() override { return leave_container(); }
-  bool end_array() override { return leave_container(); }
-  bool key(string_t& key) override {
-    Frame& object = frames_.back();
-    object.key = key;
-    if (!object.keys.insert(key).second)
-      throw InputError(file_, path(), fmt::format("duplicate key \"{}\": a JSON object names each key once", key));
-    return true;
-  }
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
-  // Syntax errors are the document parser's to report, with its message.
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-
- private:
-  struct Frame {
-    bool object;
-    std::unordered_set<std::string> keys;
-    std::string key;    // the member being read
-    std::size_t index;  // of an array: the next element's index + 1
-  };
-  // An array's element begins: count it.
-  bool value() {
-    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
-    return true;
-  }
-  bool enter_container(bool object) {
-    value();
-    frames_.push_back({object, {}, "", 0});
-    return true;
-  }
-  bool leave_container() {
-    frames_.pop_back();
-    return true;
-  }
-  std::string path() const {
-    std::string out;
-    for (const Frame& f : frames_) out = f.object ? json_child(out, f.key) : json_index(out, f.index - 1);
-    return out;
-  }
-
-  std::string file_;
-  std::vector<Frame> frames_;
-};
-
 }  // namespace
 
 Json parse_json(const std::string& text, const std::string& file, std::size_t max_depth, std::uint64_t memory_limit) {
@@ -267,8 +210,7 @@ Json parse_json(const std::string& text, const std::string& file, std::size_t ma
                     byte_size_text(static_cast<double>(parsed_bytes(scan)), ByteStyle::Memory),
                     scan.values + scan.members, byte_size_text(static_cast<double>(memory_limit), ByteStyle::Memory)));
   try {
-    DuplicateKeyCheck check(file);
-    Json::sax_parse(text, &check);
+    refuse_duplicate_keys(text, file);
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     // e.byte is one past the offending character.

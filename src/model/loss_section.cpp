@@ -215,17 +215,50 @@ std::string labels_implied_by_target(const Model& model, const RunInput& input) 
 
 void check_loss_defined(const Model& model, const RunInput& input) {
   if (model.output.present && input.labels.data.empty())
-    throw InputError(model.source, "input.labels",
-                     std::string("missing: attn grad needs the loss's labels, one token per output position (the "
-                                 "token each position should predict); give them in the file or with --labels") +
-                         (model.has_target() ? ", or give --target (the labels follow from it: the target shifted "
-                                               "by one, then <EOS>)"
-                                             : ""));
+    throw InputError(
+        model.source, "input.labels",
+        std::string("missing: attn grad needs the loss's labels, one token per output position (the "
+                    "token each position should predict); give them in the file or with --labels") +
+            (model.has_target()     ? ", or give --target (the labels follow from it: the target shifted "
+                                      "by one, then <EOS>)"
+             : model.decoder_only() ? ", or a text of at least two tokens (a causal model's labels are its "
+                                      "text's own next tokens)"
+                                    : ""));
   if (!model.output.present && input.output_grad.data.empty())
     throw InputError(model.source, "input.output_grad",
                      fmt::format("missing: attn grad needs the gradient of the loss with respect to the model's "
                                  "output, a tensor of shape {} (or \"randn\"): the loss is sum(output * output_grad)",
                                  shape_string(final_output_shape(model, input))));
+}
+
+bool use_next_tokens_as_labels(const Model& model, RunInput& input) {
+  if (!model.decoder_only() || !model.output.present || !model.tokenizer || !input.labels.data.empty() ||
+      input.batched || !input.has_tokens())
+    return false;
+  const Tokenizer& tokenizer = *model.tokenizer;
+  const std::vector<std::vector<std::string>> lists = token_lists(input.source_tokens, tokenizer);
+  if (lists.size() != 1 || lists[0].size() < 2) return false;
+  std::vector<std::string> tokens = lists[0];
+  // (B=1, S-1): position s predicts token s+1, as transformers' ForCausalLMLoss pairs
+  // logits[:, :-1] with labels[:, 1:] when labels=input_ids
+  Tensor labels({1, tokens.size() - 1}, {"B", "S"});
+  const auto unknown = tokenizer.special_id(SpecialRole::Unknown);
+  for (std::size_t s = 1; s < tokens.size(); ++s) {
+    const auto id = tokenizer.lookup(tokens[s]);
+    if (!id && !unknown) return false;  // the token step refuses it, naming it
+    labels.data[s - 1] = static_cast<double>(id ? *id : *unknown);
+  }
+  // The last token predicts nothing: it is not read, which changes no other position
+  // (the mask is causal), so the loss and every gradient are Hugging Face's.
+  tokens.pop_back();
+  input.source_tokens.texts.clear();
+  input.source_tokens.tokens = {std::move(tokens)};
+  input.labels = std::move(labels);
+  input.source_tokens.notes.push_back(
+      "no labels given: a causal language model's loss is its text's own next tokens (Hugging Face's "
+      "labels=input_ids), so the model reads the text but its last token and each position predicts the "
+      "token after it");
+  return true;
 }
 
 }  // namespace attn

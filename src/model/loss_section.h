@@ -26,6 +26,12 @@ void read_loss_section(LoadContext& context, const Json& value, const std::strin
 // H*d_head after an attention block without W_o.
 Shape final_output_shape(const Model& model, const RunInput& input);
 
+// attn grad on a causal (decoder-only) model with an output head, one sentence and no
+// labels: the loss of its text's own next tokens, as Hugging Face's labels=input_ids
+// (shifted inside the loss). The input becomes the tokens but the last, the labels the
+// tokens but the first, and the tokens step notes it. False (nothing changed) otherwise.
+bool use_next_tokens_as_labels(const Model& model, RunInput& input);
+
 }  // namespace attn
 
 #endif  // ATTN_MODEL_LOSS_SECTION_H_

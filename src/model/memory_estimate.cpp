@@ -113,7 +113,10 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size,
                                       ? every_layer
                                       : std::max(size.encoder_layers ? encoder_activations : 0.0L,
                                                  size.decoder_layers ? decoder_activations : 0.0L);
-  const long double io = V * N + static_cast<long double>(size.position_rows) * N + 3 * B * (S + T) * N + 2 * B * T * V;
+  // The embedding, an untied output head beside it, a learned position table, the inputs,
+  // the logits and probabilities.
+  const long double io = (size.untied_head ? 2 : 1) * V * N + static_cast<long double>(size.position_rows) * N +
+                         3 * B * (S + T) * N + 2 * B * T * V;
   // Each layer's weights are a dozen tensors, each with its shape and axis names on the
   // heap: about 1.6 KiB per encoder layer and 3 KiB per decoder layer besides the numbers
   // (measured: 100,000 attention-only layers of d_model 4 take 222 MB).
@@ -132,10 +135,14 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size,
   const long double ablation =
       size.ablation ? B * (T > 0 ? T : S) * V + (size.encoder_layers + size.decoder_layers) * B * std::max(S, T) * Hd
                     : 0.0L;
-  // Weights kept as stored take their bytes in the mapped files, not 8 each.
+  // Weights kept as stored take their bytes in the mapped files, not 8 each: every stored
+  // number is among those counted at 8 above (the untied head too), so taking their 8
+  // bytes back leaves a sum of counts, which is never below zero. Each term is signed long
+  // double (no unsigned difference can wrap to 2^64), and the sum is held at zero besides.
   const long double stored = static_cast<long double>(size.stored_bytes) - 8.0L * size.stored_numbers;
   const long double bytes = 8.0L * (weights + activations + io + gradients + lens + ablation) + stored +
                             layer_overhead * (size.backward ? 2 : 1);
+  if (!(bytes > 0)) return 0;
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -250,6 +257,7 @@ RunSize run_size_of(const Model& model, const RunInput& input) {
   size.decoder_layers = model.decoder.size();
   size.vocab = model.vocab.size();
   size.position_rows = model.positions.shape.empty() ? 0 : model.positions.shape[0];
+  size.untied_head = model.output.present && !model.output.tied;
   size.lens = input.lens;
   size.ablation = !input.ablation.empty();
   for (const ConstParameter& p : parameters(model))

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "core/read_files.h"
 #include "model/json_reader.h"
 
 namespace attn {
@@ -44,6 +45,7 @@ TextLines::TextLines(const std::string& path, std::uint64_t max_bytes, const cha
     if (fd_ < 0) throw InputError(name_, "", "cannot open for reading");
     owns_fd_ = true;
   }
+  note_read_file(fd_, name_);
 }
 
 TextLines::TextLines(std::string text, std::string name)

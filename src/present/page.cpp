@@ -70,7 +70,18 @@ void Page::explanation(const std::string& why) {
   std::string paragraph;
   std::istringstream lines(text);
   for (std::string l; std::getline(lines, l);) paragraph += (paragraph.empty() ? "" : " ") + l;
+  static const std::string kOrderExample = "\"I love AI\" from \"AI love I\"";
+  const std::size_t example = cited_order_.empty() ? std::string::npos : paragraph.find(kOrderExample);
+  if (example != std::string::npos) paragraph.replace(example, kOrderExample.size(), cited_order_);
   renderer_.explanation(paragraph);
+}
+
+void Page::cite_order(const std::vector<std::string>& words) {
+  cited_order_.clear();
+  if (words.size() < 2) return;
+  const std::vector<std::string> first(words.begin(), words.begin() + std::min<std::ptrdiff_t>(3, words.size()));
+  const std::vector<std::string> reversed(first.rbegin(), first.rend());
+  cited_order_ = fmt::format("\"{}\" from \"{}\"", fmt::join(first, " "), fmt::join(reversed, " "));
 }
 
 int Page::first_detailed(const std::string& detail_key) const {

@@ -92,6 +92,10 @@ class Page {
   // The explanation of `why` (explanation_for), when the step is shown in full and
   // explanations are on: under a banner (attn grad's backward pass).
   void explain(const std::string& why);
+  // The run's own words for an explanation that shows what order means by a sentence and
+  // its words reversed ("I love AI" from "AI love I"): cited from `words` (the first three
+  // when there are more) instead of that example; ignored with fewer than two words.
+  void cite_order(const std::vector<std::string>& words);
   // Attention weights drawn as heatmaps, side by side when they fit the line, else stacked.
   void heatmap(const HeatmapView& view);
   // A matrix as a boxed table with row and column labels (left out when too wide).
@@ -133,6 +137,7 @@ class Page {
   std::string pending_layer_header_;
   std::string pending_block_header_;
   std::string pending_block_why_;  // the explanation printed under the block header
+  std::string cited_order_;        // "\"The cat sat\" from \"sat cat The\"" (cite_order)
   std::string pending_formula_;    // a formula waiting for its shapes
   // A compact step: its formula and result shape, written as one line, and the step that
   // showed its kind in full.

@@ -17,6 +17,35 @@ bool is_target(const TraceEntry& e) { return e.id.sequence == Sequence::Target; 
 bool shown_item(const PrintContext& c, std::size_t b) {
   return !c.options.filter.batch || *c.options.filter.batch == b;
 }
+
+// The words of the sequence `e` belongs to (its first batch item), special tokens left out,
+// as a learner reads them: a checkpoint's pieces ("The", "␣cat") joined and cut at their
+// spaces. For an explanation that cites the run's own sentence (Page::cite_order).
+std::vector<std::string> sentence_words(const TraceEntry& e, const PrintContext& c) {
+  const auto* tokens = c.trace.tokens(e.id.sequence);
+  if (!tokens || tokens->empty() || !c.model.tokenizer) return {};
+  const Tokenizer& tokenizer = *c.model.tokenizer;
+  std::string text;
+  for (const std::string& token : tokens->front()) {
+    const auto id = tokenizer.lookup(token);
+    if (id && tokenizer.is_special(*id)) continue;
+    text += (c.model.checkpoint.present() || text.empty() ? "" : " ") + readable_token(c.model, token);
+  }
+  std::vector<std::string> words;
+  std::string word;
+  static const std::string kSpaceMark = "\xE2\x90\xA3";  // ␣, display_piece's leading space
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const bool space = i == text.size() || text[i] == ' ' || text.compare(i, kSpaceMark.size(), kSpaceMark) == 0;
+    if (!space) {
+      word += text[i];
+      continue;
+    }
+    if (!word.empty()) words.push_back(word);
+    word.clear();
+    if (i < text.size() && text[i] != ' ') i += kSpaceMark.size() - 1;
+  }
+  return words;
+}
 }  // namespace
 
 void print_token_ids(const TraceEntry& e, PrintContext& c) {
@@ -108,6 +137,7 @@ void print_scaled_embedding(const TraceEntry& e, PrintContext& c) {
 void print_positional_encoding(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool sinusoidal = c.model.config.positional_encoding == PositionalEncoding::Sinusoidal;
+  if (!sinusoidal) c.page.cite_order(sentence_words(e, c));  // the run's sentence, not the built-in model's
   if (c.model.config.positional_encoding == PositionalEncoding::SinusoidalTable) {
     c.page.begin_step(page_of(e.id.kind), "Sinusoidal positions, from the model's table", "sinusoidal_table");
     c.page.formula(

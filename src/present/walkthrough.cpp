@@ -63,9 +63,16 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
   const auto sentence = [&](Sequence sequence) {
     const auto* tokens = trace.tokens(sequence);
     if (!tokens || tokens->empty()) return std::string();
+    // A long sentence is named by its first tokens (a map line, not the text again).
+    constexpr std::size_t kShownTokens = 8;
+    const auto& first = (*tokens)[0];
+    const bool cut = first.size() > kShownTokens + 2;
     std::string text;
-    for (const auto& token : (*tokens)[0]) text += (text.empty() ? "" : " ") + readable_token(model, token);
-    return " \"" + text + "\"" + (tokens->size() > 1 ? fmt::format(" and {} more", tokens->size() - 1) : "");
+    for (std::size_t i = 0; i < (cut ? kShownTokens : first.size()); ++i)
+      text += (text.empty() ? "" : " ") + readable_token(model, first[i]);
+    if (cut) text += fmt::format(" …\" ({} tokens", first.size());
+    return " \"" + text + (cut ? ")" : "\"") +
+           (tokens->size() > 1 ? fmt::format(" and {} more", tokens->size() - 1) : "");
   };
   const std::string key = stage_key(id);
   if (key == "loss") return "the loss";

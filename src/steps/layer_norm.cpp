@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/numeric_check.h"
 #include "core/require.h"
 
 namespace attn {
@@ -24,6 +25,11 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
     const double mean = pairwise_sum(row, N) / static_cast<double>(N);
     for (std::size_t j = 0; j < N; ++j) y[j] = (row[j] - mean) * (row[j] - mean);
     const double var = pairwise_sum(y, N) / static_cast<double>(N);
+    // One test a row: an overflowing mean or variance (values near 1e154 and up) makes
+    // 1/σ zero or NaN, and the row beta or NaN, which no check of the output would name.
+    if (!std::isfinite(var))
+      throw RowValueNotFinite("the variance of the row", "LayerNorm would divide by it and give beta for every value",
+                              r, var);
     const double inv_std = 1.0 / std::sqrt(var + eps);
     for (std::size_t j = 0; j < N; ++j) y[j] = (row[j] - mean) * inv_std * g[j] + b[j];
   }
@@ -75,6 +81,11 @@ Tensor rms_norm(const Tensor& x, const Tensor& gamma, double eps) {
     double* y = out.data.data() + r * N;
     for (std::size_t j = 0; j < N; ++j) y[j] = row[j] * row[j];
     const double mean_square = pairwise_sum(y, N) / static_cast<double>(N);
+    // One test a row: an overflowing mean square (values near 1e154 and up) makes 1/rms
+    // zero, and the row zeros, which no check of the output would name.
+    if (!std::isfinite(mean_square))
+      throw RowValueNotFinite("the mean of the squares of the row",
+                              "RMSNorm would divide by its root and give 0 for every value", r, mean_square);
     const double inv_rms = 1.0 / std::sqrt(mean_square + eps);
     for (std::size_t j = 0; j < N; ++j) y[j] = row[j] * inv_rms * g[j];
   }

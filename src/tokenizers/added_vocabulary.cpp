@@ -1,6 +1,6 @@
 #include "tokenizers/added_vocabulary.h"
 
-#include <array>
+#include <algorithm>
 
 #include "tokenizers/unicode_text.h"
 #include "tokenizers/utf8.h"
@@ -23,36 +23,56 @@ bool stands_alone(const std::string& text, std::size_t begin, std::size_t end) {
   return end >= text.size() || !is_word_character(utf8_code_point(text, end));
 }
 
-// The longest token starting at `pos`, if any (index into tokens).
-std::optional<std::size_t> longest_at(const std::string& text, std::size_t pos, const std::vector<AddedToken>& tokens) {
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& content = tokens[i].content;
-    if (content.empty() || (best && content.size() <= tokens[*best].content.size())) continue;
-    if (text.compare(pos, content.size(), content) == 0) best = i;
+}  // namespace
+
+AddedTokenMatcher::AddedTokenMatcher(std::vector<AddedToken> tokens) : tokens_(std::move(tokens)), nodes_(1) {
+  for (std::size_t i = 0; i < tokens_.size(); ++i) {
+    const std::string& content = tokens_[i].content;
+    if (content.empty()) continue;
+    std::uint32_t at = 0;
+    for (const char c : content) {
+      const auto byte = static_cast<unsigned char>(c);
+      auto& next = nodes_[at].next;
+      auto it = std::lower_bound(next.begin(), next.end(), std::make_pair(byte, std::uint32_t{0}));
+      if (it == next.end() || it->first != byte) {
+        it = next.insert(it, {byte, static_cast<std::uint32_t>(nodes_.size())});
+        const std::uint32_t child = it->second;
+        nodes_.emplace_back();
+        at = child;
+      } else {
+        at = it->second;
+      }
+    }
+    // Two tokens with one content: the first listed is found, as before the trie.
+    if (nodes_[at].token < 0) nodes_[at].token = static_cast<std::int64_t>(i);
+  }
+}
+
+std::int64_t AddedTokenMatcher::longest_at(const std::string& text, std::size_t pos) const {
+  std::int64_t best = -1;
+  std::uint32_t at = 0;
+  for (std::size_t i = pos; i < text.size(); ++i) {
+    const auto& next = nodes_[at].next;
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const auto it = std::lower_bound(next.begin(), next.end(), std::make_pair(byte, std::uint32_t{0}));
+    if (it == next.end() || it->first != byte) break;
+    at = it->second;
+    if (nodes_[at].token >= 0) best = nodes_[at].token;
   }
   return best;
 }
 
-}  // namespace
-
-std::vector<TextSection> split_added_tokens(const std::string& text, const std::vector<AddedToken>& tokens) {
+std::vector<TextSection> AddedTokenMatcher::split(const std::string& text) const {
   std::vector<TextSection> sections;
-  // The bytes an added token can start with: elsewhere no token is looked for (Llama 3 has
-  // 256 added tokens, all starting with '<').
-  std::array<bool, 256> starts{};
-  for (const AddedToken& token : tokens)
-    if (!token.content.empty()) starts[static_cast<unsigned char>(token.content[0])] = true;
   std::size_t section_start = 0;
   for (std::size_t pos = 0; pos < text.size();) {
-    const bool may_start = starts[static_cast<unsigned char>(text[pos])];
-    const auto found = may_start ? longest_at(text, pos, tokens) : std::nullopt;
-    if (!found) {
+    const std::int64_t found = nodes_[0].next.empty() ? -1 : longest_at(text, pos);
+    if (found < 0) {
       const std::size_t length = utf8_sequence_length(text, pos);
       pos += length == 0 ? 1 : length;
       continue;
     }
-    const AddedToken& token = tokens[*found];
+    const AddedToken& token = tokens_[static_cast<std::size_t>(found)];
     std::size_t begin = pos, end = pos + token.content.size();
     // The automaton goes on after this match whether or not the token may stand here.
     pos = end;

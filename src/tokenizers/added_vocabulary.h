@@ -6,8 +6,10 @@
 #define ATTN_TOKENIZERS_ADDED_VOCABULARY_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -29,8 +31,28 @@ struct TextSection {
   std::size_t offset = 0;  // where it starts in the text it was cut from
 };
 
-// Cuts `text` at the tokens in `tokens` (their `content` matched as given).
-std::vector<TextSection> split_added_tokens(const std::string& text, const std::vector<AddedToken>& tokens);
+// The added tokens in a trie of their bytes, so that the text is read once, whatever the
+// number of tokens: at each position the walk goes no further than the longest token
+// (20,000 added tokens against an 80 KB text took 14 s, one comparison per token per
+// position). tokenizers builds an Aho-Corasick automaton; the leftmost-longest matches
+// are the same.
+class AddedTokenMatcher {
+ public:
+  explicit AddedTokenMatcher(std::vector<AddedToken> tokens);
+  // Cuts `text` at the tokens (their `content` matched as given).
+  std::vector<TextSection> split(const std::string& text) const;
+
+ private:
+  struct Node {
+    std::vector<std::pair<unsigned char, std::uint32_t>> next;  // by byte, sorted
+    std::int64_t token = -1;                                    // the token ending here, if any
+  };
+  // The token (index into tokens_) of the longest content starting at `pos`, or -1.
+  std::int64_t longest_at(const std::string& text, std::size_t pos) const;
+
+  std::vector<AddedToken> tokens_;
+  std::vector<Node> nodes_;  // nodes_[0]: the root
+};
 
 }  // namespace attn
 

@@ -2,25 +2,22 @@
 
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "attn/error.h"
+#include "core/memory_budget.h"
 #include "tokenizers/utf8.h"
 
 namespace attn {
 
 namespace {
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t pos = 0; (pos = text.find(from, pos)) != std::string::npos; pos += to.size())
-    text.replace(pos, from.size(), to);
-  return text;
-}
-
 // transformers' clean_up_tokenization: spaces before punctuation and English contractions.
 std::string clean_up_tokenization(std::string text) {
   static const char* const pairs[][2] = {{" .", "."},     {" ?", "?"},     {" !", "!"},   {" ,", ","},
                                          {" ' ", "'"},    {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"},
                                          {" 've", "'ve"}, {" 're", "'re"}};
-  for (const auto& pair : pairs) text = replace_all(std::move(text), pair[0], pair[1]);
+  for (const auto& pair : pairs) text = replace_literal(text, pair[0], pair[1]);
   return text;
 }
 
@@ -60,17 +57,29 @@ std::string bytes_as_pieces(const std::string& bytes) {
 
 }  // namespace
 
-BpeTokenizer::BpeTokenizer(BpeParts parts) : parts_(std::move(parts)), special_(parts_.vocabulary.pieces.size()) {
-  for (const AddedToken& token : parts_.added_tokens) {
-    if (token.special) special_.at(token.id) = true;
-    if (!token.normalized) {
-      raw_tokens_.push_back(token);
-    } else {
-      AddedToken normalized = token;
-      normalized.content = normalize(parts_.normalizer, token.content);
-      normalized_tokens_.push_back(normalized);
-    }
+namespace {
+
+// The added tokens matched in the raw text, or (`normalized`) those matched in the
+// normalized text, their content normalized.
+std::vector<AddedToken> added_tokens(const BpeParts& parts, bool normalized) {
+  std::vector<AddedToken> tokens;
+  for (const AddedToken& token : parts.added_tokens) {
+    if (token.normalized != normalized) continue;
+    tokens.push_back(token);
+    if (normalized) tokens.back().content = normalize(parts.normalizer, token.content);
   }
+  return tokens;
+}
+
+}  // namespace
+
+BpeTokenizer::BpeTokenizer(BpeParts parts)
+    : parts_(std::move(parts)),
+      raw_tokens_(added_tokens(parts_, false)),
+      normalized_tokens_(added_tokens(parts_, true)),
+      special_(parts_.vocabulary.pieces.size()) {
+  for (const AddedToken& token : parts_.added_tokens)
+    if (token.special) special_.at(token.id) = true;
 }
 
 std::string BpeTokenizer::kind() const { return parts_.byte_level ? "byte-level BPE" : "SentencePiece BPE"; }
@@ -80,7 +89,7 @@ const std::string& BpeTokenizer::piece(std::size_t id) const {
   return parts_.vocabulary.pieces[id];
 }
 
-std::string BpeTokenizer::display_piece(std::size_t id) const {
+std::string BpeTokenizer::readable_piece(std::size_t id) const {
   const std::string& spelled = piece(id);
   if (special_[id]) return spelled;
   if (parts_.byte_level) {
@@ -97,7 +106,7 @@ std::string BpeTokenizer::display_piece(std::size_t id) const {
     return shown;
   }
   if (spelled.size() == 6 && spelled.compare(0, 3, "<0x") == 0) return spelled;
-  return visible(replace_all(spelled, "\xE2\x96\x81", " "));  // ▁
+  return visible(replace_literal(spelled, "\xE2\x96\x81", " "));  // ▁
 }
 
 void BpeTokenizer::push(Encoding& encoding, std::size_t id, bool unknown) const {
@@ -108,7 +117,7 @@ void BpeTokenizer::push(Encoding& encoding, std::size_t id, bool unknown) const 
 
 void BpeTokenizer::encode_section(const TextSection& section, Encoding& encoding) const {
   const std::string normalized = normalize(parts_.normalizer, section.text);
-  for (const TextSection& part : split_added_tokens(normalized, normalized_tokens_)) {
+  for (const TextSection& part : normalized_tokens_.split(normalized)) {
     if (part.id) {
       push(encoding, *part.id, false);
       continue;
@@ -123,16 +132,34 @@ void BpeTokenizer::encode_section(const TextSection& section, Encoding& encoding
   }
 }
 
+void BpeTokenizer::check_memory(const std::string& text, const std::vector<TextSection>& sections) const {
+  const TextGrowth growth = text_growth(parts_.normalizer, parts_.pre_tokenizer);
+  long double grown = 0;
+  for (const TextSection& section : sections)
+    if (!section.id) grown += growth.factor * static_cast<long double>(section.text.size()) + growth.added;
+  const long double need = static_cast<long double>(text.size()) * 2 + grown * kTokenizeBytesPerByte;
+  const std::uint64_t limit = memory_limit_in_force();
+  if (need <= static_cast<long double>(limit)) return;
+  throw InputError("text", "",
+                   fmt::format("tokenizing it could take about {}: its {} bytes may grow to {:.0f} through the "
+                               "tokenizer's normalizer and pre-tokenizer (up to {:.1f} times), at up to {} bytes of "
+                               "memory each, more than the limit of {}; use a shorter text or raise --max-memory",
+                               memory_text(need), text.size(), static_cast<double>(grown),
+                               static_cast<double>(growth.factor), kTokenizeBytesPerByte, memory_text(limit)));
+}
+
 Encoding BpeTokenizer::encode(const std::string& text, bool add_special_tokens) const {
   if (const auto bad = first_invalid_utf8(text)) {
     throw InputError("text", "",
                      "expected UTF-8, found byte " + std::to_string(static_cast<unsigned char>(text[*bad])) +
                          " at offset " + std::to_string(*bad) + " that starts no UTF-8 character");
   }
+  const std::vector<TextSection> sections = raw_tokens_.split(text);
+  check_memory(text, sections);
   Encoding encoding;
   if (add_special_tokens)
     for (const std::size_t id : parts_.prefix_ids) push(encoding, id, false);
-  for (const TextSection& section : split_added_tokens(text, raw_tokens_)) {
+  for (const TextSection& section : sections) {
     if (section.id) {
       push(encoding, *section.id, false);
     } else {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/error.h"
 #include "attn/tokenizer.h"
 #include "tokenizers/added_vocabulary.h"
 #include "tokenizers/bpe_model.h"
@@ -33,6 +34,14 @@ struct BpeParts {
   std::array<std::optional<std::size_t>, 4> roles;  // by SpecialRole
 };
 
+// The memory tokenizing takes per byte of the text grown through the normalizer and the
+// pre-tokenizer: the words, the pieces, the ids and their copies. Measured with
+// /usr/bin/time -v on `attn tokenize --model tests/data/gpt2 - --json` of 4 MiB texts
+// (the process's 21 MiB at rest taken off): 168 bytes a byte for "a!a!..." and "1,1,..."
+// (every byte a word and a token), 137 for "é一é一...", 102 for "a a a ...", 57 for
+// English; rounded up.
+constexpr std::uint64_t kTokenizeBytesPerByte = 192;
+
 class BpeTokenizer : public Tokenizer {
  public:
   explicit BpeTokenizer(BpeParts parts);
@@ -40,7 +49,9 @@ class BpeTokenizer : public Tokenizer {
   std::string kind() const override;
   std::size_t size() const override { return parts_.vocabulary.pieces.size(); }
   const std::string& piece(std::size_t id) const override;
-  std::string display_piece(std::size_t id) const override;
+  // The piece as shown (readable_piece), passed through printable() as every error message
+  // is: a special token's text may hold an escape sequence or a line break.
+  std::string display_piece(std::size_t id) const override { return printable(readable_piece(id)); }
   std::optional<std::size_t> find(const std::string& piece) const override { return parts_.vocabulary.find(piece); }
   Encoding encode(const std::string& text, bool add_special_tokens = true) const override;
   std::string decode(const std::vector<std::size_t>& ids, bool skip_special_tokens = true) const override;
@@ -48,13 +59,19 @@ class BpeTokenizer : public Tokenizer {
   bool is_special(std::size_t id) const override;
 
  private:
+  // "␣cat" for "Ġcat", a byte-fallback piece as "<0xE2>", a special token as spelled.
+  std::string readable_piece(std::size_t id) const;
   void encode_section(const TextSection& section, Encoding& encoding) const;
+  // InputError when tokenizing `text` (cut at the added tokens into `sections`) could take
+  // more than the memory limit (core/memory_budget.h): its bytes as the normalizer and the
+  // pre-tokenizer may grow them, each at kTokenizeBytesPerByte.
+  void check_memory(const std::string& text, const std::vector<TextSection>& sections) const;
   void push(Encoding& encoding, std::size_t id, bool unknown) const;
 
   BpeParts parts_;
-  std::vector<AddedToken> raw_tokens_;         // matched in the raw text
-  std::vector<AddedToken> normalized_tokens_;  // matched after normalization (content normalized)
-  std::vector<bool> special_;                  // by id
+  AddedTokenMatcher raw_tokens_;         // matched in the raw text
+  AddedTokenMatcher normalized_tokens_;  // matched after normalization (content normalized)
+  std::vector<bool> special_;            // by id
 };
 
 }  // namespace attn

@@ -38,18 +38,6 @@ const ByteLevelTable& table() {
   return instance;
 }
 
-std::string replace_all(const std::string& text, const std::string& from, const std::string& to) {
-  if (from.empty()) return text;
-  std::string out;
-  std::size_t pos = 0;
-  for (std::size_t found; (found = text.find(from, pos)) != std::string::npos; pos = found + from.size()) {
-    out.append(text, pos, found - pos);
-    out += to;
-  }
-  out.append(text, pos, std::string::npos);
-  return out;
-}
-
 // ByteLevel's decode_chain: every piece's bytes (a piece with a character outside the
 // table, such as an added token holding a space, as its own UTF-8), then one lossy UTF-8
 // conversion of them all.
@@ -127,7 +115,7 @@ std::vector<std::string> strip(const DecoderStep& step, std::vector<std::string>
 // where every one is dropped (metaspace.rs: `i == 0 && prepend_scheme != Never`).
 std::vector<std::string> metaspace(const DecoderStep& step, std::vector<std::string> pieces) {
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    pieces[i] = replace_all(pieces[i], step.replacement, i == 0 && step.drop_first_replacement ? "" : " ");
+    pieces[i] = replace_literal(pieces[i], step.replacement, i == 0 && step.drop_first_replacement ? "" : " ");
   }
   return pieces;
 }
@@ -161,7 +149,7 @@ std::string decode_pieces(const std::vector<DecoderStep>& steps, std::vector<std
         pieces = byte_level(pieces);
         break;
       case DecoderStep::Kind::Replace:
-        for (std::string& piece : pieces) piece = replace_all(piece, step.from, step.to);
+        for (std::string& piece : pieces) piece = replace_literal(piece, step.from, step.to);
         break;
       case DecoderStep::Kind::ByteFallback:
         pieces = byte_fallback(pieces);

@@ -9,6 +9,8 @@
 
 #include "attn/error.h"
 #include "core/json_found.h"
+#include "core/memory_budget.h"
+#include "core/read_files.h"
 
 namespace attn {
 
@@ -51,6 +53,7 @@ std::string read_tokenizer_file(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "expected a readable tokenizer file, found one that cannot be opened");
+  note_read_file(path);
   std::string text;
   text.reserve(static_cast<std::size_t>(info.st_size));
   char buffer[1 << 16];
@@ -72,6 +75,7 @@ std::string read_tokenizer_file(const std::string& path) {
 
 Json read_json_file(const std::string& path) {
   const std::string text = read_tokenizer_file(path);
+  count_json_parse(path, "", text.size());  // before the parser takes up to 40 bytes a byte
   if (const auto at = too_deep_at(text)) {
     throw InputError(
         path, "", "expected JSON nested at most 64 levels deep, found deeper nesting at byte " + std::to_string(*at));

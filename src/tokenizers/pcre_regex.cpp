@@ -14,7 +14,7 @@ struct PcreRegex::Compiled {
 };
 
 PcreRegex::PcreRegex(const std::string& pattern, bool literal, const std::string& file, const std::string& json_path)
-    : compiled_(std::make_unique<Compiled>()) {
+    : compiled_(std::make_unique<Compiled>()), file_(file), json_path_(json_path) {
   int error_code = 0;
   PCRE2_SIZE error_offset = 0;
   // PCRE2_LITERAL takes no UCP (a literal has no classes to widen).
@@ -48,8 +48,14 @@ std::vector<std::pair<std::size_t, std::size_t>> PcreRegex::find_all(const std::
     if (found == PCRE2_ERROR_NOMATCH) break;
     if (found < 0) {
       pcre2_match_data_free(data);
-      throw InputError("text", "",
-                       "the pre-tokenizer's regular expression failed (PCRE2 error " + std::to_string(found) + ")");
+      PCRE2_UCHAR message[256];
+      pcre2_get_error_message(found, message, sizeof message);
+      // A pattern of no file is ByteLevel's own, GPT-2's (pipeline_json.cpp).
+      const std::string which =
+          file_.empty() ? "the ByteLevel pre-tokenizer's GPT-2 pattern" : "the regular expression";
+      throw InputError(file_, json_path_,
+                       which + " failed on the text at byte " + std::to_string(start) + ": " +
+                           reinterpret_cast<const char*>(message) + " (PCRE2 error " + std::to_string(found) + ")");
     }
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
     const std::size_t begin = ovector[0], end = ovector[1];

@@ -21,12 +21,15 @@ class PcreRegex {
   PcreRegex(const PcreRegex&) = delete;
   PcreRegex& operator=(const PcreRegex&) = delete;
 
-  // The non-empty matches in `text` (well-formed UTF-8), left to right, as [begin, end) byte offsets.
+  // The non-empty matches in `text` (well-formed UTF-8), left to right, as [begin, end) byte
+  // offsets. InputError naming the file, the pattern's JSON path and PCRE2's own message
+  // when matching fails (a pattern that backtracks past PCRE2's match limit).
   std::vector<std::pair<std::size_t, std::size_t>> find_all(const std::string& text) const;
 
  private:
   struct Compiled;
   std::unique_ptr<Compiled> compiled_;
+  std::string file_, json_path_;  // where the pattern was written, for messages
 };
 
 }  // namespace attn

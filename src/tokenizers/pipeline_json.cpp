@@ -1,6 +1,7 @@
 #include "tokenizers/pipeline_json.h"
 
 #include "attn/error.h"
+#include "tokenizers/utf8.h"
 
 namespace attn {
 
@@ -73,7 +74,12 @@ SplitBehavior read_behavior(const JsonField& field) {
 PreTokenizerStep read_metaspace(const JsonField& field) {
   PreTokenizerStep step;
   step.kind = PreTokenizerStep::Kind::Metaspace;
-  step.replacement = field["replacement"].string();
+  const JsonField replacement = field["replacement"];
+  step.replacement = replacement.string();
+  // tokenizers holds it as one char (metaspace.rs): "" would be found at every position of
+  // a word and never passed; two characters are not a Metaspace tokenizers can read.
+  const std::size_t length = step.replacement.empty() ? 0 : utf8_sequence_length(step.replacement, 0);
+  if (length == 0 || length != step.replacement.size()) replacement.fail("one character, such as \"\u2581\"");
   step.split = field.flag("split", true);
   if (field.has("prepend_scheme")) {
     const JsonField scheme = field["prepend_scheme"];

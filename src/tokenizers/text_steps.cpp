@@ -1,5 +1,6 @@
 #include "tokenizers/text_steps.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -10,18 +11,6 @@
 namespace attn {
 
 namespace {
-
-std::string replace_all(const std::string& text, const std::string& from, const std::string& to) {
-  if (from.empty()) return text;
-  std::string out;
-  std::size_t pos = 0;
-  for (std::size_t found; (found = text.find(from, pos)) != std::string::npos; pos = found + from.size()) {
-    out.append(text, pos, found - pos);
-    out += to;
-  }
-  out.append(text, pos, std::string::npos);
-  return out;
-}
 
 std::string regex_replace_all(const PcreRegex& pattern, const std::string& text, const std::string& to) {
   std::string out;
@@ -126,11 +115,13 @@ std::string to_byte_level(const std::string& word) {
 void metaspace(const PreTokenizerStep& step, bool at_text_start, std::vector<std::string>& words) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < words.size(); ++i) {
-    std::string word = replace_all(words[i], " ", step.replacement);
+    std::string word = replace_literal(words[i], " ", step.replacement);
     const bool prepend = step.prepend == PreTokenizerStep::Prepend::Always ||
                          (step.prepend == PreTokenizerStep::Prepend::First && at_text_start && i == 0);
     if (prepend && word.compare(0, step.replacement.size(), step.replacement) != 0) word = step.replacement + word;
-    if (!step.split) {
+    // An empty replacement (refused when the file is read: tokenizers holds it as one char)
+    // would be found at every position and never passed.
+    if (!step.split || step.replacement.empty()) {
       out.push_back(word);
       continue;
     }
@@ -147,6 +138,66 @@ void metaspace(const PreTokenizerStep& step, bool at_text_start, std::vector<std
 }
 
 }  // namespace
+
+namespace {
+
+// What each normalizer does to the bound: out <= factor * in + added.
+void grow(TextGrowth& g, long double factor, long double added = 0) {
+  g.factor *= factor;
+  g.added = g.added * factor + added;
+}
+
+}  // namespace
+
+TextGrowth text_growth(const std::vector<NormalizerStep>& normalizer,
+                       const std::vector<PreTokenizerStep>& pre_tokenizer) {
+  TextGrowth g;
+  for (const NormalizerStep& step : normalizer) {
+    switch (step.kind) {
+      case NormalizerStep::Kind::Prepend:
+        grow(g, 1, static_cast<long double>(step.text.size()));
+        break;
+      case NormalizerStep::Kind::Replace:
+        grow(g, std::max<long double>(1, static_cast<long double>(step.text.size())));
+        break;
+      case NormalizerStep::Kind::Nfc:
+      case NormalizerStep::Kind::Nfd:
+        grow(g, 4);
+        break;
+      case NormalizerStep::Kind::Nfkc:
+      case NormalizerStep::Kind::Nfkd:
+        grow(g, 12);
+        break;
+      case NormalizerStep::Kind::Lowercase:
+        grow(g, 2);
+        break;
+      case NormalizerStep::Kind::Strip:
+        break;
+    }
+  }
+  // Once a step has cut the section into words, what is added per word is added per byte
+  // at most (a word has at least one).
+  bool in_words = false;
+  for (const PreTokenizerStep& step : pre_tokenizer) {
+    const long double r = static_cast<long double>(step.replacement.size());
+    switch (step.kind) {
+      case PreTokenizerStep::Kind::Split:
+        in_words = true;
+        break;
+      case PreTokenizerStep::Kind::ByteLevel:
+        if (step.add_prefix_space) in_words ? grow(g, 2) : grow(g, 1, 1);
+        in_words = in_words || step.use_regex;
+        grow(g, 2);
+        break;
+      case PreTokenizerStep::Kind::Metaspace:
+        grow(g, std::max<long double>(1, r));
+        if (step.prepend != PreTokenizerStep::Prepend::Never) in_words ? grow(g, 1 + r) : grow(g, 1, r);
+        in_words = in_words || step.split;
+        break;
+    }
+  }
+  return g;
+}
 
 std::string normalize(const std::vector<NormalizerStep>& steps, std::string text) {
   for (const NormalizerStep& step : steps) {

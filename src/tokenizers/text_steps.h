@@ -43,6 +43,19 @@ struct PreTokenizerStep {
 std::vector<std::string> pre_tokenize(const std::vector<PreTokenizerStep>& steps, const std::string& section,
                                       bool at_text_start);
 
+// How far a text can grow through a normalizer and a pre-tokenizer: to at most `factor`
+// bytes per byte, plus `added` bytes per section (a Prepend's prefix, a prefix space, a
+// Metaspace's first replacement), the words' bytes counted together. Replace grows a byte
+// to its content (a match takes at least one byte); NFC and NFD at most 3 bytes a byte,
+// NFKC and NFKD 11 (U+FDFA), lowercasing 1.5 (U+0130) (every code point through Python's
+// unicodedata 14.0; counted as 4, 12 and 2 for the later Unicode ICU may have); ByteLevel
+// 2 (a byte becomes a character of up to 2 bytes); Metaspace a space to its replacement.
+struct TextGrowth {
+  long double factor = 1, added = 0;
+};
+TextGrowth text_growth(const std::vector<NormalizerStep>& normalizer,
+                       const std::vector<PreTokenizerStep>& pre_tokenizer);
+
 struct DecoderStep {
   enum class Kind { ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace };
   Kind kind = Kind::Fuse;

@@ -122,4 +122,16 @@ bool is_unicode_whitespace(char32_t c) {
          (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
+std::string replace_literal(const std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  std::string out;
+  std::size_t pos = 0;
+  for (std::size_t found; (found = text.find(from, pos)) != std::string::npos; pos = found + from.size()) {
+    out.append(text, pos, found - pos);
+    out += to;
+  }
+  out.append(text, pos, std::string::npos);
+  return out;
+}
+
 }  // namespace attn

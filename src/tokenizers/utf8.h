@@ -28,6 +28,13 @@ void append_utf8(std::string& out, char32_t code_point);
 // A well-formed text cut into its characters, each as its UTF-8 bytes.
 std::vector<std::string> utf8_characters(const std::string& text);
 
+// `text` with every occurrence of `from` replaced by `to`, left to right, the replaced text
+// never searched again. The one literal replacement of the tokenizers (the normalizers',
+// pre-tokenizers' and decoders' Replace and Metaspace, the clean-up of decoded text): an
+// empty `from` replaces nothing, as tokenizers' pattern.rs finds no match for an empty
+// string (a search for "" would find it at every position, and never move on).
+std::string replace_literal(const std::string& text, const std::string& from, const std::string& to);
+
 // Rust's char::is_whitespace: Unicode's White_Space property.
 bool is_unicode_whitespace(char32_t c);
 

@@ -64,11 +64,24 @@ TEST_CASE("a Hub name not in the cache says where attn looked and how to downloa
   CHECK(refusal("org/m", {"", root.path(), ""})
             .find("looked for " + root.path() + "/hub/models--org--m/snapshots/bbbb, from HF_HOME") !=
         std::string::npos);
-  // refs/main that is /dev/zero: read no further than a line's worth, and named as no ref
-  // (getline read it without end).
-  REQUIRE(std::system(("ln -sf /dev/zero '" + root.path() + "/hub/models--org--m/refs/main'").c_str()) == 0);
-  CHECK(refusal("org/m", {"", root.path(), ""})
-            .find("looked for " + root.path() + "/hub/models--org--m/refs/main, from HF_HOME") != std::string::npos);
+  // refs/main that is /dev/zero (getline read it without end), a FIFO (the read blocked for
+  // ever) or a folder: a regular file only, the ref named with what was found (issue 31).
+  const std::string ref = root.path() + "/hub/models--org--m/refs/main";
+  const auto ref_refusal = [&] {
+    try {
+      attn::locate_model("org/m", {"", root.path(), ""});
+    } catch (const attn::InputError& e) {
+      CHECK(e.file() == ref);
+      return e.message();
+    }
+    return std::string("located");
+  };
+  REQUIRE(std::system(("ln -sf /dev/zero '" + ref + "'").c_str()) == 0);
+  CHECK(ref_refusal() == "expected a regular file naming a commit, found a device");
+  REQUIRE(std::system(("rm '" + ref + "' && mkfifo '" + ref + "'").c_str()) == 0);
+  CHECK(ref_refusal() == "expected a regular file naming a commit, found a FIFO (named pipe)");
+  REQUIRE(std::system(("rm '" + ref + "' && mkdir '" + ref + "'").c_str()) == 0);
+  CHECK(ref_refusal() == "expected a regular file naming a commit, found a folder");
 }
 
 TEST_CASE("a path that is a file or does not exist is one clear line", "[checkpoint][locate]") {

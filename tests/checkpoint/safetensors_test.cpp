@@ -278,6 +278,7 @@ TEST_CASE("a folder without safetensors weights is refused naming what was looke
     FAIL("empty folder accepted");
   } catch (const attn::InputError& e) {
     CHECK(e.file() == folder.path());
-    CHECK(e.message().find("found neither model.safetensors nor model.safetensors.index.json") == 0);
+    CHECK(e.message().find("found none of model.safetensors, model.safetensors.index.json, pytorch_model.bin and "
+                           "pytorch_model.bin.index.json") == 0);
   }
 }

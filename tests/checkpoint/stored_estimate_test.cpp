@@ -1,7 +1,7 @@
 // The memory a checkpoint is estimated to need before its weights are read, when its
 // weight matrices will stay as stored: counted at their dtype's bytes as the safetensors
-// headers give them (worked by hand below), not as float64; and ATTN_WIDEN_WEIGHTS, which
-// widens them at load all the same (the CLI's tests compare both ways with it).
+// headers (or a pytorch_model.bin's pickle) give them (worked by hand below), not as float64; and ATTN_WIDEN_WEIGHTS,
+// which widens them at load all the same (the CLI's tests compare both ways with it).
 #include <stdlib.h>
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "arch/checkpoint.h"
 #include "attn/error.h"
 #include "attn/model_file.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint_test_files.h"
 
 namespace {
@@ -124,4 +125,95 @@ TEST_CASE("checkpoint estimate: ATTN_WIDEN_WEIGHTS widens the weights at load", 
   // attn grad's run differentiates the weights: widened whatever weights_as_stored says
   options.backward = true;
   CHECK(attn::load_hf_model(kDir + "llama_f32", options).model.embedding.stored == nullptr);
+}
+
+TEST_CASE("checkpoint estimate: a pytorch_model.bin is estimated from its pickle, before any weight is read",
+          "[checkpoint][memory][pytorch_bin]") {
+  // The .bin versions of the cases above (hf_checkpoints_bin.py) hold the same tensors: the
+  // same numbers fewer than float64's estimate, from the dtypes of the pickle's storages.
+  struct Case {
+    const char* name;
+    const char* dtype;
+    std::uint64_t fewer;
+  };
+  for (const Case& c : {Case{"gpt2_f16_prefixed_bin_legacy", "F16", 9984}, Case{"llama_bf16_bin", "BF16", 7296},
+                        Case{"gpt2_f64_bin_legacy", "F64", 0}}) {
+    DYNAMIC_SECTION(c.name) {
+      const std::uint64_t need = float64_need(attn::load_hf_model(kDir + c.name)) - c.fewer;
+      CHECK(refusal(c.name, true, need).empty());
+      CHECK(refusal(c.name, true, need - 1).find(std::string("with its matrices as stored (") + c.dtype + ")") !=
+            std::string::npos);
+    }
+  }
+  // A NaN in a matrix is found as the weights are read: under a limit one byte too small,
+  // the estimate refuses the run first, so no weight was read.
+  attn_test::TempFolder folder;
+  for (const char* file : {"config.json", "pytorch_model.bin"})
+    attn_test::write_bytes(folder.file(file), attn_test::read_bytes(kDir + "llama_bf16_bin/" + file));
+  std::string bytes = attn_test::read_bytes(folder.file("pytorch_model.bin"));
+  const attn::CheckpointFiles files(kDir + "llama_bf16_bin");
+  const attn::StoredTensor* q = files.find("model.layers.0.self_attn.q_proj.weight").tensor;
+  REQUIRE(q != nullptr);
+  bytes[q->begin] = '\xc0';  // BF16 0x7fc0: NaN
+  bytes[q->begin + 1] = '\x7f';
+  attn_test::write_bytes(folder.file("pytorch_model.bin"), bytes);
+  const std::uint64_t need = float64_need(attn::load_hf_model(kDir + "llama_bf16_bin")) - 7296;
+  attn::LoadOptions options;
+  options.weights_as_stored = true;
+  options.max_memory_bytes = need - 1;
+  CHECK_THROWS_WITH(attn::load_hf_model(folder.path(), options), Catch::Contains("with its matrices as stored (BF16)"));
+  options.max_memory_bytes = need;
+  CHECK_THROWS_WITH(attn::load_hf_model(folder.path(), options),
+                    Catch::Contains("model.layers.0.self_attn.q_proj.weight: expected finite weights, found NaN at "
+                                    "[0, 0]"));
+}
+
+TEST_CASE("checkpoint estimate: one storage under two names is counted once", "[checkpoint][memory][pytorch_bin]") {
+  // llama_f16_tied_bin_legacy stores lm_head.weight as the embeddings' own storage. Read
+  // with tie_word_embeddings false, both names are weights: embed_tokens 16x8 = 128, each of
+  // 2 layers q_proj 8x8 = 64, k_proj and v_proj (1 head of 2) 2x8 = 16 each, o_proj 64,
+  // gate, up and down 12x8 = 96 each, 448 a layer; lm_head 128: 1152 numbers kept as stored,
+  // and their bytes at F16 (128 + 896) x 2 = 2048, lm_head's being embed_tokens': float64's
+  // estimate less 8 x 1152 - 2048 = 7168 bytes (6912 were lm_head counted again).
+  attn_test::TempFolder folder;
+  const std::string source = kDir + "llama_f16_tied_bin_legacy/";
+  attn_test::write_bytes(folder.file("pytorch_model.bin"), attn_test::read_bytes(source + "pytorch_model.bin"));
+  std::string config = attn_test::read_bytes(source + "config.json");
+  const std::size_t tie = config.find("\"tie_word_embeddings\": true");
+  REQUIRE(tie != std::string::npos);
+  config.replace(tie, 27, "\"tie_word_embeddings\": false");
+  attn_test::write_bytes(folder.file("config.json"), config);
+  const attn::CheckpointModel untied = attn::load_hf_model(folder.path());
+  REQUIRE_FALSE(untied.model.output.tied);
+  const std::uint64_t need = float64_need(untied) - 7168;
+  attn::LoadOptions options;
+  options.weights_as_stored = true;
+  options.max_memory_bytes = need;
+  CHECK_NOTHROW(attn::load_hf_model(folder.path(), options));
+  options.max_memory_bytes = need - 1;
+  CHECK_THROWS_WITH(attn::load_hf_model(folder.path(), options), Catch::Contains("with its matrices as stored (F16)"));
+}
+
+TEST_CASE("checkpoint estimate: an untied head stored as BF16 is counted, not taken back before it is",
+          "[checkpoint][memory]") {
+  // Issue 31: the head's stored numbers were taken back (6 bytes each fewer than float64)
+  // from an estimate that had not counted the head: below zero, wrapped to 2^64 ("would need
+  // about 17179869184.0 GiB"), a valid checkpoint refused. llama_bf16_untied_sharded: a
+  // vocabulary of 1536 beside one layer; embed_tokens and lm_head 1536x8 = 12288 numbers each,
+  // the layer's matrices 480 (q_proj 64, k_proj and v_proj 32, o_proj 64, gate, up and down
+  // 96 each): 25056 BF16 numbers, 6 x 25056 = 150336 bytes fewer than float64's estimate.
+  const char* name = "llama_bf16_untied_sharded";
+  const std::uint64_t need64 = float64_need(attn::load_hf_model(kDir + name));
+  const std::uint64_t need = need64 - 150336;
+  CHECK(need < need64);
+  CHECK(refusal(name, true, 0).empty());  // the default limit, half the machine's memory
+  CHECK(refusal(name, true, need).empty());
+  CHECK(refusal(name, true, need - 1).find("with its matrices as stored (BF16)") != std::string::npos);
+  CHECK(refusal(name, false, need64).empty());
+  // attn grad (widened, with its gradients) counts them before widening: more than float64's
+  // forward alone
+  attn::LoadOptions grad;
+  grad.backward = true;
+  grad.max_memory_bytes = need64;
+  CHECK_THROWS_AS(attn::load_hf_model(kDir + name, grad), attn::InputError);
 }

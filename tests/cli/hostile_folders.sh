@@ -70,6 +70,17 @@ case $case_name in
   header_length_2_63) make_folder "$case_name"; refused 'model\.safetensors' 'header' ;;
   header_not_json) make_folder "$case_name"; refused 'model\.safetensors' 'JSON' ;;
   sharded_missing_shard) make_folder "$case_name"; refused 'model-00002-of-00002\.safetensors' ;;
+  # Every tensor of the files is read or known unused: a layer past config.json's n_layer, or
+  # a tensor GPT-2 has no use for, is named; the old mask buffers load.
+  extra_layer) make_folder "$case_name"; refused 'model\.safetensors: h\.1\.attn\.c_attn\.bias: expected 1 layer \(config\.json.s n_layer = 1\), found a tensor of layer 1' ;;
+  unused_tensor) make_folder "$case_name"; refused 'model\.safetensors: h\.0\.attn\.rotary\.weight: unexpected: GPT2LMHeadModel does not use this tensor' ;;
+  mask_buffers)
+    make_folder "$case_name"
+    "$ATTN" explain --model model --quiet --dump d.json "The cat sat on the mat" >out 2>err
+    status=$?
+    expect_status 0
+    grep -q '"output.logits"' d.json || fail "the dump has no output.logits"
+    ;;
   no_tokenizer) make_folder "$case_name"; refused 'tokenizer\.json' 'vocab\.json' ;;
   truncated_vocab) make_folder "$case_name"; refused 'vocab\.json' ;;
   malformed_merges) make_folder "$case_name"; refused 'merges\.txt' 'line 11' ;;

@@ -126,6 +126,17 @@ def build(out, tokenizer_dir, case):
         header_extra = lambda h: h["ln_f.bias"].update(data_offsets=[h["ln_f.bias"]["data_offsets"][0], 10 ** 9])
     elif case == "offsets_overlapping":
         header_extra = lambda h: h["ln_f.bias"].update(data_offsets=h["ln_f.weight"]["data_offsets"])
+    # Tensors beyond the plan: a second layer config.json does not count, a tensor GPT-2 has
+    # no use for, and the mask buffers older files saved (known unused: the folder loads).
+    elif case == "extra_layer":  # (N_LAYER is global: see twelve_by_twelve)
+        N_LAYER = 2
+        tensors = good_tensors()
+    elif case == "unused_tensor":
+        tensors["h.0.attn.rotary.weight"] = ["F32", [N_EMBD], struct.pack(f"<{N_EMBD}f", *[0.25] * N_EMBD)]
+    elif case == "mask_buffers":
+        tensors["h.0.attn.bias"] = ["F32", [1, 1, POSITIONS, POSITIONS], struct.pack(
+            f"<{POSITIONS * POSITIONS}f", *[float(j <= i) for i in range(POSITIONS) for j in range(POSITIONS)])]
+        tensors["h.0.attn.masked_bias"] = ["F32", [], struct.pack("<f", -1e4)]
     if case == "sharded_missing_shard":  # the index puts ln_f.bias in a shard that is not there
         shard2 = {"ln_f.bias": tensors.pop("ln_f.bias")}
     content, header_len = safetensors(tensors, header_extra)

@@ -141,7 +141,7 @@ attn_cli_test(generate_specials_only ARGS generate -c ${CMAKE_CURRENT_SOURCE_DIR
 
 # --- attn vocab: the words the unknown-words note points to ---------------------------------------
 attn_cli_test(vocab_default ARGS vocab EXIT 0
-              MATCH "^85 tokens in the vocabulary of the built-in model \\(4 special, 81 words and marks\\):\n 0  <PAD>\n 1  <UNK>\n 2  <BOS>\n 3  <EOS>\n")
+              MATCH "^85 tokens in the vocabulary of the built-in model \\(4 special, 81 words\\):\n 0  <PAD>\n 1  <UNK>\n 2  <BOS>\n 3  <EOS>\n")
 attn_cli_test(vocab_json ARGS vocab -e seed004 --json EXIT 0 MATCH "^\\[\"<PAD>\",")
 attn_cli_test(vocab_numbers_model ARGS vocab -e seed000_batched_mha EXIT 2
               STDERR "vocab: this model has no vocabulary: its input is numbers \\(input.X\\), not words\n$")

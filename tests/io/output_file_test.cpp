@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "attn/error.h"
+#include "core/read_files.h"
 #include "error_message.h"
 
 namespace {
@@ -152,4 +153,34 @@ TEST_CASE("a symbolic link that leads nowhere is refused, never replaced by a fi
   CHECK(S_ISLNK(st.st_mode));  // still the link
   std::remove(loop.c_str());
   std::remove(dangling.c_str());
+}
+
+TEST_CASE("an output never replaces a file the run read, whatever name leads to it", "[output_file]") {
+  // Issue 31: --html DIR/model.safetensors replaced the checkpoint it read. Every reader notes
+  // its file (core/read_files.h); OutputFile refuses it when opened and again at commit.
+  const std::string input = "attn_output_file_read_input.json";
+  { std::ofstream(input) << "{\"weights\": 1}"; }
+  attn::note_read_file(input);
+  const std::string expected_open =
+      "cannot write the dump: it is a file this run reads (" + input + "); choose another name for the dump";
+  CHECK(attn_test::input_error_of([&] { attn::OutputFile out("./" + input); }) == "./" + input + ": " + expected_open);
+  const std::string link = "attn_output_file_read_link.json";
+  std::remove(link.c_str());
+  REQUIRE(::symlink(input.c_str(), link.c_str()) == 0);
+  CHECK_THROWS_AS(attn::OutputFile(link), attn::InputError);
+  // A file read after the output was opened: refused at commit, the temporary file removed.
+  const std::string later = "attn_output_file_read_later.json";
+  { std::ofstream(later) << "[1, 2]"; }
+  {
+    attn::OutputFile out(later);
+    out.write("replaced");
+    attn::note_read_file(later);
+    CHECK_THROWS_AS(out.commit(), attn::InputError);
+  }
+  CHECK(read_all(later) == "[1, 2]");
+  CHECK(read_all(input) == "{\"weights\": 1}");
+  CHECK(count_files("." + later + ".tmp-") == 0);
+  std::remove(link.c_str());
+  std::remove(input.c_str());
+  std::remove(later.c_str());
 }

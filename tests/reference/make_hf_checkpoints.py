@@ -19,6 +19,9 @@ step, on the stored values widened exactly to float64. (Hugging Face's own modul
 RMSNorm and the RoPE angles in float32 even for a float64 model; here they are float64
 throughout, the architecture's definition evaluated exactly, as attn does.)
 
+hf_checkpoints_bin.py then writes pytorch_model.bin versions of some cases with torch.save
+(zip and legacy formats, sharded, tied heads), listed in bin_cases.txt.
+
 With --attn PATH/TO/attn, each case is also written as an attn model file (attn.json,
 attn's JSON schema, every weight as numbers) and run by `attn explain --dump -`: the
 reference and attn's own forward must agree to 1e-12 before anything is written.
@@ -39,6 +42,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_common import out_dir, write_case_list, write_json  # noqa: E402
+from hf_checkpoints_bin import make_bin_cases  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 OUT = out_dir("hf_checkpoints")
@@ -399,6 +403,11 @@ CASES = [
      "BF16", {}),
     ("qwen3_f32", variant(LLAMA, architectures=["Qwen3ForCausalLM"], model_type="qwen3", head_dim=4,
                           use_sliding_window=False, tie_word_embeddings=True), "F32", {}),
+    # Issue 31: an untied head stored as BF16, in shards, with a vocabulary large beside its
+    # one layer: the estimate took the head's stored numbers back before counting them and
+    # wrapped to 2^64 ("would need about 17179869184.0 GiB").
+    ("llama_bf16_untied_sharded", variant(LLAMA, vocab_size=1536, num_hidden_layers=1), "BF16",
+     {"shards": 2, "seed": 22100}),
 ]
 
 
@@ -417,7 +426,7 @@ def make_case(name, config, dtype, options, seed, attn):
     folder = os.path.join(OUT, name)
     os.makedirs(folder)
     arch = config["architectures"][0]
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(options.get("seed", seed))
     prefix = options.get("prefix", "")
     if arch == "GPT2LMHeadModel":
         weights = gpt2_weights(config, rng, prefix, options.get("buffers", False))
@@ -502,7 +511,8 @@ def main():
     for k, (name, config, dtype, options) in enumerate(CASES):
         make_case(name, config, dtype, options, 22000 + k, args.attn)
     write_case_list(OUT, [c[0] for c in CASES])  # the placeholder-token cases
-    make_tokenizer_case(22000 + len(CASES))
+    make_tokenizer_case(22016)  # its seed since it came after the first 16 cases
+    make_bin_cases(OUT)  # pytorch_model.bin versions of some cases (hf_checkpoints_bin.py)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/numeric_check.h"
 #include "gradient_check.h"
 
 using Catch::Matchers::WithinAbs;
@@ -100,4 +101,31 @@ TEST_CASE("qk_norm_backward agrees with central differences for x and gamma", "[
   const auto f_g = [&](const attn::Tensor& v) { return attn::qk_norm(x, v, 1e-6); };
   CHECK(relative_error(g.dx, numeric_gradient(f_x, x, dy)) < 1e-8);
   CHECK(relative_error(g.dgamma, numeric_gradient(f_g, gamma, dy)) < 1e-9);
+}
+
+TEST_CASE("layer_norm and rms_norm refuse a row whose variance or mean square overflows", "[layer_norm][rms_norm]") {
+  // Row 1 = [1e160, -1e160]: mean 0, (x - mean)² = 1e320 > 1.8e308, so var = inf and
+  // 1/sqrt(var + eps) = 0: the row would be beta (0 here), finite and silently wrong. Row 0
+  // is ordinary. The error names the row (1) and what overflowed.
+  attn::Tensor x({1, 2, 2}, {"B", "S", "N"});
+  x.data = {1, 3, 1e160, -1e160};
+  attn::Tensor ones({2}, {"N"}), zeros({2}, {"N"});
+  ones.data = {1, 1};
+  CHECK_THROWS_WITH(attn::layer_norm(x, ones, zeros, 1e-5),
+                    "row 1: the variance of the row is inf (overflow): LayerNorm would divide by it and give beta "
+                    "for every value");
+  // mean(x²) = 1e320 = inf: 1/rms = 0, the row would be zeros.
+  CHECK_THROWS_AS(attn::rms_norm(x, ones, 1e-5), attn::RowValueNotFinite);
+  try {
+    attn::rms_norm(x, ones, 1e-5);
+  } catch (const attn::RowValueNotFinite& e) {
+    CHECK(e.where("decoder.0.norm1", {2, 2}) ==
+          "decoder.0.norm1[1, :]: the mean of the squares of the row is inf (overflow): RMSNorm would divide by its "
+          "root and give 0 for every value");
+  }
+  // 1e150: (1e150)² = 1e300 is finite, and the output is the ordinary ±1 (ε is lost in 1e300).
+  x.data = {1, 3, 1e150, -1e150};
+  const attn::Tensor y = attn::layer_norm(x, ones, zeros, 1e-5);
+  CHECK(y.data[2] == 1.0);
+  CHECK(y.data[3] == -1.0);
 }

@@ -96,3 +96,49 @@ TEST_CASE("Decoders: ByteFallback, Metaspace, Strip, Replace and Fuse", "[tokeni
   CHECK(attn::decode_pieces({replace, fallback, fuse, strip}, {"▁Hello", "▁", "▁world"}) == "Hello  world");
   CHECK(attn::decode_pieces({}, {"a", "b"}) == "a b");  // no decoder: joined by spaces
 }
+
+TEST_CASE("A text's growth through the steps is bounded from tokenizer.json alone", "[tokenizers]") {
+  // Issue 31: a Replace of "a" by 200 bytes took 2 GB for 1,000 characters; the bound is what
+  // the memory estimate counts (bpe_tokenizer.cpp), each step's worst case worked by hand.
+  attn::NormalizerStep prepend;
+  prepend.kind = attn::NormalizerStep::Kind::Prepend;
+  prepend.text = "▁";  // 3 bytes
+  attn::NormalizerStep replace;
+  replace.kind = attn::NormalizerStep::Kind::Replace;
+  replace.text = "▁";
+  // Llama 2's normalizer: Prepend "▁" (out <= in + 3), then " " -> "▁" (a byte to 3):
+  // out <= 3 in + 9.
+  attn::TextGrowth g = attn::text_growth({prepend, replace}, {});
+  CHECK(g.factor == 3);
+  CHECK(g.added == 9);
+  replace.text = std::string(200, 'b');
+  g = attn::text_growth({replace}, {});
+  CHECK(g.factor == 200);
+  CHECK(g.added == 0);
+  attn::NormalizerStep nfkc;
+  nfkc.kind = attn::NormalizerStep::Kind::Nfkc;
+  attn::NormalizerStep lowercase;
+  lowercase.kind = attn::NormalizerStep::Kind::Lowercase;
+  CHECK(attn::text_growth({nfkc, lowercase}, {}).factor == 24);
+  // GPT-2's ByteLevel (no prefix space): a byte to a character of up to 2 bytes.
+  attn::PreTokenizerStep byte_level;
+  byte_level.kind = attn::PreTokenizerStep::Kind::ByteLevel;
+  g = attn::text_growth({}, {byte_level});
+  CHECK(g.factor == 2);
+  CHECK(g.added == 0);
+  byte_level.add_prefix_space = true;  // one space before the section: (in + 1) x 2
+  g = attn::text_growth({}, {byte_level});
+  CHECK(g.factor == 2);
+  CHECK(g.added == 2);
+  // Metaspace "▁": a space to 3 bytes, and a "▁" before the section; after a Split, before
+  // every word (a word has at least one byte): 3 x (1 + 3).
+  attn::PreTokenizerStep metaspace;
+  metaspace.kind = attn::PreTokenizerStep::Kind::Metaspace;
+  metaspace.replacement = "▁";
+  g = attn::text_growth({}, {metaspace});
+  CHECK(g.factor == 3);
+  CHECK(g.added == 3);
+  attn::PreTokenizerStep split;
+  split.kind = attn::PreTokenizerStep::Kind::Split;
+  CHECK(attn::text_growth({}, {split, metaspace}).factor == 12);
+}

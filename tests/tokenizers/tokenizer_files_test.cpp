@@ -9,6 +9,7 @@
 
 #include "attn/tokenizer_files.h"
 #include "error_message.h"
+#include "tokenizers/added_vocabulary.h"
 
 namespace {
 
@@ -184,4 +185,25 @@ TEST_CASE("tokenizer.json: unknown steps, bad merges and colliding ids name thei
   CHECK(attn_test::input_error_of([&] { attn::load_tokenizer_json(path); }) ==
         path +
             ": added_tokens: expected the added tokens the vocabulary lacks to take ids 6..7, found \"xx\" with id 8");
+}
+
+TEST_CASE("Added tokens: the leftmost longest match, the first listed of two alike", "[tokenizers]") {
+  // Issue 31: the tokens in a trie, read once per position, match as tokenizers'
+  // leftmost-longest Aho-Corasick automaton does.
+  const auto token = [](const char* content, std::size_t id) {
+    attn::AddedToken t;
+    t.content = content;
+    t.id = id;
+    return t;
+  };
+  const attn::AddedTokenMatcher matcher(
+      {token("ab", 1), token("abc", 2), token("bcd", 3), token("abc", 4), token("", 5)});
+  const auto sections = matcher.split("xabcdbcd");
+  REQUIRE(sections.size() == 4);
+  CHECK(sections[0].text == "x");
+  CHECK_FALSE(sections[0].id);
+  CHECK(sections[1].id == std::optional<std::size_t>(2));  // "abc" (not "ab"), before "bcd" could start
+  CHECK(sections[2].text == "d");
+  CHECK(sections[3].id == std::optional<std::size_t>(3));
+  CHECK(matcher.split("a").size() == 1);  // a token's prefix alone is text
 }
