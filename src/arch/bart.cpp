@@ -58,7 +58,8 @@ Traced normed_input(const Model& model, Program& run, Sequence sequence) {
   const bool decoder = sequence == Sequence::Target;
   const Stack stack = decoder ? Stack::Decoder : Stack::Encoder;
   return layer_norm_step(run.input(sequence), decoder ? model.decoder_embedding_norm : model.encoder_embedding_norm,
-                         StepKind::EmbeddingNorm, kEmbeddingNormNumber, model.config, run.scope(sequence).layer(stack));
+                         StepKind::EmbeddingNorm, kStackEmbeddingNormNumber, model.config,
+                         run.scope(sequence).layer(stack));
 }
 
 // BartForConditionalGeneration.forward, over the source and the target, or one cached new

@@ -48,8 +48,10 @@ void check_memory(const CheckpointConfig& c, const std::string& file, const Load
   m.d_ff = std::max(m.d_ff, c.decoder_d_ff);  // an encoder-decoder's wider stack, for both (an upper bound)
   m.num_heads = std::max(m.num_heads, m.decoder_config().num_heads);  // likewise its heads
   RunSize size;
-  size.encoder_layers = c.num_encoder_layers;  // an encoder-decoder's encoder counts too (Marian, BART)
-  size.decoder_layers = c.num_layers;
+  // an encoder's layers (BERT's), a decoder-only model's, or an encoder-decoder's both (Marian, BART)
+  const bool encoder = m.architecture == Architecture::Encoder;
+  size.encoder_layers = encoder ? c.num_layers : c.num_encoder_layers;
+  size.decoder_layers = encoder ? 0 : c.num_layers;
   size.target_len = 1;
   size.vocab = c.vocab_size;
   size.position_rows = m.max_len;

@@ -55,8 +55,10 @@ void each_parameter(M& model, Add add) {
   if (model.config.positional_encoding != PositionalEncoding::SinusoidalTable)
     put(ParameterId{WeightKind::Positions}, model.positions);
   put(ParameterId{WeightKind::Positions, Stack::Decoder}, model.decoder_positions);  // BART's decoder's own
-  norm(model.encoder_embedding_norm, Stack::Encoder, -1, kEmbeddingNormNumber);      // BART's layernorm_embedding
-  norm(model.decoder_embedding_norm, Stack::Decoder, -1, kEmbeddingNormNumber);
+  put(ParameterId{WeightKind::TokenTypes}, model.token_types);
+  norm(model.embedding_norm, Stack::None, -1, kEmbeddingNormNumber);
+  norm(model.encoder_embedding_norm, Stack::Encoder, -1, kStackEmbeddingNormNumber);  // BART's layernorm_embedding
+  norm(model.decoder_embedding_norm, Stack::Decoder, -1, kStackEmbeddingNormNumber);
   for (std::size_t i = 0; i < model.encoder.size(); ++i) {
     auto& l = model.encoder[i];
     const int layer = static_cast<int>(i);
@@ -82,6 +84,9 @@ void each_parameter(M& model, Add add) {
     norm(l.norm3, Stack::Decoder, layer, 3);
   }
   norm(model.decoder_norm, Stack::Decoder, -1, 0);
+  put(ParameterId{WeightKind::TransformW}, model.output.transform_W);
+  put(ParameterId{WeightKind::TransformB}, model.output.transform_b);
+  norm(model.output.transform_norm, Stack::None, -1, kTransformNormNumber);
   put(ParameterId{WeightKind::OutputW}, model.output.W);
   put(ParameterId{WeightKind::OutputB}, model.output.b);
 }

@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "attn/step_variants.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -55,6 +56,11 @@ ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, c
 Tensor scale_scores(const Tensor& scores, std::size_t d_head, bool times_inverse_root = false);
 // dscaled is (B,H,S,T) -> dscores = dscaled / sqrt(d_head) (dscaled · d_head^-0.5), same shape.
 Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, bool times_inverse_root = false);
+// The same as the model scales them: / sqrt(d_head) (· d_head^-0.5 with times_inverse_root),
+// or (ScoreScale::None, GPT-Neo) the scores as they are; and its backward (dscores = dscaled then).
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, ScoreScale scale, bool times_inverse_root = false);
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreScale scale,
+                             bool times_inverse_root = false);
 
 // scores is (B,H,S,T), mask is (S,T) or (B,S,T), additive (0 or -inf) -> scores + mask,
 // the mask broadcast over heads (and batch when it is (S,T)).
