@@ -63,7 +63,7 @@ std::vector<std::string> start_tokens(const Model& model, RunInput& input) {
                      "\"decoder-only\") or an encoder-decoder");
   if (!start_from_bos(model, input))
     throw InputError(model.source, "vocab", "the decoder starts from \"<BOS>\", which this vocabulary lacks");
-  return {model.vocab.token(*model.vocab.special_id(SpecialRole::Begin))};
+  return {model.vocab.token(*decoder_start_id(model))};  // <BOS>, or decoder_start_token_id
 }
 
 // A record of step `t`, named step.<t>.<name>, for the dump.
@@ -212,7 +212,7 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   if (!run.ablate.empty()) g->loaded.input.ablation = parse_ablation(run.ablate, run.ablate_mean, model);
   // no output head, or an ablation by the mean: refused here
   g->decoder = std::make_unique<KvCacheDecoder>(model, g->loaded.input.ablation);
-  if (model.vocab.never_written_ids().size() >= model.vocab.size())
+  if (never_generated_ids(model).size() >= model.vocab.size())
     throw InputError(model.source, "vocab",
                      fmt::format("expected a token the model can write, found only {} special tokens that no model "
                                  "writes (<PAD>, <UNK>, <BOS>): there is nothing to generate",
@@ -227,7 +227,7 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   // learned position table holds.
   std::size_t longest = g->tokens.size() + options.max_new_tokens;
   if (longest < options.max_new_tokens) longest = std::numeric_limits<std::size_t>::max();
-  if (model.config.positional_encoding == PositionalEncoding::Learned)
+  if (reads_position_table(model.config.positional_encoding))
     longest = std::min<std::size_t>(longest, model.config.max_len);
   check_run_memory(model, g->loaded.input, load, longest);
   g->walk = walkthrough_options(run);
@@ -279,8 +279,10 @@ void run_prompt(Generation& g, Trace& prompt) {
     if (g.terminal && !g.loaded.input.ablation.empty())
       g.out << fmt::format("ablated: {}, in the prompt's run and every step\n",
                            ablation_label(g.loaded.input.ablation));
-    const std::string first =
-        fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt" : "source and <BOS>");
+    const std::string first = fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only() ? "prompt"
+                                                                                     : model.checkpoint.present()
+                                                                                         ? "source and the start token"
+                                                                                         : "source and <BOS>");
     if (g.terminal) g.out << "\n" << first << "\n";
     if (g.page) g.page->layer_header(first);
     const auto walkthrough =
@@ -315,7 +317,7 @@ void generate_tokens(Generation& g) {
   const GenerateOptions& options = g.options;
   const SamplingOptions sampling{options.temperature, options.top_k, options.top_p};
   NumpyRandom rng(options.seed);
-  const std::vector<std::size_t> never = model.vocab.never_written_ids();
+  const std::vector<std::size_t> never = never_generated_ids(model);  // and a checkpoint's bad_words_ids
   std::size_t draws = 0;
   for (std::size_t n = 1;; ++n) {
     const std::vector<double>& logits = g.decoder->logits();
@@ -337,8 +339,7 @@ void generate_tokens(Generation& g) {
       if (g.page) g.page->note(note);
       break;
     }
-    if (model.config.positional_encoding == PositionalEncoding::Learned &&
-        g.decoder->length() >= model.config.max_len) {
+    if (reads_position_table(model.config.positional_encoding) && g.decoder->length() >= model.config.max_len) {
       const std::string note = fmt::format("the position table has {} rows: no room for more", model.config.max_len);
       if (g.terminal) g.out << "\nnote: " << note << "\n";
       if (g.page) g.page->note(note);

@@ -117,7 +117,7 @@ void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCac
   Drawing draw(out, page, options);
   draw.blank();
   draw.part("── The KV cache after the prompt ──");
-  const ModelConfig& c = model.config;
+  const ModelConfig c = model.config.decoder_config();  // the cache is the decoder's
   draw.line(fmt::format(
       "  Each layer keeps the keys and values its self-attention computed for every position (the {} and v_heads "
       "above{}): a new token's query needs them, and they never change, since no position sees a later one.{}",
@@ -175,7 +175,7 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
          {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
       if (const TraceEntry* e = find_kind(step, l, Block::MaskedSelfAttention, kind))
         draw.tensor(fmt::format("{} (position {}, = row · W_{})", name, position, name), e->tensor);
-    const ModelConfig& c = model.config;
+    const ModelConfig c = model.config.decoder_config();
     const bool rope = c.positional_encoding == PositionalEncoding::RoPE;
     draw.line(fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads{})",
                           shape_text(cache.k), shape_text(cache.v), rope ? "; k turned by RoPE at its position" : ""));
@@ -195,7 +195,7 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
     const TraceEntry* weights = find_kind(step, l, Block::MaskedSelfAttention, StepKind::AttentionWeights);
     if (scaled && weights && seen.size() == scaled->tensor.shape.back()) {
       std::vector<std::string> heads;
-      for (std::size_t h = 0; h < model.config.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
+      for (std::size_t h = 0; h < c.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
       const std::string scale =
           c.score_scale == ScoreScale::None ? std::string("q · kᵀ") : fmt::format("q · kᵀ / √{}", c.d_head);
       draw.table(
