@@ -83,7 +83,7 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
       ->transform(non_negative_integer())
       ->capture_default_str();
   add_sampling_options(*generate, options.sampling);
-  add_memory_option(*generate, options.reading,
+  add_memory_option(*generate, options.reading.max_memory_gib,
                     "Refuse runs estimated to need more than this many GiB, the prompt and -n new tokens counted "
                     "(default: half the machine's memory)");
   add_reading_options(*generate, options.reading, /*with_lens=*/false);

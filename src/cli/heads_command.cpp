@@ -23,7 +23,7 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
   add_model_source(*heads, options.model,
                    {kGenerateModelSource.config, "A bundled example (list them with 'attn examples')"});
   heads->add_flag("--json", options.json, "Every score of every head as JSON, on stdout");
-  add_memory_option(*heads, options.reading);
+  add_memory_option(*heads, options.reading.max_memory_gib);
   heads->add_option("--seed", options.seed, "Without TEXT: the random sequence's np.random.seed")
       ->transform(seed_number())
       ->capture_default_str();

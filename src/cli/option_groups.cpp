@@ -35,13 +35,13 @@ void add_model_options(CLI::App& command, ModelChoice& model, ReadingChoice& rea
                   "Target sentence for the decoder (replaces the model file's target; needs a model with a decoder)")
       ->check(values_from(ValueList::FreeText));
   add_model_source(command, model, kExplainModelSource);
-  add_memory_option(command, reading);
+  add_memory_option(command, reading.max_memory_gib);
 }
 
-void add_memory_option(CLI::App& command, ReadingChoice& reading, const char* help) {
+void add_memory_option(CLI::App& command, double& gib, const char* help) {
   command
       .add_option(
-          "--max-memory", reading.max_memory_gib,
+          "--max-memory", gib,
           help ? help : "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
       ->check(memory_limit_gib());
 }

@@ -68,8 +68,9 @@ void add_model_source(CLI::App& command, ModelChoice& model, const ModelSourceHe
 // explain's, steps' and grad's: TEXT, --target, the model's source and --max-memory.
 void add_model_options(CLI::App& command, ModelChoice& model, ReadingChoice& reading);
 
-// --max-memory, described by `help` (explain's words when null).
-void add_memory_option(CLI::App& command, ReadingChoice& reading, const char* help = nullptr);
+// --max-memory into `gib` (a ReadingChoice's, or a command's own), described by `help`
+// (explain's words when null): every subcommand that takes it.
+void add_memory_option(CLI::App& command, double& gib, const char* help = nullptr);
 // --ablate and --ablate-mean, and --lens when `with_lens` (docs/heads.md).
 void add_reading_options(CLI::App& command, ReadingChoice& reading, bool with_lens);
 

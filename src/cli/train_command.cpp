@@ -381,10 +381,7 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
   train->add_option("--curve", options.curve, "The loss curve at the end: auto, unicode, ascii or none")
       ->check(CLI::IsMember({"auto", "unicode", "ascii", "none"}));
   train->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");
-  train
-      ->add_option("--max-memory", options.max_memory_gib,
-                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(memory_limit_gib());
+  add_memory_option(*train, options.max_memory_gib);
   options.command = train;
   run_on_parse(*train, options, run_train);
 }

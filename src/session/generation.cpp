@@ -75,7 +75,11 @@ Generation::Generation(Session& session, const SamplingChoice& sampling, const S
     longest = std::min<std::size_t>(longest, model.config.max_len);
   session.check_memory(longest);
   room_ = longest > tokens_.size() ? longest - tokens_.size() : 0;
+  rng_ = std::make_unique<NumpyRandom>(sampling.seed);
+  never_ = model.vocab.never_written_ids();
 }
+
+Generation::~Generation() = default;
 
 void Generation::prefill(Trace& prompt) { decoder_->prefill(session_.input(), prompt); }
 
@@ -105,38 +109,50 @@ void Generation::rerun_prefix() {
   decoder_ = std::move(full);
 }
 
-void Generation::generate(const Observer& observer) {
+bool Generation::step(const Observer& observer) {
+  if (over_) return false;
   const Model& model = session_.model();
+  const std::size_t n = ++chosen_;
+  const std::vector<double>& logits = decoder_->logits();
   const SamplingOptions options{sampling_.temperature, sampling_.top_k, sampling_.top_p};
-  NumpyRandom rng(sampling_.seed);
-  const std::vector<std::size_t> never = model.vocab.never_written_ids();
-  std::size_t draws = 0;
-  for (std::size_t n = 1;; ++n) {
-    const std::vector<double>& logits = decoder_->logits();
-    const SamplingResult choice = choose_next_token(logits.data(), logits.size(), options, never, &rng);
-    if (observer.chose) observer.chose(choice, n, draws);
-    if (choice.draw) ++draws;
-    const std::string token = model.vocab.token(choice.id);
-    if (stop_id_ && choice.id == *stop_id_) break;
-    if (std::find(eos_ids_.begin(), eos_ids_.end(), choice.id) != eos_ids_.end()) break;
-    generated_.push_back(token);
-    generated_ids_.push_back(choice.id);
-    tokens_.push_back(token);
-    if (n == rules_.max_new_tokens) break;
-    if (const auto note = ran_out_of_positions()) {
-      if (observer.ran_out) observer.ran_out(*note);
-      break;
-    }
-    if (rules_.no_cache) {
-      rerun_prefix();
-      continue;
-    }
-    Trace step(true);
-    step.keep_entries(false);
-    if (observer.starting_step) observer.starting_step(step, n);
-    decoder_->step(choice.id, step);
-    saved_ += decoder_->last_cost().without_cache - decoder_->last_cost().with_cache;
-    if (observer.stepped) observer.stepped(step, n);
+  const SamplingResult choice = choose_next_token(logits.data(), logits.size(), options, never_, rng_.get());
+  if (observer.chose) observer.chose(choice, n, draws_);
+  if (choice.draw) ++draws_;
+  const std::string token = model.vocab.token(choice.id);
+  over_ =
+      (stop_id_ && choice.id == *stop_id_) || std::find(eos_ids_.begin(), eos_ids_.end(), choice.id) != eos_ids_.end();
+  if (over_) return false;
+  generated_.push_back(token);
+  generated_ids_.push_back(choice.id);
+  tokens_.push_back(token);
+  over_ = n == rules_.max_new_tokens;
+  if (over_) return false;
+  if (const auto note = ran_out_of_positions()) {
+    if (observer.ran_out) observer.ran_out(*note);
+    over_ = true;
+    return false;
+  }
+  feed(choice.id, observer);
+  return true;
+}
+
+// Token `id`, the last of tokens(), through the cache in a step of its own (or, with
+// --no-cache, the whole prefix again).
+void Generation::feed(std::size_t id, const Observer& observer) {
+  if (rules_.no_cache) {
+    rerun_prefix();
+    return;
+  }
+  Trace trace(true);
+  trace.keep_entries(false);
+  if (observer.starting_step) observer.starting_step(trace, chosen_);
+  decoder_->step(id, trace);
+  saved_ += decoder_->last_cost().without_cache - decoder_->last_cost().with_cache;
+  if (observer.stepped) observer.stepped(trace, chosen_);
+}
+
+void Generation::generate(const Observer& observer) {
+  while (step(observer)) {
   }
 }
 

@@ -21,6 +21,8 @@
 
 namespace attn {
 
+class NumpyRandom;
+
 // How the next token is chosen (the sampling options: --temperature, --top-k, --top-p,
 // --seed).
 struct SamplingChoice {
@@ -64,6 +66,7 @@ class Generation {
   Generation(Session& session, const SamplingChoice& sampling, const StopRules& rules);
   Generation(const Generation&) = delete;
   Generation& operator=(const Generation&) = delete;
+  ~Generation();
 
   const SamplingChoice& sampling() const { return sampling_; }
   const StopRules& rules() const { return rules_; }
@@ -80,6 +83,10 @@ class Generation {
   // Step 0: the prompt (and for an encoder-decoder the source), recorded into `prompt`; its
   // keys and values fill the cache.
   void prefill(Trace& prompt);
+  // The next token, chosen from the last logits; then, unless a stop rule ends generation
+  // there, fed through the cache (with --no-cache, the whole prefix run again). False once
+  // generation is over.
+  bool step(const Observer& observer);
   // Token after token until a stop rule ends it.
   void generate(const Observer& observer);
 
@@ -95,6 +102,7 @@ class Generation {
  private:
   std::optional<std::string> ran_out_of_positions() const;
   void rerun_prefix();
+  void feed(std::size_t id, const Observer& observer);
 
   Session& session_;
   SamplingChoice sampling_;
@@ -107,6 +115,11 @@ class Generation {
   std::vector<std::string> generated_;
   std::vector<std::size_t> generated_ids_;
   std::uint64_t saved_ = 0;
+  std::unique_ptr<NumpyRandom> rng_;  // np.random.RandomState(seed): one draw per sampled token
+  std::vector<std::size_t> never_;    // the tokens no model writes (<PAD>, <UNK>, <BOS>)
+  std::size_t chosen_ = 0;            // tokens chosen so far
+  std::size_t draws_ = 0;             // random numbers drawn so far
+  bool over_ = false;
 };
 
 }  // namespace attn

@@ -10,7 +10,9 @@
 
 #include "analysis/head_scores.h"
 #include "attn/forward.h"
+#include "attn/generate.h"
 #include "attn/model_file.h"
+#include "core/numpy_random.h"
 #include "model/examples.h"
 #include "session/comparison_runs.h"
 #include "session/generation.h"
@@ -26,31 +28,35 @@ attn::ModelChoice example(const std::string& name, const std::string& text) {
   return choice;
 }
 
-// Greedy generation done the slow way: a full run over the whole prefix for every token, its
-// last row's most probable token (never <PAD>, <UNK>, <BOS>), until <EOS>, `n` tokens or the
-// learned position table's end.
-std::vector<std::string> greedy_by_full_runs(const std::string& prompt, std::size_t n, bool* table_ended) {
+// Generation done the slow way: a full run over the whole prefix for every token, the next
+// token chosen from its last row's logits as attn generate chooses (greedy, or drawn from
+// np.random.RandomState(seed)), until `stop`, `n` tokens or the learned position table's end.
+std::vector<std::string> generate_by_full_runs(const std::string& prompt, const std::string& stop, std::size_t n,
+                                               const attn::SamplingOptions& sampling, std::uint32_t seed,
+                                               bool* table_ended) {
   attn::LoadedModel loaded = attn::load_model_text(attn::find_example("gpt_tiny").json, "gpt_tiny");
   const attn::Model& model = loaded.model;
+  const std::vector<std::size_t> never = model.vocab.never_written_ids();
+  attn::NumpyRandom rng(seed);
   std::vector<std::string> generated;
   std::string text = prompt;
   *table_ended = false;
   while (generated.size() < n) {
     attn::replace_source_text(model, loaded.input, text, "test");
     attn::Trace trace(true);
-    trace.keep_entries(false);
-    const attn::Tensor p = attn::run_model(model, loaded.input, trace);  // (S,V)
-    const std::size_t V = model.vocab.size();
-    const double* last = p.data.data() + p.size() - V;
-    const std::vector<std::size_t> never = model.vocab.never_written_ids();
-    std::size_t best = V;
-    for (std::size_t v = 0; v < V; ++v)
-      if (std::find(never.begin(), never.end(), v) == never.end() && (best == V || last[v] > last[best])) best = v;
-    if (model.vocab.token(best) == "<EOS>") break;
-    generated.push_back(model.vocab.token(best));
+    attn::run_model(model, loaded.input, trace);
+    const attn::TraceEntry* logits = nullptr;
+    for (const auto& e : trace.entries())
+      if (e.id.kind == attn::StepKind::Logits) logits = &e;
+    REQUIRE(logits);
+    const std::size_t V = model.vocab.size(), S = logits->tensor.dim(0);  // (S,V)
+    const attn::SamplingResult choice =
+        attn::choose_next_token(logits->tensor.data.data() + (S - 1) * V, V, sampling, never, &rng);
+    if (model.vocab.token(choice.id) == stop) break;
+    generated.push_back(model.vocab.token(choice.id));
     text += " " + generated.back();
     // The prefix's S positions fill the table: no row for the token just chosen.
-    if (generated.size() < n && p.dim(0) >= model.config.max_len) {
+    if (generated.size() < n && S >= model.config.max_len) {
       *table_ended = true;
       break;
     }
@@ -58,39 +64,63 @@ std::vector<std::string> greedy_by_full_runs(const std::string& prompt, std::siz
   return generated;
 }
 
+// The session's generation of up to `n` tokens after "<BOS> the cat", until `stop`.
+struct Generated {
+  std::vector<std::string> tokens;
+  std::string note;       // why it ran out of positions, if it did
+  std::size_t draws = 0;  // the random numbers drawn
+};
+Generated generate_in_session(const std::string& stop, std::size_t n, const attn::SamplingChoice& sampling) {
+  attn::Session session(example("gpt_tiny", "<BOS> the cat"), attn::ReadingChoice{}, attn::LoadOptions{});
+  attn::StopRules rules;
+  rules.max_new_tokens = n;
+  rules.stop = stop;
+  attn::Generation generation(session, sampling, rules);
+  attn::Trace prompt(true);
+  prompt.keep_entries(false);
+  generation.prefill(prompt);
+  Generated out;
+  std::size_t chosen = 0;
+  attn::Generation::Observer observer;
+  observer.chose = [&](const attn::SamplingResult& choice, std::size_t number, std::size_t draws) {
+    CHECK(number == ++chosen);
+    CHECK(draws == out.draws);
+    if (choice.draw) ++out.draws;
+  };
+  observer.ran_out = [&](const std::string& why) { out.note = why; };
+  generation.generate(observer);
+  CHECK_FALSE(generation.step(observer));  // over: nothing more is chosen
+  CHECK(generation.tokens().size() == 3 + generation.generated().size());
+  out.tokens = generation.generated();
+  return out;
+}
+
 }  // namespace
 
-TEST_CASE("a session's greedy generation is a full run's most probable token at every step", "[session][generate]") {
+TEST_CASE("a session's generation chooses as a full run over the prefix would, token after token",
+          "[session][generate]") {
+  // gpt_tiny's random weights write "ran mat <EOS> ..." greedily: <EOS> ends it after two
+  // tokens; with --stop dog (never chosen) the 32 rows of its position table end it after 30.
+  for (const std::string stop : {"<EOS>", "dog"})
+    for (const std::size_t n : {std::size_t{2}, std::size_t{40}}) {
+      bool table_ended = false;
+      const std::vector<std::string> expected = generate_by_full_runs("<BOS> the cat", stop, n, {}, 0, &table_ended);
+      const Generated got = generate_in_session(stop, n, attn::SamplingChoice{});
+      CHECK(got.tokens == expected);
+      CHECK(got.tokens.size() == (n == 2 ? 2 : stop == "dog" ? 30 : 2));
+      CHECK(got.draws == 0);  // greedy draws nothing
+      // The table's end is reported; -n and the stop token end silently.
+      CHECK(table_ended == (n == 40 && stop == "dog"));
+      CHECK(got.note == (table_ended ? "the position table has 32 rows: no room for more" : ""));
+    }
+  // Sampled: temperature 0.8, top-k 5, top-p 0.9 from np.random.RandomState(7), one draw a token.
   bool table_ended = false;
-  const std::vector<std::string> expected = greedy_by_full_runs("<BOS> the cat", 40, &table_ended);
-  REQUIRE(expected.size() >= 3);
-  for (const std::size_t n : {std::size_t{2}, std::size_t{40}}) {
-    attn::Session session(example("gpt_tiny", "<BOS> the cat"), attn::ReadingChoice{}, attn::LoadOptions{});
-    attn::StopRules rules;
-    rules.max_new_tokens = n;
-    attn::Generation generation(session, attn::SamplingChoice{}, rules);
-    attn::Trace prompt(true);
-    prompt.keep_entries(false);
-    generation.prefill(prompt);
-    std::string note;
-    std::size_t chosen = 0;
-    attn::Generation::Observer observer;
-    observer.chose = [&](const attn::SamplingResult& choice, std::size_t number, std::size_t draws) {
-      ++chosen;
-      CHECK(number == chosen);
-      CHECK(draws == 0);  // greedy draws nothing
-      CHECK_FALSE(choice.draw);
-    };
-    observer.ran_out = [&](const std::string& why) { note = why; };
-    generation.generate(observer);
-    const std::vector<std::string> first_n(
-        expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(std::min(n, expected.size())));
-    CHECK(generation.generated() == first_n);
-    CHECK(generation.tokens().size() == 3 + first_n.size());
-    // The table's end is reported; -n and <EOS> end silently.
-    CHECK(note == (n == 40 && table_ended ? "the position table has 32 rows: no room for more" : ""));
-    CHECK(generation.decoded_text().substr(0, expected[0].size()) == expected[0]);
-  }
+  const std::vector<std::string> sampled =
+      generate_by_full_runs("<BOS> the cat", "dog", 12, {0.8, 5, 0.9}, 7, &table_ended);
+  const Generated got = generate_in_session("dog", 12, attn::SamplingChoice{0.8, 5, 0.9, 7});
+  CHECK(got.tokens == sampled);
+  CHECK(got.tokens.size() == 12);
+  CHECK(got.draws == 12);
 }
 
 TEST_CASE("generation refuses a --stop token the vocabulary lacks, and -n 0", "[session][generate]") {
