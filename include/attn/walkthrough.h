@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/experiments.h"
+#include "attn/induction_lesson.h"
 #include "attn/model.h"
 #include "attn/run_input.h"
 #include "attn/trace.h"
@@ -108,6 +108,9 @@ struct WalkthroughOptions {
   std::shared_ptr<const Tensor> unablated_probabilities;
   // How the ablation was named on the command line ("decoder.1.1, zeroed"), for its table.
   std::string ablation_label;
+  // --lens --answer: the vocabulary id whose rank, logit and probability at the last position
+  // the lens's table follows with, one line per layer.
+  std::optional<std::size_t> lens_answer;
   // The induction lesson, written after the steps when the learner picked none.
   std::shared_ptr<const InductionLesson> induction_lesson;
 };

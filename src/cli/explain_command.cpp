@@ -131,6 +131,7 @@ WalkthroughOptions prepare_walkthrough(const ExplainOptions& options, Session& s
   // (the greedy target is the unablated model's own)
   session.apply_reading();
   const bool shown = !options.output.quiet || !options.output.html_path.empty();
+  if (shown) walkthrough.lens_answer = session.lens_answer();
   if (shown && !session.input().ablation.empty() && session.model().output.present) {
     walkthrough.unablated_probabilities = std::make_shared<const Tensor>(unablated_probabilities(session));
     walkthrough.ablation_label = ablation_label(session.input().ablation);

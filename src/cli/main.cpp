@@ -13,6 +13,7 @@
 #include "attn/error.h"
 #include "attn/model_file.h"
 #include "attn/product_kernel.h"
+#include "attribute_command.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "generate_command.h"
@@ -21,6 +22,7 @@
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "patch_command.h"
 #include "reference.h"
 #include "session/session.h"
 #include "standard_streams.h"
@@ -81,6 +83,8 @@ struct Commands {
   attn::cli::TokenizeOptions tokenize;
   attn::cli::HeadsOptions heads;
   attn::cli::VocabOptions vocab;
+  attn::cli::PatchOptions patch;
+  attn::cli::ExperimentOptions attribute;
 };
 
 void setup_commands(CLI::App& app, Commands& c) {
@@ -95,6 +99,8 @@ void setup_commands(CLI::App& app, Commands& c) {
   attn::cli::setup_tokenize(app, c.tokenize);
   attn::cli::setup_heads(app, c.heads);
   attn::cli::setup_vocab(app, c.vocab);
+  attn::cli::setup_patch(app, c.patch);
+  attn::cli::setup_attribute(app, c.attribute);
 }
 
 // What a NumericError's numbers came from, named as the subcommand that ran names it: the
@@ -107,6 +113,8 @@ std::string numeric_error_source(const CLI::App& app, const Commands& c) {
   if (app.got_subcommand("generate")) return attn::model_source_name(c.generate.model);
   if (app.got_subcommand("heads")) return attn::model_source_name(c.heads.model);
   if (app.got_subcommand("vocab")) return attn::model_source_name(c.vocab.model);
+  if (app.got_subcommand("patch")) return attn::model_source_name(c.patch.run.model);
+  if (app.got_subcommand("attribute")) return attn::model_source_name(c.attribute.model);
   if (app.got_subcommand("train")) return attn::cli::train_source_name(c.train);
   for (const CLI::App* command : app.get_subcommands()) return "attn " + command->get_name();
   return "attn";

@@ -47,10 +47,17 @@ void add_memory_option(CLI::App& command, double& gib, const char* help) {
 }
 
 void add_reading_options(CLI::App& command, ReadingChoice& reading, bool with_lens) {
-  if (with_lens)
+  if (with_lens) {
     command.add_flag("--lens", reading.lens,
                      "The logit lens: after every layer, the final norm and the output head, each position's top "
                      "token per layer (docs/heads.md)");
+    command
+        .add_option("--answer", reading.answer,
+                    "With --lens: this token's rank, logit and probability at the last position after every layer "
+                    "(docs/experiments.md)")
+        ->needs("--lens")
+        ->check(values_from(ValueList::FreeText));
+  }
   command
       .add_option("--ablate", reading.ablate,
                   "Ablate these heads: their context set to zero and everything after recomputed, shown beside the "

@@ -1,6 +1,6 @@
 // The option groups, each declared once and registered by the subcommands that take it:
 // which model (ModelChoice: TEXT, --target, -c, --example, --model), how it is read
-// (ReadingChoice: --max-memory, --lens, --ablate), how tokens are sampled (SamplingChoice),
+// (ReadingChoice: --max-memory, --lens, --answer, --ablate), how tokens are sampled (SamplingChoice),
 // where the results go (OutputChoice: --dump, --html, --quiet, ...), how the walkthrough
 // prints (PrintChoice: --precision, --color, ...) and which steps it shows (StepChoice:
 // --steps, --layer, --cell, ...). The first three are the session's own structs
@@ -71,7 +71,7 @@ void add_model_options(CLI::App& command, ModelChoice& model, ReadingChoice& rea
 // --max-memory into `gib` (a ReadingChoice's, or a command's own), described by `help`
 // (explain's words when null): every subcommand that takes it.
 void add_memory_option(CLI::App& command, double& gib, const char* help = nullptr);
-// --ablate and --ablate-mean, and --lens when `with_lens` (docs/heads.md).
+// --ablate and --ablate-mean, and --lens and --answer when `with_lens` (docs/heads.md).
 void add_reading_options(CLI::App& command, ReadingChoice& reading, bool with_lens);
 
 // --temperature, --top-k, --top-p, --seed.

@@ -17,12 +17,14 @@ namespace {
 std::string score_text(const HeadScore& s) { return s ? fmt::format("{:.2f}", *s) : "-"; }
 
 // The role and the score that names it: "induction 0.98", or "mixed (self 0.31)".
-std::string role_cell(const HeadScores& scores) {
-  const std::string role = strongest_role(scores);
+// `bidirectional`: a model without a causal mask anywhere (BERT), whose heads may look ahead:
+// next_token and last_token ([SEP]) are among its roles.
+std::string role_cell(const HeadScores& scores, bool bidirectional) {
+  const std::string role = strongest_role(scores, bidirectional);
   if (role != "mixed") return role + " " + score_text(score_named(scores, role));
   std::string best;
   double best_value = -1;
-  for (const std::string& name : head_score_names())
+  for (const std::string& name : head_score_names(bidirectional))
     if (const HeadScore s = score_named(scores, name); s && *s > best_value) {
       best = name;
       best_value = *s;
@@ -36,14 +38,15 @@ std::string without_trailing_spaces(std::string line) {
 }
 
 // One block's table: layers as rows, heads as columns.
-void print_table(std::ostream& out, const std::vector<ScoredHead>& heads, const std::string& block) {
+void print_table(std::ostream& out, const std::vector<ScoredHead>& heads, const std::string& block,
+                 bool bidirectional) {
   std::vector<const ScoredHead*> in_block;
   std::size_t width = 6, H = 0;
   int layers = 0;
   for (const ScoredHead& h : heads)
     if (h.block == block) {
       in_block.push_back(&h);
-      width = std::max(width, role_cell(h.scores).size());
+      width = std::max(width, role_cell(h.scores, bidirectional).size());
       H = std::max(H, h.head + 1);
       layers = std::max(layers, h.layer + 1);
     }
@@ -54,17 +57,17 @@ void print_table(std::ostream& out, const std::vector<ScoredHead>& heads, const 
   for (int l = 0; l < layers; ++l) {
     std::string row = fmt::format("{:<8}", fmt::format("layer {}", l));
     for (const ScoredHead* h : in_block)
-      if (h->layer == l) row += fmt::format("  {:<{}}", role_cell(h->scores), width);
+      if (h->layer == l) row += fmt::format("  {:<{}}", role_cell(h->scores, bidirectional), width);
     out << without_trailing_spaces(row) << "\n";
   }
 }
 
 // One table per block, in the order the run met them.
-void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads) {
+void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, bool bidirectional) {
   std::vector<std::string> blocks;
   for (const ScoredHead& h : heads)
     if (std::find(blocks.begin(), blocks.end(), h.block) == blocks.end()) blocks.push_back(h.block);
-  for (const std::string& block : blocks) print_table(out, heads, block);
+  for (const std::string& block : blocks) print_table(out, heads, block, bidirectional);
 }
 
 void print_changes(std::ostream& out, const Model& model, const std::vector<PositionChange>& changes,
@@ -124,11 +127,11 @@ void print_heads_json(std::ostream& out, const Model& model, const HeadsReport& 
   doc["heads"] = nlohmann::ordered_json::array();
   for (const ScoredHead& h : report.heads) {
     nlohmann::ordered_json j = {{"block", h.block}, {"layer", h.layer}, {"head", h.head}};
-    for (const std::string& name : head_score_names()) {
+    for (const std::string& name : head_score_names(report.bidirectional)) {
       const HeadScore s = score_named(h.scores, name);
       j[name] = s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr);
     }
-    j["role"] = strongest_role(h.scores);
+    j["role"] = strongest_role(h.scores, report.bidirectional);
     doc["heads"].push_back(j);
   }
   if (!report.ablation.empty()) doc["ablation"] = changes_json(model, report.ablation, report.changes);
@@ -146,7 +149,7 @@ void print_heads_report(std::ostream& out, const Model& model, const std::string
   const bool ablated = !report.ablation.empty();
   if (ablated)
     out << fmt::format("ablated: {} (the scores below are the ablated run's)\n", ablation_label(report.ablation));
-  print_tables(out, report.heads);
+  print_tables(out, report.heads, report.bidirectional);
   if (ablated && model.output.present) print_changes(out, model, report.changes, ablation_label(report.ablation));
 }
 

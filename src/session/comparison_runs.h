@@ -5,7 +5,7 @@
 #ifndef ATTN_SESSION_COMPARISON_RUNS_H_
 #define ATTN_SESSION_COMPARISON_RUNS_H_
 
-#include "attn/experiments.h"
+#include "attn/induction_lesson.h"
 #include "attn/tensor.h"
 #include "session/session.h"
 

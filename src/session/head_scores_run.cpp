@@ -157,6 +157,7 @@ HeadsReport measure_heads(const Session& session, const Tensor& unablated) {
   if (const auto* target = model.has_target() ? trace.tokens(Sequence::Target) : nullptr)
     report.target = target->front();
   report.ablation = session.input().ablation;
+  report.bidirectional = !model.config.causal && !model.has_decoder();
   if (!report.ablation.empty())
     report.changes =
         position_changes(model, unablated, probabilities, report.target ? *report.target : report.sequence);

@@ -43,6 +43,9 @@ struct HeadsReport {
   std::vector<ScoredHead> heads;                   // every self-attention head, in the run's order
   Ablation ablation;                               // the run's (--ablate), empty without
   std::vector<PositionChange> changes;             // with an ablation: each position's next token
+  // No causal mask anywhere (BERT's encoder): the heads may look ahead, so next_token and
+  // last_token ([SEP]) are among their roles.
+  bool bidirectional = false;
 };
 
 // Without TEXT, the session's input becomes the random repeated sequence of np.random.seed

@@ -4,6 +4,7 @@
 
 #include "attn/backward.h"
 #include "attn/error.h"
+#include "attn/experiments.h"
 #include "attn/forward.h"
 #include "attn/load_model.h"
 #include "forward/ablation.h"
@@ -92,6 +93,7 @@ void Session::apply_reading() {
                      "this model has no output head (\"output\" in the model file): there are no logits to read after "
                      "each layer");
   loaded_.input.lens = reading_.lens;
+  if (!reading_.answer.empty()) lens_answer_ = single_token(loaded_.model, reading_.answer, "--answer");
   if (reading_.ablate.empty()) return;
   loaded_.input.ablation = parse_ablation(reading_.ablate, reading_.ablate_mean, loaded_.model);
 }

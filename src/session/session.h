@@ -9,6 +9,7 @@
 #define ATTN_SESSION_SESSION_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "attn/model_file.h"
@@ -32,6 +33,7 @@ struct ModelChoice {
 struct ReadingChoice {
   double max_memory_gib = 0;  // --max-memory; 0: half the machine's memory
   bool lens = false;          // --lens: the logit lens after every layer
+  std::string answer;         // --answer TOKEN (with --lens): its rank, logit and probability per layer
   std::string ablate;         // --ablate L.H[,L.H...]: heads whose context is replaced
   bool ablate_mean = false;   // --ablate-mean: by its mean over positions, not zero
 };
@@ -73,8 +75,11 @@ class Session {
   // not defined.
   void set_labels(const std::string& labels);
   // --lens and --ablate into the run's input, checked against the model (InputError
-  // "--lens" for a model without an output head, "--ablate" for a head it lacks).
+  // "--lens" for a model without an output head, "--answer" for a text that is not one
+  // token of its vocabulary, "--ablate" for a head it lacks).
   void apply_reading();
+  // --answer's vocabulary id, once apply_reading has found it.
+  std::optional<std::size_t> lens_answer() const { return lens_answer_; }
 
   // One forward run of the model on the input, every step recorded into `trace` (whose
   // hooks read or replace the steps): the output, (B?,T,V) probabilities with a head.
@@ -88,6 +93,7 @@ class Session {
   LoadOptions load_;
   LoadedModel loaded_;
   double load_seconds_ = 0;
+  std::optional<std::size_t> lens_answer_;
 };
 
 }  // namespace attn
