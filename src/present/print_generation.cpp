@@ -4,6 +4,10 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "attn/error.h"
+#include "forward/ablation.h"
 
 #include "present/array_format.h"
 #include "present/labeled_table.h"
@@ -283,6 +287,76 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r
                   format_number(r.cumulative_before, options.array.precision),
                   format_number(r.cumulative_after, options.array.precision), readable_token(model, r.id)));
   if (r.kept <= kMostDrawnShown) draw.line(draw_intervals(r, model, options.array.precision));
+}
+
+namespace {
+
+// Where generation stops, for its heading: "stops after \"<EOS>\"", or a checkpoint's
+// "stops at eos_token_id 50256 (␣<|endoftext|>)".
+std::string stop_text(const Generation& g, const Model& model) {
+  std::string out;
+  if (g.stop_id() || g.eos_ids().empty()) out = fmt::format("stops after \"{}\"", printable(g.rules().stop));
+  if (g.eos_ids().empty()) return out;
+  std::string ids;
+  for (const std::size_t id : g.eos_ids())
+    ids += fmt::format("{}{} ({})", ids.empty() ? "" : ", ", id,
+                       id < model.vocab.size() ? printable(readable_token(model, model.vocab.token(id))) : "?");
+  return out + (out.empty() ? "" : ", ") +
+         fmt::format("stops at eos_token_id{} {}", g.eos_ids().size() == 1 ? "" : "s", ids);
+}
+
+}  // namespace
+
+void print_generation_start(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model,
+                            const Ablation& ablation) {
+  const std::size_t start = generation.tokens().size();
+  const SamplingChoice& s = generation.sampling();
+  if (out)
+    *out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}\n",
+                        printable(model.source), start, start == 1 ? "" : "s", generation.rules().max_new_tokens,
+                        s.temperature == 0 ? "greedy (temperature 0)"
+                                           : fmt::format("sampled (temperature {}, seed {})", s.temperature, s.seed),
+                        stop_text(generation, model));
+  if (out && !ablation.empty())
+    *out << fmt::format("ablated: {}, in the prompt's run and every step\n", ablation_label(ablation));
+  const std::string first =
+      fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only()         ? "prompt"
+                                                             : model.checkpoint.present() ? "source and the start token"
+                                                                                          : "source and <BOS>");
+  if (out) *out << "\n" << first << "\n";
+  if (page) page->layer_header(first);
+}
+
+void print_generation_note(std::ostream* out, PageRenderer* page, const std::string& note) {
+  if (out) *out << "\nnote: " << note << "\n";
+  if (page) page->note(note);
+}
+
+void print_generated(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model) {
+  // As the walkthrough shows it: a checkpoint's text in quotes (it starts with its space),
+  // escaped as every text shown is.
+  const std::string decoded = generation.decoded_text();
+  const std::string text = model.checkpoint.present() ? printable("\"" + decoded + "\"") : decoded;
+  const std::size_t n = generation.generated().size();
+  const std::string count = fmt::format("{} token{}", n, n == 1 ? "" : "s");
+  const std::string saved =
+      fmt::format("The KV cache saved {} multiply-adds over running the whole prefix for every token.",
+                  grouped(generation.saved()));
+  if (out) *out << fmt::format("\nGenerated {}: {}\n", count, text) << saved << "\n";
+  if (page) {
+    page->layer_header(fmt::format("══ Generated {}: {} ══", count, text));
+    page->line(saved);
+  }
+}
+
+void print_generated_alone(std::ostream& out, const Generation& generation, bool json) {
+  if (!json) {
+    out << generation.decoded_text() << "\n";
+    return;
+  }
+  out << nlohmann::json{{"ids", generation.generated_ids()}, {"text", generation.decoded_text()}}.dump(
+             -1, ' ', false, nlohmann::json::error_handler_t::replace)
+      << "\n";
 }
 
 }  // namespace attn
