@@ -28,6 +28,7 @@
 #include "model/examples.h"
 #include "pager.h"
 #include "present/progress.h"
+#include "present/query_grid.h"
 #include "present/terminal.h"
 #include "reading_options.h"
 #include "standard_streams.h"
@@ -289,6 +290,11 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   add_model_options(*explain, options);
   add_walkthrough_options(*explain, options, /*with_html=*/true);
   add_reading_options(*explain, options, /*with_lens=*/true);
+  explain
+      ->add_option("--query", options.query,
+                   "After the walkthrough, where the token at this position looks in every layer and head: a grid "
+                   "of the key each head weighs most, and its weight")
+      ->transform(non_negative_integer());
   explain->callback([&options]() {
     const int code = run_explain(options);
     if (code != 0) throw CLI::RuntimeError(code);
@@ -308,6 +314,7 @@ struct ExplainOutputs {
   WalkthroughOptions every_step_in_full;
   std::unique_ptr<StreamingWalkthrough> in_full;
   std::unique_ptr<ProgressLine> progress;
+  std::unique_ptr<QueryRows> query;  // --query: the token's row of every head's weights
   double print_seconds = 0;
 };
 
@@ -333,8 +340,10 @@ void start_outputs(CommandRun& run, const ExplainOptions& options, const Walkthr
     outputs.progress =
         std::make_unique<ProgressLine>(std::cerr, run.model().encoder.size(), run.model().decoder.size());
   TraceDump* dump = run.dump();
-  if (dump || show_progress)
+  if (options.query >= 0) outputs.query = std::make_unique<QueryRows>(static_cast<std::size_t>(options.query));
+  if (dump || show_progress || outputs.query)
     trace.set_sink([&run, &outputs, dump, started](const TraceRecord& record) {
+      if (outputs.query) outputs.query->see(record);
       if (outputs.progress)
         outputs.progress->update(record.id, dump ? dump->bytes_written() : 0, seconds_since(started));
       if (dump) timed(run.dump_seconds(), [&] { dump->add(record); });
@@ -360,6 +369,31 @@ void add_induction_lesson(const ExplainOptions& options, const Model& model, con
       f.head)
     return;
   walkthrough.induction_lesson = std::make_shared<const InductionLesson>(induction_lesson(model, input));
+}
+
+// --query POS, before anything runs: a position of the source's tokens.
+void check_query(const ExplainOptions& options, const Model& model, const RunInput& input) {
+  if (options.query < 0) return;
+  const std::size_t S = run_size_of(model, input).seq_len;
+  if (static_cast<std::size_t>(options.query) >= S)
+    throw InputError("--query", "",
+                     fmt::format("expected a position of the {} tokens the self-attention reads (0 to {}), found {}", S,
+                                 S ? S - 1 : 0, options.query));
+}
+
+// After the walkthrough: where the token looks in every layer and head.
+void write_query_grid(CommandRun& run, const Trace& trace, const QueryRows& rows, std::size_t width) {
+  const Model& model = run.model();
+  std::vector<std::string> tokens;
+  if (const auto* source = trace.tokens(Sequence::Source); source && !source->empty())
+    for (const std::string& t : source->front()) tokens.push_back(readable_token(model, t));
+  const std::string query = rows.position() < tokens.size() ? tokens[rows.position()] : "";
+  run.terminal() << "\n"
+                 << wrapped(fmt::format("══ Where \"{}\" (position {}) looks, in every layer and head ══", query,
+                                        rows.position()),
+                            width)
+                 << "\n"
+                 << rows.grid(tokens, model.decoder_only(), width);
 }
 
 }  // namespace
@@ -396,6 +430,7 @@ int run_explain(const ExplainOptions& options) {
   // --lens and --ablate (the greedy target above is the unablated model's own)
   apply_reading_options(options, model, input, options.quiet && options.html_path.empty() ? nullptr : &walkthrough);
   check_selection(walkthrough, model, input);
+  check_query(options, model, input);
   add_induction_lesson(options, model, input, walkthrough);
   // The walkthrough is written once the run is over, its map first (and a wrong --steps
   // number is an error alone); --pause pages through it.
@@ -412,6 +447,7 @@ int run_explain(const ExplainOptions& options) {
   }
   if (outputs.printer) timed(outputs.print_seconds, [&] { outputs.printer->finish(); });
   if (outputs.in_full) outputs.in_full->finish();
+  if (outputs.query && !options.quiet) write_query_grid(run, trace, *outputs.query, walkthrough.array.line_width);
   if (outputs.printer && options.pause && !options.quiet) {
     const PagedText full{outputs.paged_in_full.str(), outputs.in_full->step_places()};
     page_steps({outputs.paged.str(), outputs.printer->step_places()}, &full, std::cin, run.terminal(), std::cerr);

@@ -47,6 +47,7 @@ struct ExplainOptions {
   bool lens = false;         // --lens: the logit lens after every layer
   std::string ablate;        // --ablate L.H[,L.H...]: heads whose context is replaced
   bool ablate_mean = false;  // --ablate-mean: by its mean over positions, not zero
+  int query = -1;            // --query POS: where that token looks in every layer and head (explain)
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);

@@ -1,12 +1,15 @@
 #include "generate_command.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,11 +20,13 @@
 #include "attn/generate.h"
 #include "attn/model_file.h"
 #include "attn/walkthrough.h"
+#include "command_run.h"
 #include "core/numpy_random.h"
 #include "forward/ablation.h"
 #include "html_option.h"
 #include "model/token_input.h"
 #include "present/print_generation.h"
+#include "present/progress.h"
 #include "reading_options.h"
 #include "standard_streams.h"
 #include "validators.h"
@@ -147,6 +152,9 @@ void setup_generate(CLI::App& app, GenerateOptions& options) {
   generate->add_flag("--json", options.json,
                      "Print {\"ids\": [...], \"text\": \"...\"} alone: the generated ids and their decoded text");
   generate->add_flag("--brief", run.brief, "Leave out the explanations");
+  generate->add_flag("--full", run.full,
+                     "Show every step in full: the first token's, and every number of each later token's new row "
+                     "with every head's scores and weights (a big model's later tokens are otherwise a page each)");
   generate->add_option("--precision", run.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -180,6 +188,10 @@ struct Generation {
   std::optional<std::size_t> stop;
   std::vector<std::size_t> eos_ids;  // a checkpoint's eos_token_ids: generation stops at any of them
   std::vector<std::size_t> generated_ids;
+  // On a terminal's stderr while nothing else prints there (-q, --json): the prompt's layers,
+  // then each token.
+  std::unique_ptr<ProgressLine> progress;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   WalkthroughOptions walk;
   std::unique_ptr<TraceDump> dump;
   std::unique_ptr<HtmlLesson> lesson;
@@ -242,6 +254,8 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   const bool alone = run.quiet || options.json;  // the result alone on standard output
   g->terminal = alone ? nullptr : &g->out;
   g->draw = !alone || g->lesson;
+  if (alone && ::isatty(STDERR_FILENO))
+    g->progress = std::make_unique<ProgressLine>(std::cerr, model.encoder.size(), model.decoder.size());
   return g;
 }
 
@@ -266,7 +280,11 @@ void run_prompt(Generation& g, Trace& prompt) {
   const Model& model = g.model();
   const GenerateOptions& options = g.options;
   prompt.keep_entries(g.draw);
-  if (g.dump) prompt.set_sink([&](const TraceRecord& r) { dump_record(*g.dump, 0, r); });
+  if (g.dump || g.progress)
+    prompt.set_sink([&](const TraceRecord& r) {
+      if (g.progress) g.progress->update(r.id, 0, seconds_since(g.started));
+      if (g.dump) dump_record(*g.dump, 0, r);
+    });
   if (g.draw) {
     if (g.terminal)
       g.out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}\n",
@@ -321,6 +339,10 @@ void generate_tokens(Generation& g) {
     const std::vector<double>& logits = g.decoder->logits();
     const SamplingResult choice = choose_next_token(logits.data(), logits.size(), sampling, never, &rng);
     if (g.draw) print_choice(g.terminal, g.page, choice, sampling, model, g.tokens, n, draws, options.seed, g.walk);
+    if (g.progress)
+      g.progress->show(
+          fmt::format("attn: token {} of at most {}, {:.1f} s", n, options.max_new_tokens, seconds_since(g.started)),
+          seconds_since(g.started));
     if (choice.draw) ++draws;
     const std::string token = model.vocab.token(choice.id);
     if (g.stop && choice.id == *g.stop) break;
@@ -414,6 +436,7 @@ int run_generate(const GenerateOptions& options) {
   Trace prompt(!generation->loaded.input.batched);
   run_prompt(*generation, prompt);
   generate_tokens(*generation);
+  if (generation->progress) generation->progress->clear();
   finish(*generation, prompt);
   return 0;
 }

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <iostream>
+#include <memory>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,9 +15,13 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "command_run.h"
 #include "core/numpy_random.h"
 #include "core/top_k.h"
 #include "forward/ablation.h"
+#include "present/probability_text.h"
+#include "present/progress.h"
+#include "present/terminal.h"
 #include "reading_options.h"
 #include "validators.h"
 
@@ -86,17 +94,24 @@ std::vector<std::size_t> ids_of(const Tensor& token_ids) {
 // copied as the forward pass records them (the trace itself keeps nothing, so a large model
 // holds no more than these).
 // `probabilities` gets the run's next-token probabilities (an output head's; else its output).
+// On a terminal's stderr, the run's progress by layer (a big model's long text takes a while).
 std::vector<TraceEntry> attention_records(const Model& model, const RunInput& input, Trace& trace,
                                           Tensor* probabilities) {
   std::vector<TraceEntry> kept;
   trace.keep_entries(false);
-  trace.set_sink([&kept](const TraceRecord& r) {
+  std::unique_ptr<ProgressLine> progress;
+  if (::isatty(STDERR_FILENO))
+    progress = std::make_unique<ProgressLine>(std::cerr, model.encoder.size(), model.decoder.size());
+  const auto started = std::chrono::steady_clock::now();
+  trace.set_sink([&kept, &progress, started](const TraceRecord& r) {
+    if (progress) progress->update(r.id, 0, seconds_since(started));
     if (r.id.kind != StepKind::AttentionWeights && r.id.kind != StepKind::TokenIds) return;
     Tensor t = Tensor::uninitialized(r.shape, r.axes);
     std::copy(r.data, r.data + t.size(), t.data.begin());
     kept.push_back(TraceEntry{r.id, r.name, std::move(t), {}});
   });
   *probabilities = run_model(model, input, trace);
+  if (progress) progress->clear();
   return kept;
 }
 
@@ -146,31 +161,39 @@ std::string without_trailing_spaces(std::string line) {
   return line;
 }
 
-// One table per block: layers as rows, heads as columns.
-void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads) {
+// One table per block: layers as rows, heads as columns, in blocks of as many heads as fit
+// in `width` columns (a block of heads under the other when the model has more).
+void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, std::size_t width) {
   std::vector<std::string> blocks;
   for (const ScoredHead& h : heads)
     if (std::find(blocks.begin(), blocks.end(), h.block) == blocks.end()) blocks.push_back(h.block);
   for (const std::string& block : blocks) {
     std::vector<const ScoredHead*> in_block;
-    std::size_t width = 6, H = 0;
+    std::size_t cell = 6, H = 0;
     int layers = 0;
     for (const ScoredHead& h : heads)
       if (h.block == block) {
         in_block.push_back(&h);
-        width = std::max(width, role_cell(h.scores).size());
+        cell = std::max(cell, role_cell(h.scores).size());
         H = std::max(H, h.head + 1);
         layers = std::max(layers, h.layer + 1);
       }
-    out << "\n" << block << ": each head's strongest role (its largest score, if >= 0.5)\n";
-    std::string header = fmt::format("{:<8}", "");
-    for (std::size_t h = 0; h < H; ++h) header += fmt::format("  {:<{}}", fmt::format("head {}", h), width);
-    out << without_trailing_spaces(header) << "\n";
-    for (int l = 0; l < layers; ++l) {
-      std::string row = fmt::format("{:<8}", fmt::format("layer {}", l));
-      for (const ScoredHead* h : in_block)
-        if (h->layer == l) row += fmt::format("  {:<{}}", role_cell(h->scores), width);
-      out << without_trailing_spaces(row) << "\n";
+    out << "\n" << wrapped(block + ": each head's strongest role (its largest score, if ≥ 0.5)", width) << "\n";
+    // "layer 11" then "  " + a cell per head
+    const std::size_t per_block = std::max<std::size_t>(1, width > 8 ? (width - 8) / (cell + 2) : 1);
+    for (std::size_t first = 0; first < H; first += per_block) {
+      const std::size_t last = std::min(H, first + per_block);
+      if (first > 0) out << "\n";
+      std::string header = fmt::format("{:<8}", "");
+      for (std::size_t h = first; h < last; ++h) header += fmt::format("  {:<{}}", fmt::format("head {}", h), cell);
+      out << without_trailing_spaces(header) << "\n";
+      for (int l = 0; l < layers; ++l) {
+        std::string row = fmt::format("{:<8}", fmt::format("layer {}", l));
+        for (const ScoredHead* h : in_block)
+          if (h->layer == l && h->head >= first && h->head < last)
+            row += fmt::format("  {:<{}}", role_cell(h->scores), cell);
+        out << without_trailing_spaces(row) << "\n";
+      }
     }
   }
 }
@@ -226,16 +249,16 @@ void print_changes(std::ostream& out, const Model& model, const std::vector<Posi
   out << "\nnext tokens without and with the ablation (" << label << "):\n";
   std::vector<std::array<std::string, 4>> rows = {{"", "unablated", "ablated p", "ablated pick"}};
   for (const PositionChange& c : changes)
-    rows.push_back({fmt::format("{} after {}", c.position, c.after),
-                    fmt::format("{} {:.4f}", model.vocab.token(c.unablated_id), c.unablated_p),
-                    fmt::format("{:.4f}", c.ablated_p),
-                    fmt::format("{} {:.4f}", model.vocab.token(c.ablated_id), c.ablated_pick_p)});
+    rows.push_back({fmt::format("{} after {}", c.position, readable_token(model, c.after)),
+                    readable_token(model, c.unablated_id) + " " + probability_text(c.unablated_p, 4),
+                    probability_text(c.ablated_p, 4),
+                    readable_token(model, c.ablated_id) + " " + probability_text(c.ablated_pick_p, 4)});
   std::array<std::size_t, 4> width{};
   for (const auto& r : rows)
-    for (std::size_t k = 0; k < 4; ++k) width[k] = std::max(width[k], r[k].size());
+    for (std::size_t k = 0; k < 4; ++k) width[k] = std::max(width[k], display_width(r[k]));
   for (const auto& r : rows) {
     std::string line;
-    for (std::size_t k = 0; k < 4; ++k) line += fmt::format("{:<{}}  ", r[k], width[k]);
+    for (std::size_t k = 0; k < 4; ++k) line += r[k] + std::string(width[k] - display_width(r[k]) + 2, ' ');
     out << without_trailing_spaces(line) << "\n";
   }
 }
@@ -342,15 +365,23 @@ int run_heads(const HeadsOptions& options) {
     const auto id = model.checkpoint.present() ? model.vocab.exact(t) : std::nullopt;
     joined += (joined.empty() ? "" : " ") + (id ? fmt::format("\"{}\"→{}", readable_token(model, t), *id) : t);
   }
-  std::cout << fmt::format("attn heads: {}, {} tokens: {}\n", model_source_name(run), sequence.size(), joined);
+  // Every line fits the terminal: the window's width, else COLUMNS, else 80.
+  const std::size_t width =
+      ::isatty(STDOUT_FILENO) || read_terminal_environment().columns ? terminal_width(STDOUT_FILENO) : 80;
+  std::cout << wrapped(fmt::format("attn heads: {}, {} tokens: {}", model_source_name(run), sequence.size(), joined),
+                       width)
+            << "\n";
   if (target) {
     std::string text;
     for (const std::string& t : target->front()) text += (text.empty() ? "" : " ") + t;
-    std::cout << fmt::format("the decoder read: {}\n", text);
+    std::cout << wrapped("the decoder read: " + text, width) << "\n";
   }
   if (!input.ablation.empty())
-    std::cout << fmt::format("ablated: {} (the scores below are the ablated run's)\n", ablation_label(input.ablation));
-  print_tables(std::cout, heads);
+    std::cout << wrapped(fmt::format("ablated: {} (the scores below are the ablated run's)",
+                                     ablation_label(input.ablation)),
+                         width)
+              << "\n";
+  print_tables(std::cout, heads, width);
   if (!input.ablation.empty() && model.output.present)
     print_changes(std::cout, model, changes, ablation_label(input.ablation));
   return 0;

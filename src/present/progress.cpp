@@ -34,8 +34,13 @@ std::string ProgressLine::describe(const StepId& id, std::uint64_t dump_bytes, d
 
 void ProgressLine::update(const StepId& id, std::uint64_t dump_bytes, double seconds) {
   if (seconds < kFirstDraw || (drawn_ && seconds - last_draw_ < kRedraw)) return;
+  show(describe(id, dump_bytes, seconds), seconds);
+}
+
+void ProgressLine::show(const std::string& text, double seconds) {
+  if (seconds < kFirstDraw || (drawn_ && seconds - last_draw_ < kRedraw)) return;
   // \r back to the start of the line, ESC [K erases what is left of the previous text.
-  out_ << '\r' << describe(id, dump_bytes, seconds) << "\x1b[K" << std::flush;
+  out_ << '\r' << text << "\x1b[K" << std::flush;
   last_draw_ = seconds;
   drawn_ = true;
 }
