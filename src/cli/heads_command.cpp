@@ -143,12 +143,14 @@ std::vector<ScoredHead> score_heads(const std::vector<TraceEntry>& records) {
 std::string score_text(const HeadScore& s) { return s ? fmt::format("{:.2f}", *s) : "-"; }
 
 // The role and the score that names it: "induction 0.98", or "mixed (self 0.31)".
-std::string role_cell(const HeadScores& scores) {
-  const std::string role = strongest_role(scores);
+// `bidirectional`: a model without a causal mask anywhere (BERT), whose heads may look ahead:
+// next_token and last_token ([SEP]) are among its roles.
+std::string role_cell(const HeadScores& scores, bool bidirectional) {
+  const std::string role = strongest_role(scores, bidirectional);
   if (role != "mixed") return role + " " + score_text(score_named(scores, role));
   std::string best;
   double best_value = -1;
-  for (const std::string& name : head_score_names())
+  for (const std::string& name : head_score_names(bidirectional))
     if (const HeadScore s = score_named(scores, name); s && *s > best_value) {
       best = name;
       best_value = *s;
@@ -163,7 +165,7 @@ std::string without_trailing_spaces(std::string line) {
 
 // One table per block: layers as rows, heads as columns, in blocks of as many heads as fit
 // in `width` columns (a block of heads under the other when the model has more).
-void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, std::size_t width) {
+void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, bool bidirectional, std::size_t width) {
   std::vector<std::string> blocks;
   for (const ScoredHead& h : heads)
     if (std::find(blocks.begin(), blocks.end(), h.block) == blocks.end()) blocks.push_back(h.block);
@@ -174,7 +176,7 @@ void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, std::
     for (const ScoredHead& h : heads)
       if (h.block == block) {
         in_block.push_back(&h);
-        cell = std::max(cell, role_cell(h.scores).size());
+        cell = std::max(cell, role_cell(h.scores, bidirectional).size());
         H = std::max(H, h.head + 1);
         layers = std::max(layers, h.layer + 1);
       }
@@ -191,7 +193,7 @@ void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, std::
         std::string row = fmt::format("{:<8}", fmt::format("layer {}", l));
         for (const ScoredHead* h : in_block)
           if (h->layer == l && h->head >= first && h->head < last)
-            row += fmt::format("  {:<{}}", role_cell(h->scores), cell);
+            row += fmt::format("  {:<{}}", role_cell(h->scores, bidirectional), cell);
         out << without_trailing_spaces(row) << "\n";
       }
     }
@@ -199,18 +201,18 @@ void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, std::
 }
 
 void print_json(std::ostream& out, const std::vector<std::string>& sequence, const std::vector<std::string>* target,
-                const std::vector<ScoredHead>& heads, const nlohmann::ordered_json* ablation) {
+                const std::vector<ScoredHead>& heads, const nlohmann::ordered_json* ablation, bool bidirectional) {
   nlohmann::ordered_json doc;
   doc["sequence"] = sequence;
   if (target) doc["target"] = *target;
   doc["heads"] = nlohmann::ordered_json::array();
   for (const ScoredHead& h : heads) {
     nlohmann::ordered_json j = {{"block", h.block}, {"layer", h.layer}, {"head", h.head}};
-    for (const std::string& name : head_score_names()) {
+    for (const std::string& name : head_score_names(bidirectional)) {
       const HeadScore s = score_named(h.scores, name);
       j[name] = s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr);
     }
-    j["role"] = strongest_role(h.scores);
+    j["role"] = strongest_role(h.scores, bidirectional);
     doc["heads"].push_back(j);
   }
   if (ablation) doc["ablation"] = *ablation;
@@ -353,10 +355,12 @@ int run_heads(const HeadsOptions& options) {
   const std::vector<PositionChange> changes =
       input.ablation.empty() ? std::vector<PositionChange>{}
                              : position_changes(model, unablated, probabilities, target ? target->front() : sequence);
+  // no causal mask anywhere (BERT's encoder): its heads may look ahead
+  const bool bidirectional = !model.config.causal && !model.has_decoder();
   if (options.json) {
     const nlohmann::ordered_json ablation = changes_json(model, input.ablation, changes);
     print_json(std::cout, sequence, target ? &target->front() : nullptr, heads,
-               input.ablation.empty() ? nullptr : &ablation);
+               input.ablation.empty() ? nullptr : &ablation, bidirectional);
     return 0;
   }
   std::string joined;
@@ -381,7 +385,7 @@ int run_heads(const HeadsOptions& options) {
                                      ablation_label(input.ablation)),
                          width)
               << "\n";
-  print_tables(std::cout, heads, width);
+  print_tables(std::cout, heads, bidirectional, width);
   if (!input.ablation.empty() && model.output.present)
     print_changes(std::cout, model, changes, ablation_label(input.ablation));
   return 0;
