@@ -282,7 +282,6 @@ constexpr const char* kCanvasScript = R"js(
     ctx.drawImage(src, +src.dataset.left, +src.dataset.top, src.dataset.t * cell, src.dataset.s * cell, 0, 0,
                   thumbs[n].width, thumbs[n].height);
   }
-  explorer();
 
   // The head view and the model view read every block's data: a canvas's, or an SVG figure's.
   function blocks() {
@@ -417,6 +416,7 @@ constexpr const char* kCanvasScript = R"js(
     drawHeadView();
     drawModelView();
   }
+  explorer();  // (last: the head colours above are set by then)
 })();
 )js";
 

@@ -77,6 +77,11 @@ case $case_name in
     narrow=$(widest)
     COLUMNS=400 ckpt heads --model gpt2-12x12 "The cat sat on the mat."
     [ "$(grep -c '^layer 11 ' out)" = 1 ] || fail "400 columns hold every head in one block"
+    # the ablation's table spells pieces as the lesson does ("␣cat", not GPT-2's "Ġcat")
+    COLUMNS=80 ckpt heads --model gpt2-12x12 "The cat sat on the mat." --ablate 0.0
+    grep -qE '^1 after ␣cat +@ ' out || fail "no row \"1 after ␣cat\": $(grep '^1 after' out)"
+    ! grep -q 'Ġ' out || fail "a piece spelled with Ġ: $(grep 'Ġ' out | head -1)"
+    [ "$(widest)" -le 80 ] || fail "a line of $(widest) columns with --ablate at COLUMNS=80"
     echo "heads: widest $narrow columns at COLUMNS=80"
     ;;
   lens)
@@ -126,6 +131,21 @@ case $case_name in
     "$ATTN" explain --model gpt2-12x12 "The cat sat on the mat." --query 7 >out 2>err && fail "--query 7 of 7 tokens ran"
     grep -qF -- '--query: expected a position of the 7 tokens the self-attention reads (0 to 6), found 7' err ||
       fail "--query 7: $(cat err)"
+    ;;
+  progress)
+    # Long work shows its progress on a terminal's stderr (a pseudo-terminal from util-linux's
+    # script), never in the output: attn heads by layer, generate -q by layer then token.
+    folder gpt2-12x12-long twelve_by_twelve_long "$3"
+    text=$(printf 'The cat sat on the mat because it was tired of chasing the mouse around the old house, and the dog watched it quietly from the door. %.0s' 1 2 3 4 5 6 7 8 9 10)
+    script -qec "'$ATTN' heads --model gpt2-12x12-long '$text' >heads.txt" /dev/null >tty.txt ||
+      fail "heads on a terminal: $(cat tty.txt)"
+    grep -qF $'\rattn: decoder layer ' tty.txt || fail "no progress of heads on the terminal: $(od -c tty.txt | head -3)"
+    grep -qF $'\r\x1b[K' tty.txt || fail "the progress line of heads is not erased at the end"
+    grep -q '^layer 11 ' heads.txt && ! grep -q 'attn: decoder' heads.txt || fail "heads' output: $(head -3 heads.txt)"
+    script -qec "'$ATTN' generate --model gpt2-12x12-long '$text' -n 3 -q >generated.txt" /dev/null >tty.txt ||
+      fail "generate -q on a terminal: $(cat tty.txt)"
+    grep -qF $'\rattn: ' tty.txt || fail "no progress of generate -q on the terminal: $(od -c tty.txt | head -3)"
+    [ -s generated.txt ] && ! grep -q 'attn: ' generated.txt || fail "generate -q's output: $(head -3 generated.txt)"
     ;;
   html_long)
     # The page of a 280-token text on 12 layers of 12 heads: under 64 MB, 2 GiB and 60 s; the
