@@ -106,6 +106,8 @@ case $case_name in
     ckpt explain --model gpt2-12x12 "The cat sat on the mat." --linewidth 75
     grep -qF '    weights[0][6] = softmax(masked[0][6]), masked[0][6] = [' out || fail "the worked softmax is not row 6's"
     grep -qF '    context[0][6] = ' out || fail "the worked context is not row 6's"
+    # a big model's worked rows show 5 terms before the "…" (the lesson stays a few hundred lines)
+    grep -qF '(96 terms, 91 not shown)' out || fail "a worked dot product of 96 terms does not show 5"
     ckpt explain --model gpt2-12x12 "The cat sat on the mat." --linewidth 75 --cell 0,1,2,0
     grep -qF '    weights[1][2] = softmax(masked[1][2])' out || fail "--cell 0,1,2,0 does not work row 2 of head 1"
     ;;
