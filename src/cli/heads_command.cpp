@@ -180,7 +180,7 @@ void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, bool 
         H = std::max(H, h.head + 1);
         layers = std::max(layers, h.layer + 1);
       }
-    out << "\n" << wrapped(block + ": each head's strongest role (its largest score, if >= 0.5)", width) << "\n";
+    out << "\n" << wrapped(block + ": each head's strongest role (its largest score, if ≥ 0.5)", width) << "\n";
     // "layer 11" then "  " + a cell per head
     const std::size_t per_block = std::max<std::size_t>(1, width > 8 ? (width - 8) / (cell + 2) : 1);
     for (std::size_t first = 0; first < H; first += per_block) {
