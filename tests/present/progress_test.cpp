@@ -49,8 +49,7 @@ TEST_CASE("the progress line waits half a second, redraws ten times a second and
   CHECK(out.str() == "\r\x1b[K");
 }
 
-TEST_CASE("a caller's progress text waits and redraws as the layers' do and erases itself at the end",
-          "[progress]") {
+TEST_CASE("a caller's progress text waits and redraws as the layers' do and erases itself at the end", "[progress]") {
   std::ostringstream out;
   {
     attn::ProgressLine line(out, 12, 0);
