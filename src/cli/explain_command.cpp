@@ -21,7 +21,10 @@
 #include "model/examples.h"
 #include "pager.h"
 #include "present/progress.h"
+#include "present/query_grid.h"
+#include "present/terminal.h"
 #include "session/comparison_runs.h"
+#include "validators.h"
 #include "walkthrough_choice.h"
 
 namespace attn::cli {
@@ -45,6 +48,11 @@ void setup_explain(CLI::App& app, ExplainOptions& options) {
   add_model_options(*explain, options.model, options.reading);
   add_walkthrough_options(*explain, options.output, options.print, options.steps, /*with_html=*/true);
   add_reading_options(*explain, options.reading, /*with_lens=*/true);
+  explain
+      ->add_option("--query", options.query,
+                   "After the walkthrough, where the token at this position looks in every layer and head: a grid "
+                   "of the key each head weighs most, and its weight")
+      ->transform(non_negative_integer());
   run_on_parse(*explain, options, run_explain);
 }
 
@@ -61,6 +69,7 @@ struct ExplainOutputs {
   WalkthroughOptions every_step_in_full;
   std::unique_ptr<StreamingWalkthrough> in_full;
   std::unique_ptr<ProgressLine> progress;
+  std::unique_ptr<QueryRows> query;  // --query: the token's row of every head's weights
   double print_seconds = 0;
 };
 
@@ -93,8 +102,10 @@ void start_outputs(CommandRun& run, const ExplainOptions& options, const Walkthr
     outputs.progress =
         std::make_unique<ProgressLine>(std::cerr, run.model().encoder.size(), run.model().decoder.size());
   TraceDump* dump = run.dump();
-  if (dump || show_progress)
+  if (options.query >= 0) outputs.query = std::make_unique<QueryRows>(static_cast<std::size_t>(options.query));
+  if (dump || show_progress || outputs.query)
     trace.set_sink([&run, &outputs, dump, started](const TraceRecord& record) {
+      if (outputs.query) outputs.query->see(record);
       if (outputs.progress)
         outputs.progress->update(record.id, dump ? dump->bytes_written() : 0, seconds_since(started));
       if (dump) timed(run.dump_seconds(), [&] { dump->add(record); });
@@ -122,6 +133,31 @@ void add_induction_lesson(const ExplainOptions& options, const Session& session,
   walkthrough.induction_lesson = std::make_shared<const InductionLesson>(induction_lesson(session));
 }
 
+// --query POS, before anything runs: a position of the source's tokens.
+void check_query(const ExplainOptions& options, const Model& model, const RunInput& input) {
+  if (options.query < 0) return;
+  const std::size_t S = run_size_of(model, input).seq_len;
+  if (static_cast<std::size_t>(options.query) >= S)
+    throw InputError("--query", "",
+                     fmt::format("expected a position of the {} tokens the self-attention reads (0 to {}), found {}", S,
+                                 S ? S - 1 : 0, options.query));
+}
+
+// After the walkthrough: where the token looks in every layer and head.
+void write_query_grid(CommandRun& run, const Trace& trace, const QueryRows& rows, std::size_t width) {
+  const Model& model = run.model();
+  std::vector<std::string> tokens;
+  if (const auto* source = trace.tokens(Sequence::Source); source && !source->empty())
+    for (const std::string& t : source->front()) tokens.push_back(readable_token(model, t));
+  const std::string query = rows.position() < tokens.size() ? tokens[rows.position()] : "";
+  run.terminal() << "\n"
+                 << wrapped(fmt::format("══ Where \"{}\" (position {}) looks, in every layer and head ══", query,
+                                        rows.position()),
+                            width)
+                 << "\n"
+                 << rows.grid(tokens, model.decoder_only(), width);
+}
+
 // The walkthrough's options for this model and run: --lens and --ablate applied (with the
 // unablated run's probabilities to show beside the ablated one's), the selection checked,
 // the induction lesson measured.
@@ -137,6 +173,7 @@ WalkthroughOptions prepare_walkthrough(const ExplainOptions& options, Session& s
     walkthrough.ablation_label = ablation_label(session.input().ablation);
   }
   check_selection(walkthrough, session.model(), session.input());
+  check_query(options, session.model(), session.input());
   add_induction_lesson(options, session, walkthrough);
   return walkthrough;
 }
@@ -202,6 +239,8 @@ int run_explain(const ExplainOptions& options) {
   start_outputs(run, options, walkthrough, trace, outputs, started);
   const auto run_started = std::chrono::steady_clock::now();
   run_forward(*session, run, trace, outputs);
+  if (outputs.query && !options.output.quiet)
+    write_query_grid(run, trace, *outputs.query, walkthrough.array.line_width);
   if (outputs.printer && options.steps.pause && !options.output.quiet) {
     const PagedText full{outputs.paged_in_full.str(), outputs.in_full->step_places()};
     page_steps({outputs.paged.str(), outputs.printer->step_places()}, &full, std::cin, run.terminal(), std::cerr);

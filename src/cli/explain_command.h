@@ -15,6 +15,7 @@ struct ExplainOptions {
   OutputChoice output;    // --dump, --html, --quiet, --timings
   PrintChoice print;      // how the walkthrough prints
   StepChoice steps;       // which steps it shows
+  int query = -1;         // --query POS: where that token looks in every layer and head
 };
 
 void setup_explain(CLI::App& app, ExplainOptions& options);

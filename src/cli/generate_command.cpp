@@ -1,9 +1,12 @@
 #include "generate_command.h"
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -14,6 +17,7 @@
 #include "command_run.h"
 #include "html_option.h"
 #include "present/print_generation.h"
+#include "present/progress.h"
 #include "session/generation.h"
 #include "standard_streams.h"
 #include "validators.h"
@@ -61,6 +65,9 @@ void add_output_options(CLI::App& generate, GenerateOptions& options) {
   generate.add_flag("--json", options.json,
                     "Print {\"ids\": [...], \"text\": \"...\"} alone: the generated ids and their decoded text");
   generate.add_flag("--brief", print.brief, "Leave out the explanations");
+  generate.add_flag("--full", print.full,
+                    "Show every step in full: the first token's, and every number of each later token's new row "
+                    "with every head's scores and weights (a big model's later tokens are otherwise a page each)");
   generate.add_option("--precision", print.precision, "Digits after the point when printing tensors")
       ->check(CLI::Range(0, 17))
       ->capture_default_str();
@@ -104,6 +111,10 @@ struct GenerateOutputs {
   PageRenderer* page = nullptr;
   std::ostream* terminal = nullptr;  // nullptr with --quiet or --json
   bool draw = false;                 // on the terminal or the page
+  // On a terminal's stderr while nothing else prints there (-q, --json): the prompt's layers,
+  // then each token.
+  std::unique_ptr<ProgressLine> progress;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 // Opens the dump and the lesson: --html draws the same walkthrough on a web page, the first
@@ -123,6 +134,8 @@ std::unique_ptr<GenerateOutputs> open_outputs(const GenerateOptions& options, co
   const bool alone = output.quiet || options.json;  // the result alone on standard output
   o->terminal = alone ? nullptr : &o->out;
   o->draw = !alone || o->lesson;
+  if (alone && ::isatty(STDERR_FILENO))
+    o->progress = std::make_unique<ProgressLine>(std::cerr, model.encoder.size(), model.decoder.size());
   return o;
 }
 
@@ -130,7 +143,11 @@ std::unique_ptr<GenerateOutputs> open_outputs(const GenerateOptions& options, co
 // and values fill the cache.
 void run_prompt(Generation& generation, const Session& session, GenerateOutputs& o, Trace& prompt) {
   prompt.keep_entries(o.draw);
-  if (o.dump) prompt.set_sink([&o](const TraceRecord& r) { dump_record(*o.dump, 0, r); });
+  if (o.dump || o.progress)
+    prompt.set_sink([&o](const TraceRecord& r) {
+      if (o.progress) o.progress->update(r.id, 0, seconds_since(o.started));
+      if (o.dump) dump_record(*o.dump, 0, r);
+    });
   if (o.draw) {
     print_generation_start(o.terminal, o.page, generation, session.model(), session.input().ablation);
     const auto walkthrough =
@@ -153,6 +170,10 @@ void generate_tokens(Generation& generation, const Model& model, GenerateOutputs
   observer.chose = [&](const SamplingResult& choice, std::size_t n, std::size_t draws) {
     if (o.draw)
       print_choice(o.terminal, o.page, choice, sampling, model, generation.tokens(), n, draws, s.seed, o.walk);
+    if (o.progress)
+      o.progress->show(fmt::format("attn: token {} of at most {}, {:.1f} s", n, generation.rules().max_new_tokens,
+                                   seconds_since(o.started)),
+                       seconds_since(o.started));
   };
   observer.ran_out = [&](const std::string& note) { print_generation_note(o.terminal, o.page, note); };
   observer.starting_step = [&](Trace& step, std::size_t n) {
@@ -203,6 +224,7 @@ int run_generate(const GenerateOptions& options) {
   Trace prompt(!session->input().batched);
   run_prompt(generation, *session, *outputs, prompt);
   generate_tokens(generation, session->model(), *outputs);
+  if (outputs->progress) outputs->progress->clear();
   finish(options, generation, session->model(), *outputs, prompt);
   return 0;
 }

@@ -1,10 +1,16 @@
 #include "heads_command.h"
 
+#include <chrono>
 #include <iostream>
+#include <memory>
+
+#include <unistd.h>
 
 #include "attn/model_file.h"
 #include "command_run.h"
 #include "present/print_heads.h"
+#include "present/progress.h"
+#include "present/terminal.h"
 #include "session/comparison_runs.h"
 #include "session/head_scores_run.h"
 #include "validators.h"
@@ -46,11 +52,23 @@ int run_heads(const HeadsOptions& options) {
     unablated = unablated_probabilities(*session);
     session->apply_reading();
   }
-  const HeadsReport report = measure_heads(*session, unablated);
+  // On a terminal's stderr, the run's progress by layer (a big model's long text takes a while).
+  std::unique_ptr<ProgressLine> progress;
+  const Model& model = session->model();
+  if (::isatty(STDERR_FILENO))
+    progress = std::make_unique<ProgressLine>(std::cerr, model.encoder.size(), model.decoder.size());
+  const auto started = std::chrono::steady_clock::now();
+  const HeadsReport report = measure_heads(*session, unablated, [&progress, started](const TraceRecord& r) {
+    if (progress) progress->update(r.id, 0, seconds_since(started));
+  });
+  if (progress) progress->clear();
+  // Every line fits the terminal: the window's width, else COLUMNS, else 80.
+  const std::size_t width =
+      ::isatty(STDOUT_FILENO) || read_terminal_environment().columns ? terminal_width(STDOUT_FILENO) : 80;
   if (options.json)
-    print_heads_json(std::cout, session->model(), report);
+    print_heads_json(std::cout, model, report);
   else
-    print_heads_report(std::cout, session->model(), session->source_name(), report);
+    print_heads_report(std::cout, model, session->source_name(), report, width);
   return 0;
 }
 

@@ -6,6 +6,8 @@
 
 #include "attn/error.h"
 #include "core/same_file.h"
+#include "html/html_canvas.h"
+#include "present/model_overview.h"
 #include "validators.h"
 
 namespace attn::cli {
@@ -69,9 +71,13 @@ void check_html_memory(const std::string& html_path, const Model& model, const W
   // attn generate: each new token's section has its query's scores and weights against
   // every key so far, per head and layer (quadratic in -n).
   numbers += 2 * H * size.decoder_layers * n * (T + (model.decoder_only() ? 0.0L : S));
-  // Measured (attn explain on the built-in model, 15 to 63 tokens): about 300 bytes per cell
-  // and 16 per number, and 4 times the page's bytes in memory while it is built.
-  const long double page_bytes = 512.0L * 1024 + 300 * cells + 16 * numbers;
+  // Measured (attn explain on the built-in model, 15 to 63 tokens): about 300 bytes per SVG
+  // cell and 16 per number, and 4 times the page's bytes in memory while it is built; a map
+  // drawn on a canvas (a big model's, a long text's) takes under 3 bytes a cell.
+  const long double longest = std::max({S, T, 1.0L});
+  const bool canvas =
+      drawn_on_canvas(static_cast<std::size_t>(longest), static_cast<std::size_t>(longest), is_big_model(model));
+  const long double page_bytes = 512.0L * 1024 + page_bytes_per_cell(canvas) * cells + 16 * numbers;
   const long double need = 4 * page_bytes;
   const std::uint64_t limit = load.max_memory_bytes ? load.max_memory_bytes : default_memory_limit();
   if (need <= static_cast<long double>(limit)) return;

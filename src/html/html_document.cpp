@@ -1,5 +1,6 @@
 #include "html/html_document.h"
 
+#include "html/html_canvas.h"
 #include "html/html_heatmap.h"
 #include "html/html_text.h"
 
@@ -103,10 +104,10 @@ std::string lesson_document(const LessonParts& parts) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<meta name=\"generator\" content=\"attn\">\n<title>" +
-         escaped(parts.title) + "</title>\n<style>" + kStyle + head_selector_css(parts.heads) + "</style>\n</head>\n" +
-         "<body>\n" + parts.header + parts.map + parts.overview + "<main>\n" + parts.body + "</main>\n" +
-         "<footer>Written by attn: every step of attention, on numbers you can check.</footer>\n" + "<script>" +
-         kScript + "</script>\n</body>\n</html>\n";
+         escaped(parts.title) + "</title>\n<style>" + kStyle + head_selector_css(parts.heads) + canvas_style() +
+         "</style>\n</head>\n" + "<body>\n" + parts.header + parts.map + parts.overview + "<main>\n" + parts.body +
+         "</main>\n" + "<footer>Written by attn: every step of attention, on numbers you can check.</footer>\n" +
+         "<script>" + kScript + canvas_script() + "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace attn

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "html/html_canvas.h"
 #include "html/html_text.h"
 #include "present/heatmap.h"
 #include "present/terminal.h"
@@ -133,9 +134,15 @@ std::string color_legend() {
          "<span class=\"masked-swatch\"></span><span>masked</span></div>\n";
 }
 
-std::string heatmap_group(const HeatmapView& view, const std::string& id) {
+std::string heatmap_group(const HeatmapView& view, const std::string& id, const std::string& name) {
   const std::size_t H = view.heads.size();
-  std::string out = fmt::format("<div class=\"attention\" id=\"{}\">\n", id) + element("p", "caption", view.caption);
+  std::string out = name.empty() ? fmt::format("<div class=\"attention\" id=\"{}\">\n", id)
+                                 : fmt::format(
+                                       "<div class=\"attention\" id=\"{}\" data-name=\"{}\" data-rows=\"{}\" "
+                                       "data-cols=\"{}\">\n",
+                                       id, escaped(name), escaped(labels_json(view.row_labels)),
+                                       escaped(labels_json(view.column_labels)));
+  out += element("p", "caption", view.caption);
   // The selector: radio buttons before the maps, so that CSS alone shows the head picked.
   if (H > 1) {
     const std::string name = "pick-" + id;
@@ -154,7 +161,11 @@ std::string heatmap_group(const HeatmapView& view, const std::string& id) {
   static const Tensor kNone;
   for (std::size_t h = 0; h < H; ++h) {
     const Tensor& masked = h < view.masked.size() ? view.masked[h] : kNone;
-    out += fmt::format("<figure class=\"head h-{}\" id=\"{}-{}\"><figcaption>{}</figcaption>\n", h, id, h,
+    const std::string data = name.empty()
+                                 ? ""
+                                 : fmt::format(" data-s=\"{}\" data-t=\"{}\" data-w=\"{}\"", view.heads[h].shape.at(0),
+                                               view.heads[h].shape.at(1), encoded_weights(view.heads[h], masked));
+    out += fmt::format("<figure class=\"head h-{}\" id=\"{}-{}\"{}><figcaption>{}</figcaption>\n", h, id, h, data,
                        escaped(view.titles.at(h))) +
            heatmap_svg({view.heads[h], masked, view.row_labels, view.column_labels, view.titles.at(h)}, false) +
            "</figure>\n";
@@ -174,15 +185,19 @@ std::string head_selector_css(std::size_t heads) {
 std::string overview_table(const std::vector<OverviewRow>& rows) {
   const HeatmapView* widest = nullptr;  // its titles head the columns
   for (const auto& row : rows)
-    if (!widest || row.view.heads.size() > widest->heads.size()) widest = &row.view;
+    if (!widest || row.view.titles.size() > widest->titles.size()) widest = &row.view;
   std::string out = "<div class=\"scroll\"><table class=\"model-view\"><thead><tr><th></th>";
-  for (std::size_t h = 0; widest && h < widest->heads.size(); ++h)
+  for (std::size_t h = 0; widest && h < widest->titles.size(); ++h)
     out += "<th>" + escaped(widest->titles.at(h)) + "</th>";
   out += "</tr></thead><tbody>\n";
   static const Tensor kNone;
   for (const auto& row : rows) {
     out += fmt::format("<tr><th>{} <a href=\"#step-{}\">step {}</a></th>", escaped(row.name), row.step, row.step);
-    for (std::size_t h = 0; h < row.view.heads.size(); ++h) {
+    for (std::size_t h = 0; row.canvas && h < row.view.titles.size(); ++h)
+      out += fmt::format("<td><a href=\"#{0}-{1}\" title=\"{2}\">", row.id, h,
+                         escaped(row.view.titles.at(h) + ", " + row.name)) +
+             canvas_thumbnail(fmt::format("{}-{}", row.id, h), row.queries, row.keys) + "</a></td>";
+    for (std::size_t h = 0; !row.canvas && h < row.view.heads.size(); ++h) {
       const HeatmapView& v = row.view;
       const Tensor& masked = h < v.masked.size() ? v.masked[h] : kNone;
       out += fmt::format("<td><a href=\"#{}-{}\" title=\"{}\">", row.id, h, escaped(v.titles.at(h) + ", " + row.name)) +

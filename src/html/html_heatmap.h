@@ -34,7 +34,10 @@ std::string heatmap_svg(const HeadMap& map, bool thumbnail);
 
 // The heads of one view: the caption, the head selector, one figure per head (id
 // "<id>-<head index>"), the colour legend and the line the script writes hovered cells into.
-std::string heatmap_group(const HeatmapView& view, const std::string& id);
+// With a `name` ("Encoder layer 0, multi-head self-attention"), the group also carries its
+// weights as data for the head and model views (html_canvas.h: data-name, data-rows and
+// data-cols on the group, data-w on each figure).
+std::string heatmap_group(const HeatmapView& view, const std::string& id, const std::string& name = "");
 
 // The CSS rules of the head selectors, for views of up to `heads` heads.
 std::string head_selector_css(std::size_t heads);
@@ -44,7 +47,9 @@ struct OverviewRow {
   std::string name;  // "Encoder layer 0, multi-head self-attention"
   int step = 0;      // the softmax step
   std::string id;    // of its heatmap_group
-  HeatmapView view;
+  HeatmapView view;  // its heads' weights, or only their titles when drawn on canvases
+  bool canvas = false;
+  std::size_t queries = 0, keys = 0;  // a canvas map's S and T
 };
 
 // The overview: a table of every view's heads as thumbnails, each linked to its heatmap.

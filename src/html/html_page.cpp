@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "html/html_canvas.h"
 #include "html/html_document.h"
 #include "html/html_tensor.h"
 #include "html/html_text.h"
@@ -164,10 +165,22 @@ void HtmlPage::labeled_vector(const std::string& label, const Tensor& row) {
 void HtmlPage::heatmap(const HeatmapView& view) {
   unfold();
   const std::string id = fmt::format("hm-{}-{}", step_, views_++);
-  body_ += heatmap_group(view, id);
   std::string name = layer_.empty() ? block_ : block_.empty() ? layer_ : layer_ + ", " + block_;
   if (view.batch_item) name += fmt::format(", batch item {}", *view.batch_item);
-  if (view.in_overview) overview_.push_back({name, step_, id, view});
+  const std::size_t S = view.heads.empty() ? 0 : view.heads[0].shape.at(0);
+  const std::size_t T = view.heads.empty() ? 0 : view.heads[0].shape.at(1);
+  const bool canvas = drawn_on_canvas(S, T, is_big_model(model_));
+  // (an aside's map, the induction lesson's, is not one of the run's layers: no data for the views)
+  const std::string data_name = view.in_overview ? (name.empty() ? "attention" : name) : "";
+  body_ += canvas ? canvas_group(view, id, data_name) : heatmap_group(view, id, data_name);
+  if (!view.in_overview) return;
+  if (!canvas) {
+    overview_.push_back({name, step_, id, view});
+    return;
+  }
+  HeatmapView titles;  // the thumbnails are drawn from the maps: no second copy of the weights
+  titles.titles = view.titles;
+  overview_.push_back({name, step_, id, std::move(titles), true, S, T});
 }
 
 void HtmlPage::table(const std::string& caption, const Tensor& matrix, const std::vector<std::string>& row_labels,
@@ -232,7 +245,7 @@ void HtmlPage::write_document() {
   parts.title = "attn: " + info_.subject;
   parts.header = heading_html();
   parts.map = map_html(map_);
-  for (const auto& row : overview_) parts.heads = std::max(parts.heads, row.view.heads.size());
+  for (const auto& row : overview_) parts.heads = std::max(parts.heads, row.view.titles.size());
   if (!overview_.empty())
     parts.overview =
         "<section class=\"overview\" id=\"overview\"><h2>Attention at a glance: every layer and head</h2>\n" +
@@ -240,7 +253,7 @@ void HtmlPage::write_document() {
                 "Each small map is one head's attention weights: rows are queries, columns keys, "
                 "brighter is more weight. Click one to go to its step.") +
         overview_table(overview_) + color_legend() +
-        "<p class=\"readout\">hover over a cell for its query, key and weight</p>\n</section>\n";
+        "<p class=\"readout\">hover over a cell for its query, key and weight</p>\n</section>\n" + attention_explorer();
   parts.body = std::move(body_);
   out_.write(lesson_document(parts));
 }

@@ -7,8 +7,10 @@
 
 #include "core/top_k.h"
 #include "present/page.h"
+#include "present/probability_text.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
+#include "present/terminal.h"
 
 namespace attn {
 
@@ -25,9 +27,10 @@ std::string head_list(const std::vector<std::size_t>& heads) {
   return out;
 }
 
-// "\"c\" 0.9957"
+// "\"c\" 0.9957", "\"␣cat\" 3.2e-05": the piece as the learner reads it, a small
+// probability with its significant digits
 std::string token_cell(const PrintContext& c, std::size_t id, double p) {
-  return fmt::format("\"{}\" {:.4f}", c.model.vocab.token(id), p);
+  return fmt::format("\"{}\" {}", readable_token(c.model, id), probability_text(p, 4));
 }
 
 }  // namespace
@@ -68,7 +71,7 @@ void print_ablation_comparison(const TraceEntry& e, PrintContext& c) {
       if (before.empty() || after.empty()) continue;
       rows.push_back({fmt::format("{}{} after {}", c.item(ablated, b), i, labels[i]),
                       token_cell(c, before[0].id, before[0].probability),
-                      fmt::format("{:.4f}", ablated.data[row + before[0].id]),
+                      probability_text(ablated.data[row + before[0].id], 4),
                       token_cell(c, after[0].id, after[0].probability)});
     }
   }
@@ -76,12 +79,12 @@ void print_ablation_comparison(const TraceEntry& e, PrintContext& c) {
   std::array<std::size_t, 4> width{};
   for (std::size_t k = 0; k < 4; ++k) {
     width[k] = header[k].size();
-    for (const auto& r : rows) width[k] = std::max(width[k], r[k].size());
+    for (const auto& r : rows) width[k] = std::max(width[k], display_width(r[k]));
   }
   std::string text;
   const auto add_line = [&](const std::array<std::string, 4>& r) {
     std::string line;
-    for (std::size_t k = 0; k < 4; ++k) line += fmt::format("{:<{}}  ", r[k], width[k]);
+    for (std::size_t k = 0; k < 4; ++k) line += r[k] + std::string(width[k] - display_width(r[k]) + 2, ' ');
     line.erase(line.find_last_not_of(' ') + 1);
     text += line + "\n";
   };

@@ -336,9 +336,26 @@ void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   if (c.options.full) print_labeled_scores(t, e.id, c);
 }
 
+namespace {
+
+// Whether the block of `id` masks later positions: the decoder's self-attention, and a
+// decoder-only model's.
+bool causal_block(const StepId& id, const PrintContext& c) {
+  return id.block == Block::MaskedSelfAttention || (id.stack == Stack::Encoder && c.model.config.causal);
+}
+
+// The query row the softmax and the context are worked for: the one --cell names; else, in
+// a causal block, the last query's, which attends to every position (row 0 reads itself
+// alone: softmax([x, -inf, ...]) is [1, 0, ...] and its context is V[0]); else row 0.
+std::size_t worked_query_row(const StepId& id, const PrintContext& c, std::size_t queries) {
+  if (c.options.cell_given || !causal_block(id, c) || queries == 0) return c.cell_row();
+  return queries - 1;
+}
+
+}  // namespace
+
 void print_masked_scores(const TraceEntry& e, PrintContext& c) {
-  const bool causal =
-      e.id.block == Block::MaskedSelfAttention || (e.id.stack == Stack::Encoder && c.model.config.causal);
+  const bool causal = causal_block(e.id, c);
   print_step_text(e, c,
                   {page_of(e.id.kind), "Mask", causal ? "causal_mask" : "padding_mask",
                    "masked = scaled + mask   (softmax turns -inf into 0)", "+"});
@@ -346,7 +363,8 @@ void print_masked_scores(const TraceEntry& e, PrintContext& c) {
 
 void print_attention_weights(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row();
+  const std::size_t b = c.cell_batch(), h = c.cell_head();
+  const std::size_t i = worked_query_row(e.id, c, t.rank() >= 2 ? t.shape[t.rank() - 2] : 0);
   const TraceEntry* masked = c.sibling(e.id, StepKind::MaskedScores);
   c.page.begin_step(page_of(e.id.kind), "Softmax", explanation_of(e.id.kind));
   c.page.formula(fmt::format("weights = softmax({}, axis=-1)   (row by row)", masked ? "masked" : "scaled"));
@@ -371,7 +389,8 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
 
 void print_context(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row();
+  const std::size_t b = c.cell_batch(), h = c.cell_head();
+  const std::size_t i = worked_query_row(e.id, c, t.rank() >= 2 ? t.shape[t.rank() - 2] : 0);
   const StepKind values = attended_values(c, e.id);
   const std::string v_name = display_name(StepId{values});
   print_step_text(e, c,

@@ -20,6 +20,9 @@ std::size_t PrintContext::cell_head() const {
 WorkedOptions PrintContext::worked_options() const {
   WorkedOptions w;
   w.precision = options.array.precision;
+  // A big model's lesson works its long rows (768 numbers, every earlier position) with
+  // fewer terms before the "…", so that the lesson stays a few hundred lines.
+  if (options.overview) w.max_terms = 5;
   return w;
 }
 

@@ -10,7 +10,10 @@
 #include "forward/ablation.h"
 
 #include "present/array_format.h"
+#include "present/heatmap.h"
 #include "present/labeled_table.h"
+#include "present/model_overview.h"
+#include "present/tensor_stats.h"
 #include "present/terminal.h"
 
 namespace attn {
@@ -92,6 +95,11 @@ class Drawing {
     if (out_) write(*out_, text, options_);
     if (page_) page_->line(text.substr(text.find_first_not_of(' ')));
   }
+  // Lines laid out already (a row of shades per head), as they are.
+  void lines(const std::string& text) {
+    if (out_) *out_ << text;
+    if (page_) page_->indented(text);
+  }
   void tensor(const std::string& label, const Tensor& t) {
     if (out_) write_tensor(*out_, label, t, options_);
     if (page_) page_->tensor({t, label, "", false, false});
@@ -154,10 +162,11 @@ std::string quoted_token(const Model& model, const std::string& token) {
 
 }  // namespace
 
-void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& step, const KvCacheDecoder& decoder,
-                           const Model& model, const std::vector<std::string>& tokens, std::size_t number,
-                           const WalkthroughOptions& options) {
-  Drawing draw(out, page, options);
+namespace {
+
+// The token's heading and what the cache saved.
+void print_step_heading(Drawing& draw, const KvCacheDecoder& decoder, const Model& model,
+                        const std::vector<std::string>& tokens, std::size_t number) {
   const std::size_t position = tokens.size() - 1;
   const StepCost cost = decoder.last_cost();
   draw.blank();
@@ -169,6 +178,110 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
       position - 1, model.decoder.size(), model.decoder.size() == 1 ? "" : "s",
       model.has_target() ? ", and the source's cross-attention keys and values" : "", grouped(cost.with_cache),
       position + 1, grouped(cost.without_cache), grouped(cost.without_cache - cost.with_cache)));
+}
+
+// "  q = [ 0.1234 -0.5678 ...  0.9012  0.3456]   μ=0.0123 σ=0.4567": a big model's new row,
+// its first and last numbers and its statistics (--full prints every number).
+void compact_row(Drawing& draw, const std::string& name, const Tensor& t, const WalkthroughOptions& options) {
+  Tensor row({t.size()}, {t.axes.empty() ? "N" : t.axes.back()});
+  std::copy(t.data.begin(), t.data.end(), row.data.begin());
+  ArrayFormatOptions array = options.array;
+  array.threshold = 4;
+  array.edge_items = 2;
+  const TensorStats s = compute_tensor_stats(row);
+  const std::string prefix = "  " + name + " = ";
+  draw.lines(fmt::format("{}{}   μ={:.4g} σ={:.4g}\n", prefix, format_array(row, array, display_width(prefix)),
+                         s.mean == 0 ? 0.0 : s.mean, s.std));
+}
+
+// How many positions each character of a head's row stands for, so that `per_line` heads
+// fit on a line of `width` columns: 1 while the row fits whole.
+struct ShadeLayout {
+  std::size_t positions = 0, bin = 1, glyphs = 0, label = 0, per_line = 1;
+};
+
+ShadeLayout shade_layout(std::size_t heads, std::size_t positions, std::size_t width) {
+  ShadeLayout l;
+  l.positions = positions;
+  l.label = fmt::format("h{}", heads - 1).size();
+  // "  " + per head: label, " [", the glyphs, "]", two spaces apart; three heads a line at least
+  const std::size_t wanted = std::min<std::size_t>(heads, 3);
+  const std::size_t frame = l.label + 3, room = width > 2 ? width - 2 : 1;
+  const std::size_t cell = room / wanted >= frame + 2 + 1 ? room / wanted - 2 : frame + 1;
+  const std::size_t most = cell - frame;
+  l.bin = (positions + most - 1) / most;
+  l.glyphs = (positions + l.bin - 1) / l.bin;
+  l.per_line = std::max<std::size_t>(1, (room + 2) / (frame + l.glyphs + 2));
+  return l;
+}
+
+// Each head's weights over the cached positions as a line of shades, heads side by side:
+//   h0 [█  ░   ▒]  h1 [ ░▓     ]  h2 [...]
+std::string head_shade_lines(const Tensor& weights, std::size_t heads, const ShadeLayout& l, HeatmapStyle style) {
+  std::string out, line;
+  for (std::size_t h = 0; h < heads; ++h) {
+    std::string glyphs;
+    for (std::size_t g = 0; g < l.glyphs; ++g) {
+      double mass = 0;  // the weight of the positions this character stands for
+      for (std::size_t k = g * l.bin; k < std::min(l.positions, (g + 1) * l.bin); ++k)
+        mass += weights.data[h * l.positions + k];
+      glyphs += heatmap_glyph(mass, style);
+    }
+    line += fmt::format("  {:<{}} [{}]", fmt::format("h{}", h), l.label, glyphs);
+    if ((h + 1) % l.per_line == 0 || h + 1 == heads) {
+      line.erase(line.find_last_not_of(' ') + 1);
+      out += line + "\n";
+      line.clear();
+    }
+  }
+  return out;
+}
+
+// A big model's token: per layer the new q, k, v as their edges and statistics and each
+// head's weights as a line of shades; one page for GPT-2 small's 12 layers of 12 heads.
+void print_compact_layers(Drawing& draw, const Trace& step, const KvCacheDecoder& decoder, const Model& model,
+                          const std::vector<std::string>& tokens, const WalkthroughOptions& options) {
+  const ModelConfig& c = model.config;
+  const LayerCache& cache = decoder.caches().front();
+  const std::size_t from = c.sliding_window && tokens.size() > c.sliding_window ? tokens.size() - c.sliding_window : 0;
+  const HeatmapStyle style = options.heatmap_style.value_or(HeatmapStyle::Shade) == HeatmapStyle::Ascii
+                                 ? HeatmapStyle::Ascii
+                                 : HeatmapStyle::Shade;
+  const ShadeLayout l = shade_layout(c.num_heads, tokens.size() - from, options.array.line_width);
+  const std::string each = l.bin == 1 ? "one character per position"
+                                      : fmt::format("one character per {} positions, their weights summed", l.bin);
+  draw.line(fmt::format(
+      "  each layer below: the new row's q, k and v (their first and last numbers, mean μ and standard "
+      "deviation σ), then each head's weights over positions {}-{} ({}; {}); the KV cache grew to K {}, V {} in "
+      "every layer; --full prints every number",
+      from, tokens.size() - 1, each,
+      style == HeatmapStyle::Ascii ? "\" .:-=+*#%@\" tenths of 1" : "\" \"<.2 ░<.4 ▒<.6 ▓<.8 █ ≤1", shape_text(cache.k),
+      shape_text(cache.v)));
+  for (std::size_t j = 0; j < model.decoder.size(); ++j) {
+    const int layer = static_cast<int>(j);
+    draw.part(fmt::format("── decoder.{}: the new row ──", j));
+    for (auto [kind, name] :
+         {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
+      if (const TraceEntry* e = find_kind(step, layer, Block::MaskedSelfAttention, kind))
+        compact_row(draw, name, e->tensor, options);
+    const TraceEntry* weights = find_kind(step, layer, Block::MaskedSelfAttention, StepKind::AttentionWeights);
+    if (weights && weights->tensor.shape.back() == l.positions && weights->tensor.size() == c.num_heads * l.positions)
+      draw.lines(head_shade_lines(weights->tensor, c.num_heads, l, style));
+  }
+}
+
+}  // namespace
+
+void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& step, const KvCacheDecoder& decoder,
+                           const Model& model, const std::vector<std::string>& tokens, std::size_t number,
+                           const WalkthroughOptions& options) {
+  Drawing draw(out, page, options);
+  print_step_heading(draw, decoder, model, tokens, number);
+  if (is_big_model(model) && !options.full) {
+    print_compact_layers(draw, step, decoder, model, tokens, options);
+    return;
+  }
+  const std::size_t position = tokens.size() - 1;
   std::vector<std::string> keys;
   for (const auto& t : tokens) keys.push_back(token_label("K", readable_token(model, t)));
   for (std::size_t j = 0; j < model.decoder.size(); ++j) {

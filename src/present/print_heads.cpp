@@ -9,6 +9,8 @@
 
 #include "attn/error.h"
 #include "forward/ablation.h"
+#include "present/probability_text.h"
+#include "present/terminal.h"
 
 namespace attn {
 
@@ -37,37 +39,45 @@ std::string without_trailing_spaces(std::string line) {
   return line;
 }
 
-// One block's table: layers as rows, heads as columns.
-void print_table(std::ostream& out, const std::vector<ScoredHead>& heads, const std::string& block,
-                 bool bidirectional) {
+// One block's table: layers as rows, heads as columns, in blocks of as many heads as fit in
+// `width` columns (a block of heads under the other when the model has more).
+void print_table(std::ostream& out, const std::vector<ScoredHead>& heads, const std::string& block, bool bidirectional,
+                 std::size_t width) {
   std::vector<const ScoredHead*> in_block;
-  std::size_t width = 6, H = 0;
+  std::size_t cell = 6, H = 0;
   int layers = 0;
   for (const ScoredHead& h : heads)
     if (h.block == block) {
       in_block.push_back(&h);
-      width = std::max(width, role_cell(h.scores, bidirectional).size());
+      cell = std::max(cell, role_cell(h.scores, bidirectional).size());
       H = std::max(H, h.head + 1);
       layers = std::max(layers, h.layer + 1);
     }
-  out << "\n" << block << ": each head's strongest role (its largest score, if >= 0.5)\n";
-  std::string header = fmt::format("{:<8}", "");
-  for (std::size_t h = 0; h < H; ++h) header += fmt::format("  {:<{}}", fmt::format("head {}", h), width);
-  out << without_trailing_spaces(header) << "\n";
-  for (int l = 0; l < layers; ++l) {
-    std::string row = fmt::format("{:<8}", fmt::format("layer {}", l));
-    for (const ScoredHead* h : in_block)
-      if (h->layer == l) row += fmt::format("  {:<{}}", role_cell(h->scores, bidirectional), width);
-    out << without_trailing_spaces(row) << "\n";
+  out << "\n" << wrapped(block + ": each head's strongest role (its largest score, if ≥ 0.5)", width) << "\n";
+  // "layer 11" then "  " + a cell per head
+  const std::size_t per_block = std::max<std::size_t>(1, width > 8 ? (width - 8) / (cell + 2) : 1);
+  for (std::size_t first = 0; first < H; first += per_block) {
+    const std::size_t last = std::min(H, first + per_block);
+    if (first > 0) out << "\n";
+    std::string header = fmt::format("{:<8}", "");
+    for (std::size_t h = first; h < last; ++h) header += fmt::format("  {:<{}}", fmt::format("head {}", h), cell);
+    out << without_trailing_spaces(header) << "\n";
+    for (int l = 0; l < layers; ++l) {
+      std::string row = fmt::format("{:<8}", fmt::format("layer {}", l));
+      for (const ScoredHead* h : in_block)
+        if (h->layer == l && h->head >= first && h->head < last)
+          row += fmt::format("  {:<{}}", role_cell(h->scores, bidirectional), cell);
+      out << without_trailing_spaces(row) << "\n";
+    }
   }
 }
 
 // One table per block, in the order the run met them.
-void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, bool bidirectional) {
+void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, bool bidirectional, std::size_t width) {
   std::vector<std::string> blocks;
   for (const ScoredHead& h : heads)
     if (std::find(blocks.begin(), blocks.end(), h.block) == blocks.end()) blocks.push_back(h.block);
-  for (const std::string& block : blocks) print_table(out, heads, block, bidirectional);
+  for (const std::string& block : blocks) print_table(out, heads, block, bidirectional, width);
 }
 
 void print_changes(std::ostream& out, const Model& model, const std::vector<PositionChange>& changes,
@@ -75,16 +85,16 @@ void print_changes(std::ostream& out, const Model& model, const std::vector<Posi
   out << "\nnext tokens without and with the ablation (" << label << "):\n";
   std::vector<std::array<std::string, 4>> rows = {{"", "unablated", "ablated p", "ablated pick"}};
   for (const PositionChange& c : changes)
-    rows.push_back({fmt::format("{} after {}", c.position, c.after),
-                    fmt::format("{} {:.4f}", model.vocab.token(c.unablated_id), c.unablated_p),
-                    fmt::format("{:.4f}", c.ablated_p),
-                    fmt::format("{} {:.4f}", model.vocab.token(c.ablated_id), c.ablated_pick_p)});
+    rows.push_back({fmt::format("{} after {}", c.position, readable_token(model, c.after)),
+                    readable_token(model, c.unablated_id) + " " + probability_text(c.unablated_p, 4),
+                    probability_text(c.ablated_p, 4),
+                    readable_token(model, c.ablated_id) + " " + probability_text(c.ablated_pick_p, 4)});
   std::array<std::size_t, 4> width{};
   for (const auto& r : rows)
-    for (std::size_t k = 0; k < 4; ++k) width[k] = std::max(width[k], r[k].size());
+    for (std::size_t k = 0; k < 4; ++k) width[k] = std::max(width[k], display_width(r[k]));
   for (const auto& r : rows) {
     std::string line;
-    for (std::size_t k = 0; k < 4; ++k) line += fmt::format("{:<{}}  ", r[k], width[k]);
+    for (std::size_t k = 0; k < 4; ++k) line += r[k] + std::string(width[k] - display_width(r[k]) + 2, ' ');
     out << without_trailing_spaces(line) << "\n";
   }
 }
@@ -138,18 +148,23 @@ void print_heads_json(std::ostream& out, const Model& model, const HeadsReport& 
   out << doc.dump() << "\n";
 }
 
-void print_heads_report(std::ostream& out, const Model& model, const std::string& source, const HeadsReport& report) {
-  out << fmt::format("attn heads: {}, {} tokens: {}\n", source, report.sequence.size(),
-                     joined_sequence(model, report.sequence));
+void print_heads_report(std::ostream& out, const Model& model, const std::string& source, const HeadsReport& report,
+                        std::size_t width) {
+  out << wrapped(fmt::format("attn heads: {}, {} tokens: {}", source, report.sequence.size(),
+                             joined_sequence(model, report.sequence)),
+                 width)
+      << "\n";
   if (report.target) {
     std::string text;
     for (const std::string& t : *report.target) text += (text.empty() ? "" : " ") + t;
-    out << fmt::format("the decoder read: {}\n", text);
+    out << wrapped("the decoder read: " + text, width) << "\n";
   }
   const bool ablated = !report.ablation.empty();
   if (ablated)
-    out << fmt::format("ablated: {} (the scores below are the ablated run's)\n", ablation_label(report.ablation));
-  print_tables(out, report.heads, report.bidirectional);
+    out << wrapped(fmt::format("ablated: {} (the scores below are the ablated run's)", ablation_label(report.ablation)),
+                   width)
+        << "\n";
+  print_tables(out, report.heads, report.bidirectional, width);
   if (ablated && model.output.present) print_changes(out, model, report.changes, ablation_label(report.ablation));
 }
 

@@ -13,7 +13,9 @@
 namespace attn {
 
 // The report as text: `source` names the model ("example trained_induction").
-void print_heads_report(std::ostream& out, const Model& model, const std::string& source, const HeadsReport& report);
+// Every line fits `width` columns: the tables in blocks of as many heads as fit.
+void print_heads_report(std::ostream& out, const Model& model, const std::string& source, const HeadsReport& report,
+                        std::size_t width);
 // Every score of every head (and the ablation's changes) as one JSON object on a line.
 void print_heads_json(std::ostream& out, const Model& model, const HeadsReport& report);
 

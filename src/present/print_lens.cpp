@@ -10,8 +10,10 @@
 #include "core/top_k.h"
 #include "present/experiment_report.h"
 #include "present/page.h"
+#include "present/probability_text.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
+#include "present/terminal.h"
 
 namespace attn {
 
@@ -49,32 +51,52 @@ std::vector<std::vector<std::string>> lens_rows(const std::vector<const TraceEnt
     std::vector<std::string> row = {fmt::format("{} {}{}", i, c.model.output.fills_in ? "" : "after ", labels[i])};
     for (const TraceEntry* layer : layers) {
       const auto top = top_tokens(layer->tensor.data.data() + (b * T + i) * V, V, 1, never);
-      const std::string token = top.empty() ? "-" : "\"" + c.model.vocab.token(top[0].id) + "\"";
-      row.push_back(with_p && !top.empty() ? fmt::format("{} {:.2f}", token, top[0].probability) : token);
+      const std::string token = top.empty() ? "-" : "\"" + readable_token(c.model, top[0].id) + "\"";
+      row.push_back(with_p && !top.empty() ? token + " " + probability_text(top[0].probability, 2) : token);
     }
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-// The rows as text, columns two spaces apart under a header; its widest line's width.
-std::string table_text(const std::vector<std::vector<std::string>>& rows, std::size_t* widest) {
+// Columns [first, last) of the rows (and the labels' column) as text, columns two spaces
+// apart under a header; its widest line's width.
+std::string table_text(const std::vector<std::vector<std::string>>& rows, std::size_t first, std::size_t last,
+                       std::size_t* widest) {
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& r : rows)
-    for (std::size_t k = 0; k < r.size(); ++k) width[k] = std::max(width[k], r[k].size());
+    for (std::size_t k = 0; k < r.size(); ++k) width[k] = std::max(width[k], display_width(r[k]));
   std::string text;
   *widest = 0;
   for (const auto& r : rows) {
     std::string line;
-    for (std::size_t k = 0; k < r.size(); ++k) line += fmt::format("{:<{}}  ", r[k], width[k]);
+    for (std::size_t k = 0; k < r.size(); ++k)
+      if (k == 0 || (k >= first && k < last)) line += r[k] + std::string(width[k] - display_width(r[k]) + 2, ' ');
     line.erase(line.find_last_not_of(' ') + 1);
-    *widest = std::max(*widest, line.size());
+    *widest = std::max(*widest, display_width(line));
     text += line + "\n";
   }
   return text;
 }
 
-// Each position's top token after every layer: positions as rows, layers as columns.
+// The layers' columns in blocks that fit in `room` columns, one block under the other.
+std::string blocks_text(const std::vector<std::vector<std::string>>& rows, std::size_t room) {
+  std::string text;
+  const std::size_t columns = rows.front().size();
+  for (std::size_t first = 1; first < columns;) {
+    std::size_t last = first + 1, widest = 0;
+    for (; last < columns; ++last) {
+      table_text(rows, first, last + 1, &widest);
+      if (widest > room) break;
+    }
+    text += table_text(rows, first, last, &widest);  // each block under its own header
+    first = last;
+  }
+  return text;
+}
+
+// Each position's top token after every layer: positions as rows, layers as columns (in
+// blocks of layers when they do not fit the line: one row per line).
 void print_lens_table(const TraceEntry& e, PrintContext& c) {
   std::vector<const TraceEntry*> layers;
   for (int l = 0; l <= e.id.number; ++l) {
@@ -87,19 +109,26 @@ void print_lens_table(const TraceEntry& e, PrintContext& c) {
   const std::size_t b = std::min(c.cell_batch(), batch_count(e.tensor) - 1);
   std::vector<std::string> header = {""};
   for (std::size_t l = 0; l < layers.size(); ++l) header.push_back(fmt::format("layer {}", l));
+  const std::string item = c.item(e.tensor, b).empty() ? "" : " of batch item " + std::to_string(b);
   for (bool with_p : {true, false}) {
     std::vector<std::vector<std::string>> rows = lens_rows(layers, c, b, with_p);
     rows.insert(rows.begin(), header);
     std::size_t widest = 0;
-    const std::string text = table_text(rows, &widest);
-    if (with_p && widest + 4 > c.page.width()) continue;  // too wide with the probabilities: tokens alone
+    const std::string text = table_text(rows, 1, rows.front().size(), &widest);
+    if (widest + 4 > c.page.width()) continue;  // too wide with the probabilities: tokens alone
     c.page.line(fmt::format("the most probable {}token at each position{}, if the model stopped after each layer{}:",
-                            c.model.output.fills_in ? "" : "next ",
-                            c.item(e.tensor, b).empty() ? "" : " of batch item " + std::to_string(b),
-                            with_p ? " (with its probability)" : ""));
+                            c.model.output.fills_in ? "" : "next ", item, with_p ? " (with its probability)" : ""));
     c.page.indented(text);
     return;
   }
+  // Too wide even as tokens: the probabilities again, a few layers at a time.
+  std::vector<std::vector<std::string>> rows = lens_rows(layers, c, b, true);
+  rows.insert(rows.begin(), header);
+  c.page.line(
+      fmt::format("the most probable {}token at each position{}, if the model stopped after each layer "
+                  "(with its probability; a few layers at a time):",
+                  c.model.output.fills_in ? "" : "next ", item));
+  c.page.indented(blocks_text(rows, c.page.width() > 4 ? c.page.width() - 4 : 1));
 }
 
 }  // namespace

@@ -1,12 +1,27 @@
 #include "present/progress.h"
 
+#include <cstdlib>
+#include <string>
+
 #include <fmt/format.h>
 
 namespace attn {
 
 namespace {
-constexpr double kFirstDraw = 0.5;  // seconds before the line appears
-constexpr double kRedraw = 0.1;     // seconds between redraws
+constexpr double kRedraw = 0.1;  // seconds between redraws
+
+// Seconds before the line appears: 0.5 (short runs never show it), or ATTN_PROGRESS_AFTER's
+// number of seconds (the tests' 0 shows it whatever the machine's speed).
+double first_draw() {
+  static const double seconds = [] {
+    const char* text = std::getenv("ATTN_PROGRESS_AFTER");
+    if (text == nullptr || *text == '\0') return 0.5;
+    char* end = nullptr;
+    const double value = std::strtod(text, &end);
+    return *end == '\0' && value >= 0 && value <= 1e6 ? value : 0.5;
+  }();
+  return seconds;
+}
 }  // namespace
 
 std::string ProgressLine::describe(const StepId& id, std::uint64_t dump_bytes, double seconds) const {
@@ -33,9 +48,14 @@ std::string ProgressLine::describe(const StepId& id, std::uint64_t dump_bytes, d
 }
 
 void ProgressLine::update(const StepId& id, std::uint64_t dump_bytes, double seconds) {
-  if (seconds < kFirstDraw || (drawn_ && seconds - last_draw_ < kRedraw)) return;
+  if (seconds < first_draw() || (drawn_ && seconds - last_draw_ < kRedraw)) return;
+  show(describe(id, dump_bytes, seconds), seconds);
+}
+
+void ProgressLine::show(const std::string& text, double seconds) {
+  if (seconds < first_draw() || (drawn_ && seconds - last_draw_ < kRedraw)) return;
   // \r back to the start of the line, ESC [K erases what is left of the previous text.
-  out_ << '\r' << describe(id, dump_bytes, seconds) << "\x1b[K" << std::flush;
+  out_ << '\r' << text << "\x1b[K" << std::flush;
   last_draw_ = seconds;
   drawn_ = true;
 }

@@ -17,11 +17,17 @@ class ProgressLine {
  public:
   ProgressLine(std::ostream& out, std::size_t encoder_layers, std::size_t decoder_layers)
       : out_(out), encoder_layers_(encoder_layers), decoder_layers_(decoder_layers) {}
+  // (A run that ends in an error leaves no line behind its message.)
+  ~ProgressLine() { clear(); }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
 
   // Called with each record's trace name, the dump's size so far (0: no dump) and the
   // seconds since the run began. Redraws when the run has taken half a second and a tenth
   // of a second has passed since the last redraw.
   void update(const StepId& record, std::uint64_t dump_bytes, double seconds);
+  // The same with a text of the caller's ("attn: token 5 of at most 40, 3.1 s").
+  void show(const std::string& text, double seconds);
   // Erases the line, if one was drawn.
   void clear();
 

@@ -71,10 +71,12 @@ std::vector<std::size_t> ids_of(const Tensor& token_ids) {
 // copied as the forward pass records them (the trace itself keeps nothing, so a large model
 // holds no more than these).
 // `probabilities` gets the run's next-token probabilities (an output head's; else its output).
-std::vector<TraceEntry> attention_records(const Session& session, Trace& trace, Tensor* probabilities) {
+std::vector<TraceEntry> attention_records(const Session& session, Trace& trace, Tensor* probabilities,
+                                          const std::function<void(const TraceRecord&)>& watch) {
   std::vector<TraceEntry> kept;
   trace.keep_entries(false);
-  trace.set_sink([&kept](const TraceRecord& r) {
+  trace.set_sink([&kept, &watch](const TraceRecord& r) {
+    if (watch) watch(r);
     if (r.id.kind != StepKind::AttentionWeights && r.id.kind != StepKind::TokenIds) return;
     Tensor t = Tensor::uninitialized(r.shape, r.axes);
     std::copy(r.data, r.data + t.size(), t.data.begin());
@@ -147,12 +149,13 @@ void check_one_sequence(const Session& session) {
     throw InputError(session.source_name(), "input", "attn heads measures one sequence; give TEXT on the command line");
 }
 
-HeadsReport measure_heads(const Session& session, const Tensor& unablated) {
+HeadsReport measure_heads(const Session& session, const Tensor& unablated,
+                          const std::function<void(const TraceRecord&)>& watch) {
   const Model& model = session.model();
   Trace trace(true);
   Tensor probabilities;
   HeadsReport report;
-  report.heads = score_heads(attention_records(session, trace, &probabilities));
+  report.heads = score_heads(attention_records(session, trace, &probabilities, watch));
   if (const auto* tokens = trace.tokens(Sequence::Source)) report.sequence = tokens->front();
   if (const auto* target = model.has_target() ? trace.tokens(Sequence::Target) : nullptr)
     report.target = target->front();

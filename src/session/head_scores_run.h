@@ -6,6 +6,7 @@
 #define ATTN_SESSION_HEAD_SCORES_RUN_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,7 +61,9 @@ void check_one_sequence(const Session& session);
 // Runs the session's input keeping only the attention weights and the token ids, and scores
 // every self-attention head; with an ablation in the input, compares each position's next
 // token with `unablated` (unablated_probabilities, made before the ablation was applied).
-HeadsReport measure_heads(const Session& session, const Tensor& unablated);
+// `watch`, when given, sees every record as the run makes it (the CLI's progress line).
+HeadsReport measure_heads(const Session& session, const Tensor& unablated,
+                          const std::function<void(const TraceRecord&)>& watch = {});
 
 }  // namespace attn
 

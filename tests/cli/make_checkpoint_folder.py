@@ -8,7 +8,8 @@ GPT-2's 50257-token vocabulary, 16 positions), model.safetensors (F32, the value
 k/1024 - 0.5 cycled, so every weight is finite and the file is the same every time), and
 GPT-2's own vocab.json and merges.txt linked from TOKENIZER_DIR (tests/data/gpt2). CASE
 "good" leaves it so; "twelve_by_twelve" is the same with GPT-2 small's 12 layers of 12
-heads (n_embd 96, n_inner 384), for the big lesson through --model; any other case names the one thing that is broken (see CASES). Only
+heads (n_embd 96, n_inner 384), for the big lesson through --model ("twelve_by_twelve_long" with
+512 positions, for long texts); any other case names the one thing that is broken (see CASES). Only
 the standard library: the safetensors format is 8 bytes of header length, the JSON header
 and the raw data (huggingface/safetensors' README).
 """
@@ -87,9 +88,11 @@ def poison(tensors, name, value):
 
 def build(out, tokenizer_dir, case):
     os.makedirs(out)
-    if case == "twelve_by_twelve":
-        global N_EMBD, N_LAYER, N_HEAD, N_INNER
+    if case in ("twelve_by_twelve", "twelve_by_twelve_long"):
+        global N_EMBD, N_LAYER, N_HEAD, N_INNER, POSITIONS
         N_EMBD, N_LAYER, N_HEAD, N_INNER = 96, 12, 12, 384
+        if case == "twelve_by_twelve_long":  # room for a text of 280 tokens (the HTML page's size)
+            POSITIONS = 512
     cfg, tensors = config(), good_tensors()
     header_extra = None
     # The config's problems.

@@ -104,9 +104,10 @@ browse --window-size=1280,1600 --screenshot="$work/generate.png" "file://$work/g
 [ "$(stat -c %s big.html)" -le 8388608 ] || fail "the big model's page is $(stat -c %s big.html) bytes"
 sed 's#<script>.*##; /^(function/,/^})();/d; s#^</script>##' big.html >big-no-script.html
 browse --dump-dom "file://$work/big-no-script.html" >big-dom.html
-[ "$(grep -o '<svg class="thumbnail"' big-dom.html | wc -l)" = 144 ] || fail "the big model's overview lacks heads"
-[ "$(grep -o '<svg class="heatmap"' big-dom.html | wc -l)" = 144 ] || fail "the big model's page lacks heatmaps"
-for target in $(grep -o 'href="#hm-[0-9-]*"><svg class="thumbnail"' big-dom.html | grep -o 'hm-[0-9-]*'); do
+# (each map a canvas of its weights, drawn by the page's script: issue 36)
+[ "$(grep -o '<canvas class="thumbnail"' big-dom.html | wc -l)" = 144 ] || fail "the big model's overview lacks heads"
+[ "$(grep -o '<canvas class="heatmap"' big-dom.html | wc -l)" = 144 ] || fail "the big model's page lacks heatmaps"
+for target in $(grep -o 'href="#hm-[0-9-]*"[^>]*><canvas class="thumbnail"' big-dom.html | grep -o 'hm-[0-9-]*'); do
   grep -q "id=\"$target\"" big-dom.html || fail "the thumbnail's link #$target leads nowhere"
 done
 # the roles as a real table: a row per layer (L0 .. L11), a cell per head
@@ -142,4 +143,86 @@ grep -qF 'readout: head 0: query "I" (0) → key "I" (0): weight 0.9541' probe-d
   fail "hovering the first cell did not show its query, key and weight: $(grep -A3 'id="probe"' probe-dom.html)"
 grep -qxF 'hm-15-0-0: none' probe-dom.html && grep -qxF 'hm-15-0-1: block' probe-dom.html ||
   fail "picking head 1 does not show head 1 alone: $(grep -A3 'id="probe"' probe-dom.html)"
-echo "browser test: the big model's page $(stat -c %s big.html) bytes, 144 heads linked; $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; generate: $generate_titles titles, $generate_sections token sections; hover and head selector work; $("$png_check" lesson.png 0 0)"
+# --- issue 36: maps drawn on canvases from their weights; the head view and the model view ---
+# GPT-2's tokenizer on 12 layers of 12 heads (tests/cli/make_checkpoint_folder.py): a big
+# model's page draws each head on a canvas from its weights (4 decimals, base64), the
+# thumbnails from the maps, and, from the same data, a bertviz-style head view and model view.
+here=$(cd "$(dirname "$0")" && pwd)
+/usr/bin/python3 "$here/../cli/make_checkpoint_folder.py" gpt2-12x12 "$here/../data/gpt2" twelve_by_twelve >/dev/null
+"$attn" explain --model gpt2-12x12 "The cat sat on the mat." --quiet --html canvas.html --dump canvas.json
+! grep -q 'http' canvas.html || fail "the canvas page names an address: $(grep -o '.\{20\}http.\{20\}' canvas.html | head -1)"
+# What the page must show, from attn's own dump: layer 0, head 0, query 6 (".") over key 2
+# ("␣sat"); the colour of that weight on the viridis scale (heatmap_color's five anchors); and
+# how many of query 6's weights in layer 0 are not 0 at 4 decimals (a line each in the head view).
+read -r weight colour lines < <(/usr/bin/python3 -c '
+import json
+w = next(t for t in json.load(open("canvas.json"))["tensors"] if t["name"] == "decoder.0.self_attention.weights")["data"]
+v = round(w[0][6][2] * 10000) / 10000
+anchors = [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)]
+p = v * 4
+low = min(3, int(p))
+rgb = [int(a + (b - a) * (p - low) + 0.5) for a, b in zip(anchors[low], anchors[low + 1])]
+print(f"{v:.4f}", ",".join(map(str, rgb)), sum(1 for head in w for x in head[6] if round(x * 10000) > 0))')
+cat >canvas-probe.js <<'PROBE'
+<script>
+(function () {
+  var lines = [], canvas = document.querySelector('main canvas.heatmap'), cell = +canvas.dataset.cell;
+  var r = canvas.getBoundingClientRect(), cx = +canvas.dataset.left + 2.5 * cell, cy = +canvas.dataset.top + 6.5 * cell;
+  canvas.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + cx * r.width / canvas.width,
+                                                    clientY: r.top + cy * r.height / canvas.height}));
+  lines.push('readout: ' + canvas.closest('.attention').querySelector('.readout').textContent);
+  var px = canvas.getContext('2d').getImageData(cx, cy, 1, 1).data;
+  lines.push('pixel: ' + px[0] + ',' + px[1] + ',' + px[2]);
+  var thumb = document.querySelector('canvas.thumbnail');
+  var t = thumb.getContext('2d').getImageData(0, 0, thumb.width, thumb.height).data, ink = 0;
+  for (var k = 0; k < t.length; k += 4) ink += t[k + 3] > 0 ? 1 : 0;
+  lines.push('thumbnails: ' + document.querySelectorAll('canvas.thumbnail').length + ', the first drawn: ' + (ink > 0));
+  var hv = document.getElementById('head-view'), mv = document.getElementById('model-view');
+  lines.push('head view: ' + hv.querySelector('.hv-layer').options.length + ' layers, ' +
+             hv.querySelectorAll('.hv-heads input').length + ' heads, ' + hv.querySelectorAll('svg line').length +
+             ' lines');
+  var line = hv.querySelector('svg line[data-head="0"][data-key="2"]');
+  lines.push('head 0 to key 2: ' + line.getAttribute('stroke-opacity') + ' ' + line.getAttribute('stroke'));
+  hv.querySelector('.hv-heads input[data-head="0"]').click();
+  lines.push('head 0 hidden: ' + hv.querySelectorAll('svg line[data-head="0"]').length + ' lines of head 0');
+  hv.querySelector('svg text[data-i="0"]').dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  lines.push('query 0 picked: ' + hv.querySelectorAll('svg line').length + ' lines, model view query ' +
+             mv.querySelector('.mv-query').value);
+  lines.push('model view: ' + mv.querySelectorAll('table.mv tr').length + ' rows, ' +
+             mv.querySelectorAll('canvas.mv-cell').length + ' cells');
+  var out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = lines.join('\n') + '\n';
+  document.body.appendChild(out);
+})();
+</script>
+PROBE
+awk '/^<\/body>/ { system("cat canvas-probe.js") } { print }' canvas.html >canvas-probe.html
+browse --dump-dom "file://$work/canvas-probe.html" >canvas-dom.html
+probe=$(sed -n '/id="probe"/,/<\/pre>/p' canvas-dom.html)
+expect() { grep -qF -- "$1" <<<"$probe" || fail "the canvas page: no \"$1\" in: $probe"; }
+expect "readout: head 0: query \".\" (6) → key \"␣sat\" (2): weight $weight"
+expect "pixel: $colour"
+expect "thumbnails: 144, the first drawn: true"
+expect "head view: 12 layers, 12 heads, $lines lines"
+expect "head 0 to key 2: $weight #1f77b4"
+expect "head 0 hidden: 0 lines of head 0"
+expect "query 0 picked: 11 lines, model view query 0" # query 0 reads itself alone; head 0 hidden
+expect "model view: 12 rows, 144 cells"
+# The model view's screenshot, compared by its structure: every head's colour drawn, enough
+# of it for a bar in each of the 12 rows, in 12 columns from left to right (head 0 leftmost).
+cat >only-model-view.js <<'PROBE'
+<script>
+document.querySelectorAll('body > *:not(#model-view):not(script)').forEach(function (e) { e.style.display = 'none'; });
+</script>
+PROBE
+awk '/^<\/body>/ { system("cat only-model-view.js") } { print }' canvas.html >model-view.html
+browse --window-size=1280,900 --screenshot="$work/model-view.png" "file://$work/model-view.html"
+"$png_check" model-view.png --where 1f77b4 ff7f0e 2ca02c d62728 9467bd 8c564b e377c2 7f7f7f bcbd22 17becf 393b79 \
+  637939 >where.txt
+awk 'BEGIN { last = -1 } $2 < 12 * 10 { print "few pixels of " $1 ": " $2; bad = 1 }
+     $3 <= last { print $1 " not right of the head before"; bad = 1 } { last = $3 } END { exit bad }' where.txt ||
+  fail "the model view's screenshot: $(cat where.txt)"
+canvas_size=$(stat -c %s canvas.html)
+
+echo "browser test: the big model's page $(stat -c %s big.html) bytes, 144 heads linked; the canvas page $canvas_size bytes, head and model views; $titles step titles, $((blocks * heads)) heatmaps; grad: $grad_titles titles ($backward_titles backward), $((grad_blocks * grad_heads)) heatmaps; generate: $generate_titles titles, $generate_sections token sections; hover and head selector work; $("$png_check" lesson.png 0 0)"

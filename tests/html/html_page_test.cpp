@@ -123,9 +123,12 @@ TEST_CASE("the lesson draws one heatmap per head of every attention block, and a
   // Encoder self-attention, decoder masked self-attention, cross-attention: 3 blocks, H=2.
   CHECK(count(html, "<svg class=\"heatmap\"") == 6);
   CHECK(count(html, "<svg class=\"thumbnail\"") == 6);
+  CHECK(count(html, " data-w=\"") == 6);
   for (const char* id : {"hm-14-0-0", "hm-14-0-1", "hm-40-0-0", "hm-40-0-1", "hm-55-0-0", "hm-55-0-1"}) {
     INFO(id);
-    CHECK(html.find(std::string("<figure class=\"head h-") + id[8] + "\" id=\"" + id + "\">") != std::string::npos);
+    // (each figure carries its weights as data for the head and model views: data-s, data-t, data-w)
+    CHECK(html.find(std::string("<figure class=\"head h-") + id[8] + "\" id=\"" + id + "\" data-s=\"") !=
+          std::string::npos);
     CHECK(html.find(std::string("<a href=\"#") + id + "\"") != std::string::npos);  // from the overview
   }
   // The causal mask hides the future: the decoder's first query sees only itself.

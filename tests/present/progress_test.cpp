@@ -48,3 +48,19 @@ TEST_CASE("the progress line waits half a second, redraws ten times a second and
   line.clear();
   CHECK(out.str() == "\r\x1b[K");
 }
+
+TEST_CASE("a caller's progress text waits and redraws as the layers' do and erases itself at the end", "[progress]") {
+  std::ostringstream out;
+  {
+    attn::ProgressLine line(out, 12, 0);
+    line.show("attn: token 1 of at most 5, 0.3 s", 0.3);
+    CHECK(out.str().empty());  // a quick run never shows it
+    line.show("attn: token 2 of at most 5, 0.6 s", 0.6);
+    CHECK(out.str() == "\rattn: token 2 of at most 5, 0.6 s\x1b[K");
+    line.show("attn: token 3 of at most 5, 0.65 s", 0.65);  // too soon after the last redraw
+    CHECK(out.str() == "\rattn: token 2 of at most 5, 0.6 s\x1b[K");
+    out.str("");
+  }
+  // a run that ends (or throws) leaves no line behind what is printed next
+  CHECK(out.str() == "\r\x1b[K");
+}
