@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,8 +22,10 @@
 #include "attn/load_model.h"
 #include "attn/model_file.h"
 #include "attn/product_kernel.h"
+#include "attn/run_memory.h"
 #include "attn/walkthrough.h"
 #include "command_run.h"
+#include "forward/ablation.h"
 #include "html_option.h"
 #include "model/default_model.h"
 #include "model/examples.h"
@@ -175,6 +178,16 @@ std::string model_source_name(const ExplainOptions& options) {
   if (!options.checkpoint.empty()) return printable(options.checkpoint);
   if (!options.example.empty()) return std::string("example ") + find_example(options.example).name;
   return options.model_file.empty() ? kDefaultModelSource : printable(model_file_name(options.model_file));
+}
+
+std::uint64_t model_file_bytes(const ExplainOptions& options) {
+  if (!options.example.empty()) return std::string(find_example(options.example).json).size();
+  if (!options.checkpoint.empty() || options.model_file == "-") return 0;
+  if (options.model_file.empty()) return default_model_json().size();
+  struct stat info {};
+  return ::stat(options.model_file.c_str(), &info) == 0 && S_ISREG(info.st_mode)
+             ? static_cast<std::uint64_t>(info.st_size)
+             : 0;
 }
 
 void add_model_options(CLI::App& command, ExplainOptions& options) {
@@ -362,6 +375,27 @@ void add_induction_lesson(const ExplainOptions& options, const Model& model, con
   walkthrough.induction_lesson = std::make_shared<const InductionLesson>(induction_lesson(model, input));
 }
 
+// The run as explain makes it (attn/run_memory.h): the trace as the walkthrough and the dump
+// keep it, the target the greedy picks grow, --lens and --ablate (parsed into `ablation`).
+RunPlan explain_plan(const ExplainOptions& options, const CommandRun& run, const Model& model, const RunInput& input,
+                     Ablation& ablation) {
+  const bool walkthrough = !options.quiet || !options.html_path.empty();
+  RunPlan plan;
+  plan.kept = run.dump_to_stdout() || options.pause ? RunPlan::Kept::Everything
+              : walkthrough                         ? RunPlan::Kept::Streamed
+                                                    : RunPlan::Kept::Nothing;
+  plan.shown = !options.quiet;
+  plan.model_file_bytes = model_file_bytes(options);
+  if (input.target_tokens.from_bos) plan.target_len = generated_length(input) + 1;
+  plan.lens = options.lens;
+  if (!options.ablate.empty()) {
+    ablation = parse_ablation(options.ablate, options.ablate_mean, model);
+    plan.ablation = &ablation;
+    plan.unablated_run = walkthrough;
+  }
+  return plan;
+}
+
 }  // namespace
 
 int run_explain(const ExplainOptions& options) {
@@ -376,11 +410,11 @@ int run_explain(const ExplainOptions& options) {
   CommandRun run(options, "attn explain", load);
   const Model& model = run.model();
   RunInput& input = run.input();
-  // A sentence from the command line can make the run as large as any file can: estimated
-  // before anything runs, with the target the greedy picks below can grow to.
+  // The run is estimated before anything runs, as it will be: with the target the greedy
+  // picks below can grow to, the trace kept as the outputs keep it, --lens and --ablate.
   const bool greedy = input.target_tokens.from_bos;
-  if (!options.text.empty() || !options.target.empty() || greedy)
-    check_run_memory(model, input, run.load_options(), greedy ? generated_length(input) + 1 : 0);
+  Ablation ablation;
+  check_run_memory(model, input, run.load_options(), explain_plan(options, run, model, input, ablation));
   // No target: the decoder reads what the model itself writes, as when it generates.
   if (greedy) extend_target_greedily(model, input, generated_length(input));
   const double load_seconds = seconds_since(started);

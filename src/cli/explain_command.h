@@ -71,6 +71,9 @@ void check_selection(const WalkthroughOptions& walk, const Model& model, const R
 // The run's model as the output names it: the folder or file escaped as error messages are
 // (printable), "example NAME", or the built-in model.
 std::string model_source_name(const ExplainOptions& options);
+// The bytes of the model file the options name (an example's, the built-in model's), which
+// loading parses whole (RunPlan::model_file_bytes); 0 for a checkpoint and standard input.
+std::uint64_t model_file_bytes(const ExplainOptions& options);
 
 }  // namespace attn::cli
 

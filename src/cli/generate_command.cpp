@@ -16,6 +16,7 @@
 #include "attn/forward.h"
 #include "attn/generate.h"
 #include "attn/model_file.h"
+#include "attn/run_memory.h"
 #include "attn/walkthrough.h"
 #include "core/numpy_random.h"
 #include "forward/ablation.h"
@@ -200,6 +201,7 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   const ExplainOptions& run = options.run;
   if (!run.dump_path.empty()) check_dump_target(run.dump_path, {run.model_file});
   LoadOptions load;
+  load.trace_kept = false;  // the prompt's walkthrough forgets the layers it has printed
   load.ablation = !run.ablate.empty();
   // Only the steps compute with the weights (the lesson and the dumps widen the one they
   // show or write): a checkpoint's stay as stored.
@@ -229,7 +231,12 @@ std::unique_ptr<Generation> prepare(const GenerateOptions& options) {
   if (longest < options.max_new_tokens) longest = std::numeric_limits<std::size_t>::max();
   if (model.config.positional_encoding == PositionalEncoding::Learned)
     longest = std::min<std::size_t>(longest, model.config.max_len);
-  check_run_memory(model, g->loaded.input, load, longest);
+  // the prompt's run and the last new token's step, with the KV cache at its longest
+  RunPlan plan;
+  plan.generated_len = longest;
+  plan.shown = !(run.quiet || options.json);
+  plan.model_file_bytes = model_file_bytes(run);
+  check_run_memory(model, g->loaded.input, load, plan);
   g->walk = walkthrough_options(run);
   if (!run.dump_path.empty()) g->dump = std::make_unique<TraceDump>(run.dump_path, model, g->loaded.input);
   // --html: the same walkthrough on a web page, the first token's steps and then each new

@@ -15,6 +15,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/product_kernel.h"
+#include "attn/run_memory.h"
 #include "attn/walkthrough.h"
 #include "command_run.h"
 #include "forward/ablation.h"
@@ -95,8 +96,12 @@ int run_grad(const GradOptions& grad) {
   check_loss_defined(model, input);
   // --ablate: the loss is the ablated model's, and the backward pass goes through the ablation
   if (!options.ablate.empty()) input.ablation = parse_ablation(options.ablate, options.ablate_mean, model);
-  // A sentence from the command line can make the run as large as any file can.
-  if (!options.text.empty() || !options.target.empty()) check_run_memory(model, input, run.load_options());
+  // The run is estimated before it runs: the trace kept whole, a gradient for every entry
+  // (kept when shown) and every weight.
+  RunPlan plan = run_plan(run.load_options());
+  plan.shown = !options.quiet;
+  plan.model_file_bytes = model_file_bytes(options);
+  check_run_memory(model, input, run.load_options(), plan);
   // Bad --steps, --layer, --cell, --batch: refused before the run.
   const WalkthroughOptions walkthrough = walkthrough_options(options);
   check_selection(walkthrough, model, input);

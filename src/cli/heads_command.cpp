@@ -11,6 +11,7 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "attn/run_memory.h"
 #include "core/numpy_random.h"
 #include "core/top_k.h"
 #include "forward/ablation.h"
@@ -291,6 +292,7 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
 
 int run_heads(const HeadsOptions& options) {
   LoadOptions load;
+  load.trace_kept = false;  // the scores read the attention weights alone (attention_records)
   load.ablation = !options.run.ablate.empty();
   load.weights_as_stored = true;  // the heads are scored from the forward pass alone
   ExplainOptions run = options.run;
@@ -312,7 +314,19 @@ int run_heads(const HeadsOptions& options) {
     throw InputError(model_source_name(run), "input",
                      "attn heads measures one sequence; give TEXT on the command line");
   const bool greedy = input.target_tokens.from_bos;  // estimated with the target it can grow to
-  check_run_memory(model, input, load, greedy ? generated_length(input) + 1 : 0);
+  // the run as the scores read it: its attention weights kept, beside the unablated run's
+  // probabilities with --ablate
+  RunPlan plan;
+  plan.kept = RunPlan::Kept::AttentionWeights;
+  plan.model_file_bytes = model_file_bytes(run);
+  if (greedy) plan.target_len = generated_length(input) + 1;
+  Ablation ablation;
+  if (!run.ablate.empty()) {
+    ablation = parse_ablation(run.ablate, run.ablate_mean, model);
+    plan.ablation = &ablation;
+    plan.unablated_run = true;
+  }
+  check_run_memory(model, input, load, plan);
   if (greedy) extend_target_greedily(model, input, generated_length(input));
   // --ablate: the heads' scores and the probabilities of the ablated run, beside the
   // unablated run's probabilities (the target above is the unablated model's own).

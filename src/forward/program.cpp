@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "attn/forward.h"
+#include "core/shape_only.h"
 #include "forward/embedding_block.h"
 #include "forward/layers.h"
 #include "steps/attention.h"
@@ -88,8 +89,8 @@ Traced Program::step_input(Sequence sequence) {
     const Tensor all = config.positional_encoding == PositionalEncoding::Sinusoidal
                            ? sinusoidal_positions(position + 1, N)
                            : learned_positions(model_.positions, position + 1);
-    Tensor row({1, N}, {"S", "N"});
-    std::copy_n(all.data.begin() + static_cast<std::ptrdiff_t>(position * N), N, row.data.begin());
+    Tensor row = shapes_only() ? shape_only({1, N}, {"S", "N"}) : Tensor({1, N}, {"S", "N"});
+    if (!shapes_only()) std::copy_n(all.data.begin() + static_cast<std::ptrdiff_t>(position * N), N, row.data.begin());
     x = add_positions(x, row);
   }
   return scope(sequence).record(StepKind::Input, std::move(x));

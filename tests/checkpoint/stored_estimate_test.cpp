@@ -192,6 +192,7 @@ TEST_CASE("checkpoint estimate: one storage under two names is counted once", "[
   CHECK_NOTHROW(attn::load_hf_model(folder.path(), options));
   options.max_memory_bytes = need - 1;
   CHECK_THROWS_WITH(attn::load_hf_model(folder.path(), options), Catch::Contains("with its matrices as stored (F16)"));
+}
 
 TEST_CASE("checkpoint estimate: an untied head stored as BF16 is counted, not taken back before it is",
           "[checkpoint][memory]") {
