@@ -44,6 +44,17 @@ struct ModelConfig {
   RopeScaling rope_scaling;        // Llama 3.1's adjustment of those frequencies, or none
   std::size_t num_kv_heads = 0;    // G key/value heads (grouped-query attention); set to H when absent
   std::size_t sliding_window = 0;  // W: causal self-attention sees the last W positions only; 0: all
+  // Which decoder layers the window applies to (GPT-Neo's "local" layers; the others see
+  // every earlier position); empty: every layer
+  std::vector<bool> windowed_layers;
+  // RoPE turns the first rotary_dims numbers of each head and passes the rest (partial
+  // rotary: GPT-NeoX's rotary_pct, Phi's partial_rotary_factor); 0: all d
+  std::size_t rotary_dims = 0;
+  ScoreScale score_scale = ScoreScale::InverseSqrtHead;  // scaled_scores: / sqrt(d), or as they are
+  // Attention and the feed-forward network of a layer read the same input and the layer adds
+  // their sum to it: x + (attn + ffn) (GPT-NeoX's use_parallel_residual, Phi). The layout
+  // is the architecture's forward program's (src/arch/); the printers name its residuals.
+  bool parallel_residual = false;
   // The model flags of attn/block_weights.def (qk_norm: every attention block RMS-normalizes
   // its query and key heads, Qwen3), each a bool, false unless the file says
 #define ATTN_BLOCK_FLAG(name, comment) bool name = false;
@@ -56,6 +67,15 @@ struct ModelConfig {
 
   // G, the key/value heads: num_kv_heads, or H when it is not set.
   std::size_t kv_heads() const { return num_kv_heads ? num_kv_heads : num_heads; }
+  // The numbers of each head RoPE turns: rotary_dims, or all d.
+  std::size_t rope_dims() const { return rotary_dims ? rotary_dims : d_head; }
+  // The window of layer `layer`'s causal self-attention: W where it applies, else 0 (all).
+  std::size_t window_of(int layer) const {
+    if (!sliding_window || windowed_layers.empty()) return sliding_window;
+    const bool windowed = layer >= 0 && static_cast<std::size_t>(layer) < windowed_layers.size() &&
+                          windowed_layers[static_cast<std::size_t>(layer)];
+    return windowed ? sliding_window : 0;
+  }
 };
 
 // One head's own projections, as seed 002 writes them: each (N, d).
@@ -115,7 +135,18 @@ struct OutputWeights {
   bool present = false;
   bool tied = false;
   Tensor W;  // (N, V) unless tied
-  Tensor b;  // (V,), or empty
+  Tensor b;  // (V,), or empty (a tied head may have one too: BERT's cls.predictions.bias)
+  // A transform of the hidden rows before the projection (BERT's MLM head):
+  // LayerNorm(act(x @ transform_W + transform_b)), act the model's activation. Empty: none.
+  Tensor transform_W;  // (N, N)
+  Tensor transform_b;  // (N,)
+  NormWeights transform_norm;
+  // What each row's scores are for: false, the token after the row's position (a language
+  // model's head); true, the token at the row's own position (a masked-LM head, BERT's: a
+  // bidirectional encoder fills in a [MASK] from both sides).
+  bool fills_in = false;
+
+  bool has_transform() const { return transform_W.has_values(); }
 };
 
 // Where a model read from a Hugging Face checkpoint came from (model/hf_model.h); empty
@@ -156,6 +187,11 @@ struct Model {
   std::string prompt_template;
   Tensor embedding;  // (V, N)
   Tensor positions;  // (max_len, N) learned position table, or empty
+  // BERT's token types (segments): a table of type_vocab_size rows, (types, N), whose row 0
+  // is added to every position of a one-sentence input; empty for other models.
+  Tensor token_types;
+  // The LayerNorm of the summed embeddings, before the first layer (BERT); empty: none.
+  NormWeights embedding_norm;
 
   std::vector<EncoderLayerWeights> encoder;
   NormWeights encoder_norm;  // optional final LayerNorm of the stack (nn.Transformer has one)

@@ -1,13 +1,14 @@
 // Every learned tensor of a model, in one fixed order, each with where it sits: what the
 // backward pass computes a gradient for, and what training updates. The order is the model
 // file's (docs/model-file.md, "randn" and the draw order):
-//   embedding, positions,
+//   embedding, positions, token_types, embedding_norm gamma, beta (BERT's),
 //   each encoder layer: attention W_q, W_k, W_v (or heads.0.W_q, heads.0.W_k, heads.0.W_v,
 //     heads.1.W_q, ...), W_o, b_q, b_k, b_v, b_o; norm1 gamma, beta; ffn W_1, b_1, W_2, b_2, W_3;
 //     norm2 gamma, beta,
 //   encoder_norm gamma, beta,
 //   each decoder layer: self_attention (as above), norm1, cross_attention, norm2, ffn, norm3,
 //   decoder_norm gamma, beta,
+//   output.transform W, b, output.transform_norm gamma, beta (BERT's MLM head),
 //   output W, b.
 // A tensor the model does not have (a bias not given, the norms of an attention-only layer,
 // a tied output head's W) is not listed. A layer list written as one template or "randn"
@@ -34,8 +35,9 @@ enum class Block : std::uint8_t { None, SelfAttention, MaskedSelfAttention, Cros
 
 // Which weight of its place.
 enum class WeightKind : std::uint8_t {
-  Embedding,  // embedding (V, N)
-  Positions,  // positions (max_len, N), learned positions only
+  Embedding,   // embedding (V, N)
+  Positions,   // positions (max_len, N), learned positions only
+  TokenTypes,  // token_types (types, N), BERT's segments
   W_q,
   W_k,
   W_v,
@@ -53,7 +55,14 @@ enum class WeightKind : std::uint8_t {
   Beta,   // a LayerNorm's shift
   OutputW,
   OutputB,
+  TransformW,  // the output head's transform (N, N), BERT's MLM head
+  TransformB,  // its bias (N,)
 };
+
+// The norms outside the stacks (Stack::None, layer -1) are told apart by their number: the
+// embeddings' (embedding_norm) and the output head's transform's (output.transform_norm).
+constexpr int kEmbeddingNormNumber = 1;
+constexpr int kTransformNormNumber = 2;
 
 // Where a weight sits: its kind, and (for the weights inside the stacks) the stack, the
 // layer (-1 for a stack's final norm), the block (attention blocks and the feed-forward

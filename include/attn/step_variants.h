@@ -6,12 +6,26 @@
 namespace attn {
 
 // The feed-forward network's non-linearity (steps/feed_forward.h): ReLU, GELU (erf),
-// GELU's tanh approximation (GPT-2), or SwiGLU's gated SiLU (Llama; a third matrix W_3).
-enum class Activation { ReLU, GELU, GELUTanh, SwiGLU };
+// GELU's tanh approximation (GPT-2), SwiGLU's gated SiLU (Llama; a third matrix W_3), or
+// GeGLU's gate through GELU's tanh form (Gemma; W_3 likewise).
+enum class Activation { ReLU, GELU, GELUTanh, SwiGLU, GeGLUTanh };
+
+// Whether the activation gates an up projection (W_3) with the activated gate (W_1).
+inline bool gated(Activation activation) {
+  return activation == Activation::SwiGLU || activation == Activation::GeGLUTanh;
+}
 
 // The normalization of every norm of the model (steps/layer_norm.h): LayerNorm (mean and
-// variance, gamma and beta) or RMSNorm (root mean square, gamma only).
-enum class Norm { LayerNorm, RMSNorm };
+// variance, gamma and beta), RMSNorm (root mean square, gamma only), or RMSNorm scaling by
+// 1 + gamma (Gemma's: its stored gamma is the gain's distance from 1).
+enum class Norm { LayerNorm, RMSNorm, RMSNormPlusOne };
+
+// Whether the norm divides by the root mean square (no mean, no beta).
+inline bool root_mean_square(Norm norm) { return norm != Norm::LayerNorm; }
+
+// What the scores are scaled by before the softmax (steps/attention.h): 1/sqrt(d), the
+// paper's, or nothing (GPT-Neo's scores go to the softmax as the product gives them).
+enum class ScoreScale { InverseSqrtHead, None };
 
 // What marks each position (steps/positional_encoding.h): added to the embeddings
 // (sinusoidal, learned), nothing, or RoPE, which rotates the queries and keys of every

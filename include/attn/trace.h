@@ -97,16 +97,18 @@ struct StepId {
 struct AttentionWeights;
 struct FeedForwardWeights;
 struct NormWeights;
+struct OutputWeights;
 
 // The blocks a forward pass is made of, as the backward tells them apart.
 enum class TapeOp : std::uint8_t {
-  Input,        // a sequence's input X (`input`): given as numbers, or the embeddings (`from_tokens`)
-  Attention,    // multi-head attention: queries from `x`, keys and values from `x2`, `mask` optional
-  FeedForward,  // the position-wise feed-forward network of `x`
-  Norm,         // LayerNorm or RMSNorm of `x`, recorded as the result's kind and number
-  Residual,     // x + x2 (the sub-layer's result), recorded as residual `result.number`
-  LayerOutput,  // a layer's result: the numbers of `x`, under the layer's own name
-  Head,         // the output head of `x`: logits, then probabilities (the loss starts here)
+  Input,          // a sequence's input X (`input`): given as numbers, or the embeddings (`from_tokens`)
+  Attention,      // multi-head attention: queries from `x`, keys and values from `x2`, `mask` optional
+  FeedForward,    // the position-wise feed-forward network of `x`
+  Norm,           // LayerNorm or RMSNorm of `x`, recorded as the result's kind and number
+  Residual,       // x + x2 (the sub-layer's result), recorded as residual `result.number`
+  LayerOutput,    // a layer's result: the numbers of `x`, under the layer's own name
+  Head,           // the output head of `x`: logits, then probabilities (the loss starts here)
+  HeadTransform,  // the head's transform of `x` before its norm: act(x W_t + b_t) (BERT's MLM head)
 };
 
 struct TapeEntry {
@@ -121,6 +123,7 @@ struct TapeEntry {
   const AttentionWeights* attention = nullptr;
   const FeedForwardWeights* ffn = nullptr;
   const NormWeights* norm = nullptr;
+  const OutputWeights* output = nullptr;  // HeadTransform
 };
 
 // A hook on one entry (TransformerLens's hook point, addressed by the entry's id, whose

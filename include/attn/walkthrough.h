@@ -121,6 +121,9 @@ struct WalkthroughOptions {
   std::shared_ptr<const Tensor> unablated_probabilities;
   // How the ablation was named on the command line ("decoder.1.1, zeroed"), for its table.
   std::string ablation_label;
+  // --lens --answer: the vocabulary id whose rank, logit and probability at the last position
+  // the lens's table follows with, one line per layer.
+  std::optional<std::size_t> lens_answer;
   // The induction lesson, written after the steps when the learner picked none.
   std::shared_ptr<const InductionLesson> induction_lesson;
 };

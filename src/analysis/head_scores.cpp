@@ -60,6 +60,20 @@ HeadScore self_score(const Tensor& w) {
   return mean_of(values);
 }
 
+HeadScore next_token_score(const Tensor& w) {
+  const std::size_t S = checked_length(w, nullptr);
+  std::vector<double> values;
+  for (std::size_t p = 0; p + 1 < S; ++p) values.push_back(weight(w, p, p + 1));
+  return mean_of(values);
+}
+
+HeadScore last_token_score(const Tensor& w) {
+  const std::size_t S = checked_length(w, nullptr);
+  std::vector<double> values;
+  for (std::size_t p = 0; p + 1 < S; ++p) values.push_back(weight(w, p, S - 1));
+  return mean_of(values);
+}
+
 HeadScore duplicate_token_score(const Tensor& w, const std::vector<std::size_t>& tokens) {
   const std::size_t S = checked_length(w, &tokens);
   std::vector<double> values;
@@ -83,30 +97,37 @@ HeadScore induction_score(const Tensor& w, const std::vector<std::size_t>& token
 }
 
 HeadScores score_head(const Tensor& w, const std::vector<std::size_t>& tokens) {
-  return {previous_token_score(w),          first_token_score(w),
-          induction_score(w, tokens, 1),    induction_score(w, tokens, 2),
-          duplicate_token_score(w, tokens), self_score(w)};
+  return {previous_token_score(w),
+          first_token_score(w),
+          induction_score(w, tokens, 1),
+          induction_score(w, tokens, 2),
+          duplicate_token_score(w, tokens),
+          self_score(w),
+          next_token_score(w),
+          last_token_score(w)};
 }
 
-const std::vector<std::string>& head_score_names() {
-  static const std::vector<std::string> names = {"previous_token", "first_token",     "induction",
-                                                 "induction_2",    "duplicate_token", "self"};
-  return names;
+const std::vector<std::string>& head_score_names(bool bidirectional) {
+  static const std::vector<std::string> causal = {"previous_token", "first_token",     "induction",
+                                                  "induction_2",    "duplicate_token", "self"};
+  static const std::vector<std::string> both = {"previous_token",  "first_token", "induction",  "induction_2",
+                                                "duplicate_token", "self",        "next_token", "last_token"};
+  return bidirectional ? both : causal;
 }
 
 HeadScore score_named(const HeadScores& s, const std::string& name) {
-  const HeadScore* in_order[] = {&s.previous_token, &s.first_token,     &s.induction,
-                                 &s.induction_2,    &s.duplicate_token, &s.self};
-  const std::vector<std::string>& names = head_score_names();
+  const HeadScore* in_order[] = {&s.previous_token,  &s.first_token, &s.induction,  &s.induction_2,
+                                 &s.duplicate_token, &s.self,        &s.next_token, &s.last_token};
+  const std::vector<std::string>& names = head_score_names(true);
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return *in_order[i];
   throw InternalError(fmt::format("head scores: no score named \"{}\"", name));
 }
 
-std::string strongest_role(const HeadScores& scores) {
+std::string strongest_role(const HeadScores& scores, bool bidirectional) {
   std::string best = "mixed";
   double best_value = 0.5;
-  for (const std::string& name : head_score_names()) {
+  for (const std::string& name : head_score_names(bidirectional)) {
     const HeadScore s = score_named(scores, name);
     if (s && *s >= best_value) {
       best = name;

@@ -23,6 +23,11 @@ HeadScore previous_token_score(const Tensor& w);
 HeadScore first_token_score(const Tensor& w);
 // self = mean over p >= 1 of w[p, p].
 HeadScore self_score(const Tensor& w);
+// A bidirectional encoder's (BERT's) heads also look ahead (Clark et al. 2019):
+// next_token = mean over p < S-1 of w[p, p+1]; last_token = mean over p < S-1 of w[p, S-1]
+// (BERT's input ends with [SEP]). Under a causal mask both are 0.
+HeadScore next_token_score(const Tensor& w);
+HeadScore last_token_score(const Tensor& w);
 // duplicate_token = mean, over the positions p whose token occurred before, of the weight
 // on every earlier position q < p with tokens[q] == tokens[p].
 HeadScore duplicate_token_score(const Tensor& w, const std::vector<std::size_t>& tokens);
@@ -34,16 +39,20 @@ HeadScore induction_score(const Tensor& w, const std::vector<std::size_t>& token
 // Every score of one head, in the order docs/heads.md defines them.
 struct HeadScores {
   HeadScore previous_token, first_token, induction, induction_2, duplicate_token, self;
+  HeadScore next_token, last_token;  // meaningful without a causal mask
 };
 HeadScores score_head(const Tensor& w, const std::vector<std::size_t>& tokens);
 
-// The names of the scores, as --json writes them, in HeadScores' order, and each score by name.
-const std::vector<std::string>& head_score_names();
+// The names of the scores, as --json writes them, in HeadScores' order, and each score by
+// name: a causal model's six; a bidirectional model's (`bidirectional`) eight, with
+// next_token and last_token.
+const std::vector<std::string>& head_score_names(bool bidirectional = false);
 HeadScore score_named(const HeadScores& scores, const std::string& name);
 
-// The head's strongest role: the name of its largest score when that is at least 0.5 (most
-// of the head's weight goes there), else "mixed".
-std::string strongest_role(const HeadScores& scores);
+// The head's strongest role among the scores `head_score_names(bidirectional)` names: the
+// name of its largest score when that is at least 0.5 (most of the head's weight goes
+// there), else "mixed".
+std::string strongest_role(const HeadScores& scores, bool bidirectional = false);
 
 // Where a sequence lets a model copy (the induction lesson, docs/heads.md): each position p
 // that has a next position (p + 1 < S) and whose token occurred before, q the latest earlier

@@ -45,8 +45,10 @@ void check_memory(const CheckpointConfig& c, const std::string& file, const Load
                   const WeightBytes& weights) {
   const ModelConfig& m = c.model;
   RunSize size;
-  size.encoder_layers = 0;
-  size.decoder_layers = c.num_layers;
+  // an encoder's layers (BERT's) or a decoder-only model's
+  const bool encoder = m.architecture == Architecture::Encoder;
+  size.encoder_layers = encoder ? c.num_layers : 0;
+  size.decoder_layers = encoder ? 0 : c.num_layers;
   size.target_len = 1;
   size.vocab = c.vocab_size;
   size.position_rows = m.max_len;

@@ -71,6 +71,11 @@ std::string supported_classes();
 // Each architecture's row, defined in its own file.
 Family gpt2_family();
 Family llama_family();
+Family gpt_neo_family();
+Family gpt_neox_family();
+Family gemma_family();
+Family phi_family();
+Family bert_family();
 
 }  // namespace attn
 

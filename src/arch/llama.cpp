@@ -47,16 +47,12 @@ void read_rope_scaling(const ConfigFields& f, ModelConfig& m) {
   r.original_max_position_embeddings = static_cast<double>(s.size("original_max_position_embeddings", 0, kMaxVocab));
 }
 
-// MistralConfig's sliding_window defaults to 4096: only an explicit null means none.
-void check_no_sliding_window(const ConfigFields& f) {
-  if (f.get("sliding_window"))
-    f.fail("sliding_window",
-           "a sliding window is not supported: attn reads Mistral checkpoints whose sliding_window "
-           "is null");
-  if (!f.has("sliding_window"))
-    f.fail("sliding_window",
-           "missing: MistralConfig's default is a window of 4096, which attn does not compute; "
-           "attn reads Mistral checkpoints whose sliding_window is null");
+// Mistral's window W (MistralConfig's sliding_window: 4096 when absent, none when null):
+// query i sees keys i-W+1 .. i, as masking_utils' sliding_window_overlay says (kv_idx >
+// q_idx - sliding_window, on top of the causal kv_idx <= q_idx), in every layer.
+std::size_t mistral_window(const ConfigFields& f) {
+  if (!f.has("sliding_window")) return 4096;
+  return f.get("sliding_window") ? f.size("sliding_window", 0, std::size_t{1} << 31) : 0;
 }
 
 // What config.json says about the biases: Qwen2 has them on q, k and v; Llama and Qwen3 on
@@ -73,7 +69,6 @@ void check_unsupported(const ConfigFields& f, const std::string& hf_class) {
   if (!is_qwen2(hf_class)) (void)f.boolean("attention_bias", false);  // read now: a mistyped one is refused here
   if (is_llama(hf_class) && f.boolean("mlp_bias", false))
     f.fail("mlp_bias", "true is not supported: attn's SwiGLU has no biases");
-  if (hf_class == "MistralForCausalLM") check_no_sliding_window(f);
   if (!is_llama(hf_class) && f.boolean("use_sliding_window", false))
     f.fail("use_sliding_window", "true is not supported: attn reads Qwen checkpoints without a sliding window");
 }
@@ -109,6 +104,7 @@ CheckpointConfig llama_config(const ConfigFields& f, const std::string& hf_class
   m.rope_theta = f.positive_number("rope_theta", 10000.0);
   read_rope_scaling(f, m);
   check_unsupported(f, hf_class);
+  if (hf_class == "MistralForCausalLM") m.sliding_window = mistral_window(f);
   m.causal = true;
   m.norm_first = true;
   m.norm = Norm::RMSNorm;
@@ -202,12 +198,9 @@ Tensor llama_forward(const Model& model, Program& run) {
 }  // namespace
 
 Family llama_family() {
-  return {"llama",
-          {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"},
-          llama_config,
-          llama_weights,
-          llama_known,
-          llama_forward};
+  return {"llama",      {"LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"},
+          llama_config, llama_weights,
+          llama_known,  llama_forward};
 }
 
 }  // namespace attn

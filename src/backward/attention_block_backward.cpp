@@ -114,7 +114,7 @@ void positioned_heads_backward(const AttentionWeights& w, const HeadChains& chai
     dk = std::move(dk_g);
   }
   if (rope) {
-    const Tensor inv_freq = rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling);
+    const Tensor inv_freq = rope_frequencies(config.rope_dims(), config.rope_theta, config.rope_scaling);
     Tensor dk_heads = rope_rotate_backward(dk, inv_freq), dq_heads = rope_rotate_backward(dq, inv_freq);
     at.record(StepKind::RotatedKeys, std::move(dk), chains.after(HeadsOf::Keys, chains.keys.size() - 1, at));
     at.record(StepKind::RotatedQueries, std::move(dq), chains.after(HeadsOf::Queries, chains.queries.size() - 1, at));
@@ -201,7 +201,7 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
   }
 
   // 3. scaled = scores / √d; scores = Q @ Kᵀ: dQ = dscores @ K, dKᵀ = Qᵀ @ dscores
-  Tensor dscores = scale_scores_backward(dscaled, config.d_head);
+  Tensor dscores = scale_scores_backward(dscaled, config.d_head, config.score_scale);
   at.record(StepKind::ScaledScores, std::move(dscaled),
             mask ? std::vector<Operand>{at.kept_gradient(StepKind::MaskedScores)} : softmax_operands);
   ProductGradients scores = attention_scores_backward(at.value(queries), at.value(StepKind::TransposedKeys), dscores);

@@ -15,6 +15,7 @@
 #include "steps/loss.h"
 #include "steps/output_head.h"
 #include "steps/positional_encoding.h"
+#include "steps/projection.h"
 #include "steps/residual.h"
 
 namespace attn {
@@ -45,9 +46,13 @@ Tensor output_head_backward(const Model& model, const Tensor& labels, const Step
   const Tensor dlogits = cross_entropy_backward(p, labels, ignore);
   at.record(StepKind::Logits, dlogits, {at.kept(StepKind::Probabilities), at.kept_gradient(StepKind::Probabilities)});
   const Tensor x = at.value(hidden);
-  if (model.output.tied)
+  if (model.output.tied) {
+    // a tied head's own bias (BERT's): the sum of dlogits over the positions
+    if (!model.output.b.data.empty())
+      at.weights().add(ParameterId{WeightKind::OutputB}, add_bias_backward(dlogits, "V"));
     return tied_vocabulary_logits_backward(x, model.embedding, dlogits,
                                            at.weights().accumulator(ParameterId{WeightKind::Embedding}));
+  }
   ProjectionGradients g = vocabulary_logits_backward(x, model.output.W, !model.output.b.data.empty(), dlogits);
   at.weights().add(ParameterId{WeightKind::OutputW}, std::move(g.dW));
   if (!model.output.b.data.empty()) at.weights().add(ParameterId{WeightKind::OutputB}, std::move(g.db));
@@ -66,6 +71,14 @@ void embed_sequence_backward(const Model& model, const GradScope& at, const Tens
     if (model.config.positional_encoding == PositionalEncoding::Learned)
       learned_positions_backward(dpe, at.weights().accumulator(ParameterId{WeightKind::Positions}));
   }
+  if (model.token_types.has_values()) {
+    // the type rows were added to every position (type 0 for one sentence): dL/d(them) is
+    // dinput, scattered into the type table's rows
+    at.record(StepKind::TokenTypeEmbedding, dinput, {at.kept_gradient(StepKind::Input)});
+    const Tensor ids = at.value(StepKind::TokenIds);
+    token_type_rows_backward(Tensor(ids.shape, ids.axes), dinput,
+                             at.weights().accumulator(ParameterId{WeightKind::TokenTypes}));
+  }
   Tensor d = dinput;
   if (model.config.scale_embeddings) {
     at.record(StepKind::ScaledEmbedding, d, {at.kept_gradient(StepKind::Input)});
@@ -74,6 +87,18 @@ void embed_sequence_backward(const Model& model, const GradScope& at, const Tens
   at.record(StepKind::EmbeddingLookup, d, {at.kept_gradient(StepKind::Input)});
   embedding_lookup_backward(at.value(StepKind::TokenIds), d,
                             at.weights().accumulator(ParameterId{WeightKind::Embedding}));
+}
+
+// The head's transform backward (BERT's MLM head): d is dL/d(act(x W_t + b_t)) (B,T,N);
+// records grad.output.transform, adds dW_t and db_t, returns dL/dx.
+Tensor head_transform_step_backward(const StepId& x, const OutputWeights& o, const ModelConfig& config,
+                                    const GradScope& at, const Tensor& d) {
+  at.record(StepKind::HeadTransform, d, {at.kept_gradient(StepKind::HeadTransformNorm, kTransformNormNumber)});
+  ProjectionGradients g = head_transform_backward(at.value(x), o.transform_W, o.transform_b, config.activation,
+                                                  at.value(StepKind::HeadTransform), d);
+  at.weights().add(ParameterId{WeightKind::TransformW}, std::move(g.dW));
+  at.weights().add(ParameterId{WeightKind::TransformB}, std::move(g.db));
+  return std::move(g.dx);
 }
 
 // The gradients waiting for the block that made their entry: dL/d(the entry), summed over
@@ -143,6 +168,9 @@ void block_backward(const Model& model, const TapeEntry& e, const TapeEntry* nex
       pending.add(e.x2, std::move(g.dx_kv));
       return;
     }
+    case TapeOp::HeadTransform:
+      pending.add(e.x, head_transform_step_backward(e.x, *e.output, config, at, d));
+      return;
     case TapeOp::Head:  // the loss's, read first (run_backward)
       return;
   }

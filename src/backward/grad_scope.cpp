@@ -8,7 +8,9 @@ namespace {
 
 // Whether the step's result has a B axis when computed (the position table and a mask
 // without padding are the same for every sentence).
-bool computed_with_batch_axis(StepKind kind) { return kind != StepKind::PositionalEncoding && kind != StepKind::Mask; }
+bool computed_with_batch_axis(StepKind kind) {
+  return kind != StepKind::PositionalEncoding && kind != StepKind::Mask && kind != StepKind::WindowMask;
+}
 
 const TraceEntry& kept_entry(const Trace& trace, const StepId& id) {
   const TraceEntry* e = trace.find(id);

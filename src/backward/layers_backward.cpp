@@ -16,9 +16,9 @@ Tensor feed_forward_backward(const StepId& x, const FeedForwardWeights& ffn, con
   ProjectionGradients out = feed_forward_output_backward(hidden, ffn.W_2, !ffn.b_2.data.empty(), doutput);
   at.weights().add(at.weight_id(WeightKind::W_2), std::move(out.dW));
   if (!ffn.b_2.data.empty()) at.weights().add(at.weight_id(WeightKind::b_2), std::move(out.db));
-  // hidden = silu(x @ W_1) ⊙ (x @ W_3)
-  if (config.activation == Activation::SwiGLU) {
-    SwigluGradients in = swiglu_hidden_backward(at.value(x), ffn.W_1, ffn.W_3, out.dx);
+  // hidden = act(x @ W_1) ⊙ (x @ W_3): SwiGLU's silu, GeGLU's GELU
+  if (gated(config.activation)) {
+    SwigluGradients in = gated_hidden_backward(at.value(x), ffn.W_1, ffn.W_3, config.activation, out.dx);
     at.record(StepKind::FfnHidden, std::move(out.dx),
               {at.kept_gradient(StepKind::FfnOutput), transposed_operand(at.weight("W_2", ffn.W_2))});
     at.weights().add(at.weight_id(WeightKind::W_1), std::move(in.dW_1));
@@ -39,8 +39,10 @@ Tensor layer_norm_step_backward(const StepId& x, const NormWeights& norm, StepKi
                                 const ModelConfig& config, const GradScope& at, const Tensor& dy) {
   // dy is (B,S,N) -> dx (B,S,N)
   at.record(kind, dy, {}, n);
-  if (config.norm == Norm::RMSNorm) {
-    RmsNormGradients g = rms_norm_backward(at.value(x), norm.gamma, config.layer_norm_eps, dy);
+  if (root_mean_square(config.norm)) {
+    RmsNormGradients g = config.norm == Norm::RMSNorm
+                             ? rms_norm_backward(at.value(x), norm.gamma, config.layer_norm_eps, dy)
+                             : rms_norm_plus_one_backward(at.value(x), norm.gamma, config.layer_norm_eps, dy);
     at.weights().add(at.weight_id(WeightKind::Gamma, n), std::move(g.dgamma));
     return std::move(g.dx);
   }

@@ -45,6 +45,7 @@ struct ExplainOptions {
   bool list_only = false;                          // attn steps: titles, formulas and shapes only
   // Reading what the model learned (docs/heads.md).
   bool lens = false;         // --lens: the logit lens after every layer
+  std::string answer;        // --answer TOKEN (with --lens): its rank, logit and probability per layer
   std::string ablate;        // --ablate L.H[,L.H...]: heads whose context is replaced
   bool ablate_mean = false;  // --ablate-mean: by its mean over positions, not zero
 };

@@ -129,12 +129,14 @@ std::vector<ScoredHead> score_heads(const std::vector<TraceEntry>& records) {
 std::string score_text(const HeadScore& s) { return s ? fmt::format("{:.2f}", *s) : "-"; }
 
 // The role and the score that names it: "induction 0.98", or "mixed (self 0.31)".
-std::string role_cell(const HeadScores& scores) {
-  const std::string role = strongest_role(scores);
+// `bidirectional`: a model without a causal mask anywhere (BERT), whose heads may look ahead:
+// next_token and last_token ([SEP]) are among its roles.
+std::string role_cell(const HeadScores& scores, bool bidirectional) {
+  const std::string role = strongest_role(scores, bidirectional);
   if (role != "mixed") return role + " " + score_text(score_named(scores, role));
   std::string best;
   double best_value = -1;
-  for (const std::string& name : head_score_names())
+  for (const std::string& name : head_score_names(bidirectional))
     if (const HeadScore s = score_named(scores, name); s && *s > best_value) {
       best = name;
       best_value = *s;
@@ -148,7 +150,7 @@ std::string without_trailing_spaces(std::string line) {
 }
 
 // One table per block: layers as rows, heads as columns.
-void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads) {
+void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads, bool bidirectional) {
   std::vector<std::string> blocks;
   for (const ScoredHead& h : heads)
     if (std::find(blocks.begin(), blocks.end(), h.block) == blocks.end()) blocks.push_back(h.block);
@@ -159,7 +161,7 @@ void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads) {
     for (const ScoredHead& h : heads)
       if (h.block == block) {
         in_block.push_back(&h);
-        width = std::max(width, role_cell(h.scores).size());
+        width = std::max(width, role_cell(h.scores, bidirectional).size());
         H = std::max(H, h.head + 1);
         layers = std::max(layers, h.layer + 1);
       }
@@ -170,25 +172,25 @@ void print_tables(std::ostream& out, const std::vector<ScoredHead>& heads) {
     for (int l = 0; l < layers; ++l) {
       std::string row = fmt::format("{:<8}", fmt::format("layer {}", l));
       for (const ScoredHead* h : in_block)
-        if (h->layer == l) row += fmt::format("  {:<{}}", role_cell(h->scores), width);
+        if (h->layer == l) row += fmt::format("  {:<{}}", role_cell(h->scores, bidirectional), width);
       out << without_trailing_spaces(row) << "\n";
     }
   }
 }
 
 void print_json(std::ostream& out, const std::vector<std::string>& sequence, const std::vector<std::string>* target,
-                const std::vector<ScoredHead>& heads, const nlohmann::ordered_json* ablation) {
+                const std::vector<ScoredHead>& heads, const nlohmann::ordered_json* ablation, bool bidirectional) {
   nlohmann::ordered_json doc;
   doc["sequence"] = sequence;
   if (target) doc["target"] = *target;
   doc["heads"] = nlohmann::ordered_json::array();
   for (const ScoredHead& h : heads) {
     nlohmann::ordered_json j = {{"block", h.block}, {"layer", h.layer}, {"head", h.head}};
-    for (const std::string& name : head_score_names()) {
+    for (const std::string& name : head_score_names(bidirectional)) {
       const HeadScore s = score_named(h.scores, name);
       j[name] = s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr);
     }
-    j["role"] = strongest_role(h.scores);
+    j["role"] = strongest_role(h.scores, bidirectional);
     doc["heads"].push_back(j);
   }
   if (ablation) doc["ablation"] = *ablation;
@@ -290,6 +292,25 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
   });
 }
 
+namespace {
+
+// The run as the scores read it: its attention weights kept, beside the unablated run's
+// probabilities with --ablate (`ablation`); a greedy target estimated at the length it can
+// grow to.
+RunPlan heads_plan(const ExplainOptions& run, const RunInput& input, const Ablation& ablation) {
+  RunPlan plan;
+  plan.kept = RunPlan::Kept::AttentionWeights;
+  plan.model_file_bytes = model_file_bytes(run);
+  if (input.target_tokens.from_bos) plan.target_len = generated_length(input) + 1;
+  if (!run.ablate.empty()) {
+    plan.ablation = &ablation;
+    plan.unablated_run = true;
+  }
+  return plan;
+}
+
+}  // namespace
+
 int run_heads(const HeadsOptions& options) {
   LoadOptions load;
   load.trace_kept = false;  // the scores read the attention weights alone (attention_records)
@@ -313,21 +334,9 @@ int run_heads(const HeadsOptions& options) {
   if (input.batched)
     throw InputError(model_source_name(run), "input",
                      "attn heads measures one sequence; give TEXT on the command line");
-  const bool greedy = input.target_tokens.from_bos;  // estimated with the target it can grow to
-  // the run as the scores read it: its attention weights kept, beside the unablated run's
-  // probabilities with --ablate
-  RunPlan plan;
-  plan.kept = RunPlan::Kept::AttentionWeights;
-  plan.model_file_bytes = model_file_bytes(run);
-  if (greedy) plan.target_len = generated_length(input) + 1;
-  Ablation ablation;
-  if (!run.ablate.empty()) {
-    ablation = parse_ablation(run.ablate, run.ablate_mean, model);
-    plan.ablation = &ablation;
-    plan.unablated_run = true;
-  }
-  check_run_memory(model, input, load, plan);
-  if (greedy) extend_target_greedily(model, input, generated_length(input));
+  const Ablation ablation = run.ablate.empty() ? Ablation{} : parse_ablation(run.ablate, run.ablate_mean, model);
+  check_run_memory(model, input, load, heads_plan(run, input, ablation));
+  if (input.target_tokens.from_bos) extend_target_greedily(model, input, generated_length(input));
   // --ablate: the heads' scores and the probabilities of the ablated run, beside the
   // unablated run's probabilities (the target above is the unablated model's own).
   Tensor unablated;
@@ -344,10 +353,12 @@ int run_heads(const HeadsOptions& options) {
   const std::vector<PositionChange> changes =
       input.ablation.empty() ? std::vector<PositionChange>{}
                              : position_changes(model, unablated, probabilities, target ? target->front() : sequence);
+  // no causal mask anywhere (BERT's encoder): its heads may look ahead
+  const bool bidirectional = !model.config.causal && !model.has_decoder();
   if (options.json) {
     const nlohmann::ordered_json ablation = changes_json(model, input.ablation, changes);
     print_json(std::cout, sequence, target ? &target->front() : nullptr, heads,
-               input.ablation.empty() ? nullptr : &ablation);
+               input.ablation.empty() ? nullptr : &ablation, bidirectional);
     return 0;
   }
   std::string joined;
@@ -364,7 +375,7 @@ int run_heads(const HeadsOptions& options) {
   }
   if (!input.ablation.empty())
     std::cout << fmt::format("ablated: {} (the scores below are the ablated run's)\n", ablation_label(input.ablation));
-  print_tables(std::cout, heads);
+  print_tables(std::cout, heads, bidirectional);
   if (!input.ablation.empty() && model.output.present)
     print_changes(std::cout, model, changes, ablation_label(input.ablation));
   return 0;

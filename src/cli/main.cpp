@@ -13,6 +13,7 @@
 #include "attn/error.h"
 #include "attn/model_file.h"
 #include "attn/product_kernel.h"
+#include "attribute_command.h"
 #include "examples_command.h"
 #include "explain_command.h"
 #include "generate_command.h"
@@ -21,6 +22,7 @@
 #include "init_command.h"
 #include "model/default_model.h"
 #include "model/examples.h"
+#include "patch_command.h"
 #include "reference.h"
 #include "standard_streams.h"
 #include "steps_command.h"
@@ -80,6 +82,8 @@ struct Commands {
   attn::cli::TokenizeOptions tokenize;
   attn::cli::HeadsOptions heads;
   attn::cli::VocabOptions vocab;
+  attn::cli::PatchOptions patch;
+  attn::cli::ExperimentOptions attribute;
 };
 
 void setup_commands(CLI::App& app, Commands& c) {
@@ -94,6 +98,8 @@ void setup_commands(CLI::App& app, Commands& c) {
   attn::cli::setup_tokenize(app, c.tokenize);
   attn::cli::setup_heads(app, c.heads);
   attn::cli::setup_vocab(app, c.vocab);
+  attn::cli::setup_patch(app, c.patch);
+  attn::cli::setup_attribute(app, c.attribute);
 }
 
 // What a NumericError's numbers came from, named as the subcommand that ran names it: the
@@ -106,6 +112,8 @@ std::string numeric_error_source(const CLI::App& app, const Commands& c) {
   if (app.got_subcommand("generate")) return attn::cli::model_source_name(c.generate.run);
   if (app.got_subcommand("heads")) return attn::cli::model_source_name(c.heads.run);
   if (app.got_subcommand("vocab")) return attn::cli::model_source_name(c.vocab.run);
+  if (app.got_subcommand("patch")) return attn::cli::model_source_name(c.patch.run.model);
+  if (app.got_subcommand("attribute")) return attn::cli::model_source_name(c.attribute.model);
   if (app.got_subcommand("train")) return attn::cli::train_source_name(c.train);
   for (const CLI::App* command : app.get_subcommands()) return "attn " + command->get_name();
   return "attn";

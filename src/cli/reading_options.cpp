@@ -7,6 +7,7 @@
 
 #include "analysis/head_scores.h"
 #include "attn/error.h"
+#include "attn/experiments.h"
 #include "attn/forward.h"
 #include "forward/ablation.h"
 #include "validators.h"
@@ -14,10 +15,17 @@
 namespace attn::cli {
 
 void add_reading_options(CLI::App& command, ExplainOptions& options, bool with_lens) {
-  if (with_lens)
+  if (with_lens) {
     command.add_flag("--lens", options.lens,
                      "The logit lens: after every layer, the final norm and the output head, each position's top "
                      "token per layer (docs/heads.md)");
+    command
+        .add_option("--answer", options.answer,
+                    "With --lens: this token's rank, logit and probability at the last position after every layer "
+                    "(docs/experiments.md)")
+        ->needs("--lens")
+        ->check(values_from(ValueList::FreeText));
+  }
   command
       .add_option("--ablate", options.ablate,
                   "Ablate these heads: their context set to zero and everything after recomputed, shown beside the "
@@ -100,6 +108,10 @@ void apply_reading_options(const ExplainOptions& options, const Model& model, Ru
                      "this model has no output head (\"output\" in the model file): there are no logits to read after "
                      "each layer");
   input.lens = options.lens;
+  if (!options.answer.empty()) {
+    const std::size_t answer = single_token(model, options.answer, "--answer");
+    if (walkthrough) walkthrough->lens_answer = answer;
+  }
   if (options.ablate.empty()) return;
   const Ablation ablation = parse_ablation(options.ablate, options.ablate_mean, model);
   if (walkthrough && model.output.present) {

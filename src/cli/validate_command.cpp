@@ -43,10 +43,11 @@ std::string summary(const Model& m, const RunInput& in) {
 std::string checkpoint_summary(const Model& m) {
   const ModelConfig& c = m.config;
   const CheckpointSource& origin = m.checkpoint;
+  const std::size_t layers = m.decoder.empty() ? m.encoder.size() : m.decoder.size();  // an encoder alone: BERT's
   return fmt::format(
       "{} from {}: {} layer{}, d_model {}, {} head{} of d={}{}, d_ff {}, vocab {} rows; tokenizer {} of {} tokens; up "
       "to {} positions; {} parameters",
-      origin.architecture, origin.folder, m.decoder.size(), m.decoder.size() == 1 ? "" : "s", c.d_model, c.num_heads,
+      origin.architecture, origin.folder, layers, layers == 1 ? "" : "s", c.d_model, c.num_heads,
       c.num_heads == 1 ? "" : "s", c.d_head,
       c.kv_heads() == c.num_heads ? std::string() : fmt::format(" ({} key/value heads)", c.kv_heads()), c.d_ff,
       m.vocab.size(), m.tokenizer->kind(), m.tokenizer->size(), origin.max_positions, parameter_count(m));

@@ -101,10 +101,11 @@ Traced positioned_heads(Traced heads, HeadsOf which, const AttentionWeights& w, 
       heads = at.record_rows(s.kind, heads, [&] { return s.step(heads.value, weight, config); });
   }
   if (rope)
-    heads = at.record(which == HeadsOf::Queries ? StepKind::RotatedQueries : StepKind::RotatedKeys,
-                      rope_rotate(heads.value, rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling),
-                                  first_position),
-                      {at.operand(heads)});
+    heads =
+        at.record(which == HeadsOf::Queries ? StepKind::RotatedQueries : StepKind::RotatedKeys,
+                  rope_rotate(heads.value, rope_frequencies(config.rope_dims(), config.rope_theta, config.rope_scaling),
+                              first_position),
+                  {at.operand(heads)});
   return heads;
 }
 
@@ -239,8 +240,8 @@ HeadsRead project_heads(const Traced& x_q, const Traced& x_kv, const AttentionWe
     cache_v = appended(cache_v, read.values.value);
   }
   // the keys this query sees: all cached ones, or the last W with a sliding window
-  const std::size_t t = cache_k.shape[1];
-  const std::size_t from = !cross && config.sliding_window && t > config.sliding_window ? t - config.sliding_window : 0;
+  const std::size_t t = cache_k.shape[1], window = config.window_of(at.id(StepKind::Query).layer);
+  const std::size_t from = !cross && window && t > window ? t - window : 0;
   read.keys.value = batched(cache_k, from);
   read.values.value = batched(cache_v, from);
   read.from_cache = true;
@@ -275,7 +276,7 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   const Traced scores =
       at.record(StepKind::Scores, attention_scores(queries.value, k_t.value), {at.operand(queries), at.operand(k_t)});
   // |score / √d| <= |score| for d >= 1: finite when the scores are
-  const Traced scaled = at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head),
+  const Traced scaled = at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head, config.score_scale),
                                   {at.operand(scores)}, kInputsChecked);
 
   // 4. mask (optional: a cached step's one row sees every key it reads) and softmax over

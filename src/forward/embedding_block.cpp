@@ -7,6 +7,7 @@
 #include "steps/embedding.h"
 #include "steps/masks.h"
 #include "steps/positional_encoding.h"
+#include "steps/residual.h"
 #include "steps/tokenizer.h"
 
 namespace attn {
@@ -83,8 +84,15 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
     at.record(StepKind::ScaledEmbedding, x);
   }
 
-  // 4. positions: (S,N) added to every batch item
+  // 4. token types (BERT): each position's type row added, type 0 for one sentence
   const std::size_t S = x.shape[1];
+  if (model.token_types.has_values()) {
+    Tensor rows = token_type_rows(Tensor({x.shape[0], S}, {"B", axis}), model.token_types);
+    at.record(StepKind::TokenTypeEmbedding, rows, {Trace::weight("T", model.token_types.shape, {"types", "N"})});
+    x = residual_add(x, rows);
+  }
+
+  // 5. positions: (S,N) added to every batch item
   // (RoPE adds nothing here: it turns the queries and keys inside attention.)
   if (model.config.positional_encoding != PositionalEncoding::None &&
       model.config.positional_encoding != PositionalEncoding::RoPE) {

@@ -12,7 +12,8 @@ namespace attn {
 
 // Text or tokens -> ids -> embeddings + positions, (B,S,N), recorded as the tokens.ids,
 // tokens.padding_mask (when sentences were padded; also stored in *padding),
-// embedding.lookup, embedding.scaled and embedding.positional of the scope's sequence.
+// embedding.lookup, embedding.scaled, embedding.token_type (a model with token types) and
+// embedding.positional of the scope's sequence.
 Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceScope& at,
                       std::optional<Traced>* padding);
 

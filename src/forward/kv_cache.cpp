@@ -63,13 +63,17 @@ StepCost KvCacheDecoder::cost_at(std::size_t position) const {
   // them), and the cross-attention's keys and values of the source.
   const ModelConfig& c = model_.config;
   const std::uint64_t N = c.d_model, Hd = c.num_heads * c.d_head, Gd = c.kv_heads() * c.d_head, F = c.d_ff;
-  const std::uint64_t V = model_.vocab.size(), ffn = c.activation == Activation::SwiGLU ? 3 : 2;
+  const std::uint64_t V = model_.vocab.size(), ffn = gated(c.activation) ? 3 : 2;
   const std::uint64_t L = position + 1, S = source_len_, layers = model_.decoder.size();
-  const std::uint64_t seen = c.sliding_window ? std::min<std::uint64_t>(L, c.sliding_window) : L;
+  std::uint64_t seen = 0;  // the keys each layer's row sees, over the layers
+  for (std::uint64_t l = 0; l < layers; ++l) {
+    const std::uint64_t window = c.window_of(static_cast<int>(l));
+    seen += window ? std::min<std::uint64_t>(L, window) : L;
+  }
   const bool cross = model_.has_target();
   StepCost cost;
   const std::uint64_t row = 2 * N * Hd + 2 * N * Gd + ffn * N * F + (cross ? 2 * N * Hd + 2 * Hd * S : 0);
-  cost.with_cache = layers * (row + 2 * Hd * seen) + N * V;
+  cost.with_cache = layers * row + 2 * Hd * seen + N * V;
   cost.without_cache = layers * (L * row + 2 * Hd * L * L + (cross ? 2 * S * N * Hd : 0)) + L * N * V;
   return cost;
 }

@@ -1,6 +1,9 @@
 // The encoder and decoder layers, and the pieces they share.
 #include "forward/layers.h"
 
+#include <optional>
+#include <utility>
+
 #include "steps/feed_forward.h"
 #include "steps/layer_norm.h"
 #include "steps/residual.h"
@@ -10,8 +13,8 @@ namespace attn {
 Traced feed_forward(const Traced& x, const FeedForwardWeights& ffn, const ModelConfig& config, const TraceScope& at) {
   // (B,S,N) @ (N,F) -> (B,S,F); (B,S,F) @ (F,N) -> (B,S,N)
   const Traced hidden =
-      config.activation == Activation::SwiGLU
-          ? at.record(StepKind::FfnHidden, swiglu_hidden(x.value, ffn.W_1, ffn.W_3),
+      gated(config.activation)
+          ? at.record(StepKind::FfnHidden, gated_hidden(x.value, ffn.W_1, ffn.W_3, config.activation),
                       {at.operand(x), at.weight("W_1", ffn.W_1), at.weight("W_3", ffn.W_3)})
           : at.record(StepKind::FfnHidden, feed_forward_hidden(x.value, ffn.W_1, ffn.b_1, config.activation),
                       {at.operand(x), at.weight("W_1", ffn.W_1)});
@@ -30,11 +33,13 @@ Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, 
       kind, x,
       [&] {
         return config.norm == Norm::RMSNorm ? rms_norm(x.value, norm.gamma, config.layer_norm_eps)
-                                            : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
+               : config.norm == Norm::RMSNormPlusOne
+                   ? rms_norm_plus_one(x.value, norm.gamma, config.layer_norm_eps)
+                   : layer_norm(x.value, norm.gamma, norm.beta, config.layer_norm_eps);
       },
       n);
   // (the logit lens reads the run; nothing learns through it)
-  if (kind != StepKind::LensNorm) {
+  if (kind != StepKind::LensNorm && kind != StepKind::LensTransformNorm) {
     TapeEntry ran{TapeOp::Norm, out.id, x.id};
     ran.norm = &norm;
     at.tape(std::move(ran));
@@ -58,9 +63,26 @@ Traced layer_output(Traced x, const TraceScope& at) {
   return out;
 }
 
+namespace {
+
+// A layer a resumed run (RunContext::resume) starts after: its output as the run resumed
+// computed it, recorded (so that the hooks on it run) instead of computed.
+std::optional<Traced> resumed_layer(const TraceScope& at) {
+  const ResumeAt* resume = at.context() ? at.context()->resume : nullptr;
+  if (!resume) return std::nullopt;
+  const StepId here = at.id(StepKind::LayerOutput);
+  const bool before = here.stack == resume->stack ? here.layer < resume->layer
+                                                  : here.stack == Stack::Encoder && resume->stack == Stack::Decoder;
+  if (!before) return std::nullopt;
+  return at.record(StepKind::LayerOutput, resume->output(here.stack, here.layer), {}, Trace::Check::InputsChecked);
+}
+
+}  // namespace
+
 Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Traced* mask, const ModelConfig& config,
                      const TraceScope& at) {
   // x is (B,S,N) -> (B,S,N)
+  if (std::optional<Traced> kept = resumed_layer(at)) return std::move(*kept);
   const Traced x1 = sublayer_connection(x, layer.norm1, 1, config, at, [&](const Traced& h) {
     return multi_head_attention(h, h, layer.attention, mask, config, at.block(Block::SelfAttention));
   });
@@ -73,6 +95,7 @@ Traced encoder_layer(const Traced& x, const EncoderLayerWeights& layer, const Tr
 Traced decoder_layer(const Traced& y, const Traced* memory, const DecoderLayerWeights& layer, const Traced* self_mask,
                      const Traced* cross_mask, const ModelConfig& config, const TraceScope& at) {
   // y is (B,T,N), memory is (B,S,N) -> (B,T,N)
+  if (std::optional<Traced> kept = resumed_layer(at)) return std::move(*kept);
   const Traced y1 = sublayer_connection(y, layer.norm1, 1, config, at, [&](const Traced& h) {
     return multi_head_attention(h, h, layer.self_attention, self_mask, config, at.block(Block::MaskedSelfAttention));
   });
@@ -89,6 +112,7 @@ Traced decoder_layer(const Traced& y, const Traced* memory, const DecoderLayerWe
 Traced decoder_only_layer(const Traced& x, const DecoderLayerWeights& layer, const Traced* mask,
                           const ModelConfig& config, const TraceScope& at) {
   // x is (B,S,N) -> (B,S,N)
+  if (std::optional<Traced> kept = resumed_layer(at)) return std::move(*kept);
   const Traced x1 = sublayer_connection(x, layer.norm1, 1, config, at, [&](const Traced& h) {
     return multi_head_attention(h, h, layer.self_attention, mask, config, at.block(Block::MaskedSelfAttention));
   });

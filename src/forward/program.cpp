@@ -48,6 +48,29 @@ void logit_lens(const Model& model, const std::vector<Traced>& outputs, Stack st
   }
 }
 
+// attn patch's head (RunContext::head_ids): the logits of `ids` alone at the last position.
+// hidden (B,T,N) -> its last row (B,1,N) @ the head's columns of the ids (N,k), plus their
+// biases -> (B,1,k), recorded as output.logits (no probabilities: a metric reads them).
+Traced selected_logits(const Model& model, const Traced& hidden, const std::vector<std::size_t>& ids,
+                       const TraceScope& at) {
+  const Tensor& h = hidden.value;
+  const std::size_t B = h.shape[0], T = h.shape[1], N = h.shape[2], k = ids.size();
+  Tensor last = Tensor::uninitialized({B, 1, N}, {"B", h.axes[1], "N"});
+  for (std::size_t b = 0; b < B; ++b)
+    std::copy_n(h.data.begin() + static_cast<std::ptrdiff_t>((b * T + T - 1) * N), N,
+                last.data.begin() + static_cast<std::ptrdiff_t>(b * N));
+  Tensor W = Tensor::uninitialized({N, k}, {"N", "V"});
+  Tensor bias;
+  if (!model.output.tied && model.output.b.has_values()) bias = Tensor({k}, {"V"});
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t n = 0; n < N; ++n)
+      W.data[n * k + j] = model.output.tied ? model.embedding.at({ids[j], n}) : model.output.W.at({n, ids[j]});
+    if (!bias.data.empty()) bias.data[j] = model.output.b.at({ids[j]});
+  }
+  return at.record(StepKind::Logits, vocabulary_logits(last, W, bias),
+                   {at.operand(hidden), Trace::weight("W_out[:, ids]", W.shape, W.axes)});
+}
+
 // The stack whose layers the logit lens reads: the last one.
 Stack last_stack(const Model& model) { return model.has_decoder() ? Stack::Decoder : Stack::Encoder; }
 
@@ -96,11 +119,18 @@ Traced Program::step_input(Sequence sequence) {
   return scope(sequence).record(StepKind::Input, std::move(x));
 }
 
+Traced Program::embedding_norm(const Traced& x) {
+  // (B,S,N) -> (B,S,N), with the weights and eps of the model's other LayerNorms' kind
+  return layer_norm_step(x, model_.embedding_norm, StepKind::EmbeddingNorm, kEmbeddingNormNumber, model_.config,
+                         scope(x.id.sequence));
+}
+
 void Program::rope_frequencies() {
   const ModelConfig& config = model_.config;
   if (step() || !uses_rope(config, Block::SelfAttention) || !config.rope_scaling.llama3) return;
   scope(Sequence::Source)
-      .record(StepKind::RopeFrequencies, attn::rope_frequencies(config.d_head, config.rope_theta, config.rope_scaling));
+      .record(StepKind::RopeFrequencies,
+              attn::rope_frequencies(config.rope_dims(), config.rope_theta, config.rope_scaling));
 }
 
 std::optional<Traced> Program::self_mask(const Traced& x, Stack stack) {
@@ -109,13 +139,32 @@ std::optional<Traced> Program::self_mask(const Traced& x, Stack stack) {
   const bool causal = stack == Stack::Decoder || model_.config.causal;
   if (step() || (!causal && !padding)) return std::nullopt;
   const std::size_t S = x.value.shape[1];
-  Tensor mask = attention_mask(S, S, causal, padding ? &padding->value : nullptr, model_.config.sliding_window);
+  // the window of every layer is in the stack's mask; a window of some layers only, its own
+  // (window_mask)
+  const ModelConfig& config = model_.config;
+  const std::size_t window = config.windowed_layers.empty() ? config.sliding_window : 0;
+  Tensor mask = attention_mask(S, S, causal, padding ? &padding->value : nullptr, window);
   if (sequence == Sequence::Target) {
     mask.axes[mask.rank() - 2] = "T";
     mask.axes[mask.rank() - 1] = "T";
   }
   const Block block = stack == Stack::Decoder ? Block::MaskedSelfAttention : Block::SelfAttention;
   return scope(sequence).layer(stack).block(block).record(StepKind::Mask, std::move(mask));
+}
+
+std::optional<Traced> Program::window_mask(const Traced& x, Stack stack) {
+  const Sequence sequence = x.id.sequence;
+  const std::optional<Traced>& padding = padding_[index_of(sequence)];
+  const bool causal = stack == Stack::Decoder || model_.config.causal;
+  if (step() || !causal || !model_.config.sliding_window) return std::nullopt;
+  const std::size_t S = x.value.shape[1];
+  Tensor mask = attention_mask(S, S, true, padding ? &padding->value : nullptr, model_.config.sliding_window);
+  if (sequence == Sequence::Target) {
+    mask.axes[mask.rank() - 2] = "T";
+    mask.axes[mask.rank() - 1] = "T";
+  }
+  const Block block = stack == Stack::Decoder ? Block::MaskedSelfAttention : Block::SelfAttention;
+  return scope(sequence).layer(stack).block(block).record(StepKind::WindowMask, std::move(mask));
 }
 
 std::optional<Traced> Program::cross_mask(const Traced& y) {
@@ -142,24 +191,51 @@ Traced Program::final_norm(Traced x, const NormWeights& norm, Sequence sequence,
 Tensor Program::head(const Traced& hidden, Sequence rows) {
   // the head and the lens record no ablation: a run's context matters to its blocks only
   const TraceScope at = step() ? scope(rows) : TraceScope(trace_, rows);
+  if (context_.head_ids && !step()) return std::move(selected_logits(model_, hidden, *context_.head_ids, at).value);
   Tensor p = std::move(output_head(model_, hidden, at).value);
   if (!lens_.empty()) logit_lens(model_, lens_, last_stack(model_), at);
   return p;
 }
 
+namespace {
+
+// The head's transform of hidden (B,T,N) (BERT's BertPredictionHeadTransform): act(hidden
+// W_t + b_t), then its LayerNorm, (B,T,N). The model's own head records and tapes them; the
+// lens's (number: its layer) records them under lens.<number>.
+Traced head_transform_block(const Model& model, const Traced& hidden, const TraceScope& at, bool lens, int number) {
+  const OutputWeights& o = model.output;
+  const Traced dense =
+      at.record(lens ? StepKind::LensTransform : StepKind::HeadTransform,
+                head_transform(hidden.value, o.transform_W, o.transform_b, model.config.activation),
+                {at.operand(hidden), at.weight("W_t", o.transform_W)}, Trace::Check::Values, lens ? number : 0);
+  if (!lens) {
+    TapeEntry ran{TapeOp::HeadTransform, dense.id, hidden.id};
+    ran.output = &o;
+    at.tape(std::move(ran));
+  }
+  return layer_norm_step(dense, o.transform_norm, lens ? StepKind::LensTransformNorm : StepKind::HeadTransformNorm,
+                         lens ? number : kTransformNormNumber, model.config, at);
+}
+
+}  // namespace
+
 Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at, StepKind logits_kind, StepKind p,
                    int number) {
   const std::size_t N = model.embedding.shape.empty() ? 0 : model.embedding.shape[1];
   const std::size_t V = model.embedding.shape.empty() ? 0 : model.embedding.shape[0];
-  const Traced logits =
-      model.output.tied
-          ? at.record(logits_kind, tied_vocabulary_logits(hidden.value, model.embedding),
-                      {at.operand(hidden), Trace::weight("Eᵀ", {N, V}, {"N", "V"})}, Trace::Check::Values, number)
-          : at.record(logits_kind, vocabulary_logits(hidden.value, model.output.W, model.output.b),
-                      {at.operand(hidden), Trace::weight("W_out", model.output.W.shape, model.output.W.axes)},
-                      Trace::Check::Values, number);
+  const bool lens = logits_kind != StepKind::Logits;
+  const Traced x = model.output.has_transform() ? head_transform_block(model, hidden, at, lens, number) : hidden;
+  std::vector<Operand> operands = {at.operand(x)};
+  if (model.output.tied)
+    operands.push_back(Trace::weight("Eᵀ", {N, V}, {"N", "V"}));
+  else
+    operands.push_back(Trace::weight("W_out", model.output.W.shape, model.output.W.axes));
+  const Traced logits = at.record(logits_kind,
+                                  model.output.tied ? tied_vocabulary_logits(x.value, model.embedding, model.output.b)
+                                                    : vocabulary_logits(x.value, model.output.W, model.output.b),
+                                  std::move(operands), Trace::Check::Values, number);
   Traced out = at.record(p, softmax_rows(logits.value), {at.operand(logits)}, Trace::Check::Values, number);
-  if (logits_kind == StepKind::Logits) at.tape({TapeOp::Head, out.id, hidden.id});
+  if (!lens) at.tape({TapeOp::Head, out.id, x.id});
   return out;
 }
 

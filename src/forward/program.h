@@ -37,6 +37,9 @@ class Program {
   // positions, or the numbers given, recorded as its `input`. A step: the new token's row,
   // E[id] (· √N) + PE[position], (1,1,N).
   Traced input(Sequence sequence);
+  // The LayerNorm of a sequence's summed embeddings x (B,S,N) (BERT's, the model's
+  // embedding_norm), recorded as embedding.norm: what the first layer reads.
+  Traced embedding_norm(const Traced& x);
   // Llama 3.1's RoPE frequencies (rope_scaling "llama3"), (d/2,): recorded once, before the
   // layers, when the model has them (not in a step).
   void rope_frequencies();
@@ -45,6 +48,12 @@ class Program {
   // None for an encoder neither causal nor padded, and none in a step (its one row sees every
   // key it reads).
   std::optional<Traced> self_mask(const Traced& x, Stack stack);
+  // The mask of the causal self-attention layers the sliding window applies to when it does
+  // not apply to all (model.windowed_layers: GPT-Neo's local layers), recorded as the
+  // stack's window_mask: the causal mask (with the padding) hiding the keys W or more
+  // positions back. None in a step (the layer's cached keys are cut to its window) and
+  // without a window.
+  std::optional<Traced> window_mask(const Traced& x, Stack stack);
   // The mask of a decoder's cross-attention, y (B,T,N) to the source: the source's padding,
   // when it was padded (never in a step).
   std::optional<Traced> cross_mask(const Traced& y);
@@ -54,7 +63,8 @@ class Program {
   // The stack's final norm of x, recorded as its final_norm; x itself when it has none.
   Traced final_norm(Traced x, const NormWeights& norm, Sequence sequence, Stack stack);
   // The output head over `hidden` (B,T,N): logits and probabilities (B,T,V), then the logit
-  // lens when the run asks for it. Returns the probabilities.
+  // lens when the run asks for it. Returns the probabilities. With RunContext::head_ids (attn
+  // patch), the logits of those ids alone at the last row, (B,1,k), returned as they are.
   Tensor head(const Traced& hidden, Sequence rows);
 
  private:
@@ -82,6 +92,9 @@ Tensor transformer_forward(const Model& model, Program& run);
 
 // The output head: (B,T,N) @ (N,V) -> (B,T,V) logits, softmax over the vocabulary; recorded
 // as output.logits and output.probabilities, or as the logit lens's (`logits`, `p`, number).
+// A head with a transform (BERT's MLM head) first computes act(x W_t + b_t) and its
+// LayerNorm, recorded as output.transform and output.transform_norm (the lens's:
+// lens.<number>.transform, transform_norm).
 Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at,
                    StepKind logits_kind = StepKind::Logits, StepKind p = StepKind::Probabilities, int number = 0);
 

@@ -10,7 +10,9 @@ namespace attn {
 namespace {
 
 // Masks hold -inf where a key is hidden, and so do the scores once a mask is added.
-bool may_hold_masked_infinity(StepKind kind) { return kind == StepKind::Mask || kind == StepKind::MaskedScores; }
+bool may_hold_masked_infinity(StepKind kind) {
+  return kind == StepKind::Mask || kind == StepKind::WindowMask || kind == StepKind::MaskedScores;
+}
 
 }  // namespace
 

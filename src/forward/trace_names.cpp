@@ -53,6 +53,8 @@ const char* weight_part(WeightKind kind) {
       return "embedding";
     case WeightKind::Positions:
       return "positions";
+    case WeightKind::TokenTypes:
+      return "token_types";
     case WeightKind::W_q:
       return "W_q";
     case WeightKind::W_k:
@@ -82,7 +84,10 @@ const char* weight_part(WeightKind kind) {
     case WeightKind::OutputW:
       return "W";
     case WeightKind::OutputB:
+    case WeightKind::TransformB:
       return "b";
+    case WeightKind::TransformW:
+      return "W";
   }
   throw InternalError("parameter_name: unknown weight kind");
 }
@@ -96,13 +101,21 @@ std::string parameter_name(const ParameterId& w) {
   switch (w.kind) {
     case WeightKind::Embedding:
     case WeightKind::Positions:
+    case WeightKind::TokenTypes:
       return weight_part(w.kind);
     case WeightKind::OutputW:
     case WeightKind::OutputB:
       return fmt::format("output.{}", weight_part(w.kind));
+    case WeightKind::TransformW:
+    case WeightKind::TransformB:
+      return fmt::format("output.transform.{}", weight_part(w.kind));
     default:
       break;
   }
+  // the norms outside the stacks: the embeddings' and the head transform's
+  if (w.stack == Stack::None)
+    return fmt::format("{}.{}", w.number == kEmbeddingNormNumber ? "embedding_norm" : "output.transform_norm",
+                       weight_part(w.kind));
   if (w.layer < 0) return fmt::format("{}_norm.{}", stack_part(w.stack), weight_part(w.kind));
   const std::string layer = fmt::format("{}.{}", stack_part(w.stack), w.layer);
   if (w.block == Block::None) return fmt::format("{}.norm{}.{}", layer, w.number, weight_part(w.kind));

@@ -12,8 +12,8 @@
 #include "attn/run_input.h"
 #include "attn/tensor.h"
 #include "attn/trace.h"
-#include "forward/run_context.h"
 #include "core/numeric_check.h"
+#include "forward/run_context.h"
 
 namespace attn {
 

@@ -10,10 +10,11 @@ nlohmann::json model_summary(const Model& model, const RunInput& input) {
                       {"d_ff", c.d_ff},
                       {"causal", c.causal},
                       {"seed", c.seed},
-                      {"activation", c.activation == Activation::GELU       ? "gelu"
-                                     : c.activation == Activation::GELUTanh ? "gelu_tanh"
-                                     : c.activation == Activation::SwiGLU   ? "swiglu"
-                                                                            : "relu"},
+                      {"activation", c.activation == Activation::GELU        ? "gelu"
+                                     : c.activation == Activation::GELUTanh  ? "gelu_tanh"
+                                     : c.activation == Activation::SwiGLU    ? "swiglu"
+                                     : c.activation == Activation::GeGLUTanh ? "geglu_tanh"
+                                                                             : "relu"},
                       {"norm_first", c.norm_first},
                       {"layer_norm_eps", c.layer_norm_eps},
                       {"positional_encoding", c.positional_encoding == PositionalEncoding::Learned ? "learned"
@@ -31,7 +32,10 @@ nlohmann::json model_summary(const Model& model, const RunInput& input) {
                       {"batched", input.batched}};
   // The modern variants' keys only when the model uses them, so that the dumps of the
   // paper's models keep their keys.
-  if (c.norm != Norm::LayerNorm) m["norm"] = "rmsnorm";
+  if (c.norm != Norm::LayerNorm) m["norm"] = c.norm == Norm::RMSNorm ? "rmsnorm" : "rmsnorm_plus_one";
+  if (c.rotary_dims) m["rotary_dims"] = c.rotary_dims;
+  if (c.score_scale == ScoreScale::None) m["score_scale"] = "none";
+  if (!c.windowed_layers.empty()) m["windowed_layers"] = c.windowed_layers;
   if (c.positional_encoding == PositionalEncoding::RoPE) m["rope_theta"] = c.rope_theta;
   if (c.kv_heads() != c.num_heads) m["num_kv_heads"] = c.kv_heads();
   if (c.sliding_window) m["sliding_window"] = c.sliding_window;

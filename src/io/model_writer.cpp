@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "attn/error.h"
 #include "io/number_text.h"
 #include "model/token_input.h"
 
@@ -82,7 +83,13 @@ std::string config_text(const Model& model) {
   const char* activation = c.activation == Activation::GELU       ? "gelu"
                            : c.activation == Activation::GELUTanh ? "gelu_tanh"
                            : c.activation == Activation::SwiGLU   ? "swiglu"
-                                                                  : "relu";
+                           : c.activation == Activation::ReLU     ? "relu"
+                                                                  : nullptr;
+  // (a checkpoint family's variants, which a model file cannot say, are never written: attn
+  // writes the models it trains, which are its own files')
+  if (!activation || c.norm == Norm::RMSNormPlusOne || c.rotary_dims || c.score_scale == ScoreScale::None ||
+      !c.windowed_layers.empty())
+    throw InternalError("model_writer: a checkpoint family's variant cannot be written as a model file");
   out += fmt::format(", \"activation\": \"{}\"", activation);
   out += fmt::format(", \"norm\": \"{}\"", c.norm == Norm::RMSNorm ? "rmsnorm" : "layernorm");
   out += fmt::format(", \"norm_first\": {}, \"layer_norm_eps\": {}", c.norm_first, shortest_text(c.layer_norm_eps));
@@ -261,6 +268,16 @@ ObjectText input_object(const Model& model, const RunInput& input) {
 }  // namespace
 
 std::string model_file_json(const Model& model, const RunInput& input, const std::string& comment) {
+  // A model file has no words for BERT's token types, embedding norm and head transform:
+  // refused, rather than written without them.
+  const char* unwritable = model.token_types.has_values()            ? "token_types"
+                           : model.embedding_norm.gamma.has_values() ? "embedding_norm"
+                           : model.output.has_transform()            ? "output.transform"
+                                                                     : nullptr;
+  if (unwritable)
+    throw InputError(model.source, unwritable,
+                     "a model file cannot hold this weight (a BERT checkpoint's): attn writes model files for the "
+                     "paper's architecture and its decoder-only variants only");
   ObjectText file;
   file.add_text("comment", quoted(comment));
   file.add_text("model", config_text(model));

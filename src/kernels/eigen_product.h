@@ -15,6 +15,13 @@ namespace attn {
 // C (M,P), rows ldc apart, = op(a) (M,K) @ op(b) (K,P) by Eigen's one-thread product. Its
 // order of sums follows the sizes and the vector width it was compiled for (SSE2 in the
 // portable build), never the addresses.
+// Eigen's blocking for the rest of the process as on a CPU with a 48 KiB L1 data cache,
+// whatever this one has: Eigen splits a product's depth K into blocks it sizes from the
+// caches it finds (above 504 on a 32 KiB L1, above 760 on a 48 KiB one), and each split
+// adds the partial sums in another order, so the same training would give other last bits
+// on another CPU. data/examples/trained_*.json were trained with these sizes.
+void fix_eigen_blocking();
+
 void eigen_product(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
                    std::size_t K, std::size_t P);
 

@@ -88,7 +88,10 @@ ProductKernel row_kernel_isa(ProductKernel kernel) { return kernel == ProductKer
 
 const char* product_kernel_name() { return name_of(chosen_kernel()); }
 
-void use_training_product_kernel() { chosen_kernel() = ProductKernel::eigen; }
+void use_training_product_kernel() {
+  chosen_kernel() = ProductKernel::eigen;
+  fix_eigen_blocking();
+}
 
 std::optional<std::string> choose_product_kernel(const char* request) {
   if (request == nullptr || *request == '\0') {

@@ -24,6 +24,10 @@ std::string WeightRead::source_text() const {
       return fmt::format("{}[:, {}:{}]", tensor, begin, end);
     case StoredLayout::Range:
       return fmt::format("{}[{}:{}]", tensor, begin, end);
+    case StoredLayout::HeadRows:
+      return fmt::format("{}.view({}, {}, -1)[:, {}:{}].T", tensor, groups, stored_shape[0] / groups, begin, end);
+    case StoredLayout::HeadRange:
+      return fmt::format("{}.view({}, {})[:, {}:{}]", tensor, groups, stored_shape[0] / groups, begin, end);
   }
   return tensor;
 }
@@ -138,6 +142,20 @@ void read_one(const WeightRead& w) {
       out = Tensor::uninitialized({w.end - w.begin}, w.axes);
       gather(view, file.path(), out, [&](std::size_t k) { return w.begin + k; });
       return;
+    case StoredLayout::HeadRows: {  // stored (groups·run, cols) -> (cols, groups·width), transposed
+      const std::size_t cols = s[1], run = s[0] / w.groups, width = w.end - w.begin, n = w.groups * width;
+      out = Tensor::uninitialized({cols, n}, w.axes);
+      // out[i][g·width + e] = stored[g·run + begin + e][i]
+      gather(view, file.path(), out,
+             [&](std::size_t k) { return ((k % n) / width * run + w.begin + (k % n) % width) * cols + k / n; });
+      return;
+    }
+    case StoredLayout::HeadRange: {  // stored (groups·run,) -> (groups·width,)
+      const std::size_t run = s[0] / w.groups, width = w.end - w.begin;
+      out = Tensor::uninitialized({w.groups * width}, w.axes);
+      gather(view, file.path(), out, [&](std::size_t k) { return k / width * run + w.begin + k % width; });
+      return;
+    }
   }
 }
 
@@ -174,7 +192,8 @@ bool stored_finite(const TensorView& view) {
 // Whether `w` stays as stored when the files are kept: a matrix, but not the learned
 // positions' table (small, and read whole at every step).
 bool stays_stored(const WeightRead& w) {
-  return w.layout != StoredLayout::Range && w.stored_shape.size() == 2 && w.parameter != "positions";
+  return w.layout != StoredLayout::Range && w.layout != StoredLayout::HeadRows && w.layout != StoredLayout::HeadRange &&
+         w.stored_shape.size() == 2 && w.parameter != "positions";
 }
 
 // `w` as a view of the mapped file. A non-finite number is found by the widening read
@@ -206,6 +225,8 @@ void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) 
       break;
     case StoredLayout::AsStored:
     case StoredLayout::Range:
+    case StoredLayout::HeadRows:  // (never kept: stays_stored)
+    case StoredLayout::HeadRange:
       out.shape = s;
       break;
   }

@@ -22,6 +22,12 @@ enum class StoredLayout {
   Transposed,  // nn.Linear's (out, in) read as (in, out), so that x @ W computes x @ W^T
   Columns,     // columns [begin, end) of a 2-D tensor (GPT-2's c_attn: W_q, W_k, W_v side by side)
   Range,       // elements [begin, end) of a 1-D tensor (c_attn's bias)
+  // Fused per head (GPT-NeoX's query_key_value, nn.Linear (3N, N) viewed as (H, 3d)): the
+  // stored rows (elements) are `groups` runs of equal size, and the weight takes rows
+  // [begin, end) of each run, side by side: HeadRows read transposed, (N, groups·(end-begin));
+  // HeadRange the bias's elements likewise. Widened at load, never kept as stored.
+  HeadRows,
+  HeadRange,
 };
 
 struct WeightRead {
@@ -31,7 +37,8 @@ struct WeightRead {
   Shape stored_shape;       // what the checkpoint must hold
   std::string shape_words;  // "n_embd x 3 n_embd", for messages
   StoredLayout layout = StoredLayout::AsStored;
-  std::size_t begin = 0, end = 0;  // Columns, Range
+  std::size_t begin = 0, end = 0;  // Columns, Range; HeadRows, HeadRange: within each run
+  std::size_t groups = 0;          // HeadRows, HeadRange: the runs (the heads)
   AxisNames axes;                  // attn's axis names
   CheckpointFiles::Entry entry;    // found by plan_check
 
@@ -46,7 +53,8 @@ struct WeightPlanner {
   // `target` (attn's `parameter`, of `axes`) from the stored `tensor`, which must be of shape
   // `stored` ("n_embd x 3 n_embd" in messages), laid out as `layout` says.
   void add(Tensor& target, std::string parameter, std::string tensor, Shape stored, std::string words, AxisNames axes,
-           StoredLayout layout = StoredLayout::AsStored, std::size_t begin = 0, std::size_t end = 0) {
+           StoredLayout layout = StoredLayout::AsStored, std::size_t begin = 0, std::size_t end = 0,
+           std::size_t groups = 0) {
     WeightRead w;
     w.target = &target;
     w.parameter = std::move(parameter);
@@ -57,6 +65,7 @@ struct WeightPlanner {
     w.layout = layout;
     w.begin = begin;
     w.end = end;
+    w.groups = groups;
     plan.push_back(std::move(w));
   }
 };

@@ -21,7 +21,7 @@ const std::vector<std::string> kOutputKeys = {"W", "b"};
 // (gamma 1, beta 0).
 Json randn_attention() { return Json{{"W_q", "randn"}, {"W_k", "randn"}, {"W_v", "randn"}, {"W_o", "randn"}}; }
 Json randn_feed_forward(const ModelConfig& config) {
-  if (config.activation == Activation::SwiGLU) return Json{{"W_1", "randn"}, {"W_2", "randn"}, {"W_3", "randn"}};
+  if (gated(config.activation)) return Json{{"W_1", "randn"}, {"W_2", "randn"}, {"W_3", "randn"}};
   return Json{{"W_1", "randn"}, {"W_2", "randn"}};
 }
 Json randn_encoder_layer(const ModelConfig& config) {
@@ -90,7 +90,7 @@ FeedForwardWeights read_feed_forward(LoadContext& context, const Json& value, co
   if (const Json* b = reader.member(value, "b_2"))
     ffn.b_2 = read_tensor(context, *b, json_child(path, "b_2"), TensorRequest{{N}, {"N"}, "d_model"});
   const Json* W_3 = reader.member(value, "W_3");
-  if (config.activation != Activation::SwiGLU) {
+  if (!gated(config.activation)) {
     if (W_3)
       reader.fail(json_child(path, "W_3"),
                   "expected no W_3: only model.activation \"swiglu\" has an up projection (W_3)");
@@ -187,7 +187,7 @@ DecoderLayerWeights read_decoder_layer(LoadContext& context, const Json& value, 
 NormWeights read_norm(LoadContext& context, const Json* value, const std::string& path, const ModelConfig& config) {
   // Absent, or either key absent: PyTorch's initial values. RMSNorm has no beta.
   const std::size_t N = config.d_model;
-  const bool rms = config.norm == Norm::RMSNorm;
+  const bool rms = root_mean_square(config.norm);
   NormWeights norm{generate(context.rng, "ones", {N}, {"N"}),
                    rms ? Tensor() : generate(context.rng, "zeros", {N}, {"N"})};
   if (!value) return norm;

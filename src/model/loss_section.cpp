@@ -155,12 +155,13 @@ void read_loss_section(LoadContext& context, const Json& value, const std::strin
 
 namespace {
 
-// A checkpoint's labels: the text encoded by its tokenizer (nothing added), one token per
-// position of the input.
+// A checkpoint's labels: the text encoded by its tokenizer, one token per position of the
+// input: nothing added for a next-token head; for a masked-LM head (BERT's), whose labels
+// are the tokens at the input's own positions, encoded as the input is ([CLS] ... [SEP]).
 Tensor checkpoint_labels(const Model& model, const RunInput& input, const std::string& text,
                          const std::string& origin) {
   const std::size_t S = input.source_tokens.tokens.empty() ? 0 : input.source_tokens.tokens[0].size();
-  const Encoding encoding = model.tokenizer->encode(text, false);
+  const Encoding encoding = model.tokenizer->encode(text, model.output.fills_in);
   if (encoding.ids.size() != S)
     throw InputError(origin, "",
                      fmt::format("expected {} labels, one per position of the input, found {} (the tokenizer's "

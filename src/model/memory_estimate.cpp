@@ -86,7 +86,7 @@ std::uint64_t estimate_run_bytes(const ModelConfig& config, const RunSize& size,
   // Weights: W_q, W_k, W_v and the optional weights of attn/block_weights.def (W_o, the
   // biases; a flag's only when it is on) per attention block, 2 FFN matrices, the embedding.
   const long double attention_weights = 3 * N * Hd + block_weights(config, false);
-  const long double ffn_weights = (config.activation == Activation::SwiGLU ? 3 : 2) * N * F + F + N;
+  const long double ffn_weights = (gated(config.activation) ? 3 : 2) * N * F + F + N;
   // Activations the trace keeps per attention block over (S queries, K keys): q, k, v, the
   // head views, k_t, context, concat (7 of B*S*Hd, counting keys as S); scores, scaled,
   // masked, weights (4 of B*H*S*K); output.

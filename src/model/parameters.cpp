@@ -52,6 +52,8 @@ void each_parameter(M& model, Add add) {
   };
   put(ParameterId{WeightKind::Embedding}, model.embedding);
   put(ParameterId{WeightKind::Positions}, model.positions);
+  put(ParameterId{WeightKind::TokenTypes}, model.token_types);
+  norm(model.embedding_norm, Stack::None, -1, kEmbeddingNormNumber);
   for (std::size_t i = 0; i < model.encoder.size(); ++i) {
     auto& l = model.encoder[i];
     const int layer = static_cast<int>(i);
@@ -77,6 +79,9 @@ void each_parameter(M& model, Add add) {
     norm(l.norm3, Stack::Decoder, layer, 3);
   }
   norm(model.decoder_norm, Stack::Decoder, -1, 0);
+  put(ParameterId{WeightKind::TransformW}, model.output.transform_W);
+  put(ParameterId{WeightKind::TransformB}, model.output.transform_b);
+  norm(model.output.transform_norm, Stack::None, -1, kTransformNormNumber);
   put(ParameterId{WeightKind::OutputW}, model.output.W);
   put(ParameterId{WeightKind::OutputB}, model.output.b);
 }

@@ -113,7 +113,8 @@ const Tensor& matrix_of(const HeadWeights& head, char which) {
 
 std::optional<RopePairCell> rope_pair_cell(const Tensor& t, const PrintContext& c) {
   // t is (B,H,S,d) or (B,G,S,d), B absent when unbatched
-  const std::size_t S = t.shape[t.rank() - 2], heads = t.shape[t.rank() - 3], d = c.model.config.d_head;
+  // d: the numbers RoPE turns (all of a head's, or partial rotary's first r)
+  const std::size_t S = t.shape[t.rank() - 2], heads = t.shape[t.rank() - 3], d = c.model.config.rope_dims();
   const std::size_t H = c.model.config.num_heads;
   RopePairCell cell{c.cell_batch(), heads < H ? c.cell_head() / (H / heads) : c.cell_head(),
                     c.options.cell_given || S < 2 ? c.cell_row() : 1, c.cell_column() % (d / 2)};

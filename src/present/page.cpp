@@ -38,7 +38,7 @@ std::string layer_header(const StepId& id, const Model& model, std::size_t width
   const auto layer = static_cast<std::size_t>(id.layer);
   const bool full = encoder ? model.encoder[layer].full : true;
   const char* stack = is_decoder_only(model) ? "Decoder-only (GPT-style)" : encoder ? "Encoder" : "Decoder";
-  const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
+  const char* norm = root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm";
   const std::string kind = !full                     ? std::string(" (an attention block alone)")
                            : model.config.norm_first ? fmt::format(" (pre-norm: x + f({}(x)))", norm)
                                                      : fmt::format(" (post-norm: {}(x + f(x)))", norm);
@@ -172,6 +172,9 @@ void Page::enter(const StepId& id) {
                                         causal ? "Masked (causal) self-attention" : "Multi-head self-attention",
                                         backward, heads_text(c), c.d_model);
     if (is_decoder_only(model_)) pending_block_why_ = "decoder_self_attention";
+    // a real encoder's (BERT's): what having no mask means
+    if (!causal && !model_.has_decoder() && model_.checkpoint.present())
+      pending_block_why_ = "bidirectional_self_attention";
   } else if (id.block == Block::MaskedSelfAttention) {
     pending_block_header_ =
         fmt::format("── Masked multi-head self-attention over the target{}, {} ──", backward, heads_text(c));

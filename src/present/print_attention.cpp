@@ -184,18 +184,27 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
   const bool query = e.id.kind == StepKind::RotatedQueries;
   const TraceEntry* input = c.operand_entry(e, 0);
   const std::string name = display_name(e.id), from = c.operand_name(e, 0);
-  const std::size_t d = c.model.config.d_head;
+  // d: the head's numbers; r: those RoPE turns (all d, or partial rotary's first r)
+  const std::size_t head = c.model.config.d_head, d = c.model.config.rope_dims();
+  const bool partial = d < head;
   const double theta = c.model.config.rope_theta;
-  c.page.begin_step(page_of(e.id.kind), fmt::format("Rotate the {} by position (RoPE)", query ? "queries" : "keys"),
-                    explanation_of(e.id.kind));
+  c.page.begin_step(page_of(e.id.kind),
+                    fmt::format("Rotate the {} by position (RoPE{})", query ? "queries" : "keys",
+                                partial ? fmt::format(", the first {} of each head's {} numbers", d, head) : ""),
+                    partial ? "partial_rope" : explanation_of(e.id.kind));
   const bool llama3 = c.model.config.rope_scaling.llama3;
+  const char* w = partial ? "r" : "d";
   if (c.page.detailed())
     c.page.formula(fmt::format(
-        "{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + d/2]·sin(p·θ_i),  {0}[p, i + d/2] = "
-        "{1}[p, i + d/2]·cos(p·θ_i) + {1}[p, i]·sin(p·θ_i),  θ_i = {2}, for each of "
-        "the d/2 = {3} pairs (i, i + d/2) of every head and position p",
-        name, from, llama3 ? "inv_freq[i] (rope.inv_freq, Llama 3.1's)" : fmt::format("{:g}^(-2i/d)", theta), d / 2));
-  else  // as the first rope step showed
+        "{0}[p, i] = {1}[p, i]·cos(p·θ_i) - {1}[p, i + {4}/2]·sin(p·θ_i),  {0}[p, i + {4}/2] = "
+        "{1}[p, i + {4}/2]·cos(p·θ_i) + {1}[p, i]·sin(p·θ_i),  θ_i = {2}, for each of "
+        "the {4}/2 = {3} pairs (i, i + {4}/2) of every head and position p",
+        name, from, llama3 ? "inv_freq[i] (rope.inv_freq, Llama 3.1's)" : fmt::format("{:g}^(-2i/{})", theta, w), d / 2,
+        w));
+  if (c.page.detailed() && partial)
+    c.page.formula(fmt::format("{0}[p, j] = {1}[p, j] for j = r .. d-1   (r = {2} of d = {3}: the rest pass unturned)",
+                               name, from, d, head));
+  if (!c.page.detailed())  // as the first rope step showed
     c.page.formula(fmt::format("{} = {} turned by position", name, from));
   c.page.shapes(equation(e.operands, "->", e.tensor));
   c.page.tensor(name, e.tensor);
@@ -205,7 +214,7 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
   const auto [b, h, p, i] = *cell;
   const Tensor m = head_matrix(input->tensor, b, h);  // (S,d)
   const std::string index = fmt::format("{}[{}]", head_index(e.tensor, b, h), p);
-  c.page.worked(worked_rope_pair(m.data[p * d + i], m.data[p * d + i + d / 2], p, i, d, theta,
+  c.page.worked(worked_rope_pair(m.data[p * head + i], m.data[p * head + i + d / 2], p, i, d, theta,
                                  {name + index, display_name(input->id) + index}, c.worked_options()),
                 "worked, one pair:");
 }
@@ -279,10 +288,34 @@ void print_scores(const TraceEntry& e, PrintContext& c) {
                                     c.worked_options()));
 }
 
+namespace {
+
+// The scale step of a model that does not scale (GPT-Neo): the scores as they are, and the
+// element --cell names shown unchanged.
+void print_unscaled_scores(const TraceEntry& e, PrintContext& c) {
+  const Tensor& t = e.tensor;
+  const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
+  c.page.begin_step(page_of(e.id.kind), "Scale (none: this model does not divide by √d)", "unscaled_scores");
+  c.page.formula("scaled = scores   (no 1/√d: the scores go to the softmax as they are)");
+  c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
+  const TraceEntry* scores = c.sibling(e.id, StepKind::Scores);
+  if (!scores || !c.page.detailed() || b >= batch_count(t) || h >= c.model.config.num_heads) return;
+  const Tensor m = head_matrix(scores->tensor, b, h);
+  if (i < m.shape[0] && j < m.shape[1])
+    c.page.worked(fmt::format("scaled{0}[{1}][{2}] = scores{0}[{1}][{2}] = {3}   (unchanged)", head_index(t, b, h), i,
+                              j, plain_number(m.data[i * m.shape[1] + j])));
+}
+
+}  // namespace
+
 void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const std::size_t d = c.model.config.d_head;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
+  if (c.model.config.score_scale == ScoreScale::None) {
+    print_unscaled_scores(e, c);
+    return;
+  }
   c.page.begin_step(page_of(e.id.kind), "Scale", explanation_of(e.id.kind));
   c.page.formula(fmt::format("scaled = scores / √{}   (√d = {})", d, plain_number(std::sqrt(double(d)))));
   c.page.shapes(shape_with_axes(t) + " / scalar -> " + shape_with_axes(t));

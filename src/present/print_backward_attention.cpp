@@ -140,6 +140,14 @@ void print_scores_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c) {
   const std::size_t d = c.model.config.d_head;
+  if (c.model.config.score_scale == ScoreScale::None) {
+    print_backward_text(e, c,
+                        {page_of(e.id.kind),
+                         "Scale (none)",
+                         {"scaled = scores (this model does not divide by √d):  dL/dscores = dL/dscaled"},
+                         "dL/dscaled"});
+    return;
+  }
   print_backward_text(e, c,
                       {page_of(e.id.kind),
                        "Scale",

@@ -16,13 +16,30 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
                        "dL/dr"});
 }
 
+namespace {
+
+// The norm's title, backward: a stack's final norm, the embeddings' or the head transform's
+// (BERT's, outside the layers), or a layer's.
+std::string norm_backward_title(const StepId& id, const char* norm) {
+  if (id.kind == StepKind::FinalNorm) return fmt::format("Final {}", norm);
+  if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
+  if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
+  return norm;
+}
+
+}  // namespace
+
 void print_norm_backward(const TraceEntry& e, PrintContext& c) {
-  if (c.model.config.norm == Norm::RMSNorm) {
+  // the embeddings' norm comes after the first layer's backward: outside its section
+  if (e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm) c.page.leave_layer();
+  if (root_mean_square(c.model.config.norm)) {
+    const bool plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
     print_backward_text(e, c,
                         {page_of(e.id.kind),
-                         e.id.kind == StepKind::FinalNorm ? "Final RMSNorm" : "RMSNorm",
-                         {"dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + eps), "
-                          "x̂ = x · r, g = dL/dRMS ⊙ gamma: r depends on every x of the row)",
+                         norm_backward_title(e.id, "RMSNorm"),
+                         {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + "
+                                      "eps), x̂ = x · r, g = dL/dRMS ⊙ {}: r depends on every x of the row)",
+                                      plus_one ? "(1 + gamma)" : "gamma"),
                           "dL/dgamma = Σ dL/dRMS ⊙ x̂, summed over every position (no beta)"},
                          "dL/dRMS"});
     print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
@@ -30,7 +47,7 @@ void print_norm_backward(const TraceEntry& e, PrintContext& c) {
   }
   print_backward_text(e, c,
                       {page_of(e.id.kind),
-                       e.id.kind == StepKind::FinalNorm ? "Final LayerNorm" : "LayerNorm",
+                       norm_backward_title(e.id, "LayerNorm"),
                        {"dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ, per position   (x̂ = (x - mean) / σ, "
                         "σ = sqrt(var + eps), g = dL/dLN ⊙ gamma: the mean and σ depend on every x of the row)",
                         "dL/dgamma = Σ dL/dLN ⊙ x̂,  dL/dbeta = Σ dL/dLN, summed over every position"},
@@ -61,6 +78,19 @@ void print_ffn_output_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
   const Activation act = c.model.config.activation;
+  if (act == Activation::GeGLUTanh) {
+    print_backward_text(e, c,
+                        {page_of(e.id.kind),
+                         "Feed-forward, first layer (GeGLU)",
+                         {"a = x · W_1, u = x · W_3, hidden = GELU_tanh(a) ⊙ u:  dL/du = dL/dhidden ⊙ GELU_tanh(a),  "
+                          "dL/da = dL/dhidden ⊙ u ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 + 3·0.044715·a²)), t = "
+                          "tanh(√(2/π)·(a + 0.044715·a³))",
+                          "dL/dx = dL/da · W_1ᵀ + dL/du · W_3ᵀ,  dL/dW_1 = xᵀ · dL/da,  dL/dW_3 = xᵀ · dL/du"},
+                         "dL/dhidden"});
+    print_weight_gradients(e, c, WeightKind::W_1);
+    print_weight_gradients(e, c, WeightKind::W_3);
+    return;
+  }
   if (act == Activation::SwiGLU) {
     print_backward_text(e, c,
                         {page_of(e.id.kind),

@@ -50,6 +50,9 @@ std::string display_name(const StepId& id) {
       return id.sequence == Sequence::Target ? "Y" : "X";
     case StepKind::OutputProjection:
       return id.block == Block::CrossAttention ? "cross_out" : "attn_out";
+    case StepKind::EmbeddingNorm:  // numbered only to tell their weights apart
+    case StepKind::HeadTransformNorm:
+      return row.display_name;
     default:
       break;
   }
@@ -120,8 +123,17 @@ const AttentionWeights* PrintContext::attention_weights(const StepId& id) const 
   return nullptr;
 }
 
+bool is_mask_token(const Model& model, const std::string& piece) {
+  const auto id = model.tokenizer ? model.tokenizer->find(piece) : std::nullopt;
+  return id && model.tokenizer->is_special(*id) &&
+         (piece.find("MASK") != std::string::npos || piece.find("mask") != std::string::npos);
+}
+
 const NormWeights* PrintContext::norm_weights(const StepId& id) const {
   if (id.kind == StepKind::FinalNorm) return id.stack == Stack::Decoder ? &model.decoder_norm : &model.encoder_norm;
+  if (id.kind == StepKind::EmbeddingNorm) return &model.embedding_norm;
+  if (id.kind == StepKind::HeadTransformNorm || id.kind == StepKind::LensTransformNorm)
+    return &model.output.transform_norm;
   const auto layer = static_cast<std::size_t>(id.layer);
   if (id.stack == Stack::Encoder && layer < model.encoder.size())
     return id.number == 1 ? &model.encoder[layer].norm1 : &model.encoder[layer].norm2;

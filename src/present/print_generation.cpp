@@ -125,9 +125,10 @@ void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCac
       c.kv_heads() != c.num_heads ? fmt::format(", G={} key/value head{} before the repeat to H={}", c.kv_heads(),
                                                 c.kv_heads() == 1 ? "" : "s", c.num_heads)
                                   : "",
-      c.sliding_window
+      !c.sliding_window ? std::string()
+      : c.windowed_layers.empty()
           ? fmt::format(" With the sliding window a query reads the last W = {} of them.", c.sliding_window)
-          : ""));
+          : fmt::format(" In the local layers a query reads the last W = {} of them.", c.sliding_window)));
   for (std::size_t j = 0; j < decoder.caches().size(); ++j) {
     const LayerCache& c = decoder.caches()[j];
     std::string line = fmt::format("  decoder.{}: K {}, V {}", j, shape_text(c.k), shape_text(c.v));
@@ -187,20 +188,22 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
           r, r));
     }
     // with a sliding window the query sees the last W cached positions only
-    const std::size_t from = c.sliding_window && keys.size() > c.sliding_window ? keys.size() - c.sliding_window : 0;
+    const std::size_t window = c.window_of(l);
+    const std::size_t from = window && keys.size() > window ? keys.size() - window : 0;
     const std::vector<std::string> seen(keys.begin() + static_cast<std::ptrdiff_t>(from), keys.end());
     const TraceEntry* scaled = find_kind(step, l, Block::MaskedSelfAttention, StepKind::ScaledScores);
     const TraceEntry* weights = find_kind(step, l, Block::MaskedSelfAttention, StepKind::AttentionWeights);
     if (scaled && weights && seen.size() == scaled->tensor.shape.back()) {
       std::vector<std::string> heads;
       for (std::size_t h = 0; h < model.config.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
-      draw.table(from ? fmt::format("  the new query against the last {} cached keys (the sliding window), q · kᵀ / "
-                                    "√{}:",
-                                    c.sliding_window, c.d_head)
-                      : fmt::format("  the new query against every cached key, q · kᵀ / √{} (no mask needed: every "
-                                    "cached position is at or before this one):",
-                                    c.d_head),
-                 head_rows(scaled->tensor), heads, seen);
+      const std::string scale =
+          c.score_scale == ScoreScale::None ? std::string("q · kᵀ") : fmt::format("q · kᵀ / √{}", c.d_head);
+      draw.table(
+          from ? fmt::format("  the new query against the last {} cached keys (the sliding window), {}:", window, scale)
+               : fmt::format("  the new query against every cached key, {} (no mask needed: every cached "
+                             "position is at or before this one):",
+                             scale),
+          head_rows(scaled->tensor), heads, seen);
       draw.table("  weights = softmax of each row:", head_rows(weights->tensor), heads, seen);
     }
     if (model.has_target())

@@ -17,6 +17,26 @@ bool is_target(const TraceEntry& e) { return e.id.sequence == Sequence::Target; 
 bool shown_item(const PrintContext& c, std::size_t b) {
   return !c.options.filter.batch || *c.options.filter.batch == b;
 }
+// A bidirectional encoder's input (a BERT checkpoint's): the special tokens its tokenizer
+// framed the first sentence with, and the masks the model is to fill in.
+void print_special_tokens(const std::vector<std::vector<std::string>>& tokens, const PrintContext& c) {
+  const Model& m = c.model;
+  if (!m.checkpoint.present() || m.config.causal || m.has_decoder() || !m.tokenizer || tokens.empty()) return;
+  std::string framing, masks;
+  for (std::size_t s = 0; s < tokens[0].size(); ++s) {
+    const std::string& piece = tokens[0][s];
+    const auto id = m.tokenizer->find(piece);
+    if (!id || !m.tokenizer->is_special(*id) || id == m.tokenizer->special_id(SpecialRole::Pad)) continue;
+    const bool mask = is_mask_token(m, piece);
+    (mask ? masks : framing) += fmt::format("{}\"{}\" at {}", (mask ? masks : framing).empty() ? "" : ", ", piece, s);
+  }
+  if (!framing.empty())
+    c.page.line(
+        fmt::format("special tokens the tokenizer adds: {} (the first opens every input, and a classifier "
+                    "reads its row; the last closes the sentence)",
+                    framing));
+  if (!masks.empty()) c.page.line(fmt::format("to fill in: {} (the model sees the words on both sides)", masks));
+}
 
 // The words of the sequence `e` belongs to (its first batch item), special tokens left out,
 // as a learner reads them: a checkpoint's pieces ("The", "␣cat") joined and cut at their
@@ -68,6 +88,7 @@ void print_token_ids(const TraceEntry& e, PrintContext& c) {
     }
   }
   const bool listed = c.trace.tokens(e.id.sequence) != nullptr;
+  if (listed) print_special_tokens(*c.trace.tokens(e.id.sequence), c);
   if (is_target(e) && c.input.target_tokens.from_bos) {
     const auto& ends = c.input.target_tokens.predicts_end;
     const bool all_ended = !ends.empty() && std::find(ends.begin(), ends.end(), false) == ends.end();
@@ -134,6 +155,36 @@ void print_scaled_embedding(const TraceEntry& e, PrintContext& c) {
   c.page.tensor(display_name(e.id), e.tensor);
 }
 
+void print_token_type_embedding(const TraceEntry& e, PrintContext& c) {
+  const Tensor& t = e.tensor;
+  c.page.begin_step(page_of(e.id.kind), "Token types (segments)", explanation_of(e.id.kind));
+  c.page.formula(
+      "T = T_table[type_ids]   (type 0 for every token of one sentence: row 0 of the table at each "
+      "position)");
+  if (e.operands.size() == 1)
+    c.page.shapes(fmt::format("type ids (all 0) into T_table {} -> {}",
+                              shape_with_axes(e.operands[0].shape, e.operands[0].axes), shape_with_axes(t)));
+  if (c.page.detailed()) c.page.weight("T_table", c.model.token_types);
+  c.page.tensor(display_name(e.id), t);
+  if (!c.page.detailed() || t.rank() < 2) return;
+  // The worked element: emb + T at --cell's position and feature, as the input adds them.
+  const std::size_t row = std::min(c.cell_row(), t.shape[t.rank() - 2] - 1);
+  const std::size_t col = std::min(c.cell_column(), t.shape.back() - 1);
+  c.page.worked(fmt::format("T[{}][{}] = T_table[0][{}] = {}   (every position of one sentence adds the same row)\n",
+                            row, col, col, plain_number(c.model.token_types.at({0, col}), c.options.array.precision)));
+}
+
+void print_token_type_backward(const TraceEntry& e, PrintContext& c) {
+  print_backward_text(e, c,
+                      {page_of(e.id.kind),
+                       "Token types (segments)",
+                       {"emb + T: dL/dT = dL/d(the sum), unchanged",
+                        "T = T_table[type_ids]:  dL/dT_table[type] += dL/dT[b][s] for every position of that type "
+                        "(one sentence: every position's gradient summed into row 0; row 1 gets nothing)"},
+                       "dL/dT"});
+  if (e.id.sequence == Sequence::Source) print_weight_gradients(e, c, WeightKind::TokenTypes);
+}
+
 void print_positional_encoding(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool sinusoidal = c.model.config.positional_encoding == PositionalEncoding::Sinusoidal;
@@ -165,17 +216,16 @@ void print_input(const TraceEntry& e, PrintContext& c) {
   const bool from_tokens = c.trace.find(lookup) != nullptr;
   c.page.leave_layer();
   c.page.begin_step(page_of(e.id.kind), target ? "Decoder input" : "Input X", explanation_of(e.id.kind));
-  const bool scaled = c.model.config.scale_embeddings;
+  const std::string emb = std::string(c.model.config.scale_embeddings ? "emb_scaled" : "emb") +
+                          (c.model.token_types.has_values() ? " + T" : "");
   const PositionalEncoding pe = c.model.config.positional_encoding;
   if (from_tokens && pe == PositionalEncoding::RoPE)
     c.page.formula(fmt::format("{} = {}   (no positions added: RoPE turns the queries and keys inside attention)",
-                               display_name(e.id), scaled ? "emb_scaled" : "emb"));
+                               display_name(e.id), emb));
   else if (from_tokens && pe != PositionalEncoding::None)
-    c.page.formula(fmt::format("{} = {} + PE   (each token's embedding plus its position)", display_name(e.id),
-                               scaled ? "emb_scaled" : "emb"));
+    c.page.formula(fmt::format("{} = {} + PE   (each token's embedding plus its position)", display_name(e.id), emb));
   else if (from_tokens)
-    c.page.formula(
-        fmt::format("{} = {}   (no positional encoding)", display_name(e.id), scaled ? "emb_scaled" : "emb"));
+    c.page.formula(fmt::format("{} = {}   (no positional encoding)", display_name(e.id), emb));
   else
     c.page.formula(display_name(e.id) + " as given   (one row of d_model numbers per position)");
   c.page.shapes(shape_with_axes(e.tensor));
@@ -189,10 +239,18 @@ void print_mask(const TraceEntry& e, PrintContext& c) {
   const bool cross = e.id.block == Block::CrossAttention;
   const bool self = !encoder && !cross;
   const bool causal = self || (encoder && c.model.config.causal);
-  const std::size_t window = causal ? c.model.config.sliding_window : 0;
-  const char* why = window ? "sliding_window" : causal ? "causal_mask" : "padding_mask";
+  // the window's own mask (GPT-Neo's local layers), or the stack's mask with the window of
+  // every layer (Mistral's)
+  const bool local = e.id.kind == StepKind::WindowMask;
+  const ModelConfig& config = c.model.config;
+  const std::size_t window = local                                      ? config.sliding_window
+                             : causal && config.windowed_layers.empty() ? config.sliding_window
+                                                                        : 0;
+  const char* why = local ? "local_attention" : window ? "sliding_window" : causal ? "causal_mask" : "padding_mask";
   c.page.leave_layer();
-  if (cross)
+  if (local)
+    c.page.begin_step(page_of(e.id.kind), fmt::format("Local attention mask (causal, window W = {})", window), why);
+  else if (cross)
     c.page.begin_step(page_of(e.id.kind), "Cross-attention mask (source padding)", why);
   else if (self && !c.model.decoder_only())
     c.page.begin_step(page_of(e.id.kind),

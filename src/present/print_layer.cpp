@@ -14,6 +14,7 @@ namespace {
 
 // The sub-layer a residual connection goes around.
 const char* sublayer_of(const StepId& id, const Model& model) {
+  if (model.config.parallel_residual) return id.number == 1 ? "attention and the feed-forward" : "both sub-layers";
   const bool decoder = id.stack == Stack::Decoder && !model.decoder_only();
   if (id.number == 1) return decoder ? "self-attention" : "attention";
   if (id.number == 2) return decoder ? "cross-attention" : "feed-forward";
@@ -21,8 +22,10 @@ const char* sublayer_of(const StepId& id, const Model& model) {
 }
 
 std::string norm_title(const StepId& id, const Model& model) {
-  const char* norm = model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
+  const char* norm = root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm";
   if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
+  if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
+  if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
   if (id.kind == StepKind::FinalNorm)
     return fmt::format("Final {} of the {} stack", norm,
                        is_decoder_only(model)       ? "decoder-only"
@@ -30,6 +33,9 @@ std::string norm_title(const StepId& id, const Model& model) {
                                                     : "encoder");
   return fmt::format("{} before the sub-layer (pre-norm)", norm);
 }
+
+// A norm's eps as the formula shows it: 0.00001; BERT's 1e-12, which ten decimals round to 0.
+std::string eps_text(double eps) { return eps < 1e-10 ? fmt::format("{:g}", eps) : plain_number(eps, 10); }
 
 // Row `row` of batch item b of a (B?,S,N) tensor.
 std::vector<double> item_row(const Tensor& t, std::size_t b, std::size_t row) {
@@ -58,11 +64,13 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
     const double z = dot(W) + (bias.data.empty() ? 0.0 : bias.data[j]);
     const std::string index = fmt::format("{}[{}][{}]", c.item(e.tensor, b), i, j);
     const FeedForwardWeights* ffn = c.ffn_weights(e.id);
-    if (c.model.config.activation == Activation::SwiGLU && ffn) {
-      // the up projection's element too, then SiLU(a) · u
+    if (gated(c.model.config.activation) && ffn) {
+      // the up projection's element too, then SiLU(a) · u (GeGLU: GELU_tanh(a) · u)
       text += worked_projection_cell(x, ffn->W_3, Tensor(), i, j, "u" + c.item(e.tensor, b),
                                      display_name(input->id) + c.item(input->tensor, b), "W_3", "", c.worked_options());
-      text += worked_swiglu(z, dot(ffn->W_3), "hidden" + index, "a" + index, "u" + index, c.worked_options());
+      text += c.model.config.activation == Activation::SwiGLU
+                  ? worked_swiglu(z, dot(ffn->W_3), "hidden" + index, "a" + index, "u" + index, c.worked_options())
+                  : worked_geglu(z, dot(ffn->W_3), "hidden" + index, "a" + index, "u" + index, c.worked_options());
     } else {
       text += worked_activation(z, c.model.config.activation, "hidden" + index, "z" + index, c.worked_options());
     }
@@ -74,11 +82,17 @@ void work_ffn_cell(const TraceEntry& e, const Tensor& W, const Tensor& bias, con
 
 void print_residual(const TraceEntry& e, PrintContext& c) {
   const std::string name = display_name(e.id);
+  // a parallel residual's first sum adds the two sub-layers' outputs, its second the input
+  const bool parallel = c.model.config.parallel_residual, both = parallel && e.id.number == 1;
   print_step_text(e, c,
-                  {page_of(e.id.kind), fmt::format("Residual connection around the {}", sublayer_of(e.id, c.model)),
-                   explanation_of(e.id.kind),
-                   fmt::format("{} = {} + {}   (the sub-layer's output added to its input)", name, c.operand_name(e, 0),
-                               c.operand_name(e, 1)),
+                  {page_of(e.id.kind),
+                   both ? std::string("The two sub-layers' outputs added (parallel residual)")
+                        : fmt::format("Residual connection around the {}", sublayer_of(e.id, c.model)),
+                   parallel ? "parallel_residual" : explanation_of(e.id.kind),
+                   fmt::format("{} = {} + {}   ({})", name, c.operand_name(e, 0), c.operand_name(e, 1),
+                               both       ? "attention's and the feed-forward's outputs, side by side"
+                               : parallel ? "their sum added to the layer's input"
+                                          : "the sub-layer's output added to its input"),
                    "+"});
   const TraceEntry* x = c.operand_entry(e, 0);
   const TraceEntry* f = c.operand_entry(e, 1);
@@ -91,14 +105,25 @@ void print_residual(const TraceEntry& e, PrintContext& c) {
 
 void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  const bool rms = c.model.config.norm == Norm::RMSNorm;
-  c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model), rms ? "rms_norm" : "layer_norm",
-                    e.id.kind == StepKind::FinalNorm ? "final_norm" : "norm");
+  const bool rms = root_mean_square(c.model.config.norm), plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
+  // the norms of the embeddings and of the head's transform have their own "why", outside the layers
+  const bool own_why = e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm;
+  if (own_why) c.page.leave_layer();
+  c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model),
+                    own_why    ? explanation_of(e.id.kind)
+                    : plus_one ? "rms_norm_plus_one"
+                    : rms      ? "rms_norm"
+                               : "layer_norm",
+                    e.id.kind == StepKind::FinalNorm           ? "final_norm"
+                    : e.id.kind == StepKind::EmbeddingNorm     ? "embedding_norm"
+                    : e.id.kind == StepKind::HeadTransformNorm ? "transform_norm"
+                                                               : "norm");
   c.page.formula(
-      rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · gamma, eps = {})", display_name(e.id),
-                        c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10))
+      rms ? fmt::format("{} = RMSNorm({})   (each row x: x / √(mean(x²) + eps) · {}, eps = {})", display_name(e.id),
+                        c.operand_name(e, 0), plus_one ? "(1 + gamma)" : "gamma",
+                        eps_text(c.model.config.layer_norm_eps))
           : fmt::format("{} = LayerNorm({})   (each row x: (x - mean) / √(var + eps) · gamma + beta, eps = {})",
-                        display_name(e.id), c.operand_name(e, 0), plain_number(c.model.config.layer_norm_eps, 10)));
+                        display_name(e.id), c.operand_name(e, 0), eps_text(c.model.config.layer_norm_eps)));
   c.page.shapes(shape_with_axes(t) + " -> " + shape_with_axes(t));
   const NormWeights* norm = c.norm_weights(e.id);
   if (norm && rms) c.page.weights({{"gamma", &norm->gamma}});
@@ -108,14 +133,16 @@ void print_norm(const TraceEntry& e, PrintContext& c) {
   if (!norm || !input) return;
   const std::size_t b = std::min(c.cell_batch(), batch_count(input->tensor) - 1), row = c.cell_row();
   const Tensor x = batch_item(input->tensor, b);
-  if (row < x.shape[0] && rms)
+  const std::string row_name = fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row);
+  if (row < x.shape[0] && plus_one)
+    c.page.worked(worked_rms_norm_plus_one_row(row_of(x, row), to_vector(norm->gamma.data),
+                                               c.model.config.layer_norm_eps, row_name, c.worked_options()));
+  else if (row < x.shape[0] && rms)
     c.page.worked(worked_rms_norm_row(row_of(x, row), to_vector(norm->gamma.data), c.model.config.layer_norm_eps,
-                                      fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row),
-                                      c.worked_options()));
+                                      row_name, c.worked_options()));
   else if (row < x.shape[0])
-    c.page.worked(worked_layer_norm_row(
-        row_of(x, row), to_vector(norm->gamma.data), to_vector(norm->beta.data), c.model.config.layer_norm_eps,
-        fmt::format("{}{}[{}]", display_name(input->id), c.item(input->tensor, b), row), c.worked_options()));
+    c.page.worked(worked_layer_norm_row(row_of(x, row), to_vector(norm->gamma.data), to_vector(norm->beta.data),
+                                        c.model.config.layer_norm_eps, row_name, c.worked_options()));
 }
 
 namespace {
@@ -127,14 +154,21 @@ void print_ffn_layer(const TraceEntry& e, PrintContext& c, bool first) {
   const Tensor* b = w ? (first ? &w->b_1 : &w->b_2) : nullptr;
   const std::string n = first ? "1" : "2", bias = b && !b->data.empty() ? " + b_" + n : "";
   const Activation act = c.model.config.activation;
-  const bool swiglu = act == Activation::SwiGLU;
+  const bool swiglu = gated(act), geglu = act == Activation::GeGLUTanh;
   const char* name = act == Activation::ReLU ? "ReLU" : act == Activation::GELUTanh ? "GELU_tanh" : "GELU";
   const char* definition = act == Activation::ReLU       ? "max(0, v)"
                            : act == Activation::GELUTanh ? "0.5 · v · (1 + tanh(√(2/π) · (v + 0.044715 · v³)))"
                                                          : "v · Φ(v)";
   c.page.begin_step(page_of(e.id.kind), first ? "Feed-forward, first layer" : "Feed-forward, second layer",
-                    swiglu ? "swiglu" : "feed_forward", first ? "ffn_hidden" : "ffn_output");
-  c.page.formula(!first   ? fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias)
+                    geglu    ? "geglu"
+                    : swiglu ? "swiglu"
+                             : "feed_forward",
+                    first ? "ffn_hidden" : "ffn_output");
+  c.page.formula(!first  ? fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias)
+                 : geglu ? fmt::format("hidden = GELU_tanh(a) ⊙ u, a = {0} · W_1 (the gate), u = {0} · W_3 (the up "
+                                       "projection)   (GELU_tanh(v) = 0.5 · v · (1 + tanh(√(2/π) · (v + 0.044715 · "
+                                       "v³))))",
+                                       c.operand_name(e, 0))
                  : swiglu ? fmt::format("hidden = SiLU(a) ⊙ u, a = {0} · W_1 (the gate), u = {0} · W_3 (the up "
                                         "projection)   (SiLU(v) = v · σ(v) = v / (1 + e^-v))",
                                         c.operand_name(e, 0))

@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "attn/experiments.h"
 #include "core/top_k.h"
+#include "present/experiment_report.h"
 #include "present/page.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
@@ -22,7 +24,7 @@ int lens_layers(const StepId& id, const PrintContext& c) {
 
 // "LayerNorm" or "RMSNorm"; and whose weights it uses: the stack's final norm's.
 std::string stack_norm_name(const PrintContext& c) {
-  return c.model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm";
+  return root_mean_square(c.model.config.norm) ? "RMSNorm" : "LayerNorm";
 }
 
 std::string stack_norm_weights(const StepId& id) {
@@ -44,7 +46,7 @@ std::vector<std::vector<std::string>> lens_rows(const std::vector<const TraceEnt
   const std::vector<std::size_t> never = c.model.vocab.never_written_ids();
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < T; ++i) {
-    std::vector<std::string> row = {fmt::format("{} after {}", i, labels[i])};
+    std::vector<std::string> row = {fmt::format("{} {}{}", i, c.model.output.fills_in ? "" : "after ", labels[i])};
     for (const TraceEntry* layer : layers) {
       const auto top = top_tokens(layer->tensor.data.data() + (b * T + i) * V, V, 1, never);
       const std::string token = top.empty() ? "-" : "\"" + c.model.vocab.token(top[0].id) + "\"";
@@ -91,7 +93,8 @@ void print_lens_table(const TraceEntry& e, PrintContext& c) {
     std::size_t widest = 0;
     const std::string text = table_text(rows, &widest);
     if (with_p && widest + 4 > c.page.width()) continue;  // too wide with the probabilities: tokens alone
-    c.page.line(fmt::format("the most probable next token at each position{}, if the model stopped after each layer{}:",
+    c.page.line(fmt::format("the most probable {}token at each position{}, if the model stopped after each layer{}:",
+                            c.model.output.fills_in ? "" : "next ",
                             c.item(e.tensor, b).empty() ? "" : " of batch item " + std::to_string(b),
                             with_p ? " (with its probability)" : ""));
     c.page.indented(text);
@@ -112,12 +115,30 @@ void print_lens_norm(const TraceEntry& e, PrintContext& c) {
   c.page.tensor(display_name(e.id), e.tensor);
 }
 
+void print_lens_transform(const TraceEntry& e, PrintContext& c) {
+  // The head's transform (BERT's MLM head), as output.transform and output.transform_norm:
+  // the same weights, applied to the layer's output.
+  const bool norm = e.id.kind == StepKind::LensTransformNorm;
+  c.page.leave_layer();
+  c.page.begin_step(
+      page_of(e.id.kind),
+      fmt::format("Logit lens after layer {}: the head's transform{}", e.id.number, norm ? ", its LayerNorm" : ""),
+      explanation_of(e.id.kind), norm ? "lens_transform_norm" : "lens_transform");
+  c.page.formula(norm ? fmt::format("{} = LayerNorm({})   (the weights of output.transform_norm)", display_name(e.id),
+                                    c.operand_name(e, 0))
+                      : fmt::format("{} = act({} · W_t + b_t)   (the weights of output.transform)", display_name(e.id),
+                                    c.operand_name(e, 0)));
+  c.page.shapes(equation(e.operands, norm ? "->" : "@", e.tensor));
+  c.page.tensor(display_name(e.id), e.tensor);
+}
+
 void print_lens_logits(const TraceEntry& e, PrintContext& c) {
   c.page.leave_layer();
   c.page.begin_step(page_of(e.id.kind), fmt::format("Logit lens after layer {}: logits", e.id.number),
                     explanation_of(e.id.kind), "lens_logits");
-  c.page.formula(fmt::format("{} = {} · {}   (the output head, the same function as output.logits)", display_name(e.id),
-                             c.operand_name(e, 0), c.model.output.tied ? "Eᵀ" : "W_out"));
+  c.page.formula(fmt::format("{} = {} · {}{}   (the output head, the same function as output.logits)",
+                             display_name(e.id), c.operand_name(e, 0), c.model.output.tied ? "Eᵀ" : "W_out",
+                             c.model.output.tied && c.model.output.b.has_values() ? " + b_out" : ""));
   c.page.shapes(equation(e.operands, "@", e.tensor));
   work_logit(e, c);
   if (e.id.number == lens_layers(e.id, c) - 1)
@@ -134,6 +155,18 @@ void print_lens_probabilities(const TraceEntry& e, PrintContext& c) {
   c.page.formula("lens.<l>.probabilities = softmax(lens.<l>.logits)   (for every layer l)");
   c.page.shapes(shape_with_axes(e.tensor));
   print_lens_table(e, c);
+  if (!c.options.lens_answer) return;
+  // --answer: the token's place at the last position after each layer
+  const std::size_t b = std::min(c.cell_batch(), batch_count(e.tensor) - 1);
+  const std::string answer = readable_token(c.model, *c.options.lens_answer);
+  std::string lines;
+  for (const std::string& line : answer_lines(answer_by_layer(c.trace, *c.options.lens_answer, b), answer))
+    lines += line + "\n";
+  c.page.line(
+      fmt::format("\"{}\" at the last position{}, if the model stopped after each layer (rank 1: the most "
+                  "probable):",
+                  answer, c.item(e.tensor, b).empty() ? "" : " of batch item " + std::to_string(b)));
+  c.page.indented(lines);
 }
 
 }  // namespace attn

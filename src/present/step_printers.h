@@ -135,6 +135,9 @@ void print_backward_text(const TraceEntry& e, PrintContext& c, const BackwardTex
 // The gradients of the weights of `kind` at e's place (each head's, for per-head weights),
 // as tensors labelled dL/dW_q, dL/dW_q^(1), ...
 void print_weight_gradients(const TraceEntry& e, PrintContext& c, WeightKind kind, int norm_number = 0);
+// Whether `piece` is a mask token of the model's tokenizer, the one a masked-LM head fills
+// in: a special token spelled as BERT's "[MASK]" (RoBERTa's "<mask>") (print_context.cpp).
+bool is_mask_token(const Model& model, const std::string& piece);
 // A number in running text: NumPy's digits without its trailing point ("2", not "2.").
 std::string plain_number(double value, int precision = 4);
 // "(B=2,S=6,N=4) @ (N=4,H*d=4) -> (B=2,S=6,H*d=4)"

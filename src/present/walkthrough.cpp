@@ -53,7 +53,9 @@ std::string stage_key(const StepId& id) {
   if (step_kind_row(id.kind).place == EntryPlace::Lens) return "lens";
   if (id.in_layer()) return layer_name(id);
   if (id.kind == StepKind::FinalNorm) return trace_name(id);
-  if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities) return "output";
+  if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities || id.kind == StepKind::HeadTransform ||
+      id.kind == StepKind::HeadTransformNorm)
+    return "output";
   if (id.kind == StepKind::Mask)
     return id.stack == Stack::Decoder && id.sequence == Sequence::Target ? "target" : "source";
   return id.sequence == Sequence::Target ? "target" : "source";
@@ -90,10 +92,14 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
     return trace.tokens(Sequence::Source) ? "source" + sentence(Sequence::Source) + " -> tokens, embeddings -> X"
                                           : "the input X, as given";
   if (key == "target") return "target" + sentence(Sequence::Target) + " -> tokens, embeddings -> Y; masks";
-  if (key == "output") return "output head: logits, next-token probabilities";
+  if (key == "output")
+    return model.output.has_transform()
+               ? std::string("output head: transform, its LayerNorm, logits, ") +
+                     (model.output.fills_in ? "each position's probabilities" : "next-token probabilities")
+               : "output head: logits, next-token probabilities";
   if (key == "lens") return "logit lens: the final norm and the output head after every layer";
   if (id.kind == StepKind::FinalNorm)
-    return fmt::format("final {} of the {} stack", model.config.norm == Norm::RMSNorm ? "RMSNorm" : "LayerNorm",
+    return fmt::format("final {} of the {} stack", root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm",
                        is_decoder_only(model)       ? "decoder-only"
                        : id.stack == Stack::Decoder ? "decoder"
                                                     : "encoder");

@@ -128,6 +128,9 @@ std::string worked_llama3_frequency(std::size_t pair, std::size_t d_head, double
 // One RMSNorm row (model.norm "rmsnorm"): the mean of the squares, its root, x̂, γ·x̂.
 std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
                                 std::string_view row_name = "x", const WorkedOptions& options = {});
+// Gemma's (model.norm RMSNormPlusOne): the same, then 1 + γ and (1 + γ)·x̂.
+std::string worked_rms_norm_plus_one_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
+                                         std::string_view row_name = "x", const WorkedOptions& options = {});
 
 // z (the sum before the activation) through ReLU or GELU:
 //   hidden[0][0] = ReLU(z[0][0]) = max(0, -0.41) = 0
@@ -139,6 +142,10 @@ std::string worked_activation(double z, Activation activation, std::string_view 
 //   hidden[0][0] = SiLU(a) · u = a / (1 + e^-a) · u = 0.5 / (1 + e^-0.5) × 2 = ...
 std::string worked_swiglu(double gate, double up, std::string_view result_name, std::string_view gate_name,
                           std::string_view up_name, const WorkedOptions& options = {});
+// GeGLU's (Gemma's) likewise, the gate through GELU's tanh form:
+//   hidden[0][0] = GELU_tanh(a) · u = 0.5 · a · (1 + tanh(√(2/π) · (a + 0.044715 · a³))) · u = ...
+std::string worked_geglu(double gate, double up, std::string_view result_name, std::string_view gate_name,
+                         std::string_view up_name, const WorkedOptions& options = {});
 
 // An element-wise sum of two rows: the residual connection.
 //   residual1[0] = X[0] + attn_out[0]

@@ -64,6 +64,20 @@ std::string worked_swiglu(double gate, double up, std::string_view result_name, 
                      gate_name, up_name, a, a, u, format_worked_number(silu, p), u, format_worked_number(silu * up, p));
 }
 
+std::string worked_geglu(double gate, double up, std::string_view result_name, std::string_view gate_name,
+                         std::string_view up_name, const WorkedOptions& options) {
+  const int p = options.precision;
+  const auto paren = [](const std::string& t) { return !t.empty() && t[0] == '-' ? "(" + t + ")" : t; };
+  const std::string a = paren(format_worked_number(gate, p)), u = paren(format_worked_number(up, p));
+  // 0.5 a (1 + tanh(√(2/π) (a + 0.044715 a³))), computed as the step does
+  const double pi = std::acos(-1.0);
+  const double gelu = 0.5 * gate * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (gate + 0.044715 * gate * gate * gate)));
+  return fmt::format(
+      "{} = GELU_tanh({}) · {} = 0.5 · a · (1 + tanh(√(2/π) · (a + 0.044715 · a³))) · u = GELU_tanh({}) × {} = {} × "
+      "{} = {}\n",
+      result_name, gate_name, up_name, a, u, format_worked_number(gelu, p), u, format_worked_number(gelu * up, p));
+}
+
 RopeAngle worked_rope_angle(std::size_t position, std::size_t pair, std::size_t d_head, double theta,
                             const WorkedOptions& options) {
   const int p = options.precision;

@@ -76,8 +76,26 @@ std::string worked_layer_norm_row(const std::vector<double>& x, const std::vecto
   return out;
 }
 
+namespace {
+std::string rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
+                         std::string_view row_name, const WorkedOptions& options, bool plus_one);
+}  // namespace
+
 std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
                                 std::string_view row_name, const WorkedOptions& options) {
+  return rms_norm_row(x, gamma, eps, row_name, options, false);
+}
+
+std::string worked_rms_norm_plus_one_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
+                                         std::string_view row_name, const WorkedOptions& options) {
+  return rms_norm_row(x, gamma, eps, row_name, options, true);
+}
+
+namespace {
+
+// RMSNorm's row, its gain gamma (or with plus_one 1 + gamma, Gemma's).
+std::string rms_norm_row(const std::vector<double>& x, const std::vector<double>& gamma, double eps,
+                         std::string_view row_name, const WorkedOptions& options, bool plus_one) {
   if (x.empty() || gamma.size() != x.size())
     throw InternalError(fmt::format("worked RMSNorm: a row of {} with {} gammas", x.size(), gamma.size()));
   const int p = options.precision;
@@ -92,7 +110,10 @@ std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<
   const double mean_square = square_total / n;
   const double denominator = std::sqrt(mean_square + eps);
   for (double v : x) normalized.push_back(v / denominator);
-  for (std::size_t i = 0; i < x.size(); ++i) output.push_back(gamma[i] * normalized[i]);
+  std::vector<double> gain = gamma;
+  if (plus_one)
+    for (double& g : gain) g = 1.0 + g;
+  for (std::size_t i = 0; i < x.size(); ++i) output.push_back(gain[i] * normalized[i]);
 
   const auto xs = format_number_group(x, p), qs = format_number_group(squares, p);
   const auto ns = format_number_group(normalized, p);
@@ -109,16 +130,20 @@ std::string worked_rms_norm_row(const std::vector<double>& x, const std::vector<
   out += labelled("x̂", width, fmt::format("x / {} = {}", denominator_text, bracketed(ns, m)));
   bool identity = true;
   for (std::size_t i = 0; i < count; ++i)
-    if (gamma[i] != 1) identity = false;
+    if (gain[i] != 1) identity = false;
+  const char* label = plus_one ? "(1 + γ)·x̂" : "γ·x̂";
+  if (plus_one) out += labelled("1 + γ", width, bracketed(format_number_group(gain, p), m));
   if (identity) {
-    out += labelled("γ·x̂", width, "x̂   (γ = 1; RMSNorm has no β)");
+    out += labelled(label, width, plus_one ? "x̂   (1 + γ = 1; no β)" : "x̂   (γ = 1; RMSNorm has no β)");
   } else {
-    const auto gs = format_number_group(gamma, p);
+    const auto gs = format_number_group(gain, p);
     std::vector<std::string> terms;
     for (std::size_t i = 0; i < count; ++i) terms.push_back(factor(gs[i]) + "×" + factor(ns[i]));
-    out += labelled("γ·x̂", width, bracketed(terms, m) + " = " + bracketed(format_number_group(output, p), m));
+    out += labelled(label, width, bracketed(terms, m) + " = " + bracketed(format_number_group(output, p), m));
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace attn

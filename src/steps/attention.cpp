@@ -180,6 +180,16 @@ Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head) {
   return scale_scores(dscaled, d_head);
 }
 
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, ScoreScale scale) {
+  // scores is (B,H,S,T) -> (B,H,S,T)
+  return scale == ScoreScale::None ? scores : scale_scores(scores, d_head);
+}
+
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreScale scale) {
+  // dscaled is (B,H,S,T) -> (B,H,S,T)
+  return scale == ScoreScale::None ? dscaled : scale_scores_backward(dscaled, d_head);
+}
+
 Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
   // scores is (B,H,S,T), mask is (S,T) or (B,S,T) -> (B,H,S,T)
   require(scores.rank() == 4, "apply_mask: scores must be (B,H,S,T)");

@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "attn/step_variants.h"
 #include "attn/tensor.h"
 
 namespace attn {
@@ -53,6 +54,10 @@ ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, c
 Tensor scale_scores(const Tensor& scores, std::size_t d_head);
 // dscaled is (B,H,S,T) -> dscores = dscaled / sqrt(d_head), same shape.
 Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head);
+// The same as the model scales them: / sqrt(d_head), or (ScoreScale::None, GPT-Neo) the
+// scores as they are; and its backward (dscores = dscaled then).
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, ScoreScale scale);
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreScale scale);
 
 // scores is (B,H,S,T), mask is (S,T) or (B,S,T), additive (0 or -inf) -> scores + mask,
 // the mask broadcast over heads (and batch when it is (S,T)).

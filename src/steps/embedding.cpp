@@ -41,6 +41,16 @@ void embedding_lookup_backward(const Tensor& ids, const Tensor& dx, Tensor& dtab
   }
 }
 
+Tensor token_type_rows(const Tensor& type_ids, const Tensor& table) {
+  // type_ids is (B,S), table is (types,N) -> (B,S,N): a lookup in the second table
+  return embedding_lookup(type_ids, table);
+}
+
+void token_type_rows_backward(const Tensor& type_ids, const Tensor& drows, Tensor& dtable) {
+  // type_ids is (B,S), drows is (B,S,N), dtable is (types,N): a scatter-add, as the lookup's
+  embedding_lookup_backward(type_ids, drows, dtable);
+}
+
 Tensor scale_embedding(const Tensor& x) {
   // x is (B,S,N) -> (B,S,N)
   if (shapes_only()) return shape_only(x.shape, x.axes);

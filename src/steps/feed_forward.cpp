@@ -19,7 +19,8 @@ double activate(double x, Activation activation) {
   switch (activation) {
     case Activation::ReLU:
       return x > 0 ? x : 0.0;
-    case Activation::GELUTanh: {
+    case Activation::GELUTanh:
+    case Activation::GeGLUTanh: {  // (GeGLU's gate: the same GELU)
       // PyTorch's gelu(approximate="tanh"): 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))
       const double inner = std::sqrt(2.0 / kPi) * (x + kGeluTanhCubic * x * x * x);
       return 0.5 * x * (1.0 + std::tanh(inner));
@@ -37,7 +38,8 @@ double activate_derivative(double x, Activation activation) {
   switch (activation) {
     case Activation::ReLU:
       return x > 0 ? 1.0 : 0.0;
-    case Activation::GELUTanh: {
+    case Activation::GELUTanh:
+    case Activation::GeGLUTanh: {
       const double k = std::sqrt(2.0 / kPi);
       const double t = std::tanh(k * (x + kGeluTanhCubic * x * x * x));
       return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * kGeluTanhCubic * x * x);
@@ -73,18 +75,29 @@ Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1
 
 Tensor swiglu_hidden(const Tensor& x, const Tensor& W_1, const Tensor& W_3) {
   // x is (B,S,N), W_1 and W_3 are (N,F) -> (B,S,F)
-  Tensor hidden = linear_projection(x, W_1, Tensor(), "F");  // the gate a, then silu(a) ⊙ u
+  return gated_hidden(x, W_1, W_3, Activation::SwiGLU);
+}
+
+Tensor gated_hidden(const Tensor& x, const Tensor& W_1, const Tensor& W_3, Activation activation) {
+  // x is (B,S,N), W_1 and W_3 are (N,F) -> (B,S,F)
+  Tensor hidden = linear_projection(x, W_1, Tensor(), "F");  // the gate a, then act(a) ⊙ u
   const Tensor up = linear_projection(x, W_3, Tensor(), "F");
   if (shapes_only()) return hidden;
   double* h = hidden.data.data();
   const double* u = up.data.data();
   for_each_range(hidden.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) h[i] = activate(h[i], Activation::SwiGLU) * u[i];
+    for (std::size_t i = begin; i < end; ++i) h[i] = activate(h[i], activation) * u[i];
   });
   return hidden;
 }
 
 SwigluGradients swiglu_hidden_backward(const Tensor& x, const Tensor& W_1, const Tensor& W_3, const Tensor& dhidden) {
+  // x is (B,S,N), W_1 and W_3 are (N,F), dhidden is (B,S,F) -> dx (B,S,N), dW_1 and dW_3 (N,F)
+  return gated_hidden_backward(x, W_1, W_3, Activation::SwiGLU, dhidden);
+}
+
+SwigluGradients gated_hidden_backward(const Tensor& x, const Tensor& W_1, const Tensor& W_3, Activation activation,
+                                      const Tensor& dhidden) {
   // x is (B,S,N), W_1 and W_3 are (N,F), dhidden is (B,S,F) -> dx (B,S,N), dW_1 and dW_3 (N,F)
   Tensor dgate = linear_projection(x, W_1, Tensor(), "F");  // a, then dL/da in place
   Tensor dup = linear_projection(x, W_3, Tensor(), "F");    // u, then dL/du in place
@@ -94,8 +107,8 @@ SwigluGradients swiglu_hidden_backward(const Tensor& x, const Tensor& W_1, const
   for_each_range(dgate.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const double gate = a[i], up = u[i];
-      a[i] = dh[i] * up * activate_derivative(gate, Activation::SwiGLU);
-      u[i] = dh[i] * activate(gate, Activation::SwiGLU);
+      a[i] = dh[i] * up * activate_derivative(gate, activation);
+      u[i] = dh[i] * activate(gate, activation);
     }
   });
   ProjectionGradients g1 = linear_projection_backward(x, W_1, false, dgate);

@@ -11,7 +11,7 @@ namespace attn {
 
 // x -> ReLU max(0, x), GELU x * Phi(x) with the exact erf form (PyTorch's default "gelu"),
 // GELU's tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (GPT-2's,
-// PyTorch's approximate="tanh"), or for SwiGLU its gate's SiLU x * sigmoid(x).
+// PyTorch's approximate="tanh"; also GeGLU's gate's), or for SwiGLU its gate's SiLU x * sigmoid(x).
 double activate(double x, Activation activation);
 // x -> act'(x): ReLU's is 1 above 0 and 0 at or below it (0 at exactly 0, as PyTorch);
 // GELU's is Phi(x) + x phi(x) = 0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi);
@@ -41,6 +41,14 @@ struct SwigluGradients {
   Tensor dW_3;  // (N,F)
 };
 SwigluGradients swiglu_hidden_backward(const Tensor& x, const Tensor& W_1, const Tensor& W_3, const Tensor& dhidden);
+
+// A gated feed-forward's hidden layer with the gate's activation: SwiGLU's silu, or GeGLU's
+// GELU in its tanh form (Gemma's gelu_pytorch_tanh): x is (B,S,N), W_1 (the gate) and W_3
+// (the up projection) are (N,F) -> act(x @ W_1) ⊙ (x @ W_3) is (B,S,F).
+Tensor gated_hidden(const Tensor& x, const Tensor& W_1, const Tensor& W_3, Activation activation);
+// Its gradients, as swiglu_hidden_backward's with act and act' of `activation`.
+SwigluGradients gated_hidden_backward(const Tensor& x, const Tensor& W_1, const Tensor& W_3, Activation activation,
+                                      const Tensor& dhidden);
 
 // hidden is (B,S,F), W_2 is (F,N), b_2 is (N,) -> hidden @ W_2 + b_2 is (B,S,N).
 Tensor feed_forward_output(const Tensor& hidden, const Tensor& W_2, const Tensor& b_2);

@@ -122,6 +122,27 @@ RmsNormGradients rms_norm_backward(const Tensor& x, const Tensor& gamma, double 
   return g;
 }
 
+namespace {
+
+// gamma (N,) -> 1 + gamma (N,): Gemma's gain
+Tensor one_plus(const Tensor& gamma) {
+  Tensor gain = Tensor::uninitialized(gamma.shape, gamma.axes);  // every element is written below
+  for (std::size_t j = 0; j < gamma.size(); ++j) gain.data[j] = 1.0 + gamma.data[j];
+  return gain;
+}
+
+}  // namespace
+
+Tensor rms_norm_plus_one(const Tensor& x, const Tensor& gamma, double eps) {
+  // x is (B,S,N), gamma is (N,) -> (B,S,N): (x · rsqrt(mean(x²) + eps)) · (1 + gamma)
+  return rms_norm(x, one_plus(gamma), eps);
+}
+
+RmsNormGradients rms_norm_plus_one_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy) {
+  // x is (B,S,N), gamma is (N,), dy is (B,S,N) -> dx (B,S,N), dgamma (N,)
+  return rms_norm_backward(x, one_plus(gamma), eps, dy);
+}
+
 Tensor qk_norm(const Tensor& x, const Tensor& gamma, double eps) {
   // x is (B,H,S,d), gamma is (d,) -> (B,H,S,d): rms_norm over the last axis, a head's row
   require(x.rank() >= 2 && gamma.size() == x.shape.back(), "qk_norm: x (B,H,S,d), gamma (d,)");

@@ -40,6 +40,13 @@ struct RmsNormGradients {
 // subtracted).
 RmsNormGradients rms_norm_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy);
 
+// Gemma's RMSNorm: x is (B,S,N), gamma is (N,) -> (B,S,N), x / sqrt(mean(x²) + eps) · (1 +
+// gamma), the gain 1 + gamma computed first, as GemmaRMSNorm's output * (1.0 + weight).
+Tensor rms_norm_plus_one(const Tensor& x, const Tensor& gamma, double eps);
+// Its gradients: rms_norm_backward's with the gain 1 + gamma (d(1 + gamma)/dgamma = 1, so
+// dgamma is the gain's gradient).
+RmsNormGradients rms_norm_plus_one_backward(const Tensor& x, const Tensor& gamma, double eps, const Tensor& dy);
+
 // QK-norm (Qwen3's q_norm and k_norm): x is (B,H,S,d), the queries or the keys after the
 // head split (before RoPE), gamma is (d,) -> (B,H,S,d). Every head's row of d numbers is
 // divided by its root mean square and scaled by gamma, as rms_norm does to a position's row:

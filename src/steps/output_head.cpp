@@ -2,6 +2,7 @@
 
 #include "core/require.h"
 #include "core/shape_only.h"
+#include "steps/feed_forward.h"
 
 namespace attn {
 
@@ -29,6 +30,26 @@ Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding) {
   else
     matmul_transposed(x.data.data(), embedding.data.data(), Transposed::B, out.data.data(), rows, N, V);
   return out;
+}
+
+Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding, const Tensor& b) {
+  // x is (B,T,N), embedding is (V,N), b is (V,) or empty -> (B,T,V)
+  Tensor out = tied_vocabulary_logits(x, embedding);
+  return b.data.empty() ? out : add_bias(out, b);
+}
+
+Tensor head_transform(const Tensor& x, const Tensor& W, const Tensor& b, Activation activation) {
+  // x is (B,T,N), W is (N,N), b is (N,) -> act(x @ W + b) is (B,T,N): the feed-forward's first
+  // layer, N wide
+  Tensor y = feed_forward_hidden(x, W, b, activation);
+  y.axes.back() = "N";
+  return y;
+}
+
+ProjectionGradients head_transform_backward(const Tensor& x, const Tensor& W, const Tensor& b, Activation activation,
+                                            const Tensor& y, const Tensor& dy) {
+  // x, y, dy are (B,T,N), W is (N,N) -> dx (B,T,N), dW (N,N), db (N,)
+  return feed_forward_hidden_backward(x, W, b, activation, y, dy);
 }
 
 Tensor tied_vocabulary_logits_backward(const Tensor& x, const Tensor& embedding, const Tensor& dlogits,

@@ -3,6 +3,7 @@
 #ifndef ATTN_STEPS_OUTPUT_HEAD_H_
 #define ATTN_STEPS_OUTPUT_HEAD_H_
 
+#include "attn/step_variants.h"
 #include "attn/tensor.h"
 #include "steps/projection.h"
 
@@ -20,6 +21,19 @@ Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding);
 // (the lookups add theirs: one table, used twice).
 Tensor tied_vocabulary_logits_backward(const Tensor& x, const Tensor& embedding, const Tensor& dlogits,
                                        Tensor& dembedding);
+
+// Tied, with a bias of its own (BERT's cls.predictions.bias): x is (B,T,N), embedding is
+// (V,N), b is (V,) or empty -> x @ embedding^T + b is (B,T,V), the bias added after the
+// product, one rounding per element.
+Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding, const Tensor& b);
+
+// A head transform before the logits (BERT's MLM head, BertPredictionHeadTransform without
+// its LayerNorm): x is (B,T,N), W is (N,N), b is (N,) -> act(x @ W + b) is (B,T,N).
+Tensor head_transform(const Tensor& x, const Tensor& W, const Tensor& b, Activation activation);
+// x is (B,T,N), y = head_transform(x, ...) (B,T,N), dy is (B,T,N) -> dx (B,T,N), dW (N,N),
+// db (N,), through the activation's derivative at x @ W + b.
+ProjectionGradients head_transform_backward(const Tensor& x, const Tensor& W, const Tensor& b, Activation activation,
+                                            const Tensor& y, const Tensor& dy);
 
 }  // namespace attn
 

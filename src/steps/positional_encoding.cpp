@@ -106,13 +106,14 @@ Tensor rope_frequencies(std::size_t d_head, double theta, const RopeScaling& sca
 
 namespace {
 
-// Turns every (i, i + d/2) pair of x by sign · its angle, position · inv_freq[i]: +1
-// forward, -1 backward; row s at position first + s.
+// Turns every (i, i + r/2) pair of x's first r = 2 · inv_freq's numbers by sign · its
+// angle, position · inv_freq[i] (+1 forward, -1 backward; row s at position first + s),
+// and passes the other d - r numbers (r = d but for partial rotary).
 Tensor rope_turn(const Tensor& x, const Tensor& inv_freq, double sign, std::size_t first = 0) {
-  // x is (B,H,S,d), inv_freq (d/2,) -> (B,H,S,d)
-  require(x.rank() == 4 && x.shape[3] % 2 == 0 && inv_freq.size() == x.shape[3] / 2,
-          "rope_rotate: x must be (B,H,S,d) with d even, inv_freq (d/2,)");
-  const std::size_t S = x.shape[2], d = x.shape[3], half = d / 2;
+  // x is (B,H,S,d), inv_freq (r/2,) -> (B,H,S,d)
+  require(x.rank() == 4 && 2 * inv_freq.size() <= x.shape[3],
+          "rope_rotate: x must be (B,H,S,d), inv_freq (r/2,) with r <= d");
+  const std::size_t S = x.shape[2], d = x.shape[3], half = inv_freq.size();
   if (shapes_only()) return shape_only(x.shape, x.axes);
   // cos and sin of every (position, pair), computed once
   std::vector<double> cos_table(S * half), sin_table(S * half);
@@ -133,6 +134,7 @@ Tensor rope_turn(const Tensor& x, const Tensor& inv_freq, double sign, std::size
       y[i] = in[i] * c - in[i + half] * sn;
       y[i + half] = in[i + half] * c + in[i] * sn;
     }
+    std::copy(in + 2 * half, in + d, y + 2 * half);  // the numbers partial rotary does not turn
   }
   return out;
 }

@@ -54,8 +54,10 @@ Tensor rope_inverse_frequencies(std::size_t d_head, double theta);
 Tensor llama3_rope_frequencies(const Tensor& inv_freq, const RopeScaling& scaling);
 // The frequencies RoPE turns by: rope_inverse_frequencies, adjusted when scaling.llama3.
 Tensor rope_frequencies(std::size_t d_head, double theta, const RopeScaling& scaling);
-// rope_rotate and its backward with given frequencies (d/2,): pair i of position p turns by
-// p · inv_freq[i].
+// rope_rotate and its backward with given frequencies (r/2,): pair (i, i + r/2) of position
+// p turns by p · inv_freq[i]. r = d turns every number of the head; r < d is partial rotary
+// (GPT-NeoX's rotary_pct, Phi's partial_rotary_factor): the frequencies are those of an
+// r-wide head (rope_frequencies(r, ...)) and the last d - r numbers pass unturned.
 Tensor rope_rotate(const Tensor& x, const Tensor& inv_freq, std::size_t first_position = 0);
 Tensor rope_rotate_backward(const Tensor& dy, const Tensor& inv_freq);
 

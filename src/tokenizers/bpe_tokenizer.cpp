@@ -6,56 +6,10 @@
 
 #include "attn/error.h"
 #include "core/memory_budget.h"
+#include "tokenizers/piece_text.h"
 #include "tokenizers/utf8.h"
 
 namespace attn {
-
-namespace {
-
-// transformers' clean_up_tokenization: spaces before punctuation and English contractions.
-std::string clean_up_tokenization(std::string text) {
-  static const char* const pairs[][2] = {{" .", "."},     {" ?", "?"},     {" !", "!"},   {" ,", ","},
-                                         {" ' ", "'"},    {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"},
-                                         {" 've", "'ve"}, {" 're", "'re"}};
-  for (const auto& pair : pairs) text = replace_literal(text, pair[0], pair[1]);
-  return text;
-}
-
-// Text a learner can read: a space as "␣", a newline, tab or other control byte escaped.
-std::string visible(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == ' ') {
-      out += "\xE2\x90\xA3";  // ␣
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (byte < 0x20 || byte == 0x7F) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string bytes_as_pieces(const std::string& bytes) {
-  std::string out;
-  for (const char c : bytes) {
-    char spelled[8];
-    std::snprintf(spelled, sizeof spelled, "<0x%02X>", static_cast<unsigned char>(c));
-    out += spelled;
-  }
-  return out;
-}
-
-}  // namespace
 
 namespace {
 
@@ -132,22 +86,6 @@ void BpeTokenizer::encode_section(const TextSection& section, Encoding& encoding
   }
 }
 
-void BpeTokenizer::check_memory(const std::string& text, const std::vector<TextSection>& sections) const {
-  const TextGrowth growth = text_growth(parts_.normalizer, parts_.pre_tokenizer);
-  long double grown = 0;
-  for (const TextSection& section : sections)
-    if (!section.id) grown += growth.factor * static_cast<long double>(section.text.size()) + growth.added;
-  const long double need = static_cast<long double>(text.size()) * 2 + grown * kTokenizeBytesPerByte;
-  const std::uint64_t limit = memory_limit_in_force();
-  if (need <= static_cast<long double>(limit)) return;
-  throw InputError("text", "",
-                   fmt::format("tokenizing it could take about {}: its {} bytes may grow to {:.0f} through the "
-                               "tokenizer's normalizer and pre-tokenizer (up to {:.1f} times), at up to {} bytes of "
-                               "memory each, more than the limit of {}; use a shorter text or raise --max-memory",
-                               memory_text(need), text.size(), static_cast<double>(grown),
-                               static_cast<double>(growth.factor), kTokenizeBytesPerByte, memory_text(limit)));
-}
-
 Encoding BpeTokenizer::encode(const std::string& text, bool add_special_tokens) const {
   if (const auto bad = first_invalid_utf8(text)) {
     throw InputError("text", "",
@@ -155,7 +93,7 @@ Encoding BpeTokenizer::encode(const std::string& text, bool add_special_tokens) 
                          " at offset " + std::to_string(*bad) + " that starts no UTF-8 character");
   }
   const std::vector<TextSection> sections = raw_tokens_.split(text);
-  check_memory(text, sections);
+  check_tokenize_memory(text, sections, text_growth(parts_.normalizer, parts_.pre_tokenizer));
   Encoding encoding;
   if (add_special_tokens)
     for (const std::size_t id : parts_.prefix_ids) push(encoding, id, false);

@@ -34,14 +34,6 @@ struct BpeParts {
   std::array<std::optional<std::size_t>, 4> roles;  // by SpecialRole
 };
 
-// The memory tokenizing takes per byte of the text grown through the normalizer and the
-// pre-tokenizer: the words, the pieces, the ids and their copies. Measured with
-// /usr/bin/time -v on `attn tokenize --model tests/data/gpt2 - --json` of 4 MiB texts
-// (the process's 21 MiB at rest taken off): 168 bytes a byte for "a!a!..." and "1,1,..."
-// (every byte a word and a token), 137 for "é一é一...", 102 for "a a a ...", 57 for
-// English; rounded up.
-constexpr std::uint64_t kTokenizeBytesPerByte = 192;
-
 class BpeTokenizer : public Tokenizer {
  public:
   explicit BpeTokenizer(BpeParts parts);
@@ -62,10 +54,6 @@ class BpeTokenizer : public Tokenizer {
   // "␣cat" for "Ġcat", a byte-fallback piece as "<0xE2>", a special token as spelled.
   std::string readable_piece(std::size_t id) const;
   void encode_section(const TextSection& section, Encoding& encoding) const;
-  // InputError when tokenizing `text` (cut at the added tokens into `sections`) could take
-  // more than the memory limit (core/memory_budget.h): its bytes as the normalizer and the
-  // pre-tokenizer may grow them, each at kTokenizeBytesPerByte.
-  void check_memory(const std::string& text, const std::vector<TextSection>& sections) const;
   void push(Encoding& encoding, std::size_t id, bool unknown) const;
 
   BpeParts parts_;

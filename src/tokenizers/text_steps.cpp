@@ -4,7 +4,10 @@
 #include <array>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "attn/error.h"
+#include "core/memory_budget.h"
 #include "tokenizers/unicode_text.h"
 #include "tokenizers/utf8.h"
 
@@ -250,6 +253,22 @@ std::vector<std::string> pre_tokenize(const std::vector<PreTokenizerStep>& steps
     }
   }
   return words;
+}
+
+void check_tokenize_memory(const std::string& text, const std::vector<TextSection>& sections,
+                           const TextGrowth& growth) {
+  long double grown = 0;
+  for (const TextSection& section : sections)
+    if (!section.id) grown += growth.factor * static_cast<long double>(section.text.size()) + growth.added;
+  const long double need = static_cast<long double>(text.size()) * 2 + grown * kTokenizeBytesPerByte;
+  const std::uint64_t limit = memory_limit_in_force();
+  if (need <= static_cast<long double>(limit)) return;
+  throw InputError("text", "",
+                   fmt::format("tokenizing it could take about {}: its {} bytes may grow to {:.0f} through the "
+                               "tokenizer's normalizer and pre-tokenizer (up to {:.1f} times), at up to {} bytes of "
+                               "memory each, more than the limit of {}; use a shorter text or raise --max-memory",
+                               memory_text(need), text.size(), static_cast<double>(grown),
+                               static_cast<double>(growth.factor), kTokenizeBytesPerByte, memory_text(limit)));
 }
 
 }  // namespace attn

@@ -1,12 +1,15 @@
-// load_tokenizer and its two file formats: tokenizer.json (any BPE tokenizer of Hugging
-// Face's tokenizers) and GPT-2's vocab.json + merges.txt.
+// load_tokenizer and the file formats: tokenizer.json (a BPE, WordPiece or Unigram model of
+// Hugging Face's tokenizers), BERT's vocab.txt, GPT-2's vocab.json + merges.txt, Marian's
+// source.spm + target.spm + vocab.json.
 #include <sys/stat.h>
 
 #include "attn/error.h"
 #include "attn/tokenizer_files.h"
 #include "tokenizers/bpe_tokenizer.h"
 #include "tokenizers/json_fields.h"
+#include "tokenizers/marian_tokenizer.h"
 #include "tokenizers/pipeline_json.h"
+#include "tokenizers/pipeline_loading.h"
 #include "tokenizers/vocabulary_json.h"
 
 namespace attn {
@@ -44,14 +47,21 @@ BpeOptions read_model_options(const JsonField& model, const BpeVocabulary& vocab
   return options;
 }
 
-void check_model_type(const JsonField& model) {
-  if (!model.has("type")) return;  // tokenizers reads an untagged model with merges as BPE
+// The model's type; an untagged model is read as tokenizers reads it (a vocab of
+// [piece, score] pairs is Unigram's; merges make a BPE; a continuing_subword_prefix alone a
+// WordPiece).
+std::string model_type(const JsonField& model) {
+  if (!model.has("type")) {
+    if (model.has("vocab") && model["vocab"].value.is_array()) return "Unigram";
+    if (!model.has("merges") && model.has("continuing_subword_prefix")) return "WordPiece";
+    return "BPE";
+  }
   const JsonField type = model["type"];
   const std::string name = type.string();
-  if (name == "BPE") return;
+  if (name == "BPE" || name == "WordPiece" || name == "Unigram") return name;
   throw InputError(type.file, type.path,
-                   "expected \"BPE\" (byte-level or SentencePiece-style), found " + describe_json_found(type.value) +
-                       ": attn does not tokenize with " + name + " models (Unigram: T5, ALBERT; WordPiece: BERT)");
+                   "expected \"BPE\", \"WordPiece\" or \"Unigram\", found " + describe_json_found(type.value) +
+                       ": attn does not tokenize with " + name + " models");
 }
 
 }  // namespace
@@ -61,7 +71,8 @@ std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& tokenizer_json
   const JsonField root{document, "", tokenizer_json};
   root.object();
   const JsonField model = root["model"];
-  check_model_type(model);
+  const std::string type = model_type(model);
+  if (type != "BPE") return load_pipeline_tokenizer_json(document, tokenizer_json, type, tokenizer_config);
   BpeParts parts;
   parts.vocabulary = read_vocabulary(model["vocab"]);
   parts.added_tokens = read_added_tokens(root["added_tokens"], parts.vocabulary);
@@ -106,18 +117,22 @@ std::unique_ptr<Tokenizer> load_vocab_merges(const std::string& vocab_json, cons
   return std::make_unique<BpeTokenizer>(std::move(parts));
 }
 
-std::unique_ptr<Tokenizer> load_tokenizer(const std::string& folder) {
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& folder, TokenizerSide side) {
   struct stat info {};
   if (stat(folder.c_str(), &info) != 0) throw InputError(folder, "", "expected a model folder, found nothing there");
   if (!S_ISDIR(info.st_mode)) throw InputError(folder, "", "expected a model folder, found a file");
   const std::string config = folder + "/tokenizer_config.json";
   const std::string config_or_none = is_file(config) ? config : "";
-  if (is_file(folder + "/tokenizer.json")) return load_tokenizer_json(folder + "/tokenizer.json", config_or_none);
-  if (is_file(folder + "/vocab.json") && is_file(folder + "/merges.txt"))
+  const auto has = [&folder](const char* name) { return is_file(folder + "/" + name); };
+  if (has("tokenizer.json")) return load_tokenizer_json(folder + "/tokenizer.json", config_or_none);
+  if (has("vocab.txt")) return load_bert_vocab_txt(folder + "/vocab.txt", config_or_none);
+  if (has("vocab.json") && has("merges.txt"))
     return load_vocab_merges(folder + "/vocab.json", folder + "/merges.txt", config_or_none);
+  if (has("source.spm") || has("target.spm")) return load_marian_tokenizer(folder, side);
   throw InputError(folder, "",
-                   "expected tokenizer files (tokenizer.json, or vocab.json and merges.txt), found " +
-                       std::string(is_file(folder + "/vocab.json") ? "vocab.json without merges.txt" : "none"));
+                   "expected tokenizer files (tokenizer.json; vocab.txt; vocab.json and merges.txt; or source.spm, "
+                   "target.spm and vocab.json), found " +
+                       std::string(has("vocab.json") ? "vocab.json without merges.txt or source.spm" : "none"));
 }
 
 }  // namespace attn

@@ -5,6 +5,7 @@
 #include "tokenizers/unicode_text.h"
 
 #include <dlfcn.h>
+#include <unicode/ubrk.h>
 #include <unicode/uchar.h>
 #include <unicode/unorm2.h>
 #include <unicode/ustring.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "attn/error.h"
+#include "tokenizers/utf8.h"
 
 namespace attn {
 
@@ -37,6 +39,9 @@ struct Icu {
   decltype(&u_strToLower) strToLower;
   decltype(&u_hasBinaryProperty) hasBinaryProperty;
   decltype(&u_charType) charType;
+  decltype(&ubrk_open) breakOpen;
+  decltype(&ubrk_next) breakNext;
+  decltype(&ubrk_close) breakClose;
 };
 
 template <class Function>
@@ -66,6 +71,9 @@ Icu load_icu() {
   ATTN_ICU_FIND(strToLower, u_strToLower);
   ATTN_ICU_FIND(hasBinaryProperty, u_hasBinaryProperty);
   ATTN_ICU_FIND(charType, u_charType);
+  ATTN_ICU_FIND(breakOpen, ubrk_open);
+  ATTN_ICU_FIND(breakNext, ubrk_next);
+  ATTN_ICU_FIND(breakClose, ubrk_close);
 #undef ATTN_ICU_FIND
   return icu;  // the library stays loaded for the rest of the process
 }
@@ -153,6 +161,78 @@ bool is_unicode_alphanumeric(char32_t c) {
   if (icu().hasBinaryProperty(code_point, UCHAR_ALPHABETIC)) return true;
   const int8_t type = icu().charType(code_point);
   return type == U_DECIMAL_DIGIT_NUMBER || type == U_LETTER_NUMBER || type == U_OTHER_NUMBER;
+}
+
+bool is_unicode_other(char32_t c) {
+  const int8_t type = icu().charType(static_cast<UChar32>(c));
+  return type == U_CONTROL_CHAR || type == U_FORMAT_CHAR || type == U_UNASSIGNED || type == U_PRIVATE_USE_CHAR ||
+         type == U_SURROGATE;
+}
+
+bool is_unicode_nonspacing_mark(char32_t c) { return icu().charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK; }
+
+bool is_unicode_punctuation(char32_t c) {
+  switch (icu().charType(static_cast<UChar32>(c))) {
+    case U_CONNECTOR_PUNCTUATION:
+    case U_DASH_PUNCTUATION:
+    case U_START_PUNCTUATION:
+    case U_END_PUNCTUATION:
+    case U_INITIAL_PUNCTUATION:
+    case U_FINAL_PUNCTUATION:
+    case U_OTHER_PUNCTUATION:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string unicode_lowercase_each(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte < 0x80) {  // ASCII: no need to ask ICU
+      out += static_cast<char>(byte >= 'A' && byte <= 'Z' ? byte + ('a' - 'A') : byte);
+      ++pos;
+      continue;
+    }
+    const std::size_t length = utf8_sequence_length(text, pos);
+    if (length == 0) throw InternalError("unicode_lowercase_each: text that is not UTF-8");
+    out += unicode_lowercase(text.substr(pos, length));
+    pos += length;
+  }
+  return out;
+}
+
+std::vector<std::size_t> grapheme_ends(const std::string& text) {
+  std::vector<std::size_t> ends;
+  if (text.empty()) return ends;
+  // UTF-16 for ICU, and where each UTF-16 unit's character starts in the UTF-8 text.
+  std::vector<UChar> units;
+  std::vector<std::size_t> utf8_offset;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t length = utf8_sequence_length(text, pos);
+    if (length == 0) throw InternalError("grapheme_ends: text that is not UTF-8");
+    const char32_t c = utf8_code_point(text, pos);
+    if (c >= 0x10000) {
+      units.push_back(static_cast<UChar>(0xD800 + ((c - 0x10000) >> 10)));
+      utf8_offset.push_back(pos);
+      units.push_back(static_cast<UChar>(0xDC00 + ((c - 0x10000) & 0x3FF)));
+    } else {
+      units.push_back(static_cast<UChar>(c));
+    }
+    utf8_offset.push_back(pos);
+    pos += length;
+  }
+  utf8_offset.push_back(text.size());
+  UErrorCode status = U_ZERO_ERROR;
+  UBreakIterator* breaks =
+      icu().breakOpen(UBRK_CHARACTER, "", units.data(), static_cast<int32_t>(units.size()), &status);
+  if (U_FAILURE(status)) throw InternalError(std::string("ICU ubrk_open: ") + icu().errorName(status));
+  for (int32_t end = icu().breakNext(breaks); end != UBRK_DONE; end = icu().breakNext(breaks))
+    ends.push_back(utf8_offset[static_cast<std::size_t>(end)]);
+  icu().breakClose(breaks);
+  return ends;
 }
 
 }  // namespace attn

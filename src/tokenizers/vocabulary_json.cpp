@@ -163,7 +163,11 @@ std::vector<Merge> read_merges_txt(const std::string& path, const BpeVocabulary&
   return merges;
 }
 
-void read_tokenizer_config(const std::string& path, BpeParts& parts, bool declares_specials) {
+namespace {
+
+// BpeParts and PipelineParts name these members alike.
+template <class Parts>
+void read_config_into(const std::string& path, Parts& parts, bool declares_specials) {
   const Json document = read_json_file(path);
   const JsonField config{document, "", path};
   config.object();
@@ -189,5 +193,13 @@ void read_tokenizer_config(const std::string& path, BpeParts& parts, bool declar
   if (declares_specials && config.flag("add_bos_token", false) && begin) parts.prefix_ids = {*begin};
   parts.clean_up_tokenization_spaces = config.flag("clean_up_tokenization_spaces", false);
 }
+
+}  // namespace
+
+void read_tokenizer_config(const std::string& path, BpeParts& parts, bool declares_specials) {
+  read_config_into(path, parts, declares_specials);
+}
+
+void read_tokenizer_config(const std::string& path, PipelineParts& parts) { read_config_into(path, parts, false); }
 
 }  // namespace attn

@@ -9,6 +9,7 @@
 
 #include "tokenizers/bpe_tokenizer.h"
 #include "tokenizers/json_fields.h"
+#include "tokenizers/pipeline_tokenizer.h"
 
 namespace attn {
 
@@ -26,6 +27,8 @@ std::vector<Merge> read_merges_txt(const std::string& path, const BpeVocabulary&
 // and additional_special_tokens also become the special added tokens, and add_bos_token
 // puts the begin token in front.
 void read_tokenizer_config(const std::string& path, BpeParts& parts, bool declares_specials);
+// The same for a WordPiece or Unigram tokenizer.json (whose added_tokens declare the specials).
+void read_tokenizer_config(const std::string& path, PipelineParts& parts);
 
 }  // namespace attn
 

@@ -47,6 +47,22 @@ TEST_CASE("head scores: the latest earlier occurrence, and positions that do not
   CHECK_FALSE(attn::previous_token_score(weights({{1}})).has_value());
 }
 
+TEST_CASE("head scores of a bidirectional head: the next token and the last ([SEP])", "[analysis]") {
+  // "[CLS] x [SEP]" read without a mask: quarters and halves, so the means are exact
+  const Tensor w = weights({{0.25, 0.5, 0.25}, {0, 0.25, 0.75}, {0.5, 0.25, 0.25}});
+  CHECK(*attn::next_token_score(w) == 0.625);  // w[0,1] = 0.5, w[1,2] = 0.75
+  CHECK(*attn::last_token_score(w) == 0.5);    // w[0,2] = 0.25, w[1,2] = 0.75
+  const attn::HeadScores s = attn::score_head(w, {2, 7, 3});
+  CHECK(attn::strongest_role(s, true) == "next_token");
+  CHECK(attn::strongest_role(s) == "mixed");  // a causal model's roles leave them out
+  CHECK(attn::head_score_names().size() == 6);
+  CHECK(attn::head_score_names(true).back() == "last_token");
+  CHECK(*attn::score_named(s, "last_token") == 0.5);
+  CHECK_FALSE(attn::next_token_score(weights({{1}})).has_value());  // one token: nothing ahead
+  // under a causal mask nothing lies ahead: 0
+  CHECK(*attn::next_token_score(kHandWorked) == 0);
+}
+
 TEST_CASE("the strongest role is the largest score of at least 0.5", "[analysis]") {
   // an induction head on "A B C A B": p = 3 (A, q = 0) looks at 1, p = 4 (B, q = 1) mostly at 2;
   // the segment is longer than 2, so the induction position is not the previous token's

@@ -113,14 +113,21 @@ TEST_CASE("config.json: Llama 3.2's grouped heads, head_dim, llama3 RoPE and tie
   CHECK(read(with(plain, "architectures", R"(["Qwen3ForCausalLM"])")).model.d_head == 128);  // Qwen3Config's default
   CHECK(std::string(read(with(with(plain, "architectures", R"(["MistralForCausalLM"])"), "sliding_window", "null"))
                         .family->name) == "llama");
+  // MistralConfig's sliding_window: 4096 when absent, none when null, W when given
+  const std::string mistral = with(plain, "architectures", R"(["MistralForCausalLM"])");
+  CHECK(read(mistral).model.sliding_window == 4096);
+  CHECK(read(with(mistral, "sliding_window", "null")).model.sliding_window == 0);
+  CHECK(read(with(mistral, "sliding_window", "3")).model.sliding_window == 3);
+  CHECK(read(with(plain, "sliding_window", "3")).model.sliding_window == 0);  // Llama has none
 }
 
 TEST_CASE("config.json: an unsupported architecture names itself and the supported ones", "[checkpoint][config]") {
-  const auto [path, message] = refusal(with(kGpt2, "architectures", R"(["BertForMaskedLM"])"));
+  const auto [path, message] = refusal(with(kGpt2, "architectures", R"(["XLNetLMHeadModel"])"));
   CHECK(path == "architectures[0]");
   CHECK(message ==
-        "the architecture \"BertForMaskedLM\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
-        "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)");
+        "the architecture \"XLNetLMHeadModel\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
+        "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPTNeoForCausalLM, GPTNeoXForCausalLM, "
+        "GemmaForCausalLM, PhiForCausalLM, BertForMaskedLM, BertForPreTraining, BertModel)");
   CHECK(refusal(with(kGpt2, "architectures", "null")).first == "architectures");
 }
 
@@ -158,8 +165,9 @@ TEST_CASE("config.json: what attn does not compute is refused by name", "[checkp
   CHECK(refusal(with(kGpt2, "scale_attn_by_inverse_layer_idx", "true")).first == "scale_attn_by_inverse_layer_idx");
   CHECK(refusal(with(kGpt2, "activation_function", "\"swish\"")).first == "activation_function");
   const std::string mistral = with(kLlama3, "architectures", R"(["MistralForCausalLM"])");
-  CHECK(refusal(with(mistral, "sliding_window", "4096")).first == "sliding_window");
-  CHECK(refusal(mistral).second.find("missing: MistralConfig's default is a window of 4096") == 0);
+  CHECK(refusal(with(mistral, "sliding_window", "0")) ==
+        Refusal{"sliding_window", "expected a positive integer, found the number 0"});
+  CHECK(refusal(with(mistral, "sliding_window", "\"4096\"")).first == "sliding_window");
   CHECK(refusal(with(with(kLlama3, "architectures", R"(["Qwen2ForCausalLM"])"), "use_sliding_window", "true")).first ==
         "use_sliding_window");
 }
@@ -175,4 +183,43 @@ TEST_CASE("config.json: not JSON, or missing, is one line naming it", "[checkpoi
     CHECK(e.file() == folder.path());
     CHECK(e.message() == "found no config.json: expected a Hugging Face model folder");
   }
+}
+
+TEST_CASE("config.json: BERT with BertConfig's defaults, and what attn does not compute refused by field",
+          "[checkpoint][config][bert]") {
+  // bert-base-uncased's config.json as the Hub has it (its fields are BertConfig's defaults)
+  const std::string base =
+      R"({"architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": false,
+          "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02,
+          "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512,
+          "model_type": "bert", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0,
+          "position_embedding_type": "absolute", "transformers_version": "4.6.0.dev0", "type_vocab_size": 2,
+          "use_cache": true, "vocab_size": 30522})";
+  const attn::CheckpointConfig c = read(base);
+  CHECK(std::string(c.family->name) == "bert");
+  CHECK(c.model.architecture == attn::Architecture::Encoder);
+  CHECK_FALSE(c.model.causal);
+  CHECK_FALSE(c.model.norm_first);
+  CHECK(c.model.activation == attn::Activation::GELU);
+  CHECK(c.model.layer_norm_eps == 1e-12);
+  CHECK(c.model.d_head == 64);
+  CHECK(c.tie_word_embeddings);
+  CHECK(c.max_positions == 512);
+  // the defaults, from an almost empty file: BertConfig()'s sizes
+  const attn::CheckpointConfig d = read(R"({"architectures": ["BertModel"]})");
+  CHECK(d.vocab_size == 30522);
+  CHECK(d.model.d_model == 768);
+  CHECK(d.num_layers == 12);
+  CHECK(d.model.d_ff == 3072);
+  CHECK(d.model.layer_norm_eps == 1e-12);
+  using Refusal = std::pair<std::string, std::string>;
+  CHECK(refusal(with(base, "position_embedding_type", "\"relative_key\"")) ==
+        Refusal{"position_embedding_type",
+                "\"relative_key\" is not supported (attn adds learned absolute positions: \"absolute\")"});
+  CHECK(refusal(with(base, "is_decoder", "true")).first == "is_decoder");
+  CHECK(refusal(with(base, "add_cross_attention", "true")).first == "add_cross_attention");
+  CHECK(refusal(with(base, "hidden_act", "\"tanh\"")).first == "hidden_act");
+  CHECK(refusal(with(base, "num_attention_heads", "5")) ==
+        Refusal{"num_attention_heads", "expected a divisor of hidden_size = 768, found 5"});
+  CHECK(refusal(with(base, "type_vocab_size", "0")).first == "type_vocab_size");
 }

@@ -65,7 +65,7 @@ double worst_error(const attn::Json& expected, const attn::Tensor& actual) {
 TEST_CASE("Hugging Face checkpoints: logits and attention weights agree with the float64 reference",
           "[checkpoint][reference]") {
   const auto names = attn_test::case_names(kDir);
-  REQUIRE(names.size() >= 14);
+  REQUIRE(names.size() >= 30);
   std::size_t run = 0;
   for (const auto& name : names) {
     DYNAMIC_SECTION(name) {
@@ -189,7 +189,13 @@ TEST_CASE("Hugging Face checkpoints: weights kept as stored give the bits of wei
       const auto ids = expected.at("ids").get<std::vector<std::size_t>>();
       const attn::LoadedModel widened = model_reading(name, ids), stored = model_reading(name, ids, as_stored);
       const attn::AttentionWeights& w = stored.model.decoder[0].self_attention;
-      CHECK((w.W_q.stored && w.W_q.data.empty() && w.W_o.stored && stored.model.embedding.stored));
+      CHECK((w.W_o.stored && stored.model.embedding.stored));
+      // GPT-NeoX's q, k and v, rows of each head's part of the fused query_key_value, are
+      // widened at load (StoredLayout::HeadRows); every other matrix stays as stored
+      if (name.rfind("gpt_neox", 0) == 0)
+        CHECK((w.W_q.stored == nullptr && !w.W_q.data.empty()));
+      else
+        CHECK((w.W_q.stored && w.W_q.data.empty()));
       CHECK(stored.model.decoder[0].norm1.gamma.stored == nullptr);  // vectors are widened
       CHECK(stored.model.embedding.shape == widened.model.embedding.shape);
       CHECK(attn::parameter_count(stored.model) == attn::parameter_count(widened.model));

@@ -127,6 +127,22 @@ TEST_CASE("checkpoint estimate: ATTN_WIDEN_WEIGHTS widens the weights at load", 
   CHECK(attn::load_hf_model(kDir + "llama_f32", options).model.embedding.stored == nullptr);
 }
 
+TEST_CASE("checkpoint estimate: an encoder's layers (BERT's) are counted as encoder layers", "[checkpoint][memory]") {
+  // bert_model_f64: 2 encoder layers, no head. Counted as decoder layers (self- and
+  // cross-attention each), the estimate would be larger, and this limit refused.
+  const attn::CheckpointModel bert = attn::load_hf_model(kDir + "bert_model_f64");
+  REQUIRE(bert.model.encoder.size() == 2);
+  attn::RunSize size;
+  size.encoder_layers = 2;
+  size.decoder_layers = 0;
+  size.target_len = 1;
+  size.vocab = bert.vocab_size;
+  size.position_rows = bert.model.config.max_len;
+  const std::uint64_t need = attn::estimate_run_bytes(bert.model.config, size);
+  CHECK(refusal("bert_model_f64", false, need).empty());
+  CHECK(refusal("bert_model_f64", false, need - 1).find(" as float64 (layers=2, d_model=8, ") != std::string::npos);
+}
+
 TEST_CASE("checkpoint estimate: a pytorch_model.bin is estimated from its pickle, before any weight is read",
           "[checkpoint][memory][pytorch_bin]") {
   // The .bin versions of the cases above (hf_checkpoints_bin.py) hold the same tensors: the

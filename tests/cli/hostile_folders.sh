@@ -54,7 +54,7 @@ case $case_name in
   heads_not_dividing) make_folder "$case_name"; refused 'config\.json' 'n_head' ;;
   vocab_2_40) make_folder "$case_name"; refused 'config\.json' 'vocab_size' ;;
   layers_1e9) make_folder "$case_name"; max_memory=1 refused 'config\.json' 'memory' ;;
-  unsupported_architecture) make_folder "$case_name"; refused 'config\.json' 'BertModel' 'GPT2LMHeadModel' ;;
+  unsupported_architecture) make_folder "$case_name"; refused 'config\.json' 'XLNetLMHeadModel' 'GPT2LMHeadModel' ;;
   missing_weight) make_folder "$case_name"; refused 'model\.safetensors' 'h\.0\.mlp\.c_fc\.bias' ;;
   transposed_weight) make_folder "$case_name"; refused 'model\.safetensors' 'h\.0\.attn\.c_attn\.weight' '\[12, 4\]' ;;
   integer_dtype) make_folder "$case_name"; refused 'model\.safetensors' 'h\.0\.attn\.c_attn\.weight' 'I32' ;;

@@ -102,7 +102,7 @@ def build(out, tokenizer_dir, case):
     elif case == "layers_1e9":
         cfg["n_layer"] = 10 ** 9
     elif case == "unsupported_architecture":
-        cfg["architectures"] = ["BertModel"]
+        cfg["architectures"] = ["XLNetLMHeadModel"]
     # The weights' problems, found in the header before any weight is read.
     elif case == "missing_weight":
         del tensors["h.0.mlp.c_fc.bias"]

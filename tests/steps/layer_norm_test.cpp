@@ -103,6 +103,36 @@ TEST_CASE("qk_norm_backward agrees with central differences for x and gamma", "[
   CHECK(relative_error(g.dgamma, numeric_gradient(f_g, gamma, dy)) < 1e-9);
 }
 
+TEST_CASE("rms_norm_plus_one: Gemma's x / sqrt(mean(x²) + eps) · (1 + gamma)", "[layer_norm][rms_norm]") {
+  // Row [3, 4]: mean(x²) = 12.5; with eps = 0.5, √13 = 3.605551275463989. Gamma [0, -0.5]
+  // gives the gains [1, 0.5]: [3/√13, 0.5 · 4/√13].
+  attn::Tensor x({1, 2}, {"S", "N"});
+  x.data = {3, 4};
+  attn::Tensor gamma({2}, {"N"});
+  gamma.data = {0, -0.5};
+  const attn::Tensor y = attn::rms_norm_plus_one(x, gamma, 0.5);
+  CHECK_THAT(y.data[0], WithinAbs(3 / 3.605551275463989, 1e-15));
+  CHECK_THAT(y.data[1], WithinAbs(0.5 * 4 / 3.605551275463989, 1e-15));
+  // a gamma of zeros leaves the normalized row as it is: RMSNorm with a gain of ones
+  attn::Tensor ones({2}, {"N"});
+  ones.data = {1, 1};
+  CHECK(attn::rms_norm_plus_one(x, attn::Tensor({2}, {"N"}), 0.5).data == attn::rms_norm(x, ones, 0.5).data);
+}
+
+TEST_CASE("rms_norm_plus_one_backward agrees with central differences for x and gamma",
+          "[layer_norm][rms_norm][backward]") {
+  using attn_test::numeric_gradient;
+  using attn_test::relative_error;
+  const attn::Tensor x = attn_test::wave_tensor({2, 3, 5}, {"B", "S", "N"}, 0.3);
+  const attn::Tensor gamma = attn_test::wave_tensor({5}, {"N"}, 1.0);
+  const attn::Tensor dy = attn_test::wave_tensor({2, 3, 5}, {"B", "S", "N"}, 3.0);
+  const attn::RmsNormGradients g = attn::rms_norm_plus_one_backward(x, gamma, 1e-6, dy);
+  const auto f_x = [&](const attn::Tensor& v) { return attn::rms_norm_plus_one(v, gamma, 1e-6); };
+  const auto f_g = [&](const attn::Tensor& v) { return attn::rms_norm_plus_one(x, v, 1e-6); };
+  CHECK(relative_error(g.dx, numeric_gradient(f_x, x, dy)) < 1e-8);
+  CHECK(relative_error(g.dgamma, numeric_gradient(f_g, gamma, dy)) < 1e-9);
+}
+
 TEST_CASE("layer_norm and rms_norm refuse a row whose variance or mean square overflows", "[layer_norm][rms_norm]") {
   // Row 1 = [1e160, -1e160]: mean 0, (x - mean)² = 1e320 > 1.8e308, so var = inf and
   // 1/sqrt(var + eps) = 0: the row would be beta (0 here), finite and silently wrong. Row 0

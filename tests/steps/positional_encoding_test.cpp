@@ -119,3 +119,21 @@ TEST_CASE("llama3_rope_frequencies: fast pairs kept, slow ones divided by factor
   CHECK(attn::rope_rotate(x, inv_freq, 2).data == attn::rope_rotate(x, 10000.0, 2).data);
   CHECK(attn::rope_frequencies(16, 10000.0, attn::RopeScaling{}).data == inv_freq.data);
 }
+
+TEST_CASE("partial rotary: the first r numbers turned with an r-wide head's frequencies, the rest passed",
+          "[positional_encoding][rope]") {
+  // d = 6, r = 4 (frequencies of a 4-wide head, theta 100): position 2 turns pair (0, 2) by 2
+  // and pair (1, 3) by 0.2, as rope_rotate turns a 4-wide head; numbers 4 and 5 pass.
+  attn::Tensor x({1, 1, 3, 6}, {"B", "H", "S", "d"});
+  x.data = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0.5, -1, 2, 3, -7, 9};
+  const attn::Tensor inv_freq = attn::rope_inverse_frequencies(4, 100.0);
+  const attn::Tensor y = attn::rope_rotate(x, inv_freq);
+  const double expected[] = {-2.0266682719249345, -1.5760745702264254, -0.37764495968144396, 2.7415304027286638};
+  for (std::size_t i = 0; i < 4; ++i) CHECK_THAT(y.data[12 + i], WithinAbs(expected[i], 1e-15));
+  CHECK(y.data[16] == -7);
+  CHECK(y.data[17] == 9);
+  const attn::Tensor dy = attn_test::wave_tensor({1, 1, 3, 6}, {"B", "H", "S", "d"}, 1.7);
+  const auto f = [&](const attn::Tensor& v) { return attn::rope_rotate(v, inv_freq); };
+  CHECK(attn_test::relative_error(attn::rope_rotate_backward(dy, inv_freq), attn_test::numeric_gradient(f, x, dy)) <
+        1e-9);
+}
