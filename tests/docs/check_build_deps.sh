@@ -12,7 +12,7 @@ listed=$(bash scripts/install-deps --list) || { echo "scripts/install-deps --lis
 declare -A provider=(
   [CLI11]=libcli11-dev [Catch2]=catch2 [Eigen3]=libeigen3-dev [OpenMP]=g++ [PNG]=libpng-dev
   [PkgConfig]=pkg-config [Threads]=g++ [ZLIB]=zlib1g-dev [fmt]=libfmt-dev [nlohmann_json]=nlohmann-json3-dev
-  [libpcre2-8]=libpcre2-dev [icu-uc]=libicu-dev
+  [libpcre2-8]=libpcre2-dev [icu-uc]=libicu-dev [sentencepiece]=libsentencepiece-dev
 )
 files=$(git ls-files '*CMakeLists.txt' '*.cmake' 2>/dev/null || find . -path ./build -prune -o \( -name CMakeLists.txt -o -name '*.cmake' \) -print)
 asked=$( (grep -hoE 'find_package\([A-Za-z0-9_]+' $files | sed 's/find_package(//'
