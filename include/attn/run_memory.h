@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "attn/model.h"
 #include "attn/model_file.h"
@@ -46,6 +47,9 @@ struct RunPlan {
   // logit lens, and the heads ablated (nullptr: the input's own).
   bool lens = false;
   const Ablation* ablation = nullptr;
+  // attn patch's runs: the head computes the logits of these vocabulary ids alone at the
+  // last row, (B,1,k) (RunContext::head_ids; nullptr: the whole head, (B,T,V) twice).
+  const std::vector<std::size_t>* head_ids = nullptr;
   // The model file's bytes, parsed whole as the model loaded (0: none, a checkpoint): its
   // JSON document and the weights made from it were held at once, before this run.
   std::uint64_t model_file_bytes = 0;

@@ -19,8 +19,10 @@ constexpr long double kTextHeld = 4.6;
 constexpr long double kTextFirstStep = 760, kTextFirstNumber = 5.5, kTextLaterNumber = 4.3;
 constexpr long double kTextNumbersShown = 400;
 
+// (a head with a transform, BERT's, runs it in every layer's lens before the logits)
 bool is_lens(StepKind kind) {
-  return kind == StepKind::LensNorm || kind == StepKind::LensLogits || kind == StepKind::LensProbabilities;
+  return kind == StepKind::LensNorm || kind == StepKind::LensTransform || kind == StepKind::LensTransformNorm ||
+         kind == StepKind::LensLogits || kind == StepKind::LensProbabilities;
 }
 
 long double elements(const Shape& shape) {

@@ -55,6 +55,9 @@ Traced selected_logits(const Model& model, const Traced& hidden, const std::vect
                        const TraceScope& at) {
   const Tensor& h = hidden.value;
   const std::size_t B = h.shape[0], T = h.shape[1], N = h.shape[2], k = ids.size();
+  if (shapes_only())  // (B,1,k): no rows to gather in a run on shapes alone
+    return at.record(StepKind::Logits, shape_only({B, 1, k}, {"B", h.axes[1], "V"}),
+                     {at.operand(hidden), Trace::weight("W_out[:, ids]", {N, k}, {"N", "V"})});
   Tensor last = Tensor::uninitialized({B, 1, N}, {"B", h.axes[1], "N"});
   for (std::size_t b = 0; b < B; ++b)
     std::copy_n(h.data.begin() + static_cast<std::ptrdiff_t>((b * T + T - 1) * N), N,

@@ -26,10 +26,12 @@ namespace {
 // What the run holds besides its tensors, measured with a malloc counter (the peak of the
 // bytes malloc has handed out and not taken back, malloc_usable_size of each) on the
 // examples and the reference checkpoints:
-// - the program itself, its command line and streams, before any model: 256 KiB;
-constexpr long double kProgramBytes = 256.0L * 1024;
-// - a checkpoint's loader besides: its files' headers, config and tokenizer documents: 24 KiB;
-constexpr long double kCheckpointBytes = 24.0L * 1024;
+// - the program itself, its command line and streams, before any model: 288 KiB (279 KiB
+//   since libsentencepiece is linked: its static state);
+constexpr long double kProgramBytes = 288.0L * 1024;
+// - a checkpoint's loader besides: its files' headers, config and tokenizer documents: 48 KiB
+//   (a file of 50 tensors, GPT-Neo's with its unused masks, or BERT's vocab.txt: 45 KiB);
+constexpr long double kCheckpointBytes = 48.0L * 1024;
 // - a vocabulary row: its token's text and about 170 bytes of strings, lookup maps and
 //   display names around it (GPT-2's 50257 rows: 8.6 MiB);
 constexpr long double kBytesPerVocabularyRow = 170;
@@ -70,13 +72,18 @@ RunInput shape_input(const RunInput& input, const RunPlan& plan) {
   return run;
 }
 
-// One run of the program on `input` under `kept`, `held` bytes held beside it.
-MemoryHoldings shape_run(const Model& model, const RunInput& input, RunPlan::Kept kept, bool shown, long double held) {
+// One run of the program on `input` under `kept`, `held` bytes held beside it, its head
+// the ids' logits alone when `head_ids` says so.
+MemoryHoldings shape_run(const Model& model, const RunInput& input, RunPlan::Kept kept, bool shown, long double held,
+                         const std::vector<std::size_t>* head_ids = nullptr) {
   MemoryHoldings holdings(model, kept, shown, input.lens && model.output.present);
   holdings.hold(held);
   Trace trace(!input.batched);
   holdings.watch(trace);
-  run_model(model, input, trace);
+  RunContext context;
+  context.ablation = &input.ablation;
+  context.head_ids = head_ids;
+  run_program(model, input, trace, context);
   return holdings;
 }
 
@@ -161,7 +168,7 @@ long double tensors_peak(const Model& model, const RunInput& given, const RunPla
   }
   if (plan.generated_len) return std::max(peak, kGenerationBytes + generation_peak(model, input, plan, held));
   const RunPlan::Kept kept = plan.backward ? RunPlan::Kept::Everything : plan.kept;
-  const MemoryHoldings run = shape_run(model, input, kept, plan.shown, held);
+  const MemoryHoldings run = shape_run(model, input, kept, plan.shown, held, plan.head_ids);
   peak = std::max(peak, run.peak());
   if (!plan.backward) return peak;
   // attn grad's backward: the forward's entries, a gradient of each as large when they are

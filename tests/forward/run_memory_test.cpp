@@ -90,6 +90,27 @@ void same_records(const attn::Model& model, const attn::RunInput& input) {
     }
 }
 
+// Every reference checkpoint the case lists name: the decoders' (cases.txt), BERT's
+// (bert_cases.txt), and the same models read from pytorch_model.bin (the first name of each
+// line of bin_cases.txt and bert_bin_cases.txt).
+std::vector<std::string> reference_checkpoints() {
+  std::vector<std::string> names;
+  for (const char* list : {"cases.txt", "bert_cases.txt", "bin_cases.txt", "bert_bin_cases.txt"}) {
+    std::ifstream lines(kCheckpoints + list);
+    REQUIRE(lines);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) names.push_back(line.substr(0, line.find(' ')));
+  }
+  return names;
+}
+
+// The logit lens on, and head 0 of the last stack's first layer ablated.
+void with_lens_and_ablation(attn::LoadedModel& loaded) {
+  loaded.input.lens = true;
+  const attn::Stack stack = loaded.model.has_decoder() ? attn::Stack::Decoder : attn::Stack::Encoder;
+  loaded.input.ablation.heads.push_back(attn::HeadAblation{stack, 0, 0});
+}
+
 }  // namespace
 
 TEST_CASE("a step on shapes alone gives its result's shape and no numbers", "[run_memory]") {
@@ -122,41 +143,88 @@ TEST_CASE("a run on shapes alone records what the real run records, shape for sh
       }
     }
   }
-  std::ifstream cases(kCheckpoints + "cases.txt");
-  for (std::string name; std::getline(cases, name);) {
+  for (const std::string& name : reference_checkpoints()) {
     DYNAMIC_SECTION(name) {
       attn::LoadedModel loaded = checkpoint(name, {1, 5, 2, 7});
       same_records(loaded.model, loaded.input);
+      if (loaded.model.output.present) {  // the lens (BERT's through its head transform), an ablation
+        with_lens_and_ablation(loaded);
+        same_records(loaded.model, loaded.input);
+      }
     }
   }
 }
+
+namespace {
+
+// The records of a cached step of `loaded` (its prompt's run filling the cache, then the
+// next position's step), on shapes alone or not.
+Records cached_step_records(const attn::LoadedModel& loaded, bool shapes) {
+  const attn::Model& model = loaded.model;
+  const std::unique_ptr<attn::ShapesOnly> alone = shapes ? std::make_unique<attn::ShapesOnly>() : nullptr;
+  std::vector<attn::LayerCache> caches(model.decoder.size());
+  attn::RunContext context;
+  context.cache = &caches;
+  attn::Trace prompt(!loaded.input.batched);
+  prompt.keep_entries(false);
+  attn::run_program(model, loaded.input, prompt, context);
+  Records out;
+  attn::Trace step(true);
+  step.keep_entries(false);
+  step.set_sink([&](const attn::TraceRecord& r) { out.emplace_back(r.name, r.shape); });
+  context.step = true;
+  context.position = caches[0].k.shape[1];
+  attn::Program run(model, 3, step, context);
+  attn::run_forward(model, run);
+  return out;
+}
+
+}  // namespace
 
 TEST_CASE("a cached step on shapes alone records what the real step records", "[run_memory][kv_cache]") {
   for (const char* name : {"llama_block", "seed004_i_love_ai"}) {
     DYNAMIC_SECTION(name) {
       const attn::LoadedModel loaded = example(name);
-      const attn::Model& model = loaded.model;
-      const auto step_records = [&](bool shapes) {
+      const Records real = cached_step_records(loaded, false);
+      CHECK(real.size() > 10);
+      CHECK(cached_step_records(loaded, true) == real);
+    }
+  }
+  // the decoder families' own steps: GPT-Neo's local layers and Mistral's window cut the
+  // cached keys (windows of 2 and 3: the step at position 6 sees 2 or 3 of 7), GPT-NeoX and
+  // Phi turn part of each head, Gemma's GeGLU and norms
+  for (const char* name : {"gpt_neo_f32", "gpt_neo_bf16_local_first", "mistral_window_f32", "gpt_neox_f32",
+                           "gpt_neox_f64_sequential", "gemma_f32", "phi_f16_gqa"}) {
+    DYNAMIC_SECTION(name) {
+      const attn::LoadedModel loaded = checkpoint(name, {1, 5, 2, 7, 3, 3});
+      const Records real = cached_step_records(loaded, false);
+      CHECK(real.size() > 10);
+      CHECK(cached_step_records(loaded, true) == real);
+    }
+  }
+}
+
+TEST_CASE("attn patch's head on shapes alone records what its real head records", "[run_memory]") {
+  // RunContext::head_ids: the logits of two ids alone at the last row, (B,1,2)
+  const std::vector<std::size_t> ids = {3, 9};
+  for (const char* name : {"gpt2_f32", "gpt2_f32_untied", "bert_mlm_f32"}) {
+    DYNAMIC_SECTION(name) {
+      const attn::LoadedModel loaded = checkpoint(name, {1, 5, 2, 7});
+      const auto head_records = [&](bool shapes) {
         const std::unique_ptr<attn::ShapesOnly> alone = shapes ? std::make_unique<attn::ShapesOnly>() : nullptr;
-        std::vector<attn::LayerCache> caches(model.decoder.size());
-        attn::RunContext context;
-        context.cache = &caches;
-        attn::Trace prompt(!loaded.input.batched);
-        prompt.keep_entries(false);
-        attn::run_program(model, loaded.input, prompt, context);
         Records out;
-        attn::Trace step(true);
-        step.keep_entries(false);
-        step.set_sink([&](const attn::TraceRecord& r) { out.emplace_back(r.name, r.shape); });
-        context.step = true;
-        context.position = caches[0].k.shape[1];
-        attn::Program run(model, 3, step, context);
-        attn::run_forward(model, run);
+        attn::Trace trace(true);
+        trace.keep_entries(false);
+        trace.set_sink([&](const attn::TraceRecord& r) { out.emplace_back(r.name, r.shape); });
+        attn::RunContext context;
+        context.head_ids = &ids;
+        attn::run_program(loaded.model, loaded.input, trace, context);
         return out;
       };
-      const Records real = step_records(false);
-      CHECK(real.size() > 10);
-      CHECK(step_records(true) == real);
+      const Records real = head_records(false);
+      REQUIRE_FALSE(real.empty());
+      CHECK(real.back() == Records::value_type("output.logits", attn::Shape{1, 2}));  // (T=1,k=2), one text
+      CHECK(head_records(true) == real);
     }
   }
 }
@@ -175,13 +243,13 @@ TEST_CASE("the estimate, worked by hand for one attention block", "[run_memory]"
     plan.kept = kept;
     return attn::estimate_run_memory(loaded.model, loaded.input, plan);
   };
-  // Besides the program's own 256 KiB and the weights: a trace that keeps nothing holds at
+  // Besides the program's own 288 KiB and the weights: a trace that keeps nothing holds at
   // most the block's 13 results and the input it reads, 14 x 256 = 3584 bytes.
-  CHECK(estimate(attn::RunPlan::Kept::Nothing) == 262144 + 2048 + 3584);
+  CHECK(estimate(attn::RunPlan::Kept::Nothing) == 294912 + 2048 + 3584);
   // Kept, the 14 entries are held twice at the block's end (the trace's copies and the
   // block's own): 28 x 256 = 7168. One layer: a streamed walkthrough forgets nothing.
-  CHECK(estimate(attn::RunPlan::Kept::Everything) == 262144 + 2048 + 7168);
-  CHECK(estimate(attn::RunPlan::Kept::Streamed) == 262144 + 2048 + 7168);
+  CHECK(estimate(attn::RunPlan::Kept::Everything) == 294912 + 2048 + 7168);
+  CHECK(estimate(attn::RunPlan::Kept::Streamed) == 294912 + 2048 + 7168);
   // attn heads keeps the attention weights: (H=2,S=4,S=4), 256 bytes, beside 3584.
-  CHECK(estimate(attn::RunPlan::Kept::AttentionWeights) == 262144 + 2048 + 3584 + 256);
+  CHECK(estimate(attn::RunPlan::Kept::AttentionWeights) == 294912 + 2048 + 3584 + 256);
 }
