@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,12 @@ struct ModelConfig {
   double layer_norm_eps = 1e-5;  // the eps of every norm, LayerNorm or RMSNorm
   Norm norm = Norm::LayerNorm;
   PositionalEncoding positional_encoding = PositionalEncoding::Sinusoidal;
-  bool scale_embeddings = false;   // multiply looked-up embeddings by sqrt(d_model), as the paper does
-  std::size_t max_len = 0;         // rows of a learned position table
+  bool scale_embeddings = false;  // multiply looked-up embeddings by sqrt(d_model), as the paper does
+  std::size_t max_len = 0;        // rows of a position table (learned, or Marian's sinusoids)
+  // Scale the scores by multiplying with d^-0.5 (transformers' eager attention: BART,
+  // Marian) instead of dividing by √d (the paper, NumPy's scores / np.sqrt(d)): the same
+  // bits when √d is a power of two (d = 4, 16, 64, 256), one rounding apart otherwise.
+  bool scores_times_inverse_root = false;
   double rope_theta = 10000.0;     // RoPE's base: pair i turns by position · theta^(-2i/d)
   RopeScaling rope_scaling;        // Llama 3.1's adjustment of those frequencies, or none
   std::size_t num_kv_heads = 0;    // G key/value heads (grouped-query attention); set to H when absent
@@ -65,8 +70,24 @@ struct ModelConfig {
   Architecture architecture = Architecture::Encoder;  // as the file says or implies
   bool architecture_given = false;                    // the file said (model.architecture)
 
+  // The decoder's heads when they differ from the encoder's (Marian's and BART's
+  // decoder_attention_heads); 0: the same H. Each then has d_model / heads features.
+  std::size_t decoder_num_heads = 0;
+
   // G, the key/value heads: num_kv_heads, or H when it is not set.
   std::size_t kv_heads() const { return num_kv_heads ? num_kv_heads : num_heads; }
+  // What a decoder layer's attention runs with: this configuration, with the decoder's own
+  // heads and head size when it has them.
+  ModelConfig decoder_config() const {
+    ModelConfig c = *this;
+    if (decoder_num_heads == 0 || decoder_num_heads == num_heads) return c;
+    c.num_heads = c.num_kv_heads = decoder_num_heads;
+    c.d_head = d_model / decoder_num_heads;
+    c.decoder_num_heads = 0;
+    return c;
+  }
+  // The configuration of a stack's blocks: the decoder's for the decoder.
+  ModelConfig stack_config(bool decoder) const { return decoder ? decoder_config() : *this; }
   // The numbers of each head RoPE turns: rotary_dims, or all d.
   std::size_t rope_dims() const { return rotary_dims ? rotary_dims : d_head; }
   // The window of layer `layer`'s causal self-attention: W where it applies, else 0 (all).
@@ -160,6 +181,11 @@ struct CheckpointSource {
   std::vector<std::size_t> eos_token_ids;  // where generation stops (generation_config.json's, else config.json's)
   std::size_t max_positions = 0;           // the positions the model was made for
   std::size_t tokenizer_size = 0;          // the tokenizer's tokens; rows past them are "<row N>"
+  // An encoder-decoder's first decoder token (config.json's decoder_start_token_id: Marian's
+  // pad, BART's </s>), which the decoder reads before the target's pieces.
+  std::optional<std::size_t> decoder_start_id;
+  // Tokens generation never picks (config.json's bad_words_ids of one token: Marian's pad).
+  std::vector<std::size_t> never_generated;
 
   bool present() const { return !architecture.empty(); }
 };
@@ -186,12 +212,18 @@ struct Model {
   // docs/model-file.md): "<BOS> {} =" reads "2 0 1" as "<BOS> 2 0 1 =". Empty: as typed.
   std::string prompt_template;
   Tensor embedding;  // (V, N)
-  Tensor positions;  // (max_len, N) learned position table, or empty
+  Tensor positions;  // (max_len, N) position table (learned, or Marian's sinusoids), or empty
+  // The decoder's own learned table, (max_len, N), when each stack learned one (BART);
+  // empty: the decoder reads `positions` too.
+  Tensor decoder_positions;
   // BERT's token types (segments): a table of type_vocab_size rows, (types, N), whose row 0
   // is added to every position of a one-sentence input; empty for other models.
   Tensor token_types;
   // The LayerNorm of the summed embeddings, before the first layer (BERT); empty: none.
   NormWeights embedding_norm;
+  // A LayerNorm of each stack's input, right after its embeddings and positions (BART's
+  // layernorm_embedding); empty when the model has none.
+  NormWeights encoder_embedding_norm, decoder_embedding_norm;
 
   std::vector<EncoderLayerWeights> encoder;
   NormWeights encoder_norm;  // optional final LayerNorm of the stack (nn.Transformer has one)
@@ -200,6 +232,10 @@ struct Model {
   OutputWeights output;
   CheckpointSource checkpoint;  // a Hugging Face checkpoint's origin, or empty
 
+  // The position table a sequence reads: the decoder's own when it has one, else `positions`.
+  const Tensor& position_table(bool decoder) const {
+    return decoder && decoder_positions.has_values() ? decoder_positions : positions;
+  }
   // Whether the model has decoder layers (an encoder-decoder's or a decoder-only model's).
   bool has_decoder() const { return !decoder.empty(); }
   // A decoder-only (GPT-style) model: its decoder layers read the input (the source

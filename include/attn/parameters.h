@@ -1,7 +1,9 @@
 // Every learned tensor of a model, in one fixed order, each with where it sits: what the
 // backward pass computes a gradient for, and what training updates. The order is the model
 // file's (docs/model-file.md, "randn" and the draw order):
-//   embedding, positions, token_types, embedding_norm gamma, beta (BERT's),
+//   embedding, positions (learned ones: not Marian's fixed table), decoder_positions (BART),
+//   token_types, embedding_norm gamma, beta (BERT's),
+//   encoder_embedding_norm gamma, beta, decoder_embedding_norm gamma, beta (BART),
 //   each encoder layer: attention W_q, W_k, W_v (or heads.0.W_q, heads.0.W_k, heads.0.W_v,
 //     heads.1.W_q, ...), W_o, b_q, b_k, b_v, b_o; norm1 gamma, beta; ffn W_1, b_1, W_2, b_2, W_3;
 //     norm2 gamma, beta,
@@ -36,7 +38,7 @@ enum class Block : std::uint8_t { None, SelfAttention, MaskedSelfAttention, Cros
 // Which weight of its place.
 enum class WeightKind : std::uint8_t {
   Embedding,   // embedding (V, N)
-  Positions,   // positions (max_len, N), learned positions only
+  Positions,   // positions (max_len, N), learned positions only; the decoder's own (BART) at Stack::Decoder
   TokenTypes,  // token_types (types, N), BERT's segments
   W_q,
   W_k,
@@ -63,6 +65,11 @@ enum class WeightKind : std::uint8_t {
 // embeddings' (embedding_norm) and the output head's transform's (output.transform_norm).
 constexpr int kEmbeddingNormNumber = 1;
 constexpr int kTransformNormNumber = 2;
+
+// The number of a stack's embedding norm (Model::encoder_embedding_norm, BART's
+// layernorm_embedding) among its norms, in its ParameterId and its entry's StepId (layer -1,
+// as a stack's final norm, which is number 0): "encoder_embedding_norm.gamma".
+constexpr int kStackEmbeddingNormNumber = -1;
 
 // Where a weight sits: its kind, and (for the weights inside the stacks) the stack, the
 // layer (-1 for a stack's final norm), the block (attention blocks and the feed-forward

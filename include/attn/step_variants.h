@@ -6,9 +6,10 @@
 namespace attn {
 
 // The feed-forward network's non-linearity (steps/feed_forward.h): ReLU, GELU (erf),
-// GELU's tanh approximation (GPT-2), SwiGLU's gated SiLU (Llama; a third matrix W_3), or
-// GeGLU's gate through GELU's tanh form (Gemma; W_3 likewise).
-enum class Activation { ReLU, GELU, GELUTanh, SwiGLU, GeGLUTanh };
+// GELU's tanh approximation (GPT-2), SwiGLU's gated SiLU (Llama; a third matrix W_3),
+// GeGLU's gate through GELU's tanh form (Gemma; W_3 likewise), or SiLU alone, x·σ(x)
+// (Marian's "swish": no gate, no third matrix).
+enum class Activation { ReLU, GELU, GELUTanh, SwiGLU, GeGLUTanh, SiLU };
 
 // Whether the activation gates an up projection (W_3) with the activated gate (W_1).
 inline bool gated(Activation activation) {
@@ -29,8 +30,16 @@ enum class ScoreScale { InverseSqrtHead, None };
 
 // What marks each position (steps/positional_encoding.h): added to the embeddings
 // (sinusoidal, learned), nothing, or RoPE, which rotates the queries and keys of every
-// self-attention head instead.
-enum class PositionalEncoding { Sinusoidal, Learned, None, RoPE };
+// self-attention head instead. SinusoidalTable: sinusoids too, but read by row from a fixed
+// table the model holds (Model::positions), as Marian stores them: the sines in the first
+// half of the dimensions, the cosines in the second, rounded to float32; not learned.
+enum class PositionalEncoding { Sinusoidal, Learned, None, RoPE, SinusoidalTable };
+
+// Whether the positions are rows of the model's table (Model::positions): learned ones, or
+// Marian's fixed sinusoids. A position past its rows cannot be read.
+inline bool reads_position_table(PositionalEncoding p) {
+  return p == PositionalEncoding::Learned || p == PositionalEncoding::SinusoidalTable;
+}
 
 // Llama 3.1's adjustment of RoPE's frequencies (model.rope_scaling, rope_type "llama3"; the
 // fields of config.json's rope_scaling): the slow pairs turn `factor` times slower, the fast

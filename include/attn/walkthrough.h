@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/induction_lesson.h"
 #include "attn/model.h"
 #include "attn/run_input.h"
 #include "attn/trace.h"
@@ -72,20 +73,6 @@ struct StepKindDescription {
   const char* description;
 };
 const std::vector<StepKindDescription>& step_kinds();
-
-// The induction lesson (attn explain --example induction, docs/heads.md): how the run's
-// sequence is copied with each head ablated, measured by runs of their own (the command
-// makes them: a walkthrough only reads). Its positions are analysis/head_scores.h's
-// copy_targets of the sequence.
-struct CopyAblation {
-  std::vector<HeadAblation> heads;  // empty: the run without ablation
-  std::size_t right = 0;            // the greedy picks that are the token to copy
-  double mean_p = 0;                // the mean probability of the token to copy
-};
-struct InductionLesson {
-  std::size_t positions = 0;            // the positions that copy
-  std::vector<CopyAblation> ablations;  // the unablated run first, then each head zeroed, then each layer's heads
-};
 
 struct WalkthroughOptions {
   ArrayFormatOptions array;  // precision, summarization, line width (every line fits in it)

@@ -1,5 +1,6 @@
 #include "arch/checkpoint.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -43,11 +44,13 @@ struct WeightBytes {
 // InputError at the number of layers when it is past the limit.
 void check_memory(const CheckpointConfig& c, const std::string& file, const LoadOptions& options,
                   const WeightBytes& weights) {
-  const ModelConfig& m = c.model;
+  ModelConfig m = c.model;
+  m.d_ff = std::max(m.d_ff, c.decoder_d_ff);  // an encoder-decoder's wider stack, for both (an upper bound)
+  m.num_heads = std::max(m.num_heads, m.decoder_config().num_heads);  // likewise its heads
   RunSize size;
-  // an encoder's layers (BERT's) or a decoder-only model's
+  // an encoder's layers (BERT's), a decoder-only model's, or an encoder-decoder's both (Marian, BART)
   const bool encoder = m.architecture == Architecture::Encoder;
-  size.encoder_layers = encoder ? c.num_layers : 0;
+  size.encoder_layers = encoder ? c.num_layers : c.num_encoder_layers;
   size.decoder_layers = encoder ? 0 : c.num_layers;
   size.target_len = 1;
   size.vocab = c.vocab_size;
@@ -67,8 +70,10 @@ void check_memory(const CheckpointConfig& c, const std::string& file, const Load
       file, c.layers_field,
       fmt::format("this model's weights alone would need about {} {} (layers={}, d_model={}, d_ff={}, "
                   "vocab={}), more than the limit of {}; use a smaller model or raise --max-memory",
-                  byte_size_text(static_cast<double>(need), ByteStyle::Memory), weights.words, c.num_layers, m.d_model,
-                  m.d_ff, c.vocab_size, byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+                  byte_size_text(static_cast<double>(need), ByteStyle::Memory), weights.words,
+                  c.num_encoder_layers ? fmt::format("{}+{}", c.num_encoder_layers, c.num_layers)
+                                       : std::to_string(c.num_layers),
+                  m.d_model, m.d_ff, c.vocab_size, byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
 }
 
 }  // namespace
@@ -114,6 +119,8 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   result.vocab_size = c.vocab_size;
   result.max_positions = c.max_positions;
   result.eos_token_ids = c.eos_token_ids;
+  result.decoder_start_id = c.decoder_start_id;
+  result.never_generated = c.never_generated;
   return result;
 }
 

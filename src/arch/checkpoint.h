@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct CheckpointModel {
   std::size_t vocab_size = 0;              // rows of the embedding (may exceed the tokenizer's tokens)
   std::size_t max_positions = 0;           // n_positions or max_position_embeddings
   std::vector<std::size_t> eos_token_ids;  // generation_config.json's, else config.json's
+  std::optional<std::size_t> decoder_start_id;  // an encoder-decoder's decoder_start_token_id
+  std::vector<std::size_t> never_generated;     // bad_words_ids of one token
   // Which checkpoint tensor each weight is, by its parameter path (parameter_name,
   // attn/trace.h): "decoder.0.self_attention.W_q" -> "h.0.attn.c_attn.weight[:, 0:768]",
   // "decoder.0.self_attention.W_k" -> "model.layers.0.self_attn.k_proj.weight.T".

@@ -9,6 +9,7 @@
 #define ATTN_ARCH_FAMILY_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,14 @@ struct CheckpointConfig {
   std::string hf_class;  // its "architectures"[0]: which member of its family
   const Family* family = nullptr;
   ModelConfig model;
-  std::size_t vocab_size = 0;     // V, rows of the embedding (may exceed the tokenizer's tokens)
-  std::size_t num_layers = 0;     // its layers
+  std::size_t vocab_size = 0;          // V, rows of the embedding (may exceed the tokenizer's tokens)
+  std::size_t num_layers = 0;          // its (decoder) layers
+  std::size_t num_encoder_layers = 0;  // an encoder-decoder's encoder layers (Marian, BART); 0 for a decoder-only
+  std::size_t decoder_d_ff = 0;        // its decoder's feed-forward width when it differs from model.d_ff's
+  // An encoder-decoder's first decoder token (decoder_start_token_id), and the tokens
+  // generation never picks (bad_words_ids of one token each).
+  std::optional<std::size_t> decoder_start_id;
+  std::vector<std::size_t> never_generated;
   std::size_t max_positions = 0;  // the positions it was made for (a learned table's rows)
   bool tie_word_embeddings = false;
   const char* layers_field = "num_hidden_layers";  // the field a refusal of its size names
@@ -76,6 +83,8 @@ Family gpt_neox_family();
 Family gemma_family();
 Family phi_family();
 Family bert_family();
+Family marian_family();
+Family bart_family();
 
 }  // namespace attn
 

@@ -81,6 +81,8 @@ LoadedModel load_checkpoint(const std::string& source, const LoadOptions& option
   origin.architecture = checkpoint.architecture;
   origin.tensor_names = std::move(checkpoint.checkpoint_names);
   origin.eos_token_ids = checkpoint.eos_token_ids;
+  origin.decoder_start_id = checkpoint.decoder_start_id;
+  origin.never_generated = checkpoint.never_generated;
   origin.max_positions = checkpoint.max_positions;
   origin.tokenizer_size = model.tokenizer->size();
   return loaded;

@@ -10,7 +10,8 @@ namespace attn {
 
 const std::vector<Family>& families() {
   static const std::vector<Family> rows = {
-      gpt2_family(), llama_family(), gpt_neo_family(), gpt_neox_family(), gemma_family(), phi_family(), bert_family(),
+      gpt2_family(), llama_family(), gpt_neo_family(), gpt_neox_family(), gemma_family(),
+      phi_family(),  bert_family(),  marian_family(),  bart_family(),
   };
   return rows;
 }

@@ -201,7 +201,7 @@ AttentionInputGradients multi_head_attention_backward(const StepId& x_q, const S
   }
 
   // 3. scaled = scores / √d; scores = Q @ Kᵀ: dQ = dscores @ K, dKᵀ = Qᵀ @ dscores
-  Tensor dscores = scale_scores_backward(dscaled, config.d_head, config.score_scale);
+  Tensor dscores = scale_scores_backward(dscaled, config.d_head, config.score_scale, config.scores_times_inverse_root);
   at.record(StepKind::ScaledScores, std::move(dscaled),
             mask ? std::vector<Operand>{at.kept_gradient(StepKind::MaskedScores)} : softmax_operands);
   ProductGradients scores = attention_scores_backward(at.value(queries), at.value(StepKind::TransposedKeys), dscores);

@@ -47,8 +47,9 @@ Tensor output_head_backward(const Model& model, const Tensor& labels, const Step
   at.record(StepKind::Logits, dlogits, {at.kept(StepKind::Probabilities), at.kept_gradient(StepKind::Probabilities)});
   const Tensor x = at.value(hidden);
   if (model.output.tied) {
-    // a tied head's own bias (BERT's): the sum of dlogits over the positions
-    if (!model.output.b.data.empty())
+    // a tied head's own bias (BERT's, Marian's and BART's final_logits_bias): the sum of
+    // dlogits over the positions
+    if (model.output.b.has_values())
       at.weights().add(ParameterId{WeightKind::OutputB}, add_bias_backward(dlogits, "V"));
     return tied_vocabulary_logits_backward(x, model.embedding, dlogits,
                                            at.weights().accumulator(ParameterId{WeightKind::Embedding}));
@@ -68,8 +69,12 @@ void embed_sequence_backward(const Model& model, const GradScope& at, const Tens
     // PE (S,N) was added to every sentence: its gradient sums the batch's
     const Tensor dpe = add_positions_backward(dinput);
     at.record(StepKind::PositionalEncoding, dpe, {at.kept_gradient(StepKind::Input)});
-    if (model.config.positional_encoding == PositionalEncoding::Learned)
-      learned_positions_backward(dpe, at.weights().accumulator(ParameterId{WeightKind::Positions}));
+    if (model.config.positional_encoding == PositionalEncoding::Learned) {
+      // the decoder's own table when it has one (BART)
+      const bool own = at.id(StepKind::Input).sequence == Sequence::Target && model.decoder_positions.has_values();
+      learned_positions_backward(
+          dpe, at.weights().accumulator(ParameterId{WeightKind::Positions, own ? Stack::Decoder : Stack::None}));
+    }
   }
   if (model.token_types.has_values()) {
     // the type rows were added to every position (type 0 for one sentence): dL/d(them) is
@@ -133,7 +138,8 @@ class PendingGradients {
 // post-norm residual is read by its add & norm), or nullptr.
 void block_backward(const Model& model, const TapeEntry& e, const TapeEntry* next, const GradScope& at, Tensor d,
                     PendingGradients& pending) {
-  const ModelConfig& config = model.config;
+  // the block's configuration: the decoder's own heads when it has them
+  const ModelConfig config = model.config.stack_config(e.result.stack == Stack::Decoder);
   const int n = e.result.number;
   switch (e.op) {
     case TapeOp::Input:

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "attn/error.h"
 #include "html_option.h"
 #include "standard_streams.h"
 
@@ -11,25 +12,34 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-CommandRun::CommandRun(const ExplainOptions& options, const char* command, LoadOptions load)
-    : options_(options), command_(command), load_(load) {
-  const auto started = std::chrono::steady_clock::now();
-  loaded_ = load_run_model(options, load_);
-  load_seconds_ = seconds_since(started);
-  dump_options_.non_finite = parse_json_non_finite(options.json_non_finite).value_or(JsonNonFinite::String);
-  dump_options_.parameters = parse_dump_parameters(options.dump_parameters).value_or(DumpParameters::Auto);
+std::unique_ptr<Session> open_session(const ModelChoice& model, const ReadingChoice& reading,
+                                      const std::string& dump_path, bool pause, const LoadOptions& load,
+                                      bool text_optional) {
+  const bool model_from_stdin = model.model_file == "-";
+  if (model_from_stdin && pause)
+    throw InputError("--pause", "", "waits for Enter on standard input, which -c - reads the model file from");
+  if (!dump_path.empty()) check_dump_target(dump_path, {model_from_stdin ? std::string() : model.model_file});
+  return std::make_unique<Session>(model, reading, load, text_optional);
+}
+
+CommandRun::CommandRun(Session& session, const ModelChoice& choice, const OutputChoice& output, const char* command)
+    : session_(session), choice_(choice), output_(output), command_(command) {
+  dump_options_.non_finite = parse_json_non_finite(output.json_non_finite).value_or(JsonNonFinite::String);
+  dump_options_.parameters = parse_dump_parameters(output.dump_parameters).value_or(DumpParameters::Auto);
 }
 
 std::ostream& CommandRun::terminal() const { return dump_to_stdout() ? std::cerr : std::cout; }
 
 void CommandRun::open_dump() {
-  if (!options_.dump_path.empty() && !dump_to_stdout())
-    dump_ = std::make_unique<TraceDump>(options_.dump_path, loaded_.model, loaded_.input, dump_options_);
+  if (!output_.dump_path.empty() && !dump_to_stdout())
+    dump_ = std::make_unique<TraceDump>(output_.dump_path, session_.model(), session_.input(), dump_options_);
 }
 
 void CommandRun::open_lesson(const WalkthroughOptions& walkthrough) {
-  check_html_memory(options_, loaded_.model, walkthrough, PageSize{&loaded_.input, load_.backward, 0}, load_);
-  lesson_ = open_html_lesson(options_, command_, loaded_.model, walkthrough);
+  const LoadOptions& load = session_.load_options();
+  check_html_memory(output_.html_path, session_.model(), walkthrough, PageSize{&session_.input(), load.backward, 0},
+                    load);
+  lesson_ = open_html_lesson(output_, choice_, command_, session_.model(), walkthrough);
 }
 
 void CommandRun::stream_into_dump(Trace& trace) {
@@ -44,12 +54,12 @@ void CommandRun::stream_into_dump(Trace& trace) {
 void CommandRun::commit(const Trace& trace) {
   // A walkthrough that could not be written fails the run before the lesson or the dump is
   // committed.
-  if (!options_.dump_path.empty() || lesson_) check_standard_output();
+  if (!output_.dump_path.empty() || lesson_) check_standard_output();
   if (lesson_) lesson_->commit();
-  if (options_.dump_path.empty()) return;
+  if (output_.dump_path.empty()) return;
   const auto before = std::chrono::steady_clock::now();
   if (dump_to_stdout()) {
-    dump_ = std::make_unique<TraceDump>(options_.dump_path, loaded_.model, loaded_.input, dump_options_);
+    dump_ = std::make_unique<TraceDump>(output_.dump_path, session_.model(), session_.input(), dump_options_);
     for (const auto& e : trace.entries()) dump_->add(e.record());
   }
   dump_->finish(trace);
@@ -57,7 +67,7 @@ void CommandRun::commit(const Trace& trace) {
 }
 
 void CommandRun::print_notes_if_quiet(const Trace& trace) const {
-  if (!options_.quiet) return;
+  if (!output_.quiet) return;
   for (const auto& w : trace.warnings()) std::cerr << "note: " << w.name << ": " << w.message << "\n";
 }
 

@@ -1,10 +1,10 @@
-// What explain, grad and generate share around one run of a model: the model the options name
-// with the command line's input (load), the dump and the HTML lesson opened before anything
-// runs (a path that cannot take them is refused first), the trace's records streamed into the
-// dump, and, once the run has succeeded, the commit: the terminal's walkthrough checked as
-// written, then the lesson, then the dump (to stdout from the kept trace, since what is
-// written there cannot be taken back). Each command keeps only what is its own: explain's
-// greedy target, grad's backward pass, generate's tokens.
+// What explain, grad and generate share around a session's run: the session opened once the
+// command line's own checks pass (open_session), the dump and the HTML lesson opened before
+// anything runs (a path that cannot take them is refused first), the trace's records
+// streamed into the dump, and, once the run has succeeded, the commit: the terminal's
+// walkthrough checked as written, then the lesson, then the dump (to stdout from the kept
+// trace, since what is written there cannot be taken back). Each command keeps only what is
+// its own: explain's walkthrough, grad's backward pass, generate's tokens.
 #ifndef ATTN_CLI_COMMAND_RUN_H_
 #define ATTN_CLI_COMMAND_RUN_H_
 
@@ -17,28 +17,32 @@
 #include "attn/model_file.h"
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
-#include "explain_command.h"
 #include "html/html_lesson.h"
+#include "option_groups.h"
+#include "session/session.h"
 
 namespace attn::cli {
 
 double seconds_since(std::chrono::steady_clock::time_point start);
 
+// Checks what can be checked before anything is read (--pause with -c -, the dump's path),
+// then opens the session: the model the options name with the command line's sentences.
+std::unique_ptr<Session> open_session(const ModelChoice& model, const ReadingChoice& reading,
+                                      const std::string& dump_path, bool pause, const LoadOptions& load,
+                                      bool text_optional = false);
+
 class CommandRun {
  public:
-  // Loads the model the options name with the command line's sentences (load_run_model).
   // `command` titles the lesson ("attn explain").
-  CommandRun(const ExplainOptions& options, const char* command, LoadOptions load);
+  CommandRun(Session& session, const ModelChoice& choice, const OutputChoice& output, const char* command);
   CommandRun(const CommandRun&) = delete;
   CommandRun& operator=(const CommandRun&) = delete;
 
-  const Model& model() const { return loaded_.model; }
-  RunInput& input() { return loaded_.input; }
-  const LoadOptions& load_options() const { return load_; }
-  double load_seconds() const { return load_seconds_; }
+  const Model& model() const { return session_.model(); }
+  RunInput& input() { return session_.input(); }
   // Where the walkthrough goes: standard error when the dump takes standard output.
   std::ostream& terminal() const;
-  bool dump_to_stdout() const { return options_.dump_path == "-"; }
+  bool dump_to_stdout() const { return output_.dump_to_stdout(); }
 
   // Opens the dump when it goes to a file (streamed: each record as the trace makes it);
   // then, once the walkthrough's options are known, the lesson.
@@ -46,9 +50,9 @@ class CommandRun {
   void open_lesson(const WalkthroughOptions& walkthrough);
   TraceDump* dump() { return dump_.get(); }
   HtmlLesson* lesson() { return lesson_.get(); }
-  // Gives every record of `trace` to the streamed dump, timed; with `progress`, calls it too.
+  // Gives every record of `trace` to the streamed dump, timed.
   void stream_into_dump(Trace& trace);
-  // Adds `seconds` spent writing the dump another way (generate's renamed records).
+  // Adds `seconds` spent writing the dump another way.
   double& dump_seconds() { return dump_seconds_; }
 
   // After a successful run: the terminal's text checked as written (a failed write fails the
@@ -60,11 +64,10 @@ class CommandRun {
   void print_notes_if_quiet(const Trace& trace) const;
 
  private:
-  const ExplainOptions& options_;
+  Session& session_;
+  const ModelChoice& choice_;
+  const OutputChoice& output_;
   const char* command_;
-  LoadOptions load_;
-  LoadedModel loaded_;
-  double load_seconds_ = 0;
   DumpOptions dump_options_;
   std::unique_ptr<TraceDump> dump_;
   std::unique_ptr<HtmlLesson> lesson_;

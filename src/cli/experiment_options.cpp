@@ -1,13 +1,19 @@
 #include "experiment_options.h"
 
 #include "attn/error.h"
-#include "attn/forward.h"
 #include "validators.h"
 
 namespace attn::cli {
 
+namespace {
+
+const ModelSourceHelp kExperimentModelSource{"Model file (JSON, see docs/model-file.md)",
+                                             "A bundled example (list them with 'attn examples')"};
+
+}  // namespace
+
 void add_experiment_options(CLI::App& command, ExperimentOptions& options, const char* text_option) {
-  ExplainOptions& model = options.model;
+  ModelChoice& model = options.model;
   const std::string what = "The text to run";
   if (std::string(text_option).empty())
     command.add_option("text", model.text, what)->required()->check(values_from(ValueList::FreeText));
@@ -19,37 +25,27 @@ void add_experiment_options(CLI::App& command, ExperimentOptions& options, const
       .add_option("-t,--target", model.target,
                   "Target sentence for the decoder (a model with a decoder; default: the model's own greedy one)")
       ->check(values_from(ValueList::FreeText));
-  command.add_option("-c,--config", model.model_file, "Model file (JSON, see docs/model-file.md)")
-      ->check(non_empty("a file name"));
-  command.add_option("-e,--example", model.example, "A bundled example (list them with 'attn examples')")
-      ->excludes("--config")
-      ->check(non_empty("an example name ('attn examples' lists them)"))
-      ->check(values_from(ValueList::Examples));
-  add_checkpoint_option(command, model);
+  add_model_source(command, model, kExperimentModelSource);
   command.add_option("--answer", options.answer, "The answer: one token of the model's vocabulary (\" Mary\", \"f\")")
       ->required()
       ->check(values_from(ValueList::FreeText));
   command.add_option("--wrong", options.wrong, "A wrong answer: the metric is logit(answer) - logit(wrong)")
       ->check(values_from(ValueList::FreeText));
   command.add_flag("--json", options.json, "Every number as JSON, on stdout");
-  command
-      .add_option("--max-memory", model.max_memory_gib,
-                  "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(memory_limit_gib());
+  add_memory_option(command, options.reading.max_memory_gib);
 }
 
-LoadedModel load_experiment_model(const ExperimentOptions& options, LoadOptions& load) {
-  LoadedModel loaded = load_run_model(options.model, load);
-  RunInput& input = loaded.input;
+std::unique_ptr<Session> open_experiment_session(const ExperimentOptions& options) {
+  LoadOptions load;
+  load.trace_kept = false;
+  load.weights_as_stored = true;
+  auto session = std::make_unique<Session>(options.model, options.reading, load);
+  const RunInput& input = session->input();
   if (!input.has_tokens())
-    throw InputError(model_source_name(options.model), "input",
-                     "an experiment reads text, and this model's input is numbers");
-  if (input.batched) throw InputError(model_source_name(options.model), "input", "expected one text, found a batch");
-  if (input.target_tokens.from_bos) {
-    check_run_memory(loaded.model, input, load, generated_length(input) + 1);
-    extend_target_greedily(loaded.model, input, generated_length(input));
-  }
-  return loaded;
+    throw InputError(session->source_name(), "input", "an experiment reads text, and this model's input is numbers");
+  if (input.batched) throw InputError(session->source_name(), "input", "expected one text, found a batch");
+  session->grow_target(/*estimate=*/false);
+  return session;
 }
 
 Metric experiment_metric(const ExperimentOptions& options, const Model& model) {

@@ -3,14 +3,20 @@
 #ifndef ATTN_CLI_GRAD_COMMAND_H_
 #define ATTN_CLI_GRAD_COMMAND_H_
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
-#include "explain_command.h"
+#include "option_groups.h"
 
 namespace attn::cli {
 
 struct GradOptions {
-  ExplainOptions run;  // the model, the input, the dump and the walkthrough, as explain's
+  ModelChoice model;      // the model and the input, as explain's
+  ReadingChoice reading;  // --max-memory, --ablate
+  OutputChoice output;    // the dump, the lesson, --quiet, --timings
+  PrintChoice print;      // the walkthrough, as explain's
+  StepChoice steps;
   std::string labels;  // --labels: the loss's labels, replacing the file's
 };
 

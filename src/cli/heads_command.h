@@ -5,16 +5,16 @@
 #define ATTN_CLI_HEADS_COMMAND_H_
 
 #include <cstdint>
-#include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "explain_command.h"
+#include "option_groups.h"
 
 namespace attn::cli {
 
 struct HeadsOptions {
-  ExplainOptions run;  // the model and the text
+  ModelChoice model;      // the model and the text
+  ReadingChoice reading;  // --max-memory, --ablate
   bool json = false;
   std::uint32_t seed = 0;  // the random repeated sequence's np.random.seed, without TEXT
 };

@@ -21,27 +21,27 @@ void add_html_option(CLI::App& command, std::string& path) {
 namespace {
 
 // What the page is titled by: the sentence, else the example or the model file.
-std::string lesson_subject(const ExplainOptions& options) {
-  if (!options.text.empty()) return "\"" + options.text + "\"";
-  if (!options.example.empty()) return "example " + options.example;
-  if (!options.checkpoint.empty()) return options.checkpoint;
-  return options.model_file.empty() ? "the built-in model" : options.model_file;
+std::string lesson_subject(const ModelChoice& choice) {
+  if (!choice.text.empty()) return "\"" + choice.text + "\"";
+  if (!choice.example.empty()) return "example " + choice.example;
+  if (!choice.checkpoint.empty()) return choice.checkpoint;
+  return choice.model_file.empty() ? "the built-in model" : choice.model_file;
 }
 
 }  // namespace
 
-std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, const char* command, const Model& model,
-                                             const WalkthroughOptions& walkthrough) {
-  if (options.html_path.empty()) return nullptr;
-  if (!options.dump_path.empty() && same_file(options.html_path, options.dump_path))
-    throw InputError("--html", "", "expected another file than --dump's, found the same: " + options.html_path);
-  return std::make_unique<HtmlLesson>(options.html_path, std::vector<std::string>{options.model_file}, model,
-                                      walkthrough, LessonInfo{command, lesson_subject(options)});
+std::unique_ptr<HtmlLesson> open_html_lesson(const OutputChoice& output, const ModelChoice& choice, const char* command,
+                                             const Model& model, const WalkthroughOptions& walkthrough) {
+  if (output.html_path.empty()) return nullptr;
+  if (!output.dump_path.empty() && same_file(output.html_path, output.dump_path))
+    throw InputError("--html", "", "expected another file than --dump's, found the same: " + output.html_path);
+  return std::make_unique<HtmlLesson>(output.html_path, std::vector<std::string>{choice.model_file}, model, walkthrough,
+                                      LessonInfo{command, lesson_subject(choice)});
 }
 
-void check_html_memory(const ExplainOptions& options, const Model& model, const WalkthroughOptions& walkthrough,
+void check_html_memory(const std::string& html_path, const Model& model, const WalkthroughOptions& walkthrough,
                        const PageSize& page, const LoadOptions& load) {
-  if (options.html_path.empty() || !page.input) return;
+  if (html_path.empty() || !page.input) return;
   RunSize size = run_size_of(model, *page.input);
   const long double n = static_cast<long double>(page.generated);
   if (page.generated > 0) {  // the run the prompt grows to

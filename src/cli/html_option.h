@@ -16,18 +16,18 @@
 #include "attn/model_file.h"
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
-#include "explain_command.h"
 #include "html/html_lesson.h"
+#include "option_groups.h"
 
 namespace attn::cli {
 
 void add_html_option(CLI::App& command, std::string& path);
 
-// The lesson options.html_path asks for, titled by what was run (`command`, "attn explain",
-// and the sentence, example or model file); nullptr without --html. InputError when the path
-// cannot be written, is the model file or the dump.
-std::unique_ptr<HtmlLesson> open_html_lesson(const ExplainOptions& options, const char* command, const Model& model,
-                                             const WalkthroughOptions& walkthrough);
+// The lesson output.html_path asks for, titled by what was run (`command`, "attn explain",
+// and the sentence, example or model file `choice` names); nullptr without --html.
+// InputError when the path cannot be written, is the model file or the dump.
+std::unique_ptr<HtmlLesson> open_html_lesson(const OutputChoice& output, const ModelChoice& choice, const char* command,
+                                             const Model& model, const WalkthroughOptions& walkthrough);
 
 // What a page is built from, for its memory estimate: the run's input (its sentences, after a
 // greedy target was added), whether the backward's gradients are drawn too, and for attn
@@ -37,10 +37,11 @@ struct PageSize {
   bool backward = false;
   std::size_t generated = 0;
 };
-// The page is built in memory before it is written: InputError naming --html when the page
-// is estimated to need more than `load`'s limit (heatmap cells and printed numbers, each about
-// the bytes measured per cell and per number, four times over while it is built).
-void check_html_memory(const ExplainOptions& options, const Model& model, const WalkthroughOptions& walkthrough,
+// The page (--html `html_path`, none when empty) is built in memory before it is written:
+// InputError naming --html when the page is estimated to need more than `load`'s limit
+// (heatmap cells and printed numbers, each about the bytes measured per cell and per number,
+// four times over while it is built).
+void check_html_memory(const std::string& html_path, const Model& model, const WalkthroughOptions& walkthrough,
                        const PageSize& page, const LoadOptions& load);
 
 // The run's walkthrough: on the terminal into `out` unless `quiet`, and into `lesson` when

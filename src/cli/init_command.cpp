@@ -8,6 +8,7 @@
 #include "io/output_file.h"
 #include "model/load_context.h"
 #include "model/presets.h"
+#include "option_groups.h"
 #include "validators.h"
 
 namespace attn::cli {
@@ -47,10 +48,7 @@ void setup_init(CLI::App& app, InitOptions& options) {
       ->check(non_empty("a file name"));
   init->add_flag("-f,--force", options.force, "Replace FILE if it exists");
   options.command = init;
-  init->callback([&options]() {
-    const int code = run_init(options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  run_on_parse(*init, options, run_init);
 }
 
 int run_init(const InitOptions& options) {

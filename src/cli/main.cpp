@@ -24,6 +24,7 @@
 #include "model/examples.h"
 #include "patch_command.h"
 #include "reference.h"
+#include "session/session.h"
 #include "standard_streams.h"
 #include "steps_command.h"
 #include "tokenize_command.h"
@@ -106,49 +107,22 @@ void setup_commands(CLI::App& app, Commands& c) {
 // model a walkthrough ran, or what `attn train` trained. The subcommands that run no model
 // (examples, init, validate) name themselves.
 std::string numeric_error_source(const CLI::App& app, const Commands& c) {
-  if (app.got_subcommand("explain")) return attn::cli::model_source_name(c.explain);
-  if (app.got_subcommand("grad")) return attn::cli::model_source_name(c.grad.run);
-  if (app.got_subcommand("steps")) return attn::cli::model_source_name(c.steps.run);
-  if (app.got_subcommand("generate")) return attn::cli::model_source_name(c.generate.run);
-  if (app.got_subcommand("heads")) return attn::cli::model_source_name(c.heads.run);
-  if (app.got_subcommand("vocab")) return attn::cli::model_source_name(c.vocab.run);
-  if (app.got_subcommand("patch")) return attn::cli::model_source_name(c.patch.run.model);
-  if (app.got_subcommand("attribute")) return attn::cli::model_source_name(c.attribute.model);
+  if (app.got_subcommand("explain")) return attn::model_source_name(c.explain.model);
+  if (app.got_subcommand("grad")) return attn::model_source_name(c.grad.model);
+  if (app.got_subcommand("steps")) return attn::model_source_name(c.steps.run.model);
+  if (app.got_subcommand("generate")) return attn::model_source_name(c.generate.model);
+  if (app.got_subcommand("heads")) return attn::model_source_name(c.heads.model);
+  if (app.got_subcommand("vocab")) return attn::model_source_name(c.vocab.model);
+  if (app.got_subcommand("patch")) return attn::model_source_name(c.patch.run.model);
+  if (app.got_subcommand("attribute")) return attn::model_source_name(c.attribute.model);
   if (app.got_subcommand("train")) return attn::cli::train_source_name(c.train);
   for (const CLI::App* command : app.get_subcommands()) return "attn " + command->get_name();
   return "attn";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Before anything opens a file: a closed standard output must not become the dump.
-  attn::cli::guard_standard_streams();
-  // libgomp has read its environment (as it was loaded): a thread count it could not read
-  // was kept from it, and is refused here in one line.
-  if (const char* threads = attn::cli::refused_thread_count()) {
-    std::cerr << attn::printable(std::string("OMP_NUM_THREADS: expected a positive number of threads (or a list of "
-                                             "them, one per nesting level, as 4,2), found \"") +
-                                 threads + "\"")
-              << "\n";
-    return 2;
-  }
-  prepare_process();
-  // The large products' kernel, once: the best this CPU runs, or the one ATTN_CPU names.
-  if (const auto refused = attn::choose_product_kernel(std::getenv("ATTN_CPU"))) {
-    std::cerr << *refused << "\n";
-    return 2;
-  }
-  CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
-  app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
-  app.require_subcommand(1);
-
-  Commands commands;
-  setup_commands(app, commands);
-
-  // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
-  if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
-
+// Parses the command line and runs the subcommand it names; maps what it throws to an exit
+// code: 0 ok, 2 bad usage or bad input, 1 anything else.
+int parse_and_run(CLI::App& app, const Commands& commands, int argc, char** argv) {
   try {
     try {
       app.parse(argc, argv);
@@ -188,4 +162,37 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before anything opens a file: a closed standard output must not become the dump.
+  attn::cli::guard_standard_streams();
+  // libgomp has read its environment (as it was loaded): a thread count it could not read
+  // was kept from it, and is refused here in one line.
+  if (const char* threads = attn::cli::refused_thread_count()) {
+    std::cerr << attn::printable(std::string("OMP_NUM_THREADS: expected a positive number of threads (or a list of "
+                                             "them, one per nesting level, as 4,2), found \"") +
+                                 threads + "\"")
+              << "\n";
+    return 2;
+  }
+  prepare_process();
+  // The large products' kernel, once: the best this CPU runs, or the one ATTN_CPU names.
+  if (const auto refused = attn::choose_product_kernel(std::getenv("ATTN_CPU"))) {
+    std::cerr << *refused << "\n";
+    return 2;
+  }
+  CLI::App app{"attn: see how transformer attention works, one step at a time, on numbers you can check"};
+  app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION);
+  app.require_subcommand(1);
+
+  Commands commands;
+  setup_commands(app, commands);
+
+  // `attn --man-page`, `attn --completion bash|zsh`: written from the app just built.
+  if (const auto code = attn::cli::write_reference_if_asked(app, ATTN_VERSION, argc, argv)) return *code;
+
+  return parse_and_run(app, commands, argc, argv);
 }

@@ -118,31 +118,24 @@ void setup_patch(CLI::App& app, PatchOptions& options) {
   patch->add_flag("--no-resume", options.no_resume,
                   "Run every patched run from the embeddings instead of from its site's layer (slower; the same "
                   "numbers)");
-  patch->callback([&options]() {
-    const int code = run_patch(options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  run_on_parse(*patch, options, run_patch);
 }
 
 int run_patch(const PatchOptions& options) {
-  LoadOptions load;
-  load.trace_kept = false;
-  // A checkpoint's matrices stay as stored, widened as the products pack them (not kept twice)
-  load.weights_as_stored = true;
-  LoadedModel loaded = load_experiment_model(options.run, load);
-  const Model& model = loaded.model;
+  const std::unique_ptr<Session> session = open_experiment_session(options.run);
+  const Model& model = session->model();
   PatchResult result;
   result.metric = experiment_metric(options.run, model);
-  const RunInput corrupt = corrupt_input(model, loaded.input, options.corrupt);
+  const RunInput corrupt = corrupt_input(model, session->input(), options.corrupt);
   const std::vector<SiteKind> kinds = parse_site_kinds(options.sites);
   const auto [first, last] = parse_positions(options.positions);
   const std::optional<Site> site = options.site.empty() ? std::nullopt : std::optional(parse_site(options.site, model));
   std::optional<OutputFile> page;  // refused before the runs when it cannot be written
   if (!options.html_path.empty()) page.emplace(options.html_path, "the page");
   PatchExperiment::Options run;
-  run.max_memory_bytes = load.max_memory_bytes;
+  run.max_memory_bytes = session->load_options().max_memory_bytes;
   run.resume = !options.no_resume;
-  const PatchExperiment experiment(model, loaded.input, corrupt, result.metric, run);
+  const PatchExperiment experiment(model, session->input(), corrupt, result.metric, run);
   result.clean = experiment.clean();
   result.corrupt = experiment.corrupt();
   result.stacks = experiment.stacks();
@@ -157,7 +150,7 @@ int run_patch(const PatchOptions& options) {
   }
   const std::vector<double> values = experiment.each(sites, progress_line(sites.size()));
   for (std::size_t i = 0; i < sites.size(); ++i) result.sites.push_back({sites[i], values[i]});
-  const std::string name = model_source_name(options.run.model);
+  const std::string name = session->source_name();
   if (page) {
     page->write(patch_page(model, result, "attn patch: " + name));
     page->commit();

@@ -14,6 +14,7 @@
 #include "checkpoint/locate.h"
 #include "core/memory_budget.h"
 #include "model/default_model.h"
+#include "option_groups.h"
 #include "validators.h"
 
 namespace attn::cli {
@@ -71,15 +72,10 @@ void setup_tokenize(CLI::App& app, TokenizeOptions& options) {
   tokenize->add_flag("--json", options.json, "Print {\"ids\": [...], \"tokens\": [...]} (the vocabulary's pieces)");
   tokenize->add_flag("--no-special-tokens", options.no_special_tokens,
                      "Leave out the tokens the tokenizer adds around the text (<s>, <|begin_of_text|>)");
-  tokenize
-      ->add_option("--max-memory", options.max_memory_gib,
-                   "Refuse a tokenizer file or a text estimated to need more than this many GiB to read and "
-                   "tokenize (default: half the machine's memory)")
-      ->check(memory_limit_gib());
-  tokenize->callback([&options]() {
-    const int code = run_tokenize(options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  add_memory_option(*tokenize, options.max_memory_gib,
+                    "Refuse a tokenizer file or a text estimated to need more than this many GiB to read and "
+                    "tokenize (default: half the machine's memory)");
+  run_on_parse(*tokenize, options, run_tokenize);
 }
 
 int run_tokenize(const TokenizeOptions& options) {

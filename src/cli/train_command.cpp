@@ -22,6 +22,7 @@
 #include "core/same_file.h"
 #include "io/number_text.h"
 #include "io/output_file.h"
+#include "option_groups.h"
 #include "present/terminal.h"
 #include "standard_streams.h"
 #include "train_report.h"
@@ -244,6 +245,45 @@ void commit_outputs(const TrainCommandOptions& o, TrainOutputs& outputs, const s
   if (outputs.model) outputs.model->commit();
 }
 
+// What training gives the summary: every step's loss and the last held-out report.
+struct Trained {
+  std::vector<double> losses;
+  std::optional<EvalReport> last_eval;
+};
+
+// Trains run.model, each step logged and shown on the progress line; a step that stops
+// training says at which step it stopped.
+Trained train_logged(Run& run, TrainOutputs& outputs, bool quiet) {
+  TrainProgress progress(!quiet && ::isatty(STDERR_FILENO));
+  Trained trained;
+  TrainCallbacks callbacks;
+  std::size_t steps_done = 0;
+  callbacks.on_step = [&](const StepReport& r) {
+    steps_done = r.step;
+    outputs.log.step(r);
+    progress.step(r);
+  };
+  callbacks.on_eval = [&](std::size_t step, const EvalReport& r) {
+    outputs.log.eval(step, r);
+    progress.eval(r);
+    trained.last_eval = r;
+  };
+  try {
+    trained.losses = train_model(run.model, run.data, run.held_out ? &*run.held_out : nullptr, run.options, callbacks);
+  } catch (const TrainingStopped& e) {
+    // Training stopped itself at a value that is no longer a number, saying what helps.
+    progress.clear();
+    throw TrainingStopped(fmt::format("step {} of {}: {}", steps_done + 1, run.options.steps, e.what()));
+  } catch (const NumericError& e) {
+    // A step of the forward or backward pass overflowed: say at which step, and what helps.
+    progress.clear();
+    throw TrainingStopped(fmt::format("step {} of {}: {}: training diverged (try a smaller --lr, or --clip)",
+                                      steps_done + 1, run.options.steps, e.what()));
+  }
+  progress.clear();
+  return trained;
+}
+
 }  // namespace
 
 std::string train_source_name(const TrainCommandOptions& options) {
@@ -277,42 +317,16 @@ int run_train(const TrainCommandOptions& o) {
       o.output.empty() ? nullptr : std::make_unique<OutputFile>(o.output, "the model file", o.model_file)};
   const std::string held_out_source = !o.eval_file.empty() ? printable(o.eval_file) : "the task's held-out set";
 
-  TrainProgress progress(!o.quiet && ::isatty(STDERR_FILENO));
-  std::optional<EvalReport> last_eval;
-  TrainCallbacks callbacks;
-  std::size_t steps_done = 0;
-  callbacks.on_step = [&](const StepReport& r) {
-    steps_done = r.step;
-    outputs.log.step(r);
-    progress.step(r);
-  };
-  callbacks.on_eval = [&](std::size_t step, const EvalReport& r) {
-    outputs.log.eval(step, r);
-    progress.eval(r);
-    last_eval = r;
-  };
-  std::vector<double> losses;
-  try {
-    losses = train_model(run.model, run.data, run.held_out ? &*run.held_out : nullptr, run.options, callbacks);
-  } catch (const TrainingStopped& e) {
-    // Training stopped itself at a value that is no longer a number, saying what helps.
-    progress.clear();
-    throw TrainingStopped(fmt::format("step {} of {}: {}", steps_done + 1, run.options.steps, e.what()));
-  } catch (const NumericError& e) {
-    // A step of the forward or backward pass overflowed: say at which step, and what helps.
-    progress.clear();
-    throw TrainingStopped(fmt::format("step {} of {}: {}: training diverged (try a smaller --lr, or --clip)",
-                                      steps_done + 1, run.options.steps, e.what()));
-  }
-  progress.clear();
-  const std::string comment = fmt::format(
-      "{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}", run.description,
-      reproduce_command(o), training_text(run.options),
-      last_eval && last_eval->has_labels
-          ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*last_eval), fmt::format("{:.4f}", last_eval->loss))
-          : "");
+  const Trained trained = train_logged(run, outputs, o.quiet);
+  const std::string comment =
+      fmt::format("{}. Trained by '{}' (the same command writes this file again, bit for bit): {}.{}", run.description,
+                  reproduce_command(o), training_text(run.options),
+                  trained.last_eval && trained.last_eval->has_labels
+                      ? fmt::format(" Held out: {}, loss {}.", exact_match_text(*trained.last_eval),
+                                    fmt::format("{:.4f}", trained.last_eval->loss))
+                      : "");
   const std::string summary = o.quiet ? std::string()
-                                      : train_summary(losses, last_eval, held_out_source, o.curve,
+                                      : train_summary(trained.losses, trained.last_eval, held_out_source, o.curve,
                                                       std::min<std::size_t>(terminal_width(STDOUT_FILENO), 75));
   commit_outputs(o, outputs, model_file_json(run.model, run.input, comment), summary);
   return 0;
@@ -367,15 +381,9 @@ void setup_train(CLI::App& app, TrainCommandOptions& options) {
   train->add_option("--curve", options.curve, "The loss curve at the end: auto, unicode, ascii or none")
       ->check(CLI::IsMember({"auto", "unicode", "ascii", "none"}));
   train->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");
-  train
-      ->add_option("--max-memory", options.max_memory_gib,
-                   "Refuse runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(memory_limit_gib());
+  add_memory_option(*train, options.max_memory_gib);
   options.command = train;
-  train->callback([&options]() {
-    const int code = run_train(options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  run_on_parse(*train, options, run_train);
 }
 
 }  // namespace attn::cli

@@ -1,5 +1,6 @@
 #include "validate_command.h"
 
+#include "option_groups.h"
 #include "validators.h"
 
 #include <algorithm>
@@ -87,14 +88,9 @@ void setup_validate(CLI::App& app, ValidateOptions& options) {
       ->check(non_empty("a folder or a Hub name"))
       // one folder each time: `--model DIR FILE` checks FILE as a model file, not as a second folder
       ->allow_extra_args(false);
-  validate
-      ->add_option("--max-memory", options.max_memory_gib,
-                   "Report runs estimated to need more than this many GiB (default: half the machine's memory)")
-      ->check(memory_limit_gib());
-  validate->callback([&options]() {
-    const int code = run_validate(options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  add_memory_option(*validate, options.max_memory_gib,
+                    "Report runs estimated to need more than this many GiB (default: half the machine's memory)");
+  run_on_parse(*validate, options, run_validate);
 }
 
 int run_validate(const ValidateOptions& options) {

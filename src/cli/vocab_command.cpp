@@ -9,25 +9,18 @@
 
 #include "attn/error.h"
 #include "attn/model_file.h"
-#include "validators.h"
+#include "session/session.h"
 
 namespace attn::cli {
 
 void setup_vocab(CLI::App& app, VocabOptions& options) {
   CLI::App* vocab = app.add_subcommand(
       "vocab", "List the tokens a model knows, with their ids (the built-in model, -c FILE or --example NAME)");
-  ExplainOptions& run = options.run;
-  vocab->add_option("-c,--config", run.model_file, "Model file (JSON; - reads standard input); default: built-in model")
-      ->check(non_empty("a file name"));
-  vocab->add_option("-e,--example", run.example, "A bundled example's model (list them with 'attn examples')")
-      ->excludes("--config")
-      ->check(non_empty("an example name ('attn examples' lists them)"))
-      ->check(values_from(ValueList::Examples));
+  add_model_source(*vocab, options.model,
+                   {"Model file (JSON; - reads standard input); default: built-in model",
+                    "A bundled example's model (list them with 'attn examples')", /*checkpoint=*/false});
   vocab->add_flag("--json", options.json, "Print the tokens as one JSON array, in id order");
-  vocab->callback([&options]() {
-    const int code = run_vocab(options);
-    if (code != 0) throw CLI::RuntimeError(code);
-  });
+  run_on_parse(*vocab, options, run_vocab);
 }
 
 namespace {
@@ -53,10 +46,10 @@ std::string words_and_marks(const Vocabulary& vocab, std::size_t specials) {
 int run_vocab(const VocabOptions& options) {
   LoadOptions load;
   load.weights_as_stored = true;  // the tokens alone are read
-  const LoadedModel loaded = load_run_model(options.run, load);
-  const Vocabulary& vocab = loaded.model.vocab;
+  const Session session(options.model, ReadingChoice{}, load);
+  const Vocabulary& vocab = session.model().vocab;
   if (vocab.empty())
-    throw InputError(model_source_name(options.run), "vocab",
+    throw InputError(session.source_name(), "vocab",
                      "this model has no vocabulary: its input is numbers (input.X), not words");
   if (options.json) {
     // The tokens as they are spelled (UTF-8), not \u-escaped.
@@ -65,9 +58,9 @@ int run_vocab(const VocabOptions& options) {
   }
   const std::size_t specials = vocab.never_written_ids().size() + (vocab.special_id(SpecialRole::End) ? 1 : 0);
   std::cout << fmt::format("{} tokens in the vocabulary of {} ({} special, {}):\n", vocab.size(),
-                           options.run.model_file.empty() && options.run.example.empty()
+                           options.model.model_file.empty() && options.model.example.empty()
                                ? std::string("the built-in model")
-                               : printable(model_source_name(options.run)),
+                               : printable(session.source_name()),
                            specials, words_and_marks(vocab, specials));
   const std::size_t width = std::to_string(vocab.size() - 1).size();
   for (std::size_t id = 0; id < vocab.size(); ++id)

@@ -5,13 +5,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "explain_command.h"
+#include "option_groups.h"
 
 namespace attn::cli {
 
 struct VocabOptions {
-  ExplainOptions run;  // the model: -c FILE, --example NAME, or the built-in one
-  bool json = false;   // --json: the tokens as one JSON array, in id order
+  ModelChoice model;  // the model: -c FILE, --example NAME, or the built-in one
+  bool json = false;  // --json: the tokens as one JSON array, in id order
 };
 
 void setup_vocab(CLI::App& app, VocabOptions& options);

@@ -52,7 +52,7 @@ HeadAblation parse_item(const std::string& item, const Model& model) {
   if (layer >= layers)
     refuse(fmt::format("expected a layer below {} (the {} has {} layer{}), found \"{}\"", layers, stack_name(stack),
                        layers, layers == 1 ? "" : "s", item));
-  const std::size_t H = model.config.num_heads;
+  const std::size_t H = model.config.stack_config(stack == Stack::Decoder).num_heads;
   if (head >= H) refuse(fmt::format("expected a head below {} (H={}), found \"{}\"", H, H, item));
   return HeadAblation{stack, static_cast<int>(layer), head};
 }

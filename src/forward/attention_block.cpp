@@ -276,8 +276,10 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   const Traced scores =
       at.record(StepKind::Scores, attention_scores(queries.value, k_t.value), {at.operand(queries), at.operand(k_t)});
   // |score / √d| <= |score| for d >= 1: finite when the scores are
-  const Traced scaled = at.record(StepKind::ScaledScores, scale_scores(scores.value, config.d_head, config.score_scale),
-                                  {at.operand(scores)}, kInputsChecked);
+  const Traced scaled =
+      at.record(StepKind::ScaledScores,
+                scale_scores(scores.value, config.d_head, config.score_scale, config.scores_times_inverse_root),
+                {at.operand(scores)}, kInputsChecked);
 
   // 4. mask (optional: a cached step's one row sees every key it reads) and softmax over
   // keys: (B,H,S,T) -> (B,H,S,T)

@@ -98,7 +98,7 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
       model.config.positional_encoding != PositionalEncoding::RoPE) {
     Tensor pe = model.config.positional_encoding == PositionalEncoding::Sinusoidal
                     ? sinusoidal_positions(S, model.config.d_model)
-                    : learned_positions(model.positions, S);
+                    : learned_positions(model.position_table(sequence == Sequence::Target), S);
     pe.axes = {axis, "N"};
     at.record(StepKind::PositionalEncoding, pe);
     x = add_positions(x, pe);

@@ -19,8 +19,7 @@ std::size_t extend_target_greedily(const Model& model, RunInput& input, std::siz
   TokenInput& target = input.target_tokens;
   if (!target.from_bos || !model.output.present || !model.has_target()) return 0;
   std::vector<std::vector<std::string>> lists = token_lists(target);
-  const std::vector<std::size_t> never = model.vocab.never_written_ids();
-  const auto end = model.vocab.special_id(SpecialRole::End);
+  const std::vector<std::size_t> never = never_generated_ids(model);
   const auto pad = model.vocab.special_id(SpecialRole::Pad);
   // A sentence has ended once its last position predicts <EOS>: the decoder never reads the
   // <EOS> it wrote, so the lesson's last row is the one that predicts it.
@@ -36,7 +35,7 @@ std::size_t extend_target_greedily(const Model& model, RunInput& input, std::siz
     for (std::size_t b = 0; b < lists.size(); ++b) {
       const auto pick =
           ended[b] ? std::vector<TokenProbability>{} : top_tokens(p.data.data() + (b * T + T - 1) * V, V, 1, never);
-      ended[b] = ended[b] || pick.empty() || (end && pick[0].id == *end);
+      ended[b] = ended[b] || pick.empty() || ends_text(model, pick[0].id);
       if (!ended[b]) {
         longer[b].push_back(model.vocab.token(pick[0].id));
         grew = true;

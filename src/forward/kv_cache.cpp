@@ -61,7 +61,7 @@ StepCost KvCacheDecoder::cost_at(std::size_t position) const {
   // and 2·H·d·S. The head: N·V. Without the cache the whole prefix of L = position + 1 rows
   // runs again, every score of the L x L matrices (a window masks them, it does not skip
   // them), and the cross-attention's keys and values of the source.
-  const ModelConfig& c = model_.config;
+  const ModelConfig c = model_.config.decoder_config();  // the decoder's heads
   const std::uint64_t N = c.d_model, Hd = c.num_heads * c.d_head, Gd = c.kv_heads() * c.d_head, F = c.d_ff;
   const std::uint64_t V = model_.vocab.size(), ffn = gated(c.activation) ? 3 : 2;
   const std::uint64_t L = position + 1, S = source_len_, layers = model_.decoder.size();
@@ -81,7 +81,7 @@ StepCost KvCacheDecoder::cost_at(std::size_t position) const {
 const std::vector<double>& KvCacheDecoder::step(std::size_t token, Trace& trace) {
   const ModelConfig& config = model_.config;
   const std::size_t position = length();
-  if (config.positional_encoding == PositionalEncoding::Learned && position >= config.max_len)
+  if (reads_position_table(config.positional_encoding) && position >= config.max_len)
     throw InputError(
         model_.source, "model.max_len",
         fmt::format("the learned position table has {} rows: no position {} to generate at", config.max_len, position));

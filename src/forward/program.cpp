@@ -48,6 +48,16 @@ void logit_lens(const Model& model, const std::vector<Traced>& outputs, Stack st
   }
 }
 
+// What a tied head's logits are made from: the hidden rows and Eᵀ, and the bias b (V,) when
+// the head has one (final_logits_bias).
+std::vector<Operand> tied_head_operands(const Model& model, Operand hidden) {
+  const std::size_t N = model.embedding.shape.empty() ? 0 : model.embedding.shape[1];
+  const std::size_t V = model.embedding.shape.empty() ? 0 : model.embedding.shape[0];
+  std::vector<Operand> operands = {std::move(hidden), Trace::weight("Eᵀ", {N, V}, {"N", "V"})};
+  if (model.output.b.has_values()) operands.push_back(Trace::weight("b", model.output.b.shape, {"V"}));
+  return operands;
+}
+
 // attn patch's head (RunContext::head_ids): the logits of `ids` alone at the last position.
 // hidden (B,T,N) -> its last row (B,1,N) @ the head's columns of the ids (N,k), plus their
 // biases -> (B,1,k), recorded as output.logits (no probabilities: a metric reads them).
@@ -111,10 +121,10 @@ Traced Program::step_input(Sequence sequence) {
   if (config.scale_embeddings) x = scale_embedding(x);
   // (RoPE adds nothing here: it turns the queries and keys inside each self-attention)
   if (config.positional_encoding == PositionalEncoding::Sinusoidal ||
-      config.positional_encoding == PositionalEncoding::Learned) {
+      reads_position_table(config.positional_encoding)) {
     const Tensor all = config.positional_encoding == PositionalEncoding::Sinusoidal
                            ? sinusoidal_positions(position + 1, N)
-                           : learned_positions(model_.positions, position + 1);
+                           : learned_positions(model_.position_table(sequence == Sequence::Target), position + 1);
     Tensor row = shapes_only() ? shape_only({1, N}, {"S", "N"}) : Tensor({1, N}, {"S", "N"});
     if (!shapes_only()) std::copy_n(all.data.begin() + static_cast<std::ptrdiff_t>(position * N), N, row.data.begin());
     x = add_positions(x, row);
@@ -224,19 +234,14 @@ Traced head_transform_block(const Model& model, const Traced& hidden, const Trac
 
 Traced output_head(const Model& model, const Traced& hidden, const TraceScope& at, StepKind logits_kind, StepKind p,
                    int number) {
-  const std::size_t N = model.embedding.shape.empty() ? 0 : model.embedding.shape[1];
-  const std::size_t V = model.embedding.shape.empty() ? 0 : model.embedding.shape[0];
   const bool lens = logits_kind != StepKind::Logits;
   const Traced x = model.output.has_transform() ? head_transform_block(model, hidden, at, lens, number) : hidden;
-  std::vector<Operand> operands = {at.operand(x)};
-  if (model.output.tied)
-    operands.push_back(Trace::weight("Eᵀ", {N, V}, {"N", "V"}));
-  else
-    operands.push_back(Trace::weight("W_out", model.output.W.shape, model.output.W.axes));
-  const Traced logits = at.record(logits_kind,
-                                  model.output.tied ? tied_vocabulary_logits(x.value, model.embedding, model.output.b)
-                                                    : vocabulary_logits(x.value, model.output.W, model.output.b),
-                                  std::move(operands), Trace::Check::Values, number);
+  const Traced logits =
+      model.output.tied ? at.record(logits_kind, tied_vocabulary_logits(x.value, model.embedding, model.output.b),
+                                    tied_head_operands(model, at.operand(x)), Trace::Check::Values, number)
+                        : at.record(logits_kind, vocabulary_logits(x.value, model.output.W, model.output.b),
+                                    {at.operand(x), Trace::weight("W_out", model.output.W.shape, model.output.W.axes)},
+                                    Trace::Check::Values, number);
   Traced out = at.record(p, softmax_rows(logits.value), {at.operand(logits)}, Trace::Check::Values, number);
   if (!lens) at.tape({TapeOp::Head, out.id, x.id});
   return out;

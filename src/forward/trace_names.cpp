@@ -100,9 +100,10 @@ std::string forward_name(const StepId& id);
 std::string parameter_name(const ParameterId& w) {
   switch (w.kind) {
     case WeightKind::Embedding:
-    case WeightKind::Positions:
     case WeightKind::TokenTypes:
       return weight_part(w.kind);
+    case WeightKind::Positions:  // the decoder's own table: decoder_positions (BART)
+      return w.stack == Stack::Decoder ? "decoder_positions" : weight_part(w.kind);
     case WeightKind::OutputW:
     case WeightKind::OutputB:
       return fmt::format("output.{}", weight_part(w.kind));
@@ -116,7 +117,9 @@ std::string parameter_name(const ParameterId& w) {
   if (w.stack == Stack::None)
     return fmt::format("{}.{}", w.number == kEmbeddingNormNumber ? "embedding_norm" : "output.transform_norm",
                        weight_part(w.kind));
-  if (w.layer < 0) return fmt::format("{}_norm.{}", stack_part(w.stack), weight_part(w.kind));
+  if (w.layer < 0)  // a stack's final norm, or its input's (BART's encoder_embedding_norm)
+    return fmt::format("{}_{}norm.{}", stack_part(w.stack), w.number == kStackEmbeddingNormNumber ? "embedding_" : "",
+                       weight_part(w.kind));
   const std::string layer = fmt::format("{}.{}", stack_part(w.stack), w.layer);
   if (w.block == Block::None) return fmt::format("{}.norm{}.{}", layer, w.number, weight_part(w.kind));
   const std::string block = block_part(w.block);  // "attention.", "ffn."

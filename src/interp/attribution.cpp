@@ -150,7 +150,8 @@ Attribution attribute(const Model& model, const RunInput& input, const Metric& m
   const Tensor& R = rows.at(residual);
   const std::size_t N = R.size();
   Attribution out;
-  out.rms = model.config.norm == Norm::RMSNorm;
+  out.rms = root_mean_square(model.config.norm);
+  const bool plus_one = model.config.norm == Norm::RMSNormPlusOne;  // Gemma's x̂ · (1 + gamma)
   const double mean = out.rms || !has_norm ? 0.0 : pairwise_sum(R.data.data(), N) / static_cast<double>(N);
   std::vector<double> centered(N), squares(N);
   for (std::size_t n = 0; n < N; ++n) {
@@ -163,7 +164,7 @@ Attribution attribute(const Model& model, const RunInput& input, const Metric& m
   // u = W_U[answer] - W_U[wrong], each coordinate through the frozen norm's gamma
   std::vector<double> u(N);
   for (std::size_t n = 0; n < N; ++n) {
-    const double gamma = has_norm ? norm.gamma.at({n}) : 1.0;
+    const double gamma = has_norm ? (plus_one ? 1.0 + norm.gamma.at({n}) : norm.gamma.at({n})) : 1.0;
     u[n] = gamma * (column(model, metric.answer, n) - (metric.wrong ? column(model, *metric.wrong, n) : 0.0));
   }
   for (auto& [name, c] : parts.list) {

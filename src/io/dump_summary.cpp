@@ -4,32 +4,35 @@ namespace attn {
 
 nlohmann::json model_summary(const Model& model, const RunInput& input) {
   const ModelConfig& c = model.config;
-  nlohmann::json m = {{"d_model", c.d_model},
-                      {"num_heads", c.num_heads},
-                      {"d_head", c.d_head},
-                      {"d_ff", c.d_ff},
-                      {"causal", c.causal},
-                      {"seed", c.seed},
-                      {"activation", c.activation == Activation::GELU        ? "gelu"
-                                     : c.activation == Activation::GELUTanh  ? "gelu_tanh"
-                                     : c.activation == Activation::SwiGLU    ? "swiglu"
-                                     : c.activation == Activation::GeGLUTanh ? "geglu_tanh"
-                                                                             : "relu"},
-                      {"norm_first", c.norm_first},
-                      {"layer_norm_eps", c.layer_norm_eps},
-                      {"positional_encoding", c.positional_encoding == PositionalEncoding::Learned ? "learned"
-                                              : c.positional_encoding == PositionalEncoding::None  ? "none"
-                                              : c.positional_encoding == PositionalEncoding::RoPE  ? "rope"
-                                                                                                   : "sinusoidal"},
-                      {"scale_embeddings", c.scale_embeddings},
-                      {"num_layers", model.encoder.size()},
-                      {"num_decoder_layers", model.decoder.size()},
-                      {"vocab_size", model.vocab.size()},
-                      {"output", !model.output.present ? "none"
-                                 : model.output.tied   ? "tied"
-                                                       : "linear"},
-                      {"input", input.has_tokens() ? (input.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
-                      {"batched", input.batched}};
+  nlohmann::json m = {
+      {"d_model", c.d_model},
+      {"num_heads", c.num_heads},
+      {"d_head", c.d_head},
+      {"d_ff", c.d_ff},
+      {"causal", c.causal},
+      {"seed", c.seed},
+      {"activation", c.activation == Activation::GELU        ? "gelu"
+                     : c.activation == Activation::GELUTanh  ? "gelu_tanh"
+                     : c.activation == Activation::SwiGLU    ? "swiglu"
+                     : c.activation == Activation::GeGLUTanh ? "geglu_tanh"
+                     : c.activation == Activation::SiLU      ? "silu"
+                                                             : "relu"},
+      {"norm_first", c.norm_first},
+      {"layer_norm_eps", c.layer_norm_eps},
+      {"positional_encoding", c.positional_encoding == PositionalEncoding::Learned           ? "learned"
+                              : c.positional_encoding == PositionalEncoding::None            ? "none"
+                              : c.positional_encoding == PositionalEncoding::RoPE            ? "rope"
+                              : c.positional_encoding == PositionalEncoding::SinusoidalTable ? "sinusoidal_table"
+                                                                                             : "sinusoidal"},
+      {"scale_embeddings", c.scale_embeddings},
+      {"num_layers", model.encoder.size()},
+      {"num_decoder_layers", model.decoder.size()},
+      {"vocab_size", model.vocab.size()},
+      {"output", !model.output.present ? "none"
+                 : model.output.tied   ? "tied"
+                                       : "linear"},
+      {"input", input.has_tokens() ? (input.source_tokens.texts.empty() ? "tokens" : "text") : "X"},
+      {"batched", input.batched}};
   // The modern variants' keys only when the model uses them, so that the dumps of the
   // paper's models keep their keys.
   if (c.norm != Norm::LayerNorm) m["norm"] = c.norm == Norm::RMSNorm ? "rmsnorm" : "rmsnorm_plus_one";

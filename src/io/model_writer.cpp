@@ -83,6 +83,7 @@ std::string config_text(const Model& model) {
   const char* activation = c.activation == Activation::GELU       ? "gelu"
                            : c.activation == Activation::GELUTanh ? "gelu_tanh"
                            : c.activation == Activation::SwiGLU   ? "swiglu"
+                           : c.activation == Activation::SiLU     ? "silu"
                            : c.activation == Activation::ReLU     ? "relu"
                                                                   : nullptr;
   // (a checkpoint family's variants, which a model file cannot say, are never written: attn

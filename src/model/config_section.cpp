@@ -57,10 +57,12 @@ void read_seed(const JsonReader& reader, const Json& value, const std::string& p
 // The choices that shape the layers: activation, norm placement and epsilon, positions.
 void read_layer_choices(const JsonReader& reader, const Json& value, const std::string& path, ModelConfig& config) {
   if (const Json* v = reader.member(value, "activation")) {
-    const std::string kind = reader.choice(*v, json_child(path, "activation"), {"relu", "gelu", "gelu_tanh", "swiglu"});
+    const std::string kind =
+        reader.choice(*v, json_child(path, "activation"), {"relu", "gelu", "gelu_tanh", "swiglu", "silu"});
     config.activation = kind == "gelu"        ? Activation::GELU
                         : kind == "gelu_tanh" ? Activation::GELUTanh
                         : kind == "swiglu"    ? Activation::SwiGLU
+                        : kind == "silu"      ? Activation::SiLU
                                               : Activation::ReLU;
   }
   if (const Json* v = reader.member(value, "norm_first"))

@@ -24,6 +24,8 @@ std::string WeightRead::source_text() const {
       return fmt::format("{}[:, {}:{}]", tensor, begin, end);
     case StoredLayout::Range:
       return fmt::format("{}[{}:{}]", tensor, begin, end);
+    case StoredLayout::Rows:
+      return fmt::format("{}[{}:{}]", tensor, begin, end);
     case StoredLayout::HeadRows:
       return fmt::format("{}.view({}, {}, -1)[:, {}:{}].T", tensor, groups, stored_shape[0] / groups, begin, end);
     case StoredLayout::HeadRange:
@@ -142,6 +144,12 @@ void read_one(const WeightRead& w) {
       out = Tensor::uninitialized({w.end - w.begin}, w.axes);
       gather(view, file.path(), out, [&](std::size_t k) { return w.begin + k; });
       return;
+    case StoredLayout::Rows: {  // stored (rows, cols) -> (end - begin, cols)
+      const std::size_t cols = s[1];
+      out = Tensor::uninitialized({w.end - w.begin, cols}, w.axes);
+      gather(view, file.path(), out, [&](std::size_t k) { return w.begin * cols + k; });
+      return;
+    }
     case StoredLayout::HeadRows: {  // stored (groups·run, cols) -> (cols, groups·width), transposed
       const std::size_t cols = s[1], run = s[0] / w.groups, width = w.end - w.begin, n = w.groups * width;
       out = Tensor::uninitialized({cols, n}, w.axes);
@@ -192,8 +200,8 @@ bool stored_finite(const TensorView& view) {
 // Whether `w` stays as stored when the files are kept: a matrix, but not the learned
 // positions' table (small, and read whole at every step).
 bool stays_stored(const WeightRead& w) {
-  return w.layout != StoredLayout::Range && w.layout != StoredLayout::HeadRows && w.layout != StoredLayout::HeadRange &&
-         w.stored_shape.size() == 2 && w.parameter != "positions";
+  return w.layout != StoredLayout::Range && w.layout != StoredLayout::Rows && w.layout != StoredLayout::HeadRows &&
+         w.layout != StoredLayout::HeadRange && w.stored_shape.size() == 2 && w.parameter != "positions";
 }
 
 // `w` as a view of the mapped file. A non-finite number is found by the widening read
@@ -225,7 +233,8 @@ void keep_stored(const WeightRead& w, const std::shared_ptr<const void>& files) 
       break;
     case StoredLayout::AsStored:
     case StoredLayout::Range:
-    case StoredLayout::HeadRows:  // (never kept: stays_stored)
+    case StoredLayout::Rows:  // (never kept: stays_stored)
+    case StoredLayout::HeadRows:
     case StoredLayout::HeadRange:
       out.shape = s;
       break;

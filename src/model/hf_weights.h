@@ -22,6 +22,7 @@ enum class StoredLayout {
   Transposed,  // nn.Linear's (out, in) read as (in, out), so that x @ W computes x @ W^T
   Columns,     // columns [begin, end) of a 2-D tensor (GPT-2's c_attn: W_q, W_k, W_v side by side)
   Range,       // elements [begin, end) of a 1-D tensor (c_attn's bias)
+  Rows,        // rows [begin, end) of a 2-D tensor (BART's positions, past the 2 rows it never reads)
   // Fused per head (GPT-NeoX's query_key_value, nn.Linear (3N, N) viewed as (H, 3d)): the
   // stored rows (elements) are `groups` runs of equal size, and the weight takes rows
   // [begin, end) of each run, side by side: HeadRows read transposed, (N, groups·(end-begin));
@@ -37,7 +38,7 @@ struct WeightRead {
   Shape stored_shape;       // what the checkpoint must hold
   std::string shape_words;  // "n_embd x 3 n_embd", for messages
   StoredLayout layout = StoredLayout::AsStored;
-  std::size_t begin = 0, end = 0;  // Columns, Range; HeadRows, HeadRange: within each run
+  std::size_t begin = 0, end = 0;  // Columns, Range, Rows; HeadRows, HeadRange: within each run
   std::size_t groups = 0;          // HeadRows, HeadRange: the runs (the heads)
   AxisNames axes;                  // attn's axis names
   CheckpointFiles::Entry entry;    // found by plan_check

@@ -175,6 +175,12 @@ Tensor checkpoint_labels(const Model& model, const RunInput& input, const std::s
 }  // namespace
 
 void replace_labels(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
+  if (model.checkpoint.present() && model.has_target()) {
+    // an encoder-decoder's labels are its target's pieces, which the decoder reads shifted
+    // right: the target and the labels follow from the one text
+    replace_target_text(model, input, text, origin);
+    return;
+  }
   if (model.checkpoint.present()) {
     input.labels = checkpoint_labels(model, input, text, origin);
     return;
@@ -187,6 +193,7 @@ void replace_labels(const Model& model, RunInput& input, const std::string& text
 }
 
 std::string target_implied_by_labels(const Model& model, const std::string& labels) {
+  if (model.checkpoint.present()) return labels;  // the same text: encoded and shifted right
   std::vector<std::string> tokens = split_tokens(labels);
   const auto begin = model.vocab.special_id(SpecialRole::Begin);
   if (!begin || tokens.empty()) return labels;  // nothing to shift: the count check names it
@@ -197,6 +204,7 @@ std::string target_implied_by_labels(const Model& model, const std::string& labe
 }
 
 std::string labels_implied_by_target(const Model& model, const RunInput& input) {
+  if (model.checkpoint.present()) return std::string();  // replace_target_text set them from the pieces
   const auto end = model.vocab.special_id(SpecialRole::End);
   const std::vector<std::vector<std::string>> lists = token_lists(input.target_tokens);
   if (!end || lists.size() != 1 || lists[0].empty()) return std::string();

@@ -51,9 +51,14 @@ void each_parameter(M& model, Add add) {
     put(ParameterId{WeightKind::W_3, stack, layer, Block::FeedForward, 0, -1}, f.W_3);
   };
   put(ParameterId{WeightKind::Embedding}, model.embedding);
-  put(ParameterId{WeightKind::Positions}, model.positions);
+  // Marian's sinusoid table is not learned (transformers keeps it with requires_grad False)
+  if (model.config.positional_encoding != PositionalEncoding::SinusoidalTable)
+    put(ParameterId{WeightKind::Positions}, model.positions);
+  put(ParameterId{WeightKind::Positions, Stack::Decoder}, model.decoder_positions);  // BART's decoder's own
   put(ParameterId{WeightKind::TokenTypes}, model.token_types);
   norm(model.embedding_norm, Stack::None, -1, kEmbeddingNormNumber);
+  norm(model.encoder_embedding_norm, Stack::Encoder, -1, kStackEmbeddingNormNumber);  // BART's layernorm_embedding
+  norm(model.decoder_embedding_norm, Stack::Decoder, -1, kStackEmbeddingNormNumber);
   for (std::size_t i = 0; i < model.encoder.size(); ++i) {
     auto& l = model.encoder[i];
     const int layer = static_cast<int>(i);

@@ -105,7 +105,7 @@ void check_token_input(const Model& model, const TokenInput& input) {
   for (std::size_t b = 0; b < lists.size(); ++b) {
     const std::string path = input.batched ? json_index(input.json_path, b) : input.json_path;
     if (lists[b].empty()) throw InputError(model.source, path, "expected at least one token, found none");
-    if (model.config.positional_encoding == PositionalEncoding::Learned && lists[b].size() > model.config.max_len)
+    if (reads_position_table(model.config.positional_encoding) && lists[b].size() > model.config.max_len)
       throw InputError(model.source, path,
                        fmt::format("expected at most max_len = {} tokens (the learned position table's rows), found {}",
                                    model.config.max_len, lists[b].size()));
@@ -113,15 +113,38 @@ void check_token_input(const Model& model, const TokenInput& input) {
   check_lookup(model, input, lists);
 }
 
+std::optional<std::size_t> decoder_start_id(const Model& model) {
+  if (model.checkpoint.decoder_start_id) return model.checkpoint.decoder_start_id;
+  return model.vocab.special_id(SpecialRole::Begin);
+}
+
+std::vector<std::size_t> never_generated_ids(const Model& model) {
+  std::vector<std::size_t> ids = model.vocab.never_written_ids();
+  for (const std::size_t id : model.checkpoint.never_generated)
+    if (id < model.vocab.size()) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+bool ends_text(const Model& model, std::size_t id) {
+  const std::vector<std::size_t>& eos = model.checkpoint.eos_token_ids;
+  if (std::find(eos.begin(), eos.end(), id) != eos.end()) return true;
+  const auto end = model.vocab.special_id(SpecialRole::End);
+  return end && *end == id;
+}
+
 bool start_from_bos(const Model& model, RunInput& input) {
-  const auto begin = model.vocab.special_id(SpecialRole::Begin);
+  const auto begin = decoder_start_id(model);
   if (!begin) return false;
   const std::size_t B = input.has_tokens()
                             ? std::max(input.source_tokens.texts.size(), input.source_tokens.tokens.size())
                             : input.X.shape[0];
   input.target_X = Tensor();
-  input.target_tokens = token_input({}, std::vector<std::vector<std::string>>(B, {model.vocab.token(*begin)}),
-                                    input.batched, "input (no target given: the decoder starts from <BOS>)");
+  input.target_tokens = token_input(
+      {}, std::vector<std::vector<std::string>>(B, {model.vocab.token(*begin)}), input.batched,
+      model.checkpoint.decoder_start_id ? "input (no target given: the decoder starts from decoder_start_token_id)"
+                                        : "input (no target given: the decoder starts from <BOS>)");
   input.target_tokens.from_bos = true;
   return true;
 }
@@ -146,12 +169,49 @@ void encode_checkpoint_text(const Model& model, RunInput& input, const std::stri
   input.batched = false;
 }
 
+// A checkpoint's target, as transformers feeds a decoder during training: the text encoded
+// (its special tokens included) as the labels, and shifted right (shift_tokens_right), so the
+// decoder reads decoder_start_token_id and then the target's pieces, without the final
+// eos_token_id that the last position is to predict. The labels end with that eos_token_id
+// (put there when the tokenizer adds none): each position predicts the next piece.
+void encode_checkpoint_target(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
+  if (const auto problem = unprintable_part(text, /*whitespace_allowed=*/true))
+    throw InputError(origin, "", "expected printable UTF-8 text, found " + *problem);
+  if (text.empty()) throw InputError(origin, "", "expected a target text, found an empty one");
+  const auto start = decoder_start_id(model);
+  if (!start)
+    throw InputError(model.checkpoint.folder + "/config.json", "decoder_start_token_id",
+                     "missing: the decoder has no token to start from");
+  Encoding encoding = model.tokenizer->encode(text, true);
+  while (!encoding.pieces.empty() && ends_text(model, encoding.ids.back())) {
+    encoding.ids.pop_back();
+    encoding.pieces.pop_back();
+  }
+  std::vector<std::string> pieces = {model.vocab.token(*start)};
+  pieces.insert(pieces.end(), encoding.pieces.begin(), encoding.pieces.end());
+  const std::size_t positions = model.checkpoint.max_positions;
+  if (positions && pieces.size() > positions)
+    throw InputError(origin, "",
+                     fmt::format("expected at most {} tokens ({}'s positions), found {}", positions,
+                                 model.checkpoint.architecture, pieces.size()));
+  input.target_X = Tensor();
+  input.labels = Tensor();
+  input.output_grad = Tensor();
+  input.target_tokens = token_input({}, {pieces}, false, origin);
+  if (model.checkpoint.eos_token_ids.empty()) return;  // no end to predict: no labels implied
+  const std::size_t T = pieces.size();
+  input.labels = Tensor({1, T}, {"B", "T"});
+  for (std::size_t t = 0; t + 1 < T; ++t) input.labels.data[t] = static_cast<double>(encoding.ids[t]);
+  input.labels.data[T - 1] = static_cast<double>(model.checkpoint.eos_token_ids[0]);
+}
+
 }  // namespace
 
 void replace_source_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
   if (model.checkpoint.present()) {
     input = RunInput{};
     encode_checkpoint_text(model, input, text, origin);
+    if (model.has_target()) start_from_bos(model, input);  // decoder_start_token_id, then its own words
     return;
   }
   if (model.vocab.empty())
@@ -178,6 +238,10 @@ void replace_source_text(const Model& model, RunInput& input, const std::string&
 void replace_target_text(const Model& model, RunInput& input, const std::string& text, const std::string& origin) {
   if (!model.has_target())
     throw InputError(model.source, "decoder", "this model has no decoder, so a target sentence has nothing to feed");
+  if (model.checkpoint.present()) {
+    encode_checkpoint_target(model, input, text, origin);
+    return;
+  }
   if (model.vocab.empty())
     throw InputError(model.source, "vocab", "this model has no vocabulary, so it cannot read a target sentence");
   if (input.batched)

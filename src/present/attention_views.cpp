@@ -62,7 +62,7 @@ void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const St
   if (!c.options.views || !c.page.views_shown()) return;
   // (A terminal leaves out maps of more than 32 queries; an HTML page draws them all.)
   const std::size_t S = weights.shape[weights.rank() - 2], T = weights.shape.back();
-  const std::size_t B = batch_count(weights), H = c.model.config.num_heads;
+  const std::size_t B = batch_count(weights), H = c.config(id).num_heads;
   for (std::size_t b = 0; b < B; ++b) {
     if (c.options.filter.batch && b != *c.options.filter.batch) continue;
     HeatmapView view;
@@ -92,7 +92,7 @@ void print_labeled_scores(const Tensor& scaled, const StepId& id, PrintContext& 
   const std::size_t S = scaled.shape[scaled.rank() - 2], T = scaled.shape.back();
   if (S > 12 || T > 12) return;
   const std::size_t b = std::min(c.cell_batch(), batch_count(scaled) - 1);
-  const std::size_t h = std::min(c.cell_head(), c.model.config.num_heads - 1);
+  const std::size_t h = std::min(c.cell_head(), c.config(id).num_heads - 1);
   const auto prefixed = [](const char* prefix, std::vector<std::string> labels) {
     for (auto& label : labels) label = std::string(prefix) + ":" + label;
     return labels;

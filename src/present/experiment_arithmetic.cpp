@@ -111,7 +111,9 @@ void print_attribution(std::ostream& out, const Model& model, const Attribution&
                      a.tokens.empty() ? "" : readable_token(model, a.tokens.back()), a.total, p);
   out << fmt::format("u = {}; the final norm's scale frozen at the whole residual's: {} = {:.{}f}\n", u,
                      a.rms ? "1 / rms" : "1 / sigma", a.scale, p);
-  out << fmt::format("each component c: {} · u\n\n", a.rms ? "(c * scale * gamma)" : "((c - mean c) * scale * gamma)");
+  const char* gain = model.config.norm == Norm::RMSNormPlusOne ? "(1 + gamma)" : "gamma";  // Gemma's gain
+  out << fmt::format("each component c: {} · u\n\n",
+                     a.rms ? fmt::format("(c * scale * {})", gain) : fmt::format("((c - mean c) * scale * {})", gain));
   std::size_t width = 4;
   for (const auto& c : a.components) width = std::max(width, c.name.size());
   for (const auto& c : a.components) out << fmt::format("  {:<{}}  {:>{}.{}f}\n", c.name, width, c.value, p + 6, p);

@@ -104,7 +104,7 @@ void print_bias_backward(const TraceEntry& e, PrintContext& c) {
 void print_split_heads(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   // H heads, or G for the keys and values of grouped-query attention
-  const std::size_t H = t.shape[t.rank() - 3], d = c.model.config.d_head;
+  const std::size_t H = t.shape[t.rank() - 3], d = c.config(e.id).d_head;
   const std::string upper = display_name(c.operand_entry(e, 0) ? c.operand_entry(e, 0)->id : e.id);
   const std::string name = display_name(e.id);
   const bool grouped = axis_of(t, "G") < t.rank();  // the G key/value heads of grouped-query attention
@@ -185,7 +185,8 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
   const TraceEntry* input = c.operand_entry(e, 0);
   const std::string name = display_name(e.id), from = c.operand_name(e, 0);
   // d: the head's numbers; r: those RoPE turns (all d, or partial rotary's first r)
-  const std::size_t head = c.model.config.d_head, d = c.model.config.rope_dims();
+  const ModelConfig config = c.config(e.id);
+  const std::size_t head = config.d_head, d = config.rope_dims();
   const bool partial = d < head;
   const double theta = c.model.config.rope_theta;
   c.page.begin_step(page_of(e.id.kind),
@@ -221,7 +222,7 @@ void print_rope(const TraceEntry& e, PrintContext& c) {
 
 void print_rope_frequencies(const TraceEntry& e, PrintContext& c) {
   const RopeScaling& s = c.model.config.rope_scaling;
-  const std::size_t d = c.model.config.d_head;
+  const std::size_t d = c.config(e.id).d_head;
   const double theta = c.model.config.rope_theta, L = s.original_max_position_embeddings;
   c.page.begin_step(page_of(e.id.kind), "Adjust RoPE's frequencies (Llama 3.1)", explanation_of(e.id.kind));
   c.page.formula(fmt::format(
@@ -239,7 +240,7 @@ void print_rope_frequencies(const TraceEntry& e, PrintContext& c) {
 
 void print_repeat_kv(const TraceEntry& e, PrintContext& c) {
   const bool keys = e.id.kind == StepKind::RepeatedKeys;
-  const std::size_t H = c.model.config.num_heads, G = c.model.config.kv_heads(), r = H / G;
+  const std::size_t H = c.config(e.id).num_heads, G = c.config(e.id).kv_heads(), r = H / G;
   const std::string name = display_name(e.id), from = c.operand_name(e, 0);
   c.page.begin_step(page_of(e.id.kind),
                     fmt::format("Repeat the {} {} head{} for the {} query heads ({})", G, keys ? "key" : "value",
@@ -310,19 +311,22 @@ void print_unscaled_scores(const TraceEntry& e, PrintContext& c) {
 
 void print_scaled_scores(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
-  const std::size_t d = c.model.config.d_head;
+  const std::size_t d = c.config(e.id).d_head;
   const std::size_t b = c.cell_batch(), h = c.cell_head(), i = c.cell_row(), j = c.cell_column();
   if (c.model.config.score_scale == ScoreScale::None) {
     print_unscaled_scores(e, c);
     return;
   }
   c.page.begin_step(page_of(e.id.kind), "Scale", explanation_of(e.id.kind));
-  c.page.formula(fmt::format("scaled = scores / √{}   (√d = {})", d, plain_number(std::sqrt(double(d)))));
+  c.page.formula(c.model.config.scores_times_inverse_root
+                     ? fmt::format("scaled = scores · {}^-0.5   (d^-0.5 = 1/√d = {}, multiplied as transformers does)",
+                                   d, plain_number(std::pow(double(d), -0.5)))
+                     : fmt::format("scaled = scores / √{}   (√d = {})", d, plain_number(std::sqrt(double(d)))));
   c.page.shapes(shape_with_axes(t) + " / scalar -> " + shape_with_axes(t));
   // Compact: the scores divided by a number; the scores before and the weights after show.
   if (c.page.detailed()) c.page.tensor(display_name(e.id), t);
   const TraceEntry* scores = c.sibling(e.id, StepKind::Scores);
-  if (scores && b < batch_count(t) && h < c.model.config.num_heads) {
+  if (scores && b < batch_count(t) && h < c.config(e.id).num_heads) {
     const Tensor m = head_matrix(scores->tensor, b, h);
     if (i < m.shape[0] && j < m.shape[1])
       c.page.worked(worked_scaling(m.data[i * m.shape[1] + j], d,
@@ -355,7 +359,7 @@ void print_attention_weights(const TraceEntry& e, PrintContext& c) {
     c.page.line(fmt::format("every row sums to 1 (row sums: {} of them, at most {:.1e} from 1)", sums.size(), off));
   }
   const TraceEntry* input = masked ? masked : c.sibling(e.id, StepKind::ScaledScores);
-  if (input && b < batch_count(t) && h < c.model.config.num_heads) {
+  if (input && b < batch_count(t) && h < c.config(e.id).num_heads) {
     const Tensor m = head_matrix(input->tensor, b, h);
     if (i < m.shape[0])
       c.page.worked(worked_softmax_row(row_of(m, i),

@@ -27,7 +27,7 @@ std::vector<double> column_of(const Tensor& m, std::size_t c) {
 std::optional<std::pair<Tensor, Tensor>> gradient_and_forward(const TraceEntry& e, StepKind kind, PrintContext& c) {
   const TraceEntry* f = c.forward_sibling(e.id, kind);
   const std::size_t b = c.cell_batch(), h = c.cell_head();
-  if (!f || b >= batch_count(e.tensor) || h >= c.model.config.num_heads) return std::nullopt;
+  if (!f || b >= batch_count(e.tensor) || h >= c.config(e.id).num_heads) return std::nullopt;
   return std::pair{head_matrix(e.tensor, b, h), head_matrix(f->tensor, b, h)};
 }
 
@@ -77,7 +77,7 @@ void print_rope_backward(const TraceEntry& e, PrintContext& c) {
   // (the worked pair reads its angle off rope_theta: Llama 3.1's frequencies are rope.inv_freq's)
   if (!cell || c.model.config.rope_scaling.llama3) return;
   const auto [b, h, p, i] = *cell;
-  const std::size_t d = c.model.config.d_head;
+  const std::size_t d = c.config(e.id).d_head;
   const Tensor m = head_matrix(e.tensor, b, h);  // (S,d)
   const std::string index = fmt::format("{}[{}]", head_index(e.tensor, b, h), p);
   c.page.worked(
@@ -89,7 +89,7 @@ void print_rope_backward(const TraceEntry& e, PrintContext& c) {
 void print_repeat_kv_backward(const TraceEntry& e, PrintContext& c) {
   // e is dL/dK_rep or dL/dV_rep (B,H,T,d) -> dL/d(the G heads repeated) (B,G,T,d)
   const bool keys = e.id.kind == StepKind::RepeatedKeys;
-  const std::size_t r = c.model.config.num_heads / c.model.config.kv_heads();
+  const std::size_t r = c.config(e.id).num_heads / c.config(e.id).kv_heads();
   const std::string L = keys ? "K" : "V";
   const TraceEntry* forward = c.forward_sibling(e.id, e.id.kind);
   const std::string from = forward ? c.operand_name(*forward, 0) : L + "_heads";  // K_rope with RoPE
@@ -139,7 +139,7 @@ void print_scores_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c) {
-  const std::size_t d = c.model.config.d_head;
+  const std::size_t d = c.config(e.id).d_head;
   if (c.model.config.score_scale == ScoreScale::None) {
     print_backward_text(e, c,
                         {page_of(e.id.kind),
@@ -148,12 +148,16 @@ void print_scaled_scores_backward(const TraceEntry& e, PrintContext& c) {
                          "dL/dscaled"});
     return;
   }
-  print_backward_text(e, c,
-                      {page_of(e.id.kind),
-                       "Scale",
-                       {fmt::format("scaled = scores / √d:  dL/dscores = dL/dscaled / √{} = dL/dscaled / {}", d,
-                                    plain_number(std::sqrt(double(d))))},
-                       "dL/dscaled"});
+  print_backward_text(
+      e, c,
+      {page_of(e.id.kind),
+       "Scale",
+       {c.model.config.scores_times_inverse_root
+            ? fmt::format("scaled = scores · d^-0.5:  dL/dscores = dL/dscaled · {}^-0.5 = dL/dscaled · {}", d,
+                          plain_number(std::pow(double(d), -0.5)))
+            : fmt::format("scaled = scores / √d:  dL/dscores = dL/dscaled / √{} = dL/dscaled / {}", d,
+                          plain_number(std::sqrt(double(d))))},
+       "dL/dscaled"});
 }
 
 void print_masked_scores_backward(const TraceEntry& e, PrintContext& c) {

@@ -30,9 +30,12 @@ void print_input_backward(const TraceEntry& e, PrintContext& c) {
 
 void print_positions_backward(const TraceEntry& e, PrintContext& c) {
   const bool learned = c.model.config.positional_encoding == PositionalEncoding::Learned;
+  const bool table = c.model.config.positional_encoding == PositionalEncoding::SinusoidalTable;
   print_backward_text(e, c,
                       {page_of(e.id.kind),
-                       learned ? "Learned positions" : "Sinusoidal positional encoding",
+                       learned ? "Learned positions"
+                       : table ? "Sinusoidal positions, from the model's table"
+                               : "Sinusoidal positional encoding",
                        {learned ? "PE = P[0:S]:  dL/dP[0:S] += dL/dPE; the table's rows past S get nothing"
                                 : "the sinusoids are fixed, nothing to learn: dL/dPE only says how L would change "
                                   "with them"},

@@ -19,9 +19,11 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
 namespace {
 
 // The norm's title, backward: a stack's final norm, the embeddings' or the head transform's
-// (BERT's, outside the layers), or a layer's.
+// (BERT's, outside the layers), a stack's input's (BART's), or a layer's.
 std::string norm_backward_title(const StepId& id, const char* norm) {
   if (id.kind == StepKind::FinalNorm) return fmt::format("Final {}", norm);
+  if (id.kind == StepKind::EmbeddingNorm && id.stack != Stack::None)
+    return fmt::format("{} of the {}'s input", norm, id.sequence == Sequence::Target ? "decoder" : "encoder");
   if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
   if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
   return norm;
@@ -110,6 +112,7 @@ void print_ffn_hidden_backward(const TraceEntry& e, PrintContext& c) {
       {page_of(e.id.kind),
        "Feed-forward, first layer",
        {a + (relu ? "hidden = ReLU(a):  dL/da = dL/dhidden where a > 0, else 0 (0 at a = 0 exactly, as PyTorch)"
+             : act == Activation::SiLU ? "hidden = SiLU(a):  dL/da = dL/dhidden ⊙ σ(a)·(1 + a·(1 - σ(a)))"
              : act == Activation::GELUTanh
                  ? "hidden = GELU_tanh(a):  dL/da = dL/dhidden ⊙ (0.5·(1 + t) + 0.5·a·(1 - t²)·√(2/π)·(1 + "
                    "3·0.044715·a²)), t = tanh(√(2/π)·(a + 0.044715·a³))"

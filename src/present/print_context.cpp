@@ -108,7 +108,7 @@ std::optional<std::pair<Tensor, Tensor>> PrintContext::cell_head_matrices(const 
   const TraceEntry* first = sibling(e.id, a);
   const TraceEntry* second = sibling(e.id, b);
   const std::size_t batch = cell_batch(), head = cell_head();
-  if (!first || !second || batch >= batch_count(e.tensor) || head >= model.config.num_heads) return std::nullopt;
+  if (!first || !second || batch >= batch_count(e.tensor) || head >= config(e.id).num_heads) return std::nullopt;
   return std::pair{head_matrix(first->tensor, batch, head), head_matrix(second->tensor, batch, head)};
 }
 
@@ -131,6 +131,8 @@ bool is_mask_token(const Model& model, const std::string& piece) {
 
 const NormWeights* PrintContext::norm_weights(const StepId& id) const {
   if (id.kind == StepKind::FinalNorm) return id.stack == Stack::Decoder ? &model.decoder_norm : &model.encoder_norm;
+  if (id.kind == StepKind::EmbeddingNorm && id.stack != Stack::None)  // a stack's own (BART's)
+    return id.sequence == Sequence::Target ? &model.decoder_embedding_norm : &model.encoder_embedding_norm;
   if (id.kind == StepKind::EmbeddingNorm) return &model.embedding_norm;
   if (id.kind == StepKind::HeadTransformNorm || id.kind == StepKind::LensTransformNorm)
     return &model.output.transform_norm;
@@ -174,7 +176,7 @@ void print_backward_text(const TraceEntry& e, PrintContext& c, const BackwardTex
 
 void print_weight_gradients(const TraceEntry& e, PrintContext& c, WeightKind kind, int norm_number) {
   ParameterId id{kind, e.id.stack, e.id.layer, norm_number ? Block::None : e.id.block, norm_number, -1};
-  for (int head = -1; head < static_cast<int>(c.model.config.num_heads); ++head) {
+  for (int head = -1; head < static_cast<int>(c.config(e.id).num_heads); ++head) {
     id.head = head;
     const TraceEntry* g = c.trace.find(weight_gradient_id(id));
     if (!g) continue;

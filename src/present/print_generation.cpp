@@ -4,6 +4,10 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "attn/error.h"
+#include "forward/ablation.h"
 
 #include "present/array_format.h"
 #include "present/labeled_table.h"
@@ -117,7 +121,7 @@ void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCac
   Drawing draw(out, page, options);
   draw.blank();
   draw.part("── The KV cache after the prompt ──");
-  const ModelConfig& c = model.config;
+  const ModelConfig c = model.config.decoder_config();  // the cache is the decoder's
   draw.line(fmt::format(
       "  Each layer keeps the keys and values its self-attention computed for every position (the {} and v_heads "
       "above{}): a new token's query needs them, and they never change, since no position sees a later one.{}",
@@ -175,7 +179,7 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
          {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
       if (const TraceEntry* e = find_kind(step, l, Block::MaskedSelfAttention, kind))
         draw.tensor(fmt::format("{} (position {}, = row · W_{})", name, position, name), e->tensor);
-    const ModelConfig& c = model.config;
+    const ModelConfig c = model.config.decoder_config();
     const bool rope = c.positional_encoding == PositionalEncoding::RoPE;
     draw.line(fmt::format("  KV cache: K {}, V {}   (one row more: this position's k and v, split into heads{})",
                           shape_text(cache.k), shape_text(cache.v), rope ? "; k turned by RoPE at its position" : ""));
@@ -195,7 +199,7 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
     const TraceEntry* weights = find_kind(step, l, Block::MaskedSelfAttention, StepKind::AttentionWeights);
     if (scaled && weights && seen.size() == scaled->tensor.shape.back()) {
       std::vector<std::string> heads;
-      for (std::size_t h = 0; h < model.config.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
+      for (std::size_t h = 0; h < c.num_heads; ++h) heads.push_back(fmt::format("head {}", h));
       const std::string scale =
           c.score_scale == ScoreScale::None ? std::string("q · kᵀ") : fmt::format("q · kᵀ / √{}", c.d_head);
       draw.table(
@@ -283,6 +287,76 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& r
                   format_number(r.cumulative_before, options.array.precision),
                   format_number(r.cumulative_after, options.array.precision), readable_token(model, r.id)));
   if (r.kept <= kMostDrawnShown) draw.line(draw_intervals(r, model, options.array.precision));
+}
+
+namespace {
+
+// Where generation stops, for its heading: "stops after \"<EOS>\"", or a checkpoint's
+// "stops at eos_token_id 50256 (␣<|endoftext|>)".
+std::string stop_text(const Generation& g, const Model& model) {
+  std::string out;
+  if (g.stop_id() || g.eos_ids().empty()) out = fmt::format("stops after \"{}\"", printable(g.rules().stop));
+  if (g.eos_ids().empty()) return out;
+  std::string ids;
+  for (const std::size_t id : g.eos_ids())
+    ids += fmt::format("{}{} ({})", ids.empty() ? "" : ", ", id,
+                       id < model.vocab.size() ? printable(readable_token(model, model.vocab.token(id))) : "?");
+  return out + (out.empty() ? "" : ", ") +
+         fmt::format("stops at eos_token_id{} {}", g.eos_ids().size() == 1 ? "" : "s", ids);
+}
+
+}  // namespace
+
+void print_generation_start(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model,
+                            const Ablation& ablation) {
+  const std::size_t start = generation.tokens().size();
+  const SamplingChoice& s = generation.sampling();
+  if (out)
+    *out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}\n",
+                        printable(model.source), start, start == 1 ? "" : "s", generation.rules().max_new_tokens,
+                        s.temperature == 0 ? "greedy (temperature 0)"
+                                           : fmt::format("sampled (temperature {}, seed {})", s.temperature, s.seed),
+                        stop_text(generation, model));
+  if (out && !ablation.empty())
+    *out << fmt::format("ablated: {}, in the prompt's run and every step\n", ablation_label(ablation));
+  const std::string first =
+      fmt::format("══ Token 1: the whole {}, every step ══", model.decoder_only()         ? "prompt"
+                                                             : model.checkpoint.present() ? "source and the start token"
+                                                                                          : "source and <BOS>");
+  if (out) *out << "\n" << first << "\n";
+  if (page) page->layer_header(first);
+}
+
+void print_generation_note(std::ostream* out, PageRenderer* page, const std::string& note) {
+  if (out) *out << "\nnote: " << note << "\n";
+  if (page) page->note(note);
+}
+
+void print_generated(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model) {
+  // As the walkthrough shows it: a checkpoint's text in quotes (it starts with its space),
+  // escaped as every text shown is.
+  const std::string decoded = generation.decoded_text();
+  const std::string text = model.checkpoint.present() ? printable("\"" + decoded + "\"") : decoded;
+  const std::size_t n = generation.generated().size();
+  const std::string count = fmt::format("{} token{}", n, n == 1 ? "" : "s");
+  const std::string saved =
+      fmt::format("The KV cache saved {} multiply-adds over running the whole prefix for every token.",
+                  grouped(generation.saved()));
+  if (out) *out << fmt::format("\nGenerated {}: {}\n", count, text) << saved << "\n";
+  if (page) {
+    page->layer_header(fmt::format("══ Generated {}: {} ══", count, text));
+    page->line(saved);
+  }
+}
+
+void print_generated_alone(std::ostream& out, const Generation& generation, bool json) {
+  if (!json) {
+    out << generation.decoded_text() << "\n";
+    return;
+  }
+  out << nlohmann::json{{"ids", generation.generated_ids()}, {"text", generation.decoded_text()}}.dump(
+             -1, ' ', false, nlohmann::json::error_handler_t::replace)
+      << "\n";
 }
 
 }  // namespace attn

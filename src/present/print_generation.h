@@ -18,6 +18,7 @@
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
 #include "present/page_renderer.h"
+#include "session/generation.h"
 
 namespace attn {
 
@@ -36,6 +37,22 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
 void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& choice, const SamplingOptions& sampling,
                   const Model& model, const std::vector<std::string>& tokens, std::size_t number, std::size_t draws,
                   std::uint32_t seed, const WalkthroughOptions& options);
+
+// What attn generate starts from, before the prompt's walkthrough: the model, the tokens to
+// start from, -n, greedy or sampled, where it stops, the ablation (on the terminal), then the
+// first token's heading (on both).
+void print_generation_start(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model,
+                            const Ablation& ablation);
+
+// Why generation ended before -n: "note: the position table has 8 rows: no room for more".
+void print_generation_note(std::ostream* out, PageRenderer* page, const std::string& note);
+
+// What was generated (the text as the walkthrough shows it, a checkpoint's in quotes) and
+// the multiply-adds the cache saved.
+void print_generated(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model);
+// The generated text alone, as the tokenizer decodes it (--quiet), or with `json` its ids and
+// text as {"ids": [...], "text": "..."}: what a script reads.
+void print_generated_alone(std::ostream& out, const Generation& generation, bool json);
 
 }  // namespace attn
 

@@ -188,8 +188,14 @@ void print_token_type_backward(const TraceEntry& e, PrintContext& c) {
 void print_positional_encoding(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool sinusoidal = c.model.config.positional_encoding == PositionalEncoding::Sinusoidal;
-  if (!sinusoidal) {
-    c.page.cite_order(sentence_words(e, c));  // the run's sentence, not the built-in model's
+  if (!sinusoidal) c.page.cite_order(sentence_words(e, c));  // the run's sentence, not the built-in model's
+  if (c.model.config.positional_encoding == PositionalEncoding::SinusoidalTable) {
+    c.page.begin_step(page_of(e.id.kind), "Sinusoidal positions, from the model's table", "sinusoidal_table");
+    c.page.formula(
+        "PE = P[0:S]   (P(pos, k) = sin(pos / 10000^(2k/d_model)) in the first half of the dimensions, "
+        "cos of the same in the second, stored as float32)");
+    if (c.page.detailed()) c.page.weight("P", c.model.positions);
+  } else if (!sinusoidal) {
     c.page.begin_step(page_of(e.id.kind), "Learned positions", "learned_positions");
     c.page.formula("PE = P[0:S]   (the first S rows of the learned position table P)");
     if (c.page.detailed()) c.page.weight("P", c.model.positions);

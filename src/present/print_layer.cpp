@@ -24,6 +24,8 @@ const char* sublayer_of(const StepId& id, const Model& model) {
 std::string norm_title(const StepId& id, const Model& model) {
   const char* norm = root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm";
   if (id.kind == StepKind::AddNorm) return fmt::format("Norm ({} of the residual sum)", norm);
+  if (id.kind == StepKind::EmbeddingNorm && id.stack != Stack::None)  // a stack's own (BART's)
+    return fmt::format("{} of the {}'s input", norm, id.sequence == Sequence::Target ? "decoder" : "encoder");
   if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
   if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
   if (id.kind == StepKind::FinalNorm)
@@ -155,14 +157,19 @@ void print_ffn_layer(const TraceEntry& e, PrintContext& c, bool first) {
   const std::string n = first ? "1" : "2", bias = b && !b->data.empty() ? " + b_" + n : "";
   const Activation act = c.model.config.activation;
   const bool swiglu = gated(act), geglu = act == Activation::GeGLUTanh;
-  const char* name = act == Activation::ReLU ? "ReLU" : act == Activation::GELUTanh ? "GELU_tanh" : "GELU";
+  const char* name = act == Activation::ReLU       ? "ReLU"
+                     : act == Activation::GELUTanh ? "GELU_tanh"
+                     : act == Activation::SiLU     ? "SiLU"
+                                                   : "GELU";
   const char* definition = act == Activation::ReLU       ? "max(0, v)"
                            : act == Activation::GELUTanh ? "0.5 · v · (1 + tanh(√(2/π) · (v + 0.044715 · v³)))"
+                           : act == Activation::SiLU     ? "v · σ(v) = v / (1 + e^-v)"
                                                          : "v · Φ(v)";
   c.page.begin_step(page_of(e.id.kind), first ? "Feed-forward, first layer" : "Feed-forward, second layer",
-                    geglu    ? "geglu"
-                    : swiglu ? "swiglu"
-                             : "feed_forward",
+                    geglu                     ? "geglu"
+                    : swiglu                  ? "swiglu"
+                    : act == Activation::SiLU ? "silu"
+                                              : "feed_forward",
                     first ? "ffn_hidden" : "ffn_output");
   c.page.formula(!first  ? fmt::format("ffn = hidden · W_2{}   (back to d_model columns)", bias)
                  : geglu ? fmt::format("hidden = GELU_tanh(a) ⊙ u, a = {0} · W_1 (the gate), u = {0} · W_3 (the up "

@@ -53,6 +53,9 @@ struct PrintContext {
   // of e's block (Q and K beside the scores), or nullopt when either is gone or the cell is
   // outside them.
   std::optional<std::pair<Tensor, Tensor>> cell_head_matrices(const TraceEntry& e, StepKind a, StepKind b) const;
+  // The configuration the entry's block ran with: the decoder's heads for a decoder's
+  // (ModelConfig::decoder_config), the model's otherwise.
+  ModelConfig config(const StepId& id) const { return model.config.stack_config(id.stack == Stack::Decoder); }
   // The model's weights for the block or the norm an entry belongs to.
   const AttentionWeights* attention_weights(const StepId& id) const;
   const NormWeights* norm_weights(const StepId& id) const;

@@ -358,10 +358,11 @@ StreamingWalkthrough::StreamingWalkthrough(std::ostream& out, Trace& trace, cons
 StreamingWalkthrough::StreamingWalkthrough(Trace& trace, const Model& model, const RunInput& input,
                                            const WalkthroughOptions& options, bool forget)
     : trace_(trace), options_(options), forget_(forget), state_(std::make_unique<State>(trace, model, input)) {
-  // Every head has the model's H: a bad --head is refused before the first step prints.
-  // (--batch is checked on the first entry, which has the B axis when there is one.)
-  if (options.filter.head && *options.filter.head >= model.config.num_heads)
-    slice_index_error("--head", "H", model.config.num_heads, *options.filter.head);
+  // Every head has the model's H (the decoder's may differ: the larger counts): a bad --head
+  // is refused before the first step prints. (--batch is checked on the first entry, which
+  // has the B axis when there is one.)
+  const std::size_t H = std::max(model.config.num_heads, model.config.decoder_config().num_heads);
+  if (options.filter.head && *options.filter.head >= H) slice_index_error("--head", "H", H, *options.filter.head);
 }
 
 StreamingWalkthrough::~StreamingWalkthrough() = default;

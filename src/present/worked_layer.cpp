@@ -47,6 +47,9 @@ std::string worked_activation(double z, Activation activation, std::string_view 
   if (activation == Activation::ReLU)
     return fmt::format("{} = ReLU({}) = max(0, {}) = {}\n", result_name, input_name, zt,
                        format_worked_number(std::max(0.0, z), p));
+  if (activation == Activation::SiLU || activation == Activation::SwiGLU)  // z / (1 + e^-z), as the step does
+    return fmt::format("{} = SiLU({}) = z / (1 + e^-z) = {} / (1 + e^{}) = {}\n", result_name, input_name, factor,
+                       format_worked_number(-z, p), format_worked_number(z / (1.0 + std::exp(-z)), p));
   // GELU(z) = z · Φ(z), Φ(z) = (1 + erf(z / √2)) / 2, computed as the step does.
   const double phi = 0.5 * (1.0 + std::erf(z / std::sqrt(2.0)));
   return fmt::format("{} = GELU({}) = z · Φ(z) = {} × (1 + erf({} / √2)) / 2 = {} × {} = {}\n", result_name, input_name,

@@ -152,10 +152,21 @@ ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, c
   return g;
 }
 
-Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, bool times_inverse_root) {
   // scores is (B,H,S,T) -> (B,H,S,T)
   if (shapes_only()) return shape_only(scores.shape, scores.axes);
   Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
+  if (times_inverse_root) {
+    // transformers' eager attention: attn_weights * scaling, scaling = head_dim ** -0.5
+    // (Python's float power, C's pow)
+    const double scaling = std::pow(static_cast<double>(d_head), -0.5);
+    const double* in = scores.data.data();
+    double* o = out.data.data();
+    for_each_range(out.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) o[i] = in[i] * scaling;
+    });
+    return out;
+  }
   // Divide (not multiply by 1/sqrt(d)) so values match NumPy's scores / np.sqrt(d), except
   // when sqrt(d) is a power of two (d = 4, 16, 64, 256): then 1/sqrt(d) is exact and x / s
   // and x * (1/s) are the same correctly rounded number, and a product takes a fraction of
@@ -175,19 +186,20 @@ Tensor scale_scores(const Tensor& scores, std::size_t d_head) {
   return out;
 }
 
-Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head) {
-  // dscaled is (B,H,S,T) -> (B,H,S,T): scaled = scores / √d, so dscores = dscaled / √d
-  return scale_scores(dscaled, d_head);
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, bool times_inverse_root) {
+  // dscaled is (B,H,S,T) -> (B,H,S,T): scaled = scores / √d (or scores · d^-0.5), so
+  // dscores = dscaled / √d (dscaled · d^-0.5)
+  return scale_scores(dscaled, d_head, times_inverse_root);
 }
 
-Tensor scale_scores(const Tensor& scores, std::size_t d_head, ScoreScale scale) {
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, ScoreScale scale, bool times_inverse_root) {
   // scores is (B,H,S,T) -> (B,H,S,T)
-  return scale == ScoreScale::None ? scores : scale_scores(scores, d_head);
+  return scale == ScoreScale::None ? scores : scale_scores(scores, d_head, times_inverse_root);
 }
 
-Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreScale scale) {
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreScale scale, bool times_inverse_root) {
   // dscaled is (B,H,S,T) -> (B,H,S,T)
-  return scale == ScoreScale::None ? dscaled : scale_scores_backward(dscaled, d_head);
+  return scale == ScoreScale::None ? dscaled : scale_scores_backward(dscaled, d_head, times_inverse_root);
 }
 
 Tensor apply_mask(const Tensor& scores, const Tensor& mask) {

@@ -50,14 +50,17 @@ struct ProductGradients {
 // dk_t = qᵀ @ dscores (B,H,d,T).
 ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, const Tensor& dscores);
 
-// scores is (B,H,S,T) -> scores / sqrt(d_head), same shape.
-Tensor scale_scores(const Tensor& scores, std::size_t d_head);
-// dscaled is (B,H,S,T) -> dscores = dscaled / sqrt(d_head), same shape.
-Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head);
-// The same as the model scales them: / sqrt(d_head), or (ScoreScale::None, GPT-Neo) the
-// scores as they are; and its backward (dscores = dscaled then).
-Tensor scale_scores(const Tensor& scores, std::size_t d_head, ScoreScale scale);
-Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreScale scale);
+// scores is (B,H,S,T) -> scores / sqrt(d_head), same shape; with times_inverse_root
+// scores · d_head^-0.5 instead (transformers' eager attention, ModelConfig's
+// scores_times_inverse_root): the same bits when sqrt(d_head) is a power of two.
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, bool times_inverse_root = false);
+// dscaled is (B,H,S,T) -> dscores = dscaled / sqrt(d_head) (dscaled · d_head^-0.5), same shape.
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, bool times_inverse_root = false);
+// The same as the model scales them: / sqrt(d_head) (· d_head^-0.5 with times_inverse_root),
+// or (ScoreScale::None, GPT-Neo) the scores as they are; and its backward (dscores = dscaled then).
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, ScoreScale scale, bool times_inverse_root = false);
+Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreScale scale,
+                             bool times_inverse_root = false);
 
 // scores is (B,H,S,T), mask is (S,T) or (B,S,T), additive (0 or -inf) -> scores + mask,
 // the mask broadcast over heads (and batch when it is (S,T)).

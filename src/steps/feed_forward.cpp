@@ -25,7 +25,8 @@ double activate(double x, Activation activation) {
       const double inner = std::sqrt(2.0 / kPi) * (x + kGeluTanhCubic * x * x * x);
       return 0.5 * x * (1.0 + std::tanh(inner));
     }
-    case Activation::SwiGLU:
+    case Activation::SwiGLU:  // the gate's
+    case Activation::SiLU:
       return x / (1.0 + std::exp(-x));  // SiLU, x · sigmoid(x), as F.silu
     case Activation::GELU:
       break;
@@ -44,7 +45,8 @@ double activate_derivative(double x, Activation activation) {
       const double t = std::tanh(k * (x + kGeluTanhCubic * x * x * x));
       return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * kGeluTanhCubic * x * x);
     }
-    case Activation::SwiGLU: {
+    case Activation::SwiGLU:
+    case Activation::SiLU: {
       const double s = 1.0 / (1.0 + std::exp(-x));
       return s * (1.0 + x * (1.0 - s));
     }

@@ -11,7 +11,8 @@ namespace attn {
 
 // x -> ReLU max(0, x), GELU x * Phi(x) with the exact erf form (PyTorch's default "gelu"),
 // GELU's tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (GPT-2's,
-// PyTorch's approximate="tanh"; also GeGLU's gate's), or for SwiGLU its gate's SiLU x * sigmoid(x).
+// PyTorch's approximate="tanh"; also GeGLU's gate's), or SiLU x * sigmoid(x) (Marian's swish,
+// and SwiGLU's gate).
 double activate(double x, Activation activation);
 // x -> act'(x): ReLU's is 1 above 0 and 0 at or below it (0 at exactly 0, as PyTorch);
 // GELU's is Phi(x) + x phi(x) = 0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi);

@@ -16,8 +16,8 @@ ProjectionGradients vocabulary_logits_backward(const Tensor& x, const Tensor& W,
   return linear_projection_backward(x, W, has_b, dlogits);
 }
 
-Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding) {
-  // x is (B,T,N), embedding is (V,N) -> x @ embedding^T is (B,T,V)
+Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding, const Tensor& b) {
+  // x is (B,T,N), embedding is (V,N), b is (V,) or empty -> x @ embedding^T (+ b) is (B,T,V)
   require(x.rank() == 3 && embedding.rank() == 2 && embedding.shape[1] == x.shape[2],
           "tied_vocabulary_logits: x (B,T,N), embedding (V,N)");
   const std::size_t rows = x.shape[0] * x.shape[1], N = x.shape[2], V = embedding.shape[0];
@@ -29,12 +29,6 @@ Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding) {
     matmul(x.data.data(), embedding.stored->transpose(), out.data.data(), rows, N, V);
   else
     matmul_transposed(x.data.data(), embedding.data.data(), Transposed::B, out.data.data(), rows, N, V);
-  return out;
-}
-
-Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding, const Tensor& b) {
-  // x is (B,T,N), embedding is (V,N), b is (V,) or empty -> (B,T,V)
-  Tensor out = tied_vocabulary_logits(x, embedding);
   return b.data.empty() ? out : add_bias(out, b);
 }
 

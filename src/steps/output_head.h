@@ -14,18 +14,15 @@ Tensor vocabulary_logits(const Tensor& x, const Tensor& W, const Tensor& b);
 // x is (B,T,N), W is (N,V), dlogits is (B,T,V) -> dx (B,T,N), dW (N,V), db (V,) when has_b.
 ProjectionGradients vocabulary_logits_backward(const Tensor& x, const Tensor& W, bool has_b, const Tensor& dlogits);
 
-// Tied to the embedding: x is (B,T,N), embedding is (V,N) -> x @ embedding^T is (B,T,V).
-Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding);
+// Tied to the embedding: x is (B,T,N), embedding is (V,N) -> x @ embedding^T is (B,T,V);
+// with b (V,) (Marian's and BART's final_logits_bias, BERT's cls.predictions.bias)
+// x @ embedding^T + b, the product rounded first, then the sum, as lm_head(x) + final_logits_bias.
+Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding, const Tensor& b = Tensor());
 // x is (B,T,N), embedding is (V,N), dlogits is (B,T,V) -> dx = dlogits @ embedding (B,T,N);
 // adds the head's share of the embedding's gradient, dlogitsᵀ @ x (V,N), to dembedding
 // (the lookups add theirs: one table, used twice).
 Tensor tied_vocabulary_logits_backward(const Tensor& x, const Tensor& embedding, const Tensor& dlogits,
                                        Tensor& dembedding);
-
-// Tied, with a bias of its own (BERT's cls.predictions.bias): x is (B,T,N), embedding is
-// (V,N), b is (V,) or empty -> x @ embedding^T + b is (B,T,V), the bias added after the
-// product, one rounding per element.
-Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding, const Tensor& b);
 
 // A head transform before the logits (BERT's MLM head, BertPredictionHeadTransform without
 // its LayerNorm): x is (B,T,N), W is (N,N), b is (N,) -> act(x @ W + b) is (B,T,N).

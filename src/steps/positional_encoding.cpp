@@ -24,6 +24,23 @@ Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model) {
   return pe;
 }
 
+Tensor sinusoidal_table(std::size_t rows, std::size_t d_model) {
+  // rows P, d_model N -> (P,N)
+  Tensor table({rows, d_model}, {"S", "N"});
+  const std::size_t sines = (d_model + 1) / 2;  // the module's sentinel: ⌈N/2⌉
+  for (std::size_t pos = 0; pos < rows; ++pos)
+    for (std::size_t j = 0; j < d_model; ++j) {
+      // column j holds pair k's sine (j < sentinel) or cosine; NumPy's
+      // pos / np.power(10000, 2 * (j // 2) / dim), at the even j (sines) or odd j (cosines)
+      const std::size_t k = j < sines ? j : j - sines;
+      const double angle =
+          static_cast<double>(pos) / std::pow(10000.0, static_cast<double>(2 * k) / static_cast<double>(d_model));
+      const double value = j < sines ? std::sin(angle) : std::cos(angle);
+      table.data[pos * d_model + j] = static_cast<double>(static_cast<float>(value));  // torch.FloatTensor
+    }
+  return table;
+}
+
 Tensor learned_positions(const Tensor& table, std::size_t seq_len) {
   // table is (max_len,N) -> (S,N)
   require(table.rank() == 2 && seq_len <= table.shape[0], "learned_positions: sequence longer than the table");

@@ -15,6 +15,14 @@ namespace attn {
 // PE[pos, 2i+1] = cos(pos / 10000^(2i/N)), interleaved as in seed 004 and the paper.
 Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model);
 
+// Marian's table of sinusoids (transformers' MarianSinusoidalPositionalEmbedding._init_weight),
+// rows P, d_model N -> (P,N): with angle(pos, k) = pos / 10000^(2k/N), the first ⌈N/2⌉
+// dimensions hold sin(angle(pos, k)) for k = 0, 1, ..., the rest cos(angle(pos, k)): the sines
+// in the first half, the cosines in the second, not interleaved. Computed in float64 and
+// rounded to float32, as the module stores them (a float64 sine misses the stored value by
+// up to 8.5e-7). It has no gradient: the table is not learned.
+Tensor sinusoidal_table(std::size_t rows, std::size_t d_model);
+
 // table is (max_len,N) -> its first seq_len rows (S,N).
 Tensor learned_positions(const Tensor& table, std::size_t seq_len);
 // dpositions is (S,N), dtable is (max_len,N) -> dtable[0:S] += dpositions; the rows past S

@@ -127,7 +127,8 @@ TEST_CASE("config.json: an unsupported architecture names itself and the support
   CHECK(message ==
         "the architecture \"XLNetLMHeadModel\" is not supported (attn reads GPT2LMHeadModel, LlamaForCausalLM, "
         "MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPTNeoForCausalLM, GPTNeoXForCausalLM, "
-        "GemmaForCausalLM, PhiForCausalLM, BertForMaskedLM, BertForPreTraining, BertModel)");
+        "GemmaForCausalLM, PhiForCausalLM, BertForMaskedLM, BertForPreTraining, BertModel, MarianMTModel, "
+        "BartForConditionalGeneration)");
   CHECK(refusal(with(kGpt2, "architectures", "null")).first == "architectures");
 }
 

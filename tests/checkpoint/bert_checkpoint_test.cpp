@@ -193,7 +193,7 @@ TEST_CASE("BERT: each weight names its checkpoint tensor, legacy gamma/beta incl
     for (const auto& p : attn::parameters(m->model)) CHECK(m->checkpoint_names.count(attn::parameter_name(p.id)) == 1);
 }
 
-TEST_CASE("BERT: --ablate zeroes a head as BertModel's head_mask does, and --lens reads every layer through the head",
+TEST_CASE("BERT: --ablate zeroes a head as BertModel's head_mask does and --lens reads every layer through the head",
           "[checkpoint][reference][bert]") {
   const attn::Json expected = attn::read_json_object_file(kDir + "bert_mlm_f32/expected.json");
   attn::LoadedModel loaded = bert_reading("bert_mlm_f32", {expected.at("ids").get<std::vector<std::size_t>>()});

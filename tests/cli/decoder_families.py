@@ -109,8 +109,7 @@ for name in names:
     ids = [s["id"] for s in expected["greedy"]]
     ids = ids[:ids.index(eos)] if eos in ids else ids  # generation stops at the end token
     picks = " ".join(PIECES[i] for i in ids)  # no decoder in the tokenizer: pieces joined by spaces
-    # (only the line's end taken off: a pick may be the piece " ", and then the text opens with it)
-    text = run("generate", "--model", folder, PROMPT, "-n", "5", "--quiet").rstrip("\n")
+    text = run("generate", "--model", folder, PROMPT, "-n", "5", "--quiet").removesuffix("\n")
     if text != picks:
         fail(f"{name}: generate printed {text}, the reference's picks are {picks!r}")
 

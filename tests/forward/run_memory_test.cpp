@@ -55,10 +55,13 @@ attn::LoadedModel example(const std::string& name) {
 }
 
 const std::string kCheckpoints = std::string(ATTN_SOURCE_DIR) + "/tests/reference/hf_checkpoints/";
+const std::string kSeq2Seq = std::string(ATTN_SOURCE_DIR) + "/tests/reference/hf_seq2seq/";
 
-// A reference checkpoint read by words w0 ... w{V-1}, running `ids`.
-attn::LoadedModel checkpoint(const std::string& name, const std::vector<std::size_t>& ids) {
-  attn::CheckpointModel c = attn::load_hf_model(kCheckpoints + name);
+// A reference checkpoint read by words w0 ... w{V-1}, running `ids` (an encoder-decoder's
+// source; its decoder reads `target`).
+attn::LoadedModel checkpoint(const std::string& name, const std::vector<std::size_t>& ids,
+                             const std::string& folder = kCheckpoints, const std::vector<std::size_t>& target = {}) {
+  attn::CheckpointModel c = attn::load_hf_model(folder + name);
   attn::LoadedModel loaded;
   loaded.model = std::move(c.model);
   std::vector<std::string> words;
@@ -69,6 +72,10 @@ attn::LoadedModel checkpoint(const std::string& name, const std::vector<std::siz
   loaded.input.source_tokens.json_path = "test";
   loaded.input.source_tokens.tokens.emplace_back();
   for (const std::size_t id : ids) loaded.input.source_tokens.tokens[0].push_back(words.at(id));
+  if (!target.empty()) {
+    loaded.input.target_tokens.tokens.emplace_back();
+    for (const std::size_t id : target) loaded.input.target_tokens.tokens[0].push_back(words.at(id));
+  }
   return loaded;
 }
 
@@ -101,6 +108,16 @@ std::vector<std::string> reference_checkpoints() {
     for (std::string line; std::getline(lines, line);)
       if (!line.empty()) names.push_back(line.substr(0, line.find(' ')));
   }
+  return names;
+}
+
+// The encoder-decoders' reference checkpoints (hf_seq2seq/cases.txt: Marian, BART).
+std::vector<std::string> seq2seq_checkpoints() {
+  std::vector<std::string> names;
+  std::ifstream lines(kSeq2Seq + "cases.txt");
+  REQUIRE(lines);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) names.push_back(line.substr(0, line.find(' ')));
   return names;
 }
 
@@ -153,6 +170,17 @@ TEST_CASE("a run on shapes alone records what the real run records, shape for sh
       }
     }
   }
+  // Marian's sinusoidal table and decoder heads, SiLU, BART's per-stack embedding norms,
+  // scores times d^-0.5, the biased tied head: a source of 4 tokens, a target of 3
+  for (const std::string& name : seq2seq_checkpoints()) {
+    DYNAMIC_SECTION(name) {
+      attn::LoadedModel loaded = checkpoint(name, {1, 5, 2, 7}, kSeq2Seq, {2, 4, 6});
+      REQUIRE(loaded.model.has_target());
+      same_records(loaded.model, loaded.input);
+      with_lens_and_ablation(loaded);
+      same_records(loaded.model, loaded.input);
+    }
+  }
 }
 
 namespace {
@@ -197,6 +225,16 @@ TEST_CASE("a cached step on shapes alone records what the real step records", "[
                            "gpt_neox_f64_sequential", "gemma_f32", "phi_f16_gqa"}) {
     DYNAMIC_SECTION(name) {
       const attn::LoadedModel loaded = checkpoint(name, {1, 5, 2, 7, 3, 3});
+      const Records real = cached_step_records(loaded, false);
+      CHECK(real.size() > 10);
+      CHECK(cached_step_records(loaded, true) == real);
+    }
+  }
+  // an encoder-decoder's step: Marian's table row and decoder heads, BART's embedding norm,
+  // cross-attention to the cached encoder output
+  for (const char* name : {"marian_f32_decoder_heads", "marian_f32_table_d6", "bart_bf16_scaled"}) {
+    DYNAMIC_SECTION(name) {
+      const attn::LoadedModel loaded = checkpoint(name, {1, 5, 2, 7}, kSeq2Seq, {2, 4, 6});
       const Records real = cached_step_records(loaded, false);
       CHECK(real.size() > 10);
       CHECK(cached_step_records(loaded, true) == real);

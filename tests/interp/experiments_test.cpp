@@ -162,6 +162,29 @@ TEST_CASE("direct logit attribution's components equal NumPy's and sum to the me
   }
 }
 
+// The identity the method rests on, on every pre-norm family attn reads: the components add
+// up to the model's own metric. Gemma's final RMSNorm scales by 1 + gamma, Phi's head has a
+// bias, GPT-NeoX's head is untied: each must be in the components for the sum to hold.
+TEST_CASE("attribution's components sum to the metric on every decoder family", "[interp][attribute]") {
+  for (const std::string name :
+       {"gpt_neo_f32", "gpt_neox_f32", "gemma_f32", "gemma_bf16_mha", "phi_f32", "phi_f16_gqa", "mistral_window_f32"}) {
+    INFO(name);
+    attn::CheckpointModel checkpoint = attn::load_hf_model(kReference + "hf_checkpoints/" + name);
+    attn::Model& model = checkpoint.model;
+    std::vector<std::string> tokens;
+    for (std::size_t i = 0; i < checkpoint.vocab_size; ++i) tokens.push_back("w" + std::to_string(i));
+    model.vocab = attn::Vocabulary(tokens);
+    model.tokenizer = std::make_shared<const attn::WordTokenizer>(model.vocab);
+    attn::Metric metric;
+    metric.answer = 3;
+    metric.wrong = 5;
+    const attn::Attribution a = attn::attribute(model, token_input(model, {1, 4, 2, 7, 7, 0, 11}), metric);
+    double sum = 0;
+    for (const auto& component : a.components) sum += component.value;
+    CHECK(std::fabs(sum - a.total) <= 1e-12 * std::max(1.0, std::fabs(a.total)));
+  }
+}
+
 TEST_CASE("attribution refuses a post-norm model, saying why", "[interp][attribute]") {
   const std::unique_ptr<CaseModel> c = case_model("induction");
   try {

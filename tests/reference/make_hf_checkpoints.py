@@ -28,6 +28,7 @@ attn's JSON schema, every weight as numbers) and run by `attn explain --dump -`:
 reference and attn's own forward must agree to 1e-12 before anything is written.
 
 Run from the repository: python3 tests/reference/make_hf_checkpoints.py [--attn build/attn]
+(--seq2seq: the MarianMTModel and BartForConditionalGeneration cases of hf_seq2seq.py, alone.)
 """
 import argparse
 import json
@@ -809,7 +810,13 @@ def make_bert_bin_cases():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attn", help="the attn binary, to check the reference against attn's own forward")
+    parser.add_argument("--seq2seq", action="store_true",
+                        help="write only the encoder-decoder cases (Marian, BART: hf_seq2seq.py) into hf_seq2seq/")
     args = parser.parse_args()
+    if args.seq2seq:
+        import hf_seq2seq
+        hf_seq2seq.make_all(args.attn, write_checkpoint, 33000)
+        return
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
     check_reductions()
