@@ -134,7 +134,7 @@ Tensor head_column(const Model& model, std::size_t id, double* bias) {
   Tensor out({N}, {"N"});
   for (std::size_t n = 0; n < N; ++n)
     out.data[n] = model.output.tied ? model.embedding.at({id, n}) : model.output.W.at({n, id});
-  *bias = !model.output.tied && model.output.b.has_values() ? model.output.b.at({id}) : 0.0;
+  *bias = model.output.b.has_values() ? model.output.b.at({id}) : 0.0;  // tied or not (BERT's is tied)
   return out;
 }
 
