@@ -213,16 +213,35 @@ std::unique_ptr<Session> open_explain_session(const ExplainOptions& options) {
   return open_session(options.model, options.reading, options.output.dump_path, options.steps.pause, load);
 }
 
+// The run as explain makes it (attn/run_memory.h): the trace as the walkthrough and the dump
+// keep it, --lens and --ablate (parsed into `ablation`, which the plan points to).
+RunPlan explain_plan(const ExplainOptions& options, const Model& model, Ablation& ablation) {
+  const bool walkthrough = !options.output.quiet || !options.output.html_path.empty();
+  RunPlan plan;
+  plan.kept = options.output.dump_to_stdout() || options.steps.pause ? RunPlan::Kept::Everything
+              : walkthrough                                          ? RunPlan::Kept::Streamed
+                                                                     : RunPlan::Kept::Nothing;
+  plan.shown = !options.output.quiet;
+  plan.lens = options.reading.lens;
+  if (!options.reading.ablate.empty()) {
+    ablation = parse_ablation(options.reading.ablate, options.reading.ablate_mean, model);
+    plan.ablation = &ablation;
+    plan.unablated_run = walkthrough;
+  }
+  return plan;
+}
+
 }  // namespace
 
 int run_explain(const ExplainOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const std::unique_ptr<Session> session = open_explain_session(options);
   CommandRun run(*session, options.model, options.output, "attn explain");
-  // No target: the decoder reads what the model itself writes, as when it generates. A
-  // sentence from the command line can make the run as large as any file can: estimated
-  // before anything runs, with the target the greedy picks can grow to.
-  session->grow_target(!options.model.text.empty() || !options.model.target.empty());
+  // No target: the decoder reads what the model itself writes, as when it generates. The
+  // run is estimated before anything runs, as it will be: with the target the greedy picks
+  // can grow to, the trace kept as the outputs keep it, --lens and --ablate.
+  Ablation ablation;
+  session->grow_target(explain_plan(options, session->model(), ablation));
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is

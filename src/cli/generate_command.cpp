@@ -214,12 +214,15 @@ int run_generate(const GenerateOptions& options) {
     throw InputError("--json", "", "expected standard output to itself, found --dump - writing there too");
   if (!options.output.dump_path.empty()) check_dump_target(options.output.dump_path, {options.model.model_file});
   LoadOptions load;
+  load.trace_kept = false;  // the prompt's walkthrough forgets the layers it has printed
   load.ablation = !options.reading.ablate.empty();
   // Only the steps compute with the weights (the lesson and the dumps widen the one they
   // show or write): a checkpoint's stay as stored.
   load.weights_as_stored = true;
   const auto session = open_session(options.model, options.reading, options.output.dump_path, false, load);
-  Generation generation(*session, options.sampling, options.rules);
+  RunPlan plan;
+  plan.shown = !(options.output.quiet || options.json);
+  Generation generation(*session, options.sampling, options.rules, plan);
   const auto outputs = open_outputs(options, *session, generation);
   Trace prompt(!session->input().batched);
   run_prompt(generation, *session, *outputs, prompt);

@@ -81,8 +81,11 @@ std::unique_ptr<Session> open_grad_session(const GradOptions& options, Walkthrou
   session->set_labels(options.labels);
   // --ablate: the loss is the ablated model's, and the backward pass goes through the ablation
   session->apply_reading();
-  // A sentence from the command line can make the run as large as any file can.
-  if (!options.model.text.empty() || !options.model.target.empty()) session->check_memory();
+  // The run is estimated before it runs: the trace kept whole, a gradient for every entry
+  // (kept when shown) and every weight.
+  RunPlan plan = run_plan(session->load_options());
+  plan.shown = !options.output.quiet;
+  session->check_memory(plan);
   walkthrough = walkthrough_options(options.print, options.steps, options.output.dump_to_stdout());
   check_selection(walkthrough, session->model(), session->input());
   return session;

@@ -8,6 +8,7 @@
 
 #include "attn/model_file.h"
 #include "command_run.h"
+#include "forward/ablation.h"
 #include "present/print_heads.h"
 #include "present/progress.h"
 #include "present/terminal.h"
@@ -37,14 +38,35 @@ void setup_heads(CLI::App& app, HeadsOptions& options) {
   run_on_parse(*heads, options, run_heads);
 }
 
+namespace {
+
+// The run as the scores read it: its attention weights kept, beside the unablated run's
+// probabilities with --ablate (`ablation`).
+RunPlan heads_plan(const ReadingChoice& reading, const Ablation& ablation) {
+  RunPlan plan;
+  plan.kept = RunPlan::Kept::AttentionWeights;
+  if (!reading.ablate.empty()) {
+    plan.ablation = &ablation;
+    plan.unablated_run = true;
+  }
+  return plan;
+}
+
+}  // namespace
+
 int run_heads(const HeadsOptions& options) {
   LoadOptions load;
+  load.trace_kept = false;  // the scores read the attention weights alone (attention_records)
   load.ablation = !options.reading.ablate.empty();
   load.weights_as_stored = true;  // the heads are scored from the forward pass alone
   const auto session = open_session(options.model, options.reading, "", false, load, /*text_optional=*/true);
   if (options.model.text.empty()) use_repeated_sequence(*session, options.seed);
   check_one_sequence(*session);
-  session->grow_target(/*estimate=*/true);
+  // estimated with the target it can grow to
+  const Ablation ablation = options.reading.ablate.empty()
+                                ? Ablation{}
+                                : parse_ablation(options.reading.ablate, options.reading.ablate_mean, session->model());
+  session->grow_target(heads_plan(options.reading, ablation));
   // --ablate: the heads' scores and the probabilities of the ablated run, beside the
   // unablated run's probabilities (the target above is the unablated model's own).
   Tensor unablated;

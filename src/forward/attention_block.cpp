@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/shape_only.h"
 #include "forward/layers.h"
 #include "steps/attention.h"
 #include "steps/layer_norm.h"
@@ -144,6 +145,8 @@ namespace {
 // (1,G,T,d) -> (G,T,d): a run's keys or values as the cache keeps them (batch 1)
 Tensor cached_heads(const Tensor& heads) {
   const std::size_t n = heads.shape.size();
+  if (shapes_only())
+    return shape_only({heads.shape[n - 3], heads.shape[n - 2], heads.shape[n - 1]}, {heads.axes[n - 3], "t", "d"});
   Tensor t({heads.shape[n - 3], heads.shape[n - 2], heads.shape[n - 1]}, {heads.axes[n - 3], "t", "d"});
   std::copy_n(heads.data.begin(), t.size(), t.data.begin());
   return t;
@@ -152,7 +155,8 @@ Tensor cached_heads(const Tensor& heads) {
 // (G,t,d) with (1,G,1,d)'s rows appended -> (G,t+1,d)
 Tensor appended(const Tensor& cache, const Tensor& row) {
   const std::size_t G = row.shape[1], d = row.shape[3];
-  const std::size_t t = cache.data.empty() ? 0 : cache.shape[1];
+  const std::size_t t = cache.shape.empty() ? 0 : cache.shape[1];
+  if (shapes_only()) return shape_only({G, t + 1, d}, {row.axes[1], "t", "d"});
   Tensor out({G, t + 1, d}, {row.axes[1], "t", "d"});
   for (std::size_t g = 0; g < G; ++g) {
     std::copy_n(cache.data.begin() + static_cast<std::ptrdiff_t>(g * t * d), t * d,
@@ -166,6 +170,7 @@ Tensor appended(const Tensor& cache, const Tensor& row) {
 // (G,t,d), its positions from..t-1 -> (1,G,t-from,d), the layout the attention steps take
 Tensor batched(const Tensor& heads, std::size_t from) {
   const std::size_t G = heads.shape[0], t = heads.shape[1], d = heads.shape[2], kept = t - from;
+  if (shapes_only()) return shape_only({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});
   Tensor out({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});
   for (std::size_t g = 0; g < G; ++g)
     std::copy_n(heads.data.begin() + static_cast<std::ptrdiff_t>((g * t + from) * d), kept * d,

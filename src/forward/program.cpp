@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "attn/forward.h"
+#include "core/shape_only.h"
 #include "forward/embedding_block.h"
 #include "forward/layers.h"
 #include "steps/attention.h"
@@ -57,20 +58,29 @@ std::vector<Operand> tied_head_operands(const Model& model, Operand hidden) {
   return operands;
 }
 
-// attn patch's head (RunContext::head_ids): the logits of `ids` alone at the last position.
-// hidden (B,T,N) -> its last row (B,1,N) @ the head's columns of the ids (N,k), plus their
-// biases -> (B,1,k), recorded as output.logits (no probabilities: a metric reads them).
-Traced selected_logits(const Model& model, const Traced& hidden, const std::vector<std::size_t>& ids,
+Traced head_transform_block(const Model& model, const Traced& hidden, const TraceScope& at, bool lens, int number);
+
+// attn patch's head (RunContext::head_ids): the logits of `ids` alone at the last position,
+// as the whole head gives them. hidden (B,T,N) -> the head's transform and its norm when it
+// has one (BERT's), (B,T,N) -> the last row (B,1,N) @ the head's columns of the ids (N,k),
+// plus their biases (an untied head's, or a tied one's own: BERT's, final_logits_bias) ->
+// (B,1,k), recorded as output.logits (no probabilities: a metric reads them).
+Traced selected_logits(const Model& model, const Traced& head_input, const std::vector<std::size_t>& ids,
                        const TraceScope& at) {
+  const Traced hidden =
+      model.output.has_transform() ? head_transform_block(model, head_input, at, false, 0) : head_input;
   const Tensor& h = hidden.value;
   const std::size_t B = h.shape[0], T = h.shape[1], N = h.shape[2], k = ids.size();
+  if (shapes_only())  // (B,1,k): no rows to gather in a run on shapes alone
+    return at.record(StepKind::Logits, shape_only({B, 1, k}, {"B", h.axes[1], "V"}),
+                     {at.operand(hidden), Trace::weight("W_out[:, ids]", {N, k}, {"N", "V"})});
   Tensor last = Tensor::uninitialized({B, 1, N}, {"B", h.axes[1], "N"});
   for (std::size_t b = 0; b < B; ++b)
     std::copy_n(h.data.begin() + static_cast<std::ptrdiff_t>((b * T + T - 1) * N), N,
                 last.data.begin() + static_cast<std::ptrdiff_t>(b * N));
   Tensor W = Tensor::uninitialized({N, k}, {"N", "V"});
   Tensor bias;
-  if (!model.output.tied && model.output.b.has_values()) bias = Tensor({k}, {"V"});
+  if (model.output.b.has_values()) bias = Tensor({k}, {"V"});
   for (std::size_t j = 0; j < k; ++j) {
     for (std::size_t n = 0; n < N; ++n)
       W.data[n * k + j] = model.output.tied ? model.embedding.at({ids[j], n}) : model.output.W.at({n, ids[j]});
@@ -121,8 +131,8 @@ Traced Program::step_input(Sequence sequence) {
     const Tensor all = config.positional_encoding == PositionalEncoding::Sinusoidal
                            ? sinusoidal_positions(position + 1, N)
                            : learned_positions(model_.position_table(sequence == Sequence::Target), position + 1);
-    Tensor row({1, N}, {"S", "N"});
-    std::copy_n(all.data.begin() + static_cast<std::ptrdiff_t>(position * N), N, row.data.begin());
+    Tensor row = shapes_only() ? shape_only({1, N}, {"S", "N"}) : Tensor({1, N}, {"S", "N"});
+    if (!shapes_only()) std::copy_n(all.data.begin() + static_cast<std::ptrdiff_t>(position * N), N, row.data.begin());
     x = add_positions(x, row);
   }
   return scope(sequence).record(StepKind::Input, std::move(x));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/numeric_check.h"
+#include "core/shape_only.h"
 
 namespace attn {
 
@@ -45,7 +46,8 @@ bool Trace::record_shared(const StepId& id, const Tensor& tensor, const std::vec
   const Operand recorded = operand(id, tensor);
   // NumericError: inf or NaN, named with its index as recorded. Checked even when nothing
   // keeps the tensor: a run must not succeed quietly on numbers that overflowed.
-  if (check == Check::Values)
+  // (a run on shapes alone, the memory estimate's, has no numbers to check)
+  if (check == Check::Values && !shapes_only())
     check_finite(recorded.name, recorded.shape, tensor.data.data(), may_hold_masked_infinity(id.kind));
   if (sink_) sink_(TraceRecord{id, recorded.name, recorded.shape, recorded.axes, tensor.data.data(), operands});
   return keep_entries_ && (keep_gradients_ || !id.gradient);

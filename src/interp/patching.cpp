@@ -12,6 +12,7 @@
 #include "attn/error.h"
 #include "attn/experiments.h"
 #include "attn/model_file.h"
+#include "attn/run_memory.h"
 #include "forward/program.h"
 #include "interp/patch_sites.h"
 #include "model/byte_size.h"
@@ -133,7 +134,7 @@ Tensor head_column(const Model& model, std::size_t id, double* bias) {
   Tensor out({N}, {"N"});
   for (std::size_t n = 0; n < N; ++n)
     out.data[n] = model.output.tied ? model.embedding.at({id, n}) : model.output.W.at({n, id});
-  *bias = !model.output.tied && model.output.b.has_values() ? model.output.b.at({id}) : 0.0;
+  *bias = model.output.b.has_values() ? model.output.b.at({id}) : 0.0;  // tied or not (BERT's is tied)
   return out;
 }
 
@@ -164,23 +165,23 @@ struct PatchExperiment::State {
 };
 
 std::uint64_t PatchExperiment::State::bytes_for(std::size_t B) const {
-  RunSize size = run_size_of(model, corrupt_input);
+  // one patched run of B items as the model's own program holds it, run on shapes alone
+  // (attn/run_memory.h), with the model, its vocabulary and the program itself; its head
+  // computes the metric's k logits at one row (RunContext::head_ids), its trace keeps
+  // nothing (the hooks read each entry as it is recorded)
+  RunPlan plan;
+  plan.head_ids = &ids;
+  const long double run = static_cast<long double>(estimate_run_memory(model, replicated(corrupt_input, B), plan));
+  const RunSize size = run_size_of(model, corrupt_input);
   const long double S = static_cast<long double>(size.seq_len), T = static_cast<long double>(size.target_len),
-                    V = static_cast<long double>(size.vocab), N = static_cast<long double>(model.config.d_model);
-  size.batch = B;
-  size.trace_kept = false;
-  size.lens = size.ablation = false;
-  // the run's own estimate counts the whole head's logits and probabilities, (B,T,V) each:
-  // this head computes k logits at one row
-  long double run = static_cast<long double>(estimate_run_bytes(model.config, size));
-  run -= 16.0L * B * std::max(S, T) * V;
+                    N = static_cast<long double>(model.config.d_model);
   // kept of each of the two runs, per layer: its output, attention and feed-forward
   // outputs and the heads' context (4 of S*N, the longer sequence), and the inputs
   const long double layers = static_cast<long double>(model.encoder.size() + model.decoder.size());
   const long double kept = 2.0L * 8.0L * (layers * 4.0L * std::max(S, T) * N + 6.0L * (S + T) * N);
   // each batch item's resumed layer outputs (B,S,N), one at a time
   const long double resumed = 8.0L * B * std::max(S, T) * N;
-  const long double total = std::max(run, 0.0L) + kept + resumed;
+  const long double total = run + kept + resumed;
   return total > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 

@@ -268,31 +268,4 @@ RunSize run_size_of(const Model& model, const RunInput& input) {
   return size;
 }
 
-void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options) {
-  check_run_memory(model, input, options, 0);
-}
-
-void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options, std::size_t target_len) {
-  RunSize size = run_size_of(model, input);
-  if (model.decoder_only())
-    size.seq_len = size.target_len = std::max(size.seq_len, target_len);
-  else if (model.has_target())
-    size.target_len = std::max(size.target_len, target_len);
-  size.trace_kept = options.trace_kept;
-  size.backward = options.backward;
-  size.lens = size.lens || options.lens;
-  size.ablation = size.ablation || options.ablation;
-  const std::uint64_t limit = memory_limit(options);
-  const std::uint64_t need = estimate_run_bytes(model.config, size, block_weight_steps(model));
-  if (need <= limit) return;
-  const std::string& path = input.has_tokens() ? input.source_tokens.json_path : std::string("input");
-  throw InputError(model.source, path,
-                   fmt::format("this run would need about {} (B={}, S={}{}, d_model={}, heads={}, layers={}), more "
-                               "than the limit of {}; use a shorter text or raise --max-memory",
-                               byte_size_text(static_cast<double>(need), ByteStyle::Memory), size.batch, size.seq_len,
-                               target_len && !model.decoder_only() ? fmt::format(", T={}", size.target_len) : "",
-                               model.config.d_model, model.config.num_heads, size.encoder_layers + size.decoder_layers,
-                               byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
-}
-
 }  // namespace attn

@@ -10,6 +10,7 @@
 
 #include "attn/error.h"
 #include "core/did_you_mean.h"
+#include "forward/streamed_trace.h"
 #include "present/induction_lesson.h"
 #include "present/model_overview.h"
 #include "present/page.h"
@@ -371,38 +372,17 @@ void StreamingWalkthrough::draw_also(PageRenderer& renderer, const WalkthroughOp
       std::make_unique<Walkthrough>(state_->trace, state_->model, state_->input, options, renderer));
 }
 
-namespace {
-
-bool same_layer(const StepId& a, const StepId& b) { return a.stack == b.stack && a.layer == b.layer; }
-
-// Entries a later layer reads: a layer's outputs (B,S,N), which the next layer's first
-// steps and the decoder's cross-attention take as input.
-bool is_layer_result(const StepId& id) {
-  return id.kind == StepKind::LayerOutput || id.kind == StepKind::OutputProjection || id.kind == StepKind::FfnOutput ||
-         id.kind == StepKind::MergedHeads;
-}
-
-}  // namespace
-
 void StreamingWalkthrough::add(const TraceEntry& entry) {
   check_slice_options(entry, options_);
   const StepId id = entry.id;  // `entry` may move once entries are forgotten
   print_pending();
-  if (forget_ && id.in_layer() && (!state_->layer || !same_layer(*state_->layer, id))) {
-    // A new layer: the layers before it are not looked at again, except the results of
-    // the one just finished (the new layer's input) and of the encoder's last layer (the
-    // decoder's memory). Entries outside the layers (tokens, masks, input) stay. So the
-    // trace holds about two layers, however deep the model.
+  if (forget_ && starts_new_layer(id, state_->layer)) {
+    // A new layer: the layers before it are not looked at again (forward/streamed_trace.h).
     const std::optional<StepId> finished = state_->layer;
     const int last_encoder_layer = static_cast<int>(state_->model.encoder.size()) - 1;
     const bool lens = state_->input.lens;  // the logit lens works from every layer's output
-    trace_.forget_entries_if([&](const TraceEntry& e) {
-      if (!e.id.in_layer() || same_layer(e.id, id)) return false;
-      if (lens && e.id.kind == StepKind::LayerOutput) return false;
-      const bool kept_result = (finished && same_layer(e.id, *finished)) ||
-                               (e.id.stack == Stack::Encoder && e.id.layer == last_encoder_layer);
-      return !(kept_result && is_layer_result(e.id));
-    });
+    trace_.forget_entries_if(
+        [&](const TraceEntry& e) { return forgotten_at_new_layer(e.id, id, finished, last_encoder_layer, lens); });
   }
   if (id.in_layer()) state_->layer = id;
   state_->pending = id;

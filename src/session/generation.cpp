@@ -49,7 +49,7 @@ void check_generation_choices(const SamplingChoice& sampling, const StopRules& r
   if (rules.max_new_tokens == 0) throw InputError("--max-new-tokens", "", "expected at least 1, found 0");
 }
 
-Generation::Generation(Session& session, const SamplingChoice& sampling, const StopRules& rules)
+Generation::Generation(Session& session, const SamplingChoice& sampling, const StopRules& rules, RunPlan plan)
     : session_(session), sampling_(sampling), rules_(rules) {
   const Model& model = session.model();
   tokens_ = start_tokens(model, session.input());
@@ -73,7 +73,9 @@ Generation::Generation(Session& session, const SamplingChoice& sampling, const S
   if (longest < rules.max_new_tokens) longest = std::numeric_limits<std::size_t>::max();
   if (reads_position_table(model.config.positional_encoding))
     longest = std::min<std::size_t>(longest, model.config.max_len);
-  session.check_memory(longest);
+  // the prompt's run and the last new token's step, with the KV cache at its longest
+  plan.generated_len = longest;
+  session.check_memory(plan);
   room_ = longest > tokens_.size() ? longest - tokens_.size() : 0;
   rng_ = std::make_unique<NumpyRandom>(sampling.seed);
   never_ = never_generated_ids(model);  // and a checkpoint's bad_words_ids

@@ -62,8 +62,9 @@ class Generation {
   // Checks everything the run needs before anything runs: a decoder, a text, an output head
   // (the cache refuses a model without one), --ablate (applied: the prompt's run and every
   // step zero the heads; the mean is refused), a token the model can write, the --stop
-  // token, and the memory of the run the prompt grows to.
-  Generation(Session& session, const SamplingChoice& sampling, const StopRules& rules);
+  // token, and the memory of the run the prompt grows to (estimated as `plan` says the
+  // command runs it, with the KV cache at its longest: RunPlan::generated_len).
+  Generation(Session& session, const SamplingChoice& sampling, const StopRules& rules, RunPlan plan = {});
   Generation(const Generation&) = delete;
   Generation& operator=(const Generation&) = delete;
   ~Generation();

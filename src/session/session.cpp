@@ -1,5 +1,7 @@
 #include "session/session.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
 
 #include "attn/backward.h"
@@ -37,6 +39,16 @@ std::string model_source_name(const ModelChoice& choice) {
   return choice.model_file.empty() ? kDefaultModelSource : printable(model_file_name(choice.model_file));
 }
 
+std::uint64_t model_file_bytes(const ModelChoice& choice) {
+  if (!choice.example.empty()) return std::string(find_example(choice.example).json).size();
+  if (!choice.checkpoint.empty() || choice.model_file == "-") return 0;
+  if (choice.model_file.empty()) return default_model_json().size();
+  struct stat info {};
+  return ::stat(choice.model_file.c_str(), &info) == 0 && S_ISREG(info.st_mode)
+             ? static_cast<std::uint64_t>(info.st_size)
+             : 0;
+}
+
 Session::Session(const ModelChoice& choice, const ReadingChoice& reading, LoadOptions load, bool text_optional)
     : choice_(choice), reading_(reading), load_(load) {
   const auto started = std::chrono::steady_clock::now();
@@ -54,17 +66,23 @@ Session::Session(const ModelChoice& choice, const ReadingChoice& reading, LoadOp
   load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-void Session::check_memory(std::size_t target_len) const {
-  if (target_len == 0)
-    check_run_memory(loaded_.model, loaded_.input, load_);
-  else
-    check_run_memory(loaded_.model, loaded_.input, load_, target_len);
+void Session::check_memory(RunPlan plan) const {
+  plan.model_file_bytes = model_file_bytes(choice_);
+  check_run_memory(loaded_.model, loaded_.input, load_, plan);
 }
 
 void Session::grow_target(bool estimate) {
   RunInput& input = loaded_.input;
   const bool greedy = input.target_tokens.from_bos;
   if (estimate || greedy) check_run_memory(loaded_.model, input, load_, greedy ? generated_length(input) + 1 : 0);
+  if (greedy) extend_target_greedily(loaded_.model, input, generated_length(input));
+}
+
+void Session::grow_target(RunPlan plan) {
+  RunInput& input = loaded_.input;
+  const bool greedy = input.target_tokens.from_bos;
+  if (greedy) plan.target_len = generated_length(input) + 1;
+  check_memory(plan);
   if (greedy) extend_target_greedily(loaded_.model, input, generated_length(input));
 }
 

@@ -9,10 +9,12 @@
 #define ATTN_SESSION_SESSION_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "attn/model_file.h"
+#include "attn/run_memory.h"
 #include "attn/tensor.h"
 #include "attn/trace.h"
 
@@ -41,6 +43,9 @@ struct ReadingChoice {
 // The run's model as the output names it: the folder or file escaped as error messages are
 // (printable), "example NAME", or the built-in model.
 std::string model_source_name(const ModelChoice& choice);
+// The bytes of the model file `choice` names (an example's, the built-in model's), which
+// loading parses whole (RunPlan::model_file_bytes); 0 for a checkpoint and standard input.
+std::uint64_t model_file_bytes(const ModelChoice& choice);
 
 class Session {
  public:
@@ -62,14 +67,17 @@ class Session {
   std::string source_name() const { return model_source_name(choice_); }
   double load_seconds() const { return load_seconds_; }
 
-  // The run as the input now stands, estimated: InputError at the sentence when it needs
-  // more than the limit; with `target_len`, the decoder's input counted that long at least.
-  void check_memory(std::size_t target_len = 0) const;
+  // The run as the input now stands, estimated as `plan` says the command makes it
+  // (attn/run_memory.h; the model file's bytes filled in): InputError at the sentence when
+  // it needs more than the limit.
+  void check_memory(RunPlan plan) const;
   // A decoder given no target reads what the model itself writes, as when it generates:
   // its target grown greedily from <BOS> (explain, heads), estimated first with the length
   // it can grow to. With `estimate`, the run is estimated even when nothing grows (a
   // sentence from the command line can make it as large as any file can).
   void grow_target(bool estimate);
+  // The same, the run always estimated as `plan` says (with the target it can grow to).
+  void grow_target(RunPlan plan);
   // attn grad's loss: `labels` (--labels), or those --target implies, or, for a causal
   // language model without any, its own text's next tokens; InputError when the loss is
   // not defined.

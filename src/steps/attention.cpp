@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/require.h"
+#include "core/shape_only.h"
 #include "kernels/matmul.h"
 #include "kernels/parallel.h"
 #include "kernels/rows.h"
@@ -30,6 +31,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, AxisNames out_axes, Tran
   Shape out_shape(a.shape.begin(), a.shape.end() - 2);
   out_shape.push_back(M);
   out_shape.push_back(P);
+  if (shapes_only()) return shape_only(std::move(out_shape), std::move(out_axes));
   Tensor out = Tensor::uninitialized(out_shape, std::move(out_axes));  // every element is written below
   const std::size_t batches = element_count(Shape(a.shape.begin(), a.shape.end() - 2));
   const double* A = a.data.data();
@@ -94,6 +96,8 @@ Tensor repeat_kv_heads(const Tensor& kv, std::size_t num_heads) {
   require(kv.rank() == 4 && kv.shape[1] > 0 && num_heads % kv.shape[1] == 0,
           "repeat_kv_heads: kv must be (B,G,T,d) with G dividing H");
   const std::size_t B = kv.shape[0], G = kv.shape[1], block = kv.shape[2] * kv.shape[3], r = num_heads / G;
+  if (shapes_only())
+    return shape_only({B, num_heads, kv.shape[2], kv.shape[3]}, {kv.axes[0], "H", kv.axes[2], kv.axes[3]});
   Tensor out =
       Tensor::uninitialized({B, num_heads, kv.shape[2], kv.shape[3]}, {kv.axes[0], "H", kv.axes[2], kv.axes[3]});
   for (std::size_t b = 0; b < B; ++b)
@@ -150,6 +154,7 @@ ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, c
 
 Tensor scale_scores(const Tensor& scores, std::size_t d_head, bool times_inverse_root) {
   // scores is (B,H,S,T) -> (B,H,S,T)
+  if (shapes_only()) return shape_only(scores.shape, scores.axes);
   Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
   if (times_inverse_root) {
     // transformers' eager attention: attn_weights * scaling, scaling = head_dim ** -0.5
@@ -205,6 +210,7 @@ Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
   require((mask.rank() == 2 && mask.shape[0] == S && mask.shape[1] == T) ||
               (per_batch && mask.shape[0] == B && mask.shape[1] == S && mask.shape[2] == T),
           "apply_mask: mask must be (S,T) or (B,S,T)");
+  if (shapes_only()) return shape_only(scores.shape, scores.axes);
   Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
   const std::size_t block = S * T;
   for (std::size_t bh = 0; bh < B * H; ++bh) {
@@ -236,6 +242,8 @@ Tensor apply_mask_backward(const Tensor& dmasked, const Tensor& mask) {
 Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
   // scores is (...,T) -> weights (...,T), each row summing to 1 (or all zero when fully masked)
   require(scores.rank() >= 1, "softmax_rows: needs at least one axis");
+  if (fully_masked_rows) *fully_masked_rows = 0;
+  if (shapes_only()) return shape_only(scores.shape, scores.axes);
   Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
   const std::size_t T = scores.shape.back();
   const std::size_t rows = T == 0 ? 0 : scores.size() / T;
@@ -282,6 +290,7 @@ Tensor ablate_heads(const Tensor& context, const std::vector<std::size_t>& heads
   // context is (B,H,S,d) -> (B,H,S,d)
   require(context.rank() == 4, "ablate_heads: context must be (B,H,S,d)");
   const std::size_t B = context.shape[0], H = context.shape[1], S = context.shape[2], d = context.shape[3];
+  if (shapes_only()) return shape_only(context.shape, context.axes);
   Tensor out = context;
   for (std::size_t h : heads) {
     require(h < H, "ablate_heads: head out of range");

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/require.h"
+#include "core/shape_only.h"
 
 namespace attn {
 
@@ -11,6 +12,7 @@ Tensor embedding_lookup(const Tensor& ids, const Tensor& table) {
   // ids is (B,S), table is (V,N) -> (B,S,N)
   require(ids.rank() == 2 && table.rank() == 2, "embedding_lookup: ids (B,S), table (V,N)");
   const std::size_t B = ids.shape[0], S = ids.shape[1], V = table.shape[0], N = table.shape[1];
+  if (shapes_only()) return shape_only({B, S, N}, {"B", ids.axes[1], "N"});
   Tensor out({B, S, N}, {"B", ids.axes[1], "N"});
   for (std::size_t i = 0; i < B * S; ++i) {
     const auto id = static_cast<std::size_t>(ids.data[i]);
@@ -51,6 +53,7 @@ void token_type_rows_backward(const Tensor& type_ids, const Tensor& drows, Tenso
 
 Tensor scale_embedding(const Tensor& x) {
   // x is (B,S,N) -> (B,S,N)
+  if (shapes_only()) return shape_only(x.shape, x.axes);
   Tensor out = x;
   const double scale = std::sqrt(static_cast<double>(x.shape.back()));
   for (double& v : out.data) v *= scale;

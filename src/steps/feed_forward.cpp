@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/shape_only.h"
 #include "kernels/parallel.h"
 #include "kernels/rows.h"
 #include "steps/projection.h"
@@ -58,6 +59,7 @@ double activate_derivative(double x, Activation activation) {
 Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1, Activation activation) {
   // x is (B,S,N), W_1 is (N,F), b_1 is (F,) -> (B,S,F)
   Tensor hidden = linear_projection(x, W_1, b_1, "F");
+  if (shapes_only()) return hidden;
   // then the activation, element by element
   double* h = hidden.data.data();
   if (activation == Activation::ReLU) {
@@ -82,6 +84,7 @@ Tensor gated_hidden(const Tensor& x, const Tensor& W_1, const Tensor& W_3, Activ
   // x is (B,S,N), W_1 and W_3 are (N,F) -> (B,S,F)
   Tensor hidden = linear_projection(x, W_1, Tensor(), "F");  // the gate a, then act(a) ⊙ u
   const Tensor up = linear_projection(x, W_3, Tensor(), "F");
+  if (shapes_only()) return hidden;
   double* h = hidden.data.data();
   const double* u = up.data.data();
   for_each_range(hidden.size(), [&](std::size_t begin, std::size_t end) {

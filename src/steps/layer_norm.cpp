@@ -5,6 +5,7 @@
 
 #include "core/numeric_check.h"
 #include "core/require.h"
+#include "core/shape_only.h"
 
 namespace attn {
 
@@ -12,6 +13,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
   // x is (B,S,N), gamma and beta are (N,) -> (B,S,N), each row normalized over its N values
   const std::size_t N = x.shape.back();
   require(gamma.size() == N && beta.size() == N, "layer_norm: gamma and beta must be (N,)");
+  if (shapes_only()) return shape_only(x.shape, x.axes);
   Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
   const std::size_t rows = N == 0 ? 0 : x.size() / N;
   const double* g = gamma.data.data();
@@ -71,6 +73,7 @@ Tensor rms_norm(const Tensor& x, const Tensor& gamma, double eps) {
   // x is (B,S,N), gamma is (N,) -> (B,S,N), each row divided by its root mean square
   const std::size_t N = x.shape.back();
   require(gamma.size() == N, "rms_norm: gamma must be (N,)");
+  if (shapes_only()) return shape_only(x.shape, x.axes);
   Tensor out = Tensor::uninitialized(x.shape, x.axes);  // every element is written below
   const std::size_t rows = N == 0 ? 0 : x.size() / N;
   const double* g = gamma.data.data();

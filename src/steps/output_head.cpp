@@ -1,6 +1,7 @@
 #include "steps/output_head.h"
 
 #include "core/require.h"
+#include "core/shape_only.h"
 #include "steps/feed_forward.h"
 
 namespace attn {
@@ -20,6 +21,7 @@ Tensor tied_vocabulary_logits(const Tensor& x, const Tensor& embedding, const Te
   require(x.rank() == 3 && embedding.rank() == 2 && embedding.shape[1] == x.shape[2],
           "tied_vocabulary_logits: x (B,T,N), embedding (V,N)");
   const std::size_t rows = x.shape[0] * x.shape[1], N = x.shape[2], V = embedding.shape[0];
+  if (shapes_only()) return shape_only({x.shape[0], x.shape[1], V}, {x.axes[0], x.axes[1], "V"});
   Tensor out = Tensor::uninitialized({x.shape[0], x.shape[1], V}, {x.axes[0], x.axes[1], "V"});  // all written below
   // embedding^T read where the table lies, never copied (a copy of GPT-2's is 309 MB, made
   // once per generated token): the same sums in the same order as x @ (a transposed copy)

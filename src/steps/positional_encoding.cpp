@@ -5,11 +5,13 @@
 #include <vector>
 
 #include "core/require.h"
+#include "core/shape_only.h"
 
 namespace attn {
 
 Tensor sinusoidal_positions(std::size_t seq_len, std::size_t d_model) {
   // seq_len S, d_model N -> (S,N)
+  if (shapes_only()) return shape_only({seq_len, d_model}, {"S", "N"});
   Tensor pe({seq_len, d_model}, {"S", "N"});
   for (std::size_t pos = 0; pos < seq_len; ++pos)
     for (std::size_t i = 0; i < d_model; i += 2) {
@@ -42,6 +44,7 @@ Tensor sinusoidal_table(std::size_t rows, std::size_t d_model) {
 Tensor learned_positions(const Tensor& table, std::size_t seq_len) {
   // table is (max_len,N) -> (S,N)
   require(table.rank() == 2 && seq_len <= table.shape[0], "learned_positions: sequence longer than the table");
+  if (shapes_only()) return shape_only({seq_len, table.shape[1]}, {"S", "N"});
   Tensor out({seq_len, table.shape[1]}, {"S", "N"});
   std::copy(table.data.begin(), table.data.begin() + static_cast<std::ptrdiff_t>(out.size()), out.data.begin());
   return out;
@@ -60,6 +63,7 @@ Tensor add_positions(const Tensor& x, const Tensor& positions) {
   require(
       x.rank() == 3 && positions.rank() == 2 && positions.shape[0] == x.shape[1] && positions.shape[1] == x.shape[2],
       "add_positions: x (B,S,N), positions (S,N)");
+  if (shapes_only()) return shape_only(x.shape, x.axes);
   Tensor out = x;
   const std::size_t block = positions.size();
   for (std::size_t b = 0; b < x.shape[0]; ++b)
@@ -127,6 +131,7 @@ Tensor rope_turn(const Tensor& x, const Tensor& inv_freq, double sign, std::size
   require(x.rank() == 4 && 2 * inv_freq.size() <= x.shape[3],
           "rope_rotate: x must be (B,H,S,d), inv_freq (r/2,) with r <= d");
   const std::size_t S = x.shape[2], d = x.shape[3], half = inv_freq.size();
+  if (shapes_only()) return shape_only(x.shape, x.axes);
   // cos and sin of every (position, pair), computed once
   std::vector<double> cos_table(S * half), sin_table(S * half);
   for (std::size_t s = 0; s < S; ++s)

@@ -1,6 +1,7 @@
 #include "steps/projection.h"
 
 #include "core/require.h"
+#include "core/shape_only.h"
 #include "kernels/matmul.h"
 #include "kernels/parallel.h"
 
@@ -54,6 +55,7 @@ Tensor linear_projection(const Tensor& x, const Tensor& W, const Tensor& b, cons
   const std::size_t B = x.shape[0], S = x.shape[1], N = x.shape[2], M = W.shape[1];
   require(W.shape[0] == N, "linear_projection: W rows must equal x's last axis");
   require(b.data.empty() || b.size() == M, "linear_projection: bias length must equal W's columns");
+  if (shapes_only()) return shape_only({B, S, M}, {x.axes[0], x.axes[1], out_axis});
   Tensor out = Tensor::uninitialized({B, S, M}, {x.axes[0], x.axes[1], out_axis});  // every element is written below
   // out = x @ W, all positions in one product: (B*S,N) @ (N,M)
   const std::size_t rows = B * S;
@@ -101,6 +103,7 @@ ProjectionGradients linear_projection_backward(const Tensor& x, const Tensor& W,
 Tensor add_bias(const Tensor& x, const Tensor& b) {
   // x is (B,S,M), b is (M,) -> out is (B,S,M)
   require(x.rank() >= 1 && b.rank() == 1 && b.size() == x.shape.back(), "add_bias: x (B,S,M), b (M,)");
+  if (shapes_only()) return shape_only(x.shape, x.axes);
   const std::size_t M = b.size(), rows = x.size() / M;
   Tensor out = x;
   double* o = out.data.data();

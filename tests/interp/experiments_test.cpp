@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -260,4 +261,51 @@ TEST_CASE("an encoder-decoder's sites are the encoder's and the decoder's, resum
   // the source's one difference, patched at the encoder's input, restores everything
   CHECK(resumed.together({{attn::SiteKind::ResidPre, attn::Stack::Encoder, 0, 2}}) == resumed.clean());
   CHECK(resumed.clean() != resumed.corrupt());
+}
+
+TEST_CASE("patch's metric on BERT is the logit its whole head gives: transform, norm, bias", "[interp][patch]") {
+  // BERT's head: act(h W_t + b_t), its LayerNorm, then Eᵀ and the head's own bias. The
+  // metric is the logit of the answer at the last position, as explain --dump's
+  // output.logits holds it.
+  attn::CheckpointModel checkpoint = attn::load_hf_model(kReference + "hf_checkpoints/bert_mlm_f32");
+  attn::Model model = std::move(checkpoint.model);
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < checkpoint.vocab_size; ++i) tokens.push_back("w" + std::to_string(i));
+  model.vocab = attn::Vocabulary(tokens);
+  model.tokenizer = std::make_shared<const attn::WordTokenizer>(model.vocab);
+  REQUIRE(model.output.has_transform());
+  REQUIRE(model.output.tied);
+  REQUIRE(model.output.b.has_values());
+  const attn::RunInput clean = token_input(model, {1, 5, 2, 7}), corrupt = token_input(model, {1, 6, 2, 7});
+  const std::size_t answer = 3, wrong = 9;
+  const auto last_logits = [&](const attn::RunInput& input) {
+    std::vector<double> row;
+    attn::Trace trace(true);
+    trace.keep_entries(false);
+    trace.set_sink([&](const attn::TraceRecord& r) {
+      if (r.name != "output.logits") return;
+      const std::size_t T = r.shape.at(0), V = r.shape.at(1);  // (T,V): one text
+      row.assign(r.data + (T - 1) * V, r.data + T * V);
+    });
+    attn::run_model(model, input, trace);
+    REQUIRE(!row.empty());
+    return row;
+  };
+  const std::vector<double> clean_row = last_logits(clean), corrupt_row = last_logits(corrupt);
+  attn::Metric logit;
+  logit.answer = answer;
+  const attn::PatchExperiment alone(model, clean, corrupt, logit, attn::PatchExperiment::Options{});
+  CHECK(std::fabs(alone.clean() - clean_row[answer]) <= 1e-12);
+  CHECK(std::fabs(alone.corrupt() - corrupt_row[answer]) <= 1e-12);
+  attn::Metric difference = logit;
+  difference.wrong = wrong;
+  const attn::PatchExperiment both(model, clean, corrupt, difference, attn::PatchExperiment::Options{});
+  CHECK(std::fabs(both.clean() - (clean_row[answer] - clean_row[wrong])) <= 1e-12);
+  CHECK(std::fabs(both.corrupt() - (corrupt_row[answer] - corrupt_row[wrong])) <= 1e-12);
+  // --site's worked logit: the row the head reads (after its transform and norm) · the
+  // answer's column + its bias
+  const attn::SiteDetail d = both.detail(attn::Site{attn::SiteKind::ResidPre, attn::Stack::Encoder, 0, 1});
+  double dot = d.answer_bias;
+  for (std::size_t n = 0; n < d.hidden.size(); ++n) dot += d.hidden.data[n] * d.answer_column.data[n];
+  CHECK(std::fabs(dot - d.answer_logit) <= 1e-12);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "attn/model_file.h"
+#include "attn/run_memory.h"
 #include "model/memory_estimate.h"
 
 TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[memory_estimate]") {
@@ -152,11 +153,12 @@ TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memo
                                  "b_q": "randn", "b_k": "randn", "b_v": "randn"}}])") == 3);
 
   // The loaded model's check (check_run_memory, what load_model asks of every format)
-  // counts them: a limit between the estimates without and with the three bias steps
-  // refuses the biased model and lets the same model without biases run.
+  // counts them, now as the run records them (attn/run_memory.h): the same model with b_q,
+  // b_k and b_v needs their 3 x 8 numbers (192 bytes) and their three steps q_biased,
+  // k_biased, v_biased of (B=1,S=4,H*d=8), 256 bytes each, which a run keeping its trace
+  // keeps and its attention block holds until it ends: 192 + 2 x 3 x 256 = 1728 bytes more.
   attn::LoadOptions options;
   options.trace_kept = true;
-  options.max_memory_bytes = plain + 100;
   const auto model = [](const std::string& biases) {
     return attn::load_model_text(R"({"model": {"d_model": 8, "num_heads": 2}, "input": {"X": {"randn": [4, 8]}},
         "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn")" +
@@ -164,6 +166,10 @@ TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memo
                                  "b.json");
   };
   const attn::LoadedModel unbiased = model(""), biased = model(R"(, "b_q": "randn", "b_k": "randn", "b_v": "randn")");
+  const attn::RunPlan kept = attn::run_plan(options);
+  const std::uint64_t without = attn::estimate_run_memory(unbiased.model, unbiased.input, kept);
+  CHECK(attn::estimate_run_memory(biased.model, biased.input, kept) == without + 1728);
+  options.max_memory_bytes = without + 100;
   CHECK_NOTHROW(attn::check_run_memory(unbiased.model, unbiased.input, options));
   CHECK_THROWS_WITH(attn::check_run_memory(biased.model, biased.input, options),
                     Catch::Contains("b.json: input: this run would need about"));

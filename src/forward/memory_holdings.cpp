@@ -1,0 +1,110 @@
+#include "forward/memory_holdings.h"
+
+#include <algorithm>
+
+#include "forward/streamed_trace.h"
+
+namespace attn {
+
+namespace {
+
+// What the walkthrough's text takes while it is held: the page is written once the run is
+// over (its map first), so its text is held whole, about 3.6 bytes a byte written (the text,
+// its stream's slack, the copy written out). Fitted to the examples' and the reference
+// checkpoints' walkthroughs (explain, --lens, grad, generate): the first step of a kind is
+// shown in full, 760 bytes of explanation and formula and 5.5 a number shown (a tensor shows
+// at most 400 of its numbers: NumPy summarizes the rest); a later step of that kind 4.3 a
+// number. The fit is within 0.76 and 1.37 times the text written.
+constexpr long double kTextHeld = 4.6;
+constexpr long double kTextFirstStep = 760, kTextFirstNumber = 5.5, kTextLaterNumber = 4.3;
+constexpr long double kTextNumbersShown = 400;
+
+// (a head with a transform, BERT's, runs it in every layer's lens before the logits)
+bool is_lens(StepKind kind) {
+  return kind == StepKind::LensNorm || kind == StepKind::LensTransform || kind == StepKind::LensTransformNorm ||
+         kind == StepKind::LensLogits || kind == StepKind::LensProbabilities;
+}
+
+long double elements(const Shape& shape) {
+  long double n = 1;
+  for (const std::size_t axis : shape) n *= static_cast<long double>(axis);
+  return n;
+}
+
+}  // namespace
+
+MemoryHoldings::MemoryHoldings(const Model& model, RunPlan::Kept kept, bool shown, bool lens)
+    : model_(model), policy_(kept), shown_(shown), lens_(lens) {}
+
+void MemoryHoldings::watch(Trace& trace) {
+  trace_ = &trace;
+  blocks_seen_ = trace.tape().size();
+  trace.keep_entries(false);
+  trace.set_sink([this](const TraceRecord& r) { record(r); });
+}
+
+void MemoryHoldings::record(const TraceRecord& r) {
+  const long double numbers = elements(r.shape), bytes = 8 * numbers;
+  // A block finished since the last record: its intermediates are freed; its result (the
+  // last thing it recorded) is read by the blocks after it, as the layer's input and the
+  // residual's.
+  // (the logit lens adds nothing to the tape: each of its layers is a block of its own)
+  const bool lens_layer = is_lens(r.id.kind) && !(is_lens(last_id_.kind) && last_id_.number == r.id.number);
+  last_id_ = r.id;
+  if (trace_->tape().size() != blocks_seen_ || lens_layer) {
+    blocks_seen_ = trace_->tape().size();
+    results_.push_back(last_);
+    if (results_.size() > 2) results_.pop_front();
+    block_ = 0;
+  }
+  block_ += bytes;
+  largest_block_ = std::max(largest_block_, block_);
+  last_ = bytes;
+  keep(r.id, bytes);
+  // the logit lens: the program holds every layer's output until the head reads them
+  if (lens_ && r.id.kind == StepKind::LayerOutput) lens_held_ += bytes;
+  if (shown_) {
+    const long double shown = std::min(numbers, kTextNumbersShown);
+    const std::size_t kind = static_cast<std::size_t>(r.id.kind) + (r.id.gradient ? kStepKindCount : 0);
+    const bool first = !kinds_shown_[kind];
+    kinds_shown_[kind] = true;
+    text_ += kTextHeld * (first ? kTextFirstStep + kTextFirstNumber * shown : kTextLaterNumber * shown);
+  }
+  // the generation's decoder keeps the last position's logits, (V,), from the head on
+  if (r.id.kind == StepKind::Logits && !r.shape.empty()) {
+    last_logits_ = 8 * static_cast<long double>(r.shape.back());
+    if (keeps_last_logits_) held_ += last_logits_;
+  }
+  // a walkthrough's printer reads the entry as it prints it, into a copy at most as large
+  long double now = held_ + kept_bytes_ + lens_held_ + block_ + text_ + (shown_ ? bytes : 0);
+  for (const long double result : results_) now += result;
+  peak_ = std::max(peak_, now);
+}
+
+void MemoryHoldings::keep(const StepId& id, long double bytes) {
+  switch (policy_) {
+    case RunPlan::Kept::Nothing:
+      return;
+    case RunPlan::Kept::AttentionWeights:
+      if (id.kind != StepKind::AttentionWeights && id.kind != StepKind::TokenIds) return;
+      break;
+    case RunPlan::Kept::Streamed:
+      if (starts_new_layer(id, layer_)) {
+        const int last_encoder_layer = static_cast<int>(model_.encoder.size()) - 1;
+        const auto forgotten = [&](const std::pair<StepId, long double>& e) {
+          return forgotten_at_new_layer(e.first, id, layer_, last_encoder_layer, lens_);
+        };
+        for (const auto& e : kept_)
+          if (forgotten(e)) kept_bytes_ -= e.second;
+        kept_.erase(std::remove_if(kept_.begin(), kept_.end(), forgotten), kept_.end());
+      }
+      if (id.in_layer()) layer_ = id;
+      break;
+    case RunPlan::Kept::Everything:
+      break;
+  }
+  kept_.emplace_back(id, bytes);
+  kept_bytes_ += bytes;
+}
+
+}  // namespace attn

@@ -1,0 +1,233 @@
+// The memory estimate: the model's own program run on shapes alone (attn/run_memory.h).
+#include "attn/run_memory.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attn/error.h"
+#include "attn/forward.h"
+#include "attn/generate.h"
+#include "attn/parameters.h"
+#include "core/shape_only.h"
+#include "forward/memory_holdings.h"
+#include "forward/program.h"
+#include "model/byte_size.h"
+#include "model/memory_estimate.h"
+#include "model/token_input.h"
+
+namespace attn {
+
+namespace {
+
+// What the run holds besides its tensors, measured with a malloc counter (the peak of the
+// bytes malloc has handed out and not taken back, malloc_usable_size of each) on the
+// examples and the reference checkpoints:
+// - the program itself, its command line and streams, before any model: 288 KiB (279 KiB
+//   since libsentencepiece is linked: its static state);
+constexpr long double kProgramBytes = 288.0L * 1024;
+// - a checkpoint's loader besides: its files' headers, config and tokenizer documents: 48 KiB
+//   (a file of 50 tensors, GPT-Neo's with its unused masks, or BERT's vocab.txt: 45 KiB);
+constexpr long double kCheckpointBytes = 48.0L * 1024;
+// - a vocabulary row: its token's text and about 170 bytes of strings, lookup maps and
+//   display names around it (GPT-2's 50257 rows: 8.6 MiB);
+constexpr long double kBytesPerVocabularyRow = 170;
+// - a tokenizer's token beside the vocabulary (a BPE's piece, its id map and merges):
+//   about 130 bytes (GPT-2's tokenizer.json of 50257 tokens and 50000 merges: 6.6 MiB); a
+//   model file's word tokenizer, its own maps of the words, 400 (the untrained translator's
+//   335 words against seed 004's 12: 185 KiB more besides the weights);
+constexpr long double kBytesPerTokenizerToken = 130, kBytesPerWordTokenizerToken = 400;
+// - a model file's JSON, parsed whole while the model loads: its text and its document,
+//   2 bytes a byte of it (the trained examples' arrays of numbers: 1.9 besides their weights).
+constexpr long double kBytesPerModelFileByte = 2;
+
+// - a generation's own besides its runs: the tokens so far, the cache's and the choice's
+//   printing: 8 KiB.
+constexpr long double kGenerationBytes = 8.0L * 1024;
+
+// The run's input for a run on shapes alone: numbers given as X as their shapes alone (no
+// copy of them), the decoder's input grown to the plan's length (its last token repeated),
+// the lens and the ablation the plan says.
+RunInput shape_input(const RunInput& input, const RunPlan& plan) {
+  const std::size_t target_len = plan.target_len;
+  RunInput run;
+  run.batched = input.batched;
+  run.source_tokens = input.source_tokens;
+  run.target_tokens = input.target_tokens;
+  run.target_X_batched = input.target_X_batched;
+  run.ablation = plan.ablation ? *plan.ablation : input.ablation;
+  run.lens = input.lens || plan.lens;
+  if (input.X.has_values()) run.X = shape_only(input.X.shape, input.X.axes);
+  if (input.target_X.has_values()) run.target_X = shape_only(input.target_X.shape, input.target_X.axes);
+  if (target_len && !run.target_tokens.empty()) {
+    std::vector<std::vector<std::string>> lists = token_lists(run.target_tokens);
+    for (auto& tokens : lists)
+      while (!tokens.empty() && tokens.size() < target_len) tokens.push_back(tokens.back());
+    run.target_tokens.texts.clear();
+    run.target_tokens.tokens = std::move(lists);
+  }
+  return run;
+}
+
+// One run of the program on `input` under `kept`, `held` bytes held beside it, its head
+// the ids' logits alone when `head_ids` says so.
+MemoryHoldings shape_run(const Model& model, const RunInput& input, RunPlan::Kept kept, bool shown, long double held,
+                         const std::vector<std::size_t>* head_ids = nullptr) {
+  MemoryHoldings holdings(model, kept, shown, input.lens && model.output.present);
+  holdings.hold(held);
+  Trace trace(!input.batched);
+  holdings.watch(trace);
+  RunContext context;
+  context.ablation = &input.ablation;
+  context.head_ids = head_ids;
+  run_program(model, input, trace, context);
+  return holdings;
+}
+
+long double tensor_bytes(const Tensor& t) { return static_cast<long double>(float64_bytes(t.shape)); }
+
+// attn generate: the prompt's run fills the KV cache; the last new token's cached step
+// reads it at its longest. Each walkthrough's text is written when its run is over.
+long double generation_peak(const Model& model, const RunInput& input, const RunPlan& plan, long double held) {
+  std::vector<LayerCache> caches(model.decoder.size());
+  RunContext context;
+  context.ablation = &input.ablation;
+  context.cache = &caches;
+  MemoryHoldings prompt(model, plan.shown ? RunPlan::Kept::Streamed : RunPlan::Kept::Nothing, plan.shown, false);
+  prompt.hold(held);
+  prompt.keep_last_logits();
+  Trace prompt_trace(!input.batched);
+  prompt.watch(prompt_trace);
+  run_program(model, input, prompt_trace, context);
+  const std::size_t filled = caches.empty() || caches[0].k.shape.empty() ? 0 : caches[0].k.shape[1];
+  if (plan.generated_len <= filled + 1) return prompt.peak();
+  // the cache as the last step finds it: every position but its own (shapes alone)
+  long double cache = 0;
+  for (LayerCache& c : caches) {
+    for (Tensor* t : {&c.k, &c.v}) {
+      Shape shape = t->shape;
+      shape[1] = plan.generated_len - 1;
+      *t = shape_only(shape, t->axes);
+    }
+    for (const Tensor* t : {&c.k, &c.v, &c.cross_k, &c.cross_v}) cache += tensor_bytes(*t);
+  }
+  MemoryHoldings step(model, plan.shown ? RunPlan::Kept::Everything : RunPlan::Kept::Nothing, plan.shown, false);
+  // the prompt's trace lives on, as it kept it; the decoder's last logits, (V,), and the
+  // sampling's logits and probabilities beside them as the next token is chosen
+  step.hold(held + prompt.kept() + cache + 3 * prompt.last_logits());
+  Trace step_trace(true);
+  step.watch(step_trace);
+  context.step = true;
+  context.position = plan.generated_len - 1;
+  Program run(model, 0, step_trace, context);
+  run_forward(model, run);
+  return std::max(prompt.peak(), step.peak());
+}
+
+// The weights' numbers as the run holds them: float64, or as stored in the mapped files.
+long double weight_bytes(const Model& model, long double* float64, long double* largest) {
+  long double bytes = 0;
+  *float64 = *largest = 0;
+  for (const ConstParameter& p : parameters(model)) {
+    const long double numbers = static_cast<long double>(p.tensor->size());
+    *float64 += 8 * numbers;
+    *largest = std::max(*largest, 8 * numbers);
+    bytes +=
+        p.tensor->stored ? numbers * static_cast<long double>(stored_type_bytes(p.tensor->stored->type)) : 8 * numbers;
+  }
+  return bytes;
+}
+
+// The model as loaded, besides its weights: its vocabulary and its tokenizer.
+long double vocabulary_bytes(const Model& model) {
+  long double bytes = 0;
+  for (std::size_t id = 0; id < model.vocab.size(); ++id)
+    bytes += kBytesPerVocabularyRow + static_cast<long double>(model.vocab.token(id).size());
+  if (!model.tokenizer) return bytes;
+  const long double tokens = static_cast<long double>(model.tokenizer->size());
+  return bytes + (model.checkpoint.present() ? kCheckpointBytes + kBytesPerTokenizerToken * tokens
+                                             : kBytesPerWordTokenizerToken * tokens);
+}
+
+// The most the run's tensors hold at once, run on shapes alone.
+long double tensors_peak(const Model& model, const RunInput& given, const RunPlan& plan, long double weights64,
+                         long double largest_weight) {
+  const RunInput input = shape_input(given, plan);
+  const ShapesOnly shapes_only;
+  long double peak = 0, held = 0;
+  if (plan.unablated_run && model.output.present) {
+    RunInput plain = input;
+    plain.ablation = Ablation{};
+    plain.lens = false;
+    const MemoryHoldings unablated = shape_run(model, plain, RunPlan::Kept::Nothing, false, 0);
+    peak = unablated.peak();
+    held = unablated.last();  // its probabilities, beside the ablated run
+  }
+  if (plan.generated_len) return std::max(peak, kGenerationBytes + generation_peak(model, input, plan, held));
+  const RunPlan::Kept kept = plan.backward ? RunPlan::Kept::Everything : plan.kept;
+  const MemoryHoldings run = shape_run(model, input, kept, plan.shown, held, plan.head_ids);
+  peak = std::max(peak, run.peak());
+  if (!plan.backward) return peak;
+  // attn grad's backward: the forward's entries, a gradient of each as large when they are
+  // shown (and one weight's printed), every weight's gradient, and the block being
+  // differentiated: its results' gradients and one weight's share (the tied head's, (V,N));
+  // the walkthrough shows the forward and the backward.
+  const long double gradients = plan.shown ? run.kept() + largest_weight : 0;
+  const long double differentiated = 2 * run.largest_block() + largest_weight;
+  return std::max(peak, held + run.kept() + gradients + weights64 + differentiated + 2 * run.text());
+}
+
+}  // namespace
+
+RunPlan run_plan(const LoadOptions& options) {
+  RunPlan plan;
+  plan.kept = options.trace_kept || options.backward ? RunPlan::Kept::Everything : RunPlan::Kept::Nothing;
+  plan.backward = options.backward;
+  return plan;
+}
+
+std::uint64_t estimate_run_memory(const Model& model, const RunInput& input, const RunPlan& plan) {
+  long double weights64 = 0, largest_weight = 0;
+  const long double weights = weight_bytes(model, &weights64, &largest_weight);
+  const long double loaded = kProgramBytes + weights + vocabulary_bytes(model);
+  // the load, the model file's document beside the weights made from it; then the run
+  const long double load = loaded + kBytesPerModelFileByte * static_cast<long double>(plan.model_file_bytes);
+  const long double bytes = std::max(load, loaded + tensors_peak(model, input, plan, weights64, largest_weight));
+  return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
+void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options, const RunPlan& plan) {
+  const std::uint64_t limit = memory_limit(options);
+  const std::uint64_t need = estimate_run_memory(model, input, plan);
+  if (need <= limit) return;
+  // the sizes the refusal names: B, S and T as the run will have them
+  const std::size_t target_len = std::max(plan.target_len, plan.generated_len);
+  RunSize size = run_size_of(model, input);
+  if (model.decoder_only())
+    size.seq_len = size.target_len = std::max(size.seq_len, target_len);
+  else if (model.has_target())
+    size.target_len = std::max(size.target_len, target_len);
+  const std::string& path = input.has_tokens() ? input.source_tokens.json_path : std::string("input");
+  throw InputError(model.source, path,
+                   fmt::format("this run would need about {} (B={}, S={}{}, d_model={}, heads={}, layers={}), more "
+                               "than the limit of {}; use a shorter text or raise --max-memory",
+                               byte_size_text(static_cast<double>(need), ByteStyle::Memory), size.batch, size.seq_len,
+                               target_len && !model.decoder_only() ? fmt::format(", T={}", size.target_len) : "",
+                               model.config.d_model, model.config.num_heads, size.encoder_layers + size.decoder_layers,
+                               byte_size_text(static_cast<double>(limit), ByteStyle::Memory)));
+}
+
+void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options) {
+  check_run_memory(model, input, options, 0);
+}
+
+void check_run_memory(const Model& model, const RunInput& input, const LoadOptions& options, std::size_t target_len) {
+  RunPlan plan = run_plan(options);
+  plan.target_len = target_len;
+  check_run_memory(model, input, options, plan);
+}
+
+}  // namespace attn
