@@ -52,7 +52,7 @@ struct StepKindRow {
   const char* trace_name;    // "scores", "tokens.ids", "output.logits"
   const char* display_name;  // "scores", "Q"; "" when it depends on more than the kind
   const char* page;          // "masked_scores": --steps, `attn steps --kinds`, docs/steps/<page>.md
-  const char* explanation;   // "causal_mask": the key of its text (an ATTN_EXPLANATION row)
+  const char* explanation;   // "causal_mask": the key of its text (present/explanations.def)
   EntryPlace place;
   const char* steps_alias;   // a name --steps takes besides the page ("q_heads"), or ""
   const char* page_summary;  // on the first row of a page: its line in `attn steps --kinds`

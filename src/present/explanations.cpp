@@ -9,13 +9,11 @@ struct Explanation {
   const char* text;
 };
 
-// The ATTN_EXPLANATION rows of the table of step kinds, in its order.
+// The rows of present/explanations.def, in its order.
 constexpr Explanation kExplanations[] = {
-#define ATTN_STEP(...)
 #define ATTN_EXPLANATION(key, text) {key, text},
-#include "attn/step_kinds.def"
+#include "present/explanations.def"
 #undef ATTN_EXPLANATION
-#undef ATTN_STEP
 };
 
 }  // namespace

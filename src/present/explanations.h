@@ -1,6 +1,7 @@
 // Short "why" texts for each kind of step, in plain words, for the walkthrough to print under
-// a step's formula (and to leave out with --brief). The texts are the ATTN_EXPLANATION rows of
-// the table of step kinds (attn/step_kinds.def), each beside the step it explains. Each text
+// a step's formula (and to leave out with --brief). The texts are the rows of
+// present/explanations.def, one per key the table of step kinds (attn/step_kinds.def) names;
+// only explanations.cpp reads them, so rewording one rebuilds one object. Each text
 // is already wrapped: lines joined by "\n", none wider than kExplanationWidth columns, no
 // trailing newline.
 #ifndef ATTN_PRESENT_EXPLANATIONS_H_
@@ -14,7 +15,7 @@
 
 namespace attn {
 
-// The text for a key of the table's ATTN_EXPLANATION rows, or nullptr when there is none:
+// The text for a key of present/explanations.def's rows, or nullptr when there is none:
 // a row's explanation column (tokenize, embedding, ..., loss), or a variant a printer picks
 // (subword_tokenize, learned_positions, multiple_heads, sliding_window, padding_mask,
 // rms_norm, swiglu, the stacks' and blocks' texts, and backward: attn grad's banner before

@@ -82,8 +82,9 @@ TEST_CASE("every step kind has an explanation, and nothing else does", "[explana
 }
 
 TEST_CASE("every row of the table of step kinds names a text the table holds", "[explanations]") {
-  // The rows' explanation keys and the ATTN_EXPLANATION rows live in one file
-  // (attn/step_kinds.def): a row naming a key without its text would print no "why".
+  // The rows' explanation keys (attn/step_kinds.def) and their texts
+  // (present/explanations.def) live in two files: a row naming a key without its text would
+  // print no "why".
   for (std::size_t i = 0; i < attn::kStepKindCount; ++i) {
     const attn::StepKindRow& row = attn::step_kind_row(static_cast<attn::StepKind>(i));
     INFO(row.trace_name);
