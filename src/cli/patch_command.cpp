@@ -2,15 +2,20 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "command_run.h"
 #include "html/experiment_page.h"
 #include "io/output_file.h"
 #include "present/experiment_report.h"
+#include "present/progress.h"
 #include "present/terminal.h"
 #include "validators.h"
 
@@ -78,12 +83,15 @@ RunInput corrupt_input(const Model& model, const RunInput& clean, const std::str
   return corrupt;
 }
 
-// A progress line on a terminal's stderr for a sweep of many sites.
-std::function<void(std::size_t, std::size_t)> progress_line(std::size_t sites) {
-  if (sites < 32 || !::isatty(STDERR_FILENO)) return {};
-  return [](std::size_t done, std::size_t total) {
-    std::cerr << fmt::format("\rattn patch: {}/{} sites patched", done, total) << (done == total ? "\r\x1b[K" : "")
-              << std::flush;
+// The sweep's progress on a terminal's stderr, "attn patch: 37/144 sites patched, 2.1 s":
+// drawn once the sweep has taken half a second (ATTN_PROGRESS_AFTER), erased when it ends or
+// fails. Nothing when stderr is not a terminal.
+std::function<void(std::size_t, std::size_t)> progress_observer(std::unique_ptr<ProgressLine>& line) {
+  if (!::isatty(STDERR_FILENO)) return {};
+  line = std::make_unique<ProgressLine>(std::cerr, 0, 0);
+  return [line = line.get(), started = std::chrono::steady_clock::now()](std::size_t done, std::size_t total) {
+    line->show(fmt::format("attn patch: {}/{} sites patched, {:.1f} s", done, total, seconds_since(started)),
+               seconds_since(started));
   };
 }
 
@@ -148,7 +156,9 @@ int run_patch(const PatchOptions& options) {
     sites = {*site};
     result.detail = experiment.detail(*site);
   }
-  const std::vector<double> values = experiment.each(sites, progress_line(sites.size()));
+  std::unique_ptr<ProgressLine> progress;
+  const std::vector<double> values = experiment.each(sites, progress_observer(progress));
+  if (progress) progress->clear();
   for (std::size_t i = 0; i < sites.size(); ++i) result.sites.push_back({sites[i], values[i]});
   const std::string name = session->source_name();
   if (page) {

@@ -136,7 +136,8 @@ case $case_name in
     ;;
   progress)
     # Long work shows its progress on a terminal's stderr (a pseudo-terminal from util-linux's
-    # script), never in the output: attn heads by layer, generate -q by layer then token.
+    # script), never in the output: attn heads by layer, generate -q by layer then token, attn
+    # patch by sites.
     folder gpt2-12x12-long twelve_by_twelve_long "$3"
     text=$(printf 'The cat sat on the mat because it was tired of chasing the mouse around the old house, and the dog watched it quietly from the door. %.0s' 1 2 3 4 5 6 7 8 9 10)
     # (the line appears at once, not after 0.5 s: a fast machine's run may take less)
@@ -151,6 +152,13 @@ case $case_name in
       fail "generate -q on a terminal: $(cat tty.txt)"
     grep -qF $'\rattn: ' tty.txt || fail "no progress of generate -q on the terminal: $(od -c tty.txt | head -3)"
     [ -s generated.txt ] && ! grep -q 'attn: ' generated.txt || fail "generate -q's output: $(head -3 generated.txt)"
+    # attn patch by sites: 12 layers x 5 positions of resid_pre.
+    script -qec "'$ATTN' patch --model gpt2-12x12-long --clean 'The cat sat on the' --corrupt 'The dog sat on the' \
+      --answer ' mat' --sites resid_pre >patched.txt" /dev/null >tty.txt || fail "patch on a terminal: $(cat tty.txt)"
+    grep -qE $'\rattn patch: [0-9]+/60 sites patched, [0-9]+\.[0-9] s' tty.txt ||
+      fail "no progress of patch on the terminal: $(od -c tty.txt | head -3)"
+    grep -qF $'\r\x1b[K' tty.txt || fail "the progress line of patch is not erased at the end"
+    grep -q 'resid_pre' patched.txt && ! grep -q 'sites patched' patched.txt || fail "patch's output: $(head -3 patched.txt)"
     ;;
   html_long)
     # The page of a 280-token text on 12 layers of 12 heads: under 64 MB, 2 GiB and 60 s; the
