@@ -43,6 +43,9 @@ struct RunPlan {
   // the new tokens); the prompt's run fills the cache, each new token is a cached step.
   // 0: not a generation.
   std::size_t generated_len = 0;
+  // attn generate --beams: the caches held at once (each beam's, and a parent's copy while
+  // two beams continue it), and every beam's log-probabilities and scores over the vocabulary.
+  std::size_t beams = 1;
   // What the command sets in the input after checking (RunInput::lens and ::ablation): the
   // logit lens, and the heads ablated (nullptr: the input's own).
   bool lens = false;

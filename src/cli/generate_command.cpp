@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "attn/walkthrough.h"
 #include "command_run.h"
 #include "html_option.h"
+#include "present/print_beams.h"
 #include "present/print_generation.h"
 #include "present/progress.h"
 #include "session/generation.h"
@@ -77,19 +79,44 @@ void add_output_options(CLI::App& generate, GenerateOptions& options) {
   add_color_option(generate, print);
 }
 
+// Beam search instead of one greedy or sampled sequence.
+void add_beam_options(CLI::App& generate, BeamRules& beams) {
+  generate
+      .add_option("--beams", beams.beams,
+                  "Beam search: keep the N most probable sequences at every token, as Hugging Face's generate "
+                  "(num_beams); 1: greedy")
+      ->transform(non_negative_integer())
+      ->capture_default_str();
+  generate
+      .add_option("--length-penalty", beams.length_penalty,
+                  "Beam search: a finished sequence scores its log-probability / length^X (above 0 favours longer "
+                  "ones)")
+      ->check(finite_number(-kNoBound, false, kNoBound, false, "(of any sign)"))
+      ->capture_default_str();
+  const std::map<std::string, EarlyStopping> early{
+      {"false", EarlyStopping::Heuristic}, {"true", EarlyStopping::AtOnce}, {"never", EarlyStopping::Never}};
+  generate
+      .add_option("--early-stopping", beams.early_stopping,
+                  "Beam search: stop when no beam can beat the N finished sequences by the current length (false), "
+                  "as soon as N have finished (true), or by the longest length (never)")
+      ->transform(CLI::CheckedTransformer(early))
+      ->default_str("false");
+}
+
 }  // namespace
 
 void setup_generate(CLI::App& app, GenerateOptions& options) {
   CLI::App* generate = app.add_subcommand(
       "generate",
       "Generate text one token at a time with a KV cache: continue TEXT (decoder-only) or translate it "
-      "(encoder-decoder); greedy or sampled");
+      "(encoder-decoder); greedy, sampled or by beam search");
   generate->add_option("text", options.model.text, "The prompt to continue (decoder-only) or the source sentence");
   add_model_source(*generate, options.model, kGenerateModelSource);
   generate->add_option("-n,--max-new-tokens", options.rules.max_new_tokens, "Generate at most N tokens")
       ->transform(non_negative_integer())
       ->capture_default_str();
   add_sampling_options(*generate, options.sampling);
+  add_beam_options(*generate, options.beams);
   add_memory_option(*generate, options.reading.max_memory_gib,
                     "Refuse runs estimated to need more than this many GiB, the prompt and -n new tokens counted "
                     "(default: half the machine's memory)");
@@ -141,7 +168,8 @@ std::unique_ptr<GenerateOutputs> open_outputs(const GenerateOptions& options, co
 
 // Step 0: the prompt (and for an encoder-decoder the source), the whole run shown; its keys
 // and values fill the cache.
-void run_prompt(Generation& generation, const Session& session, GenerateOutputs& o, Trace& prompt) {
+void run_prompt(Generation& generation, const Session& session, GenerateOutputs& o, Trace& prompt,
+                const std::string& choice = "") {
   prompt.keep_entries(o.draw);
   if (o.dump || o.progress)
     prompt.set_sink([&o](const TraceRecord& r) {
@@ -149,7 +177,7 @@ void run_prompt(Generation& generation, const Session& session, GenerateOutputs&
       if (o.dump) dump_record(*o.dump, 0, r);
     });
   if (o.draw) {
-    print_generation_start(o.terminal, o.page, generation, session.model(), session.input().ablation);
+    print_generation_start(o.terminal, o.page, generation, session.model(), session.input().ablation, choice);
     const auto walkthrough =
         start_walkthrough(o.out, prompt, session.model(), session.input(), o.walk, !o.terminal, true, o.lesson.get());
     prompt.set_entry_observer([&](const TraceEntry& e) { walkthrough->add(e); });
@@ -208,8 +236,42 @@ void finish(const GenerateOptions& options, const Generation& generation, const 
 
 }  // namespace
 
+namespace {
+
+// --beams N: the prompt's run as greedy generation shows it, then each step's candidates and
+// beams, and the hypotheses.
+int run_beam_search(const GenerateOptions& options, Session& session) {
+  if (!options.output.dump_path.empty())
+    throw InputError("--dump", "", "expected no --dump beside --beams: the dump holds one sequence's steps");
+  if (!options.output.html_path.empty())
+    throw InputError("--html", "", "expected no --html beside --beams: the lesson's page shows one sequence");
+  RunPlan plan;
+  plan.shown = !(options.output.quiet || options.json);
+  BeamSearch search(session, options.beams, options.rules, plan);
+  const auto o = open_outputs(options, session, search.generation());
+  Trace prompt(!session.input().batched);
+  run_prompt(search.generation(), session, *o, prompt, beam_search_text(options.beams));
+  search.start();
+  search.run([&](const BeamStep& step) {
+    if (o->terminal) print_beam_step(*o->terminal, step, search, session.model(), o->walk);
+    if (o->progress)
+      o->progress->show(fmt::format("attn: token {} of at most {}, {} beams, {:.1f} s", step.number, search.limit(),
+                                    options.beams.beams, seconds_since(o->started)),
+                        seconds_since(o->started));
+  });
+  if (o->progress) o->progress->clear();
+  if (o->terminal)
+    print_beam_result(*o->terminal, search, session.model(), o->walk);
+  else
+    print_beam_result_alone(std::cout, search, options.json);
+  return 0;
+}
+
+}  // namespace
+
 int run_generate(const GenerateOptions& options) {
   check_generation_choices(options.sampling, options.rules);
+  check_beam_rules(options.beams, options.sampling, options.rules);
   if (options.json && options.output.dump_to_stdout())
     throw InputError("--json", "", "expected standard output to itself, found --dump - writing there too");
   if (!options.output.dump_path.empty()) check_dump_target(options.output.dump_path, {options.model.model_file});
@@ -220,6 +282,7 @@ int run_generate(const GenerateOptions& options) {
   // show or write): a checkpoint's stay as stored.
   load.weights_as_stored = true;
   const auto session = open_session(options.model, options.reading, options.output.dump_path, false, load);
+  if (options.beams.beams > 1) return run_beam_search(options, *session);
   RunPlan plan;
   plan.shown = !(options.output.quiet || options.json);
   Generation generation(*session, options.sampling, options.rules, plan);

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "option_groups.h"
+#include "session/beam_search.h"
 
 namespace attn::cli {
 
@@ -14,6 +15,7 @@ struct GenerateOptions {
   ReadingChoice reading;    // --max-memory, --ablate
   SamplingChoice sampling;  // --temperature, --top-k, --top-p, --seed
   StopRules rules;          // -n, --stop, --no-cache
+  BeamRules beams;          // --beams, --length-penalty, --early-stopping
   OutputChoice output;      // --dump, --html, --quiet
   PrintChoice print;        // --brief, --precision, --top, --color
   bool json = false;        // --json: {"ids": [...], "text": "..."} alone on standard output

@@ -103,7 +103,14 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
   prompt.watch(prompt_trace);
   run_program(model, input, prompt_trace, context);
   const std::size_t filled = caches.empty() || caches[0].k.shape.empty() ? 0 : caches[0].k.shape[1];
-  if (plan.generated_len <= filled + 1) return prompt.peak();
+  if (plan.generated_len <= filled + 1) {
+    // beam search's first step: every beam's copy of the prompt's cache
+    long double copies = 0;
+    if (plan.beams > 1)
+      for (const LayerCache& c : caches)
+        for (const Tensor* t : {&c.k, &c.v, &c.cross_k, &c.cross_v}) copies += tensor_bytes(*t);
+    return prompt.peak() + static_cast<long double>(plan.beams > 1 ? plan.beams : 0) * copies;
+  }
   // the cache as the last step finds it: every position but its own (shapes alone)
   long double cache = 0;
   for (LayerCache& c : caches) {
@@ -117,7 +124,12 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
   MemoryHoldings step(model, plan.shown ? RunPlan::Kept::Everything : RunPlan::Kept::Nothing, plan.shown, false);
   // the prompt's trace lives on, as it kept it; the decoder's last logits, (V,), and the
   // sampling's logits and probabilities beside them as the next token is chosen
-  step.hold(held + prompt.kept() + cache + 3 * prompt.last_logits());
+  // (beam search: up to twice N caches while the beams are reordered; each beam's logits,
+  // and the candidates' log-probabilities, scores and order, N x V each)
+  const long double beams = static_cast<long double>(plan.beams);
+  const long double cache_copies = plan.beams > 1 ? 2 * beams : 1;
+  const long double rows = plan.beams > 1 ? 4 * beams : 0;
+  step.hold(held + prompt.kept() + cache_copies * cache + (3 + rows) * prompt.last_logits());
   Trace step_trace(true);
   step.watch(step_trace);
   context.step = true;

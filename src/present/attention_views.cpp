@@ -52,7 +52,9 @@ std::string writes_line(const PrintContext& c, std::size_t b, std::size_t T) {
   std::string pairs;
   for (std::size_t t = 0; t < T; ++t) {
     const std::string next = written_token(c, b, t);
-    if (!next.empty()) pairs += fmt::format("{}{}→{}", pairs.empty() ? "" : "  ", labels[t], next);
+    // (shown as the labels show tokens: a checkpoint's pieces readable, "␣dealer")
+    if (!next.empty())
+      pairs += fmt::format("{}{}→{}", pairs.empty() ? "" : "  ", labels[t], readable_token(c.model, next));
   }
   return pairs.empty() ? "" : "each row writes: " + pairs;
 }

@@ -421,14 +421,16 @@ std::string stop_text(const Generation& g, const Model& model) {
 }  // namespace
 
 void print_generation_start(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model,
-                            const Ablation& ablation) {
+                            const Ablation& ablation, const std::string& choice) {
   const std::size_t start = generation.tokens().size();
   const SamplingChoice& s = generation.sampling();
+  const std::string how = !choice.empty() ? choice
+                          : s.temperature == 0
+                              ? "greedy (temperature 0)"
+                              : fmt::format("sampled (temperature {}, seed {})", s.temperature, s.seed);
   if (out)
     *out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}\n",
-                        printable(model.source), start, start == 1 ? "" : "s", generation.rules().max_new_tokens,
-                        s.temperature == 0 ? "greedy (temperature 0)"
-                                           : fmt::format("sampled (temperature {}, seed {})", s.temperature, s.seed),
+                        printable(model.source), start, start == 1 ? "" : "s", generation.rules().max_new_tokens, how,
                         stop_text(generation, model));
   if (out && !ablation.empty())
     *out << fmt::format("ablated: {}, in the prompt's run and every step\n", ablation_label(ablation));

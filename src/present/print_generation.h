@@ -41,8 +41,9 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& c
 // What attn generate starts from, before the prompt's walkthrough: the model, the tokens to
 // start from, -n, greedy or sampled, where it stops, the ablation (on the terminal), then the
 // first token's heading (on both).
+// `choice`, when given, says how tokens are chosen instead ("beam search (3 beams, ...)").
 void print_generation_start(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model,
-                            const Ablation& ablation);
+                            const Ablation& ablation, const std::string& choice = "");
 
 // Why generation ended before -n: "note: the position table has 8 rows: no room for more".
 void print_generation_note(std::ostream* out, PageRenderer* page, const std::string& note);

@@ -80,6 +80,9 @@ class Generation {
   // A checkpoint's eos_token_ids: generation stops at any of them.
   const std::vector<std::size_t>& eos_ids() const { return eos_ids_; }
   const KvCacheDecoder& decoder() const { return *decoder_; }
+  // The tokens never chosen: a word model's <PAD>, <UNK> and <BOS>, a checkpoint's
+  // bad_words_ids.
+  const std::vector<std::size_t>& never_ids() const { return never_; }
 
   // Step 0: the prompt (and for an encoder-decoder the source), recorded into `prompt`; its
   // keys and values fill the cache.

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <utility>
 
 #include "attn/backward.h"
 #include "attn/error.h"
@@ -65,6 +66,8 @@ Session::Session(const ModelChoice& choice, const ReadingChoice& reading, LoadOp
     replace_target_text(loaded_.model, loaded_.input, choice.target, "--target (command line)");
   load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
+
+Session::Session(LoadedModel loaded, LoadOptions load) : load_(load), loaded_(std::move(loaded)) {}
 
 void Session::check_memory(RunPlan plan) const {
   plan.model_file_bytes = model_file_bytes(choice_);

@@ -54,6 +54,9 @@ class Session {
   // limit. A checkpoint has no input of its own: its text is the command line's, refused
   // when empty unless `text_optional` (attn heads makes one).
   Session(const ModelChoice& choice, const ReadingChoice& reading, LoadOptions load, bool text_optional = false);
+  // A model already loaded with its input (the tests' tiny checkpoints, whose placeholder
+  // tokens no tokenizer reads).
+  explicit Session(LoadedModel loaded, LoadOptions load = {});
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
