@@ -177,7 +177,8 @@ void run_prompt(Generation& generation, const Session& session, GenerateOutputs&
       if (o.dump) dump_record(*o.dump, 0, r);
     });
   if (o.draw) {
-    print_generation_start(o.terminal, o.page, generation, session.model(), session.input().ablation, choice);
+    print_generation_start(o.terminal, o.page, generation, session.model(), session.input().ablation,
+                           o.walk.array.line_width, choice);
     const auto walkthrough =
         start_walkthrough(o.out, prompt, session.model(), session.input(), o.walk, !o.terminal, true, o.lesson.get());
     prompt.set_entry_observer([&](const TraceEntry& e) { walkthrough->add(e); });

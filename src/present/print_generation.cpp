@@ -421,7 +421,7 @@ std::string stop_text(const Generation& g, const Model& model) {
 }  // namespace
 
 void print_generation_start(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model,
-                            const Ablation& ablation, const std::string& choice) {
+                            const Ablation& ablation, std::size_t width, const std::string& choice) {
   const std::size_t start = generation.tokens().size();
   const SamplingChoice& s = generation.sampling();
   const std::string how = !choice.empty() ? choice
@@ -429,9 +429,11 @@ void print_generation_start(std::ostream* out, PageRenderer* page, const Generat
                               ? "greedy (temperature 0)"
                               : fmt::format("sampled (temperature {}, seed {})", s.temperature, s.seed);
   if (out)
-    *out << fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}\n",
-                        printable(model.source), start, start == 1 ? "" : "s", generation.rules().max_new_tokens, how,
-                        stop_text(generation, model));
+    *out << wrapped_path(fmt::format("Generating with {}: {} token{} to start from, at most {} new, {}; {}",
+                                     printable(model.source), start, start == 1 ? "" : "s",
+                                     generation.rules().max_new_tokens, how, stop_text(generation, model)),
+                         width)
+         << "\n";
   if (out && !ablation.empty())
     *out << fmt::format("ablated: {}, in the prompt's run and every step\n", ablation_label(ablation));
   const std::string first =

@@ -42,8 +42,9 @@ void print_choice(std::ostream* out, PageRenderer* page, const SamplingResult& c
 // start from, -n, greedy or sampled, where it stops, the ablation (on the terminal), then the
 // first token's heading (on both).
 // `choice`, when given, says how tokens are chosen instead ("beam search (3 beams, ...)").
+// The heading is wrapped to `width` columns like every other line (a long folder's path).
 void print_generation_start(std::ostream* out, PageRenderer* page, const Generation& generation, const Model& model,
-                            const Ablation& ablation, const std::string& choice = "");
+                            const Ablation& ablation, std::size_t width, const std::string& choice = "");
 
 // Why generation ended before -n: "note: the position table has 8 rows: no room for more".
 void print_generation_note(std::ostream* out, PageRenderer* page, const std::string& note);

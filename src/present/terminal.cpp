@@ -289,4 +289,26 @@ std::string wrapped(std::string_view line, std::size_t width) {
   return out;
 }
 
+// `text` wrapped at its spaces, and a word still wider than the page (a long folder's path)
+// at its slashes, each piece under the wrapped lines' indent.
+std::string wrapped_path(const std::string& text, std::size_t width) {
+  std::string out;
+  const std::string lines = wrapped(text, width);
+  for (std::size_t start = 0; start <= lines.size();) {
+    const std::size_t end = std::min(lines.find('\n', start), lines.size());
+    std::string line = lines.substr(start, end - start);
+    start = end + 1;
+    while (display_width(line) > width) {
+      std::size_t cut = std::string::npos;  // the last slash that leaves the line within the width
+      for (std::size_t p = line.find('/', 5); p != std::string::npos; p = line.find('/', p + 1))
+        if (display_width(line.substr(0, p + 1)) <= width) cut = p;
+      if (cut == std::string::npos) break;
+      out += line.substr(0, cut + 1) + "\n";
+      line = "    " + line.substr(cut + 1);
+    }
+    out += line + (start <= lines.size() ? "\n" : "");
+  }
+  return out;
+}
+
 }  // namespace attn

@@ -88,6 +88,9 @@ std::vector<std::string> wrap_line(std::string_view line, std::size_t width, std
 std::size_t hanging_indent(std::string_view line, std::size_t width);
 // wrap_line(line, width, hanging_indent(line, width)), joined by newlines.
 std::string wrapped(std::string_view line, std::size_t width);
+// `text` wrapped at its spaces, and a word still wider than the width (a long folder's path)
+// at its slashes, each piece under the wrapped lines' indent.
+std::string wrapped_path(const std::string& text, std::size_t width);
 
 // `text` padded with spaces to `width` display columns (never cut), on the left or right.
 std::string pad_left(std::string_view text, std::size_t width);

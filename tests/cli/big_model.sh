@@ -119,6 +119,12 @@ case $case_name in
     ckpt explain --model "$deep" "The cat sat." --linewidth 75
     [ "$(widest)" -le 75 ] || fail "a line of $(widest) columns: $(awk 'length > 75' out | head -1)"
     grep -qF 'Model: GPT2LMHeadModel read from' out || fail "no model line"
+    # and generate's heading, which names the folder too (its lines, up to the first blank one)
+    ckpt generate --model "$deep" "The cat sat." -n 1 --brief
+    awk '/^$/ { exit } { print }' out >heading
+    [ "$(wc -L <heading)" -le 75 ] || fail "generate: a heading line of $(wc -L <heading) columns: $(cat heading)"
+    grep -q '^Generating with$' heading && grep -qF 'past-seventy-five-columns:' heading ||
+      fail "generate: no heading naming the folder: $(cat heading)"
     ;;
   query)
     # --query POS: where that token looks, a grid of every layer and head, within the width.
