@@ -70,7 +70,7 @@ class GradScope : public ScopePlace<GradScope> {
   // The heads of this scope's self-attention block the forward ablated, and whether by their
   // mean, as TraceScope has them.
   std::vector<std::size_t> ablated_heads() const {
-    const StepId at = id(StepKind::Context);
+    const StepId& at = place_;
     if (!ablation_ || at.block == Block::CrossAttention || !at.in_layer()) return {};
     return ablation_->heads_of(at.stack, at.layer);
   }

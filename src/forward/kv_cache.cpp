@@ -8,6 +8,7 @@
 
 #include "attn/error.h"
 #include "attn/generate.h"
+#include "attn/step_roles.h"
 #include "forward/program.h"
 
 namespace attn {
@@ -31,7 +32,7 @@ namespace {
 
 // Keeps the last row (V,) of every output.logits the trace records: the next token's logits.
 void keep_last_logits(Trace& trace, Sequence sequence, std::vector<double>& logits) {
-  trace.add_hook(TraceScope(trace, sequence).id(StepKind::Logits), [&logits](const StepId&, Tensor& value) {
+  trace.add_hook(output_logits_id(sequence), [&logits](const StepId&, Tensor& value) {
     const std::size_t V = value.shape.back();
     logits.assign(value.data.end() - static_cast<std::ptrdiff_t>(V), value.data.end());
   });

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "attn/step_roles.h"
 #include "steps/feed_forward.h"
 #include "steps/layer_norm.h"
 #include "steps/residual.h"
@@ -39,7 +40,7 @@ Traced layer_norm_step(const Traced& x, const NormWeights& norm, StepKind kind, 
       },
       n);
   // (the logit lens reads the run; nothing learns through it)
-  if (kind != StepKind::LensNorm && kind != StepKind::LensTransformNorm) {
+  if (!in_logit_lens(kind)) {
     TapeEntry ran{TapeOp::Norm, out.id, x.id};
     ran.norm = &norm;
     at.tape(std::move(ran));

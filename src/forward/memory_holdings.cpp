@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "attn/step_roles.h"
 #include "forward/streamed_trace.h"
 
 namespace attn {
@@ -18,12 +19,6 @@ namespace {
 constexpr long double kTextHeld = 4.6;
 constexpr long double kTextFirstStep = 760, kTextFirstNumber = 5.5, kTextLaterNumber = 4.3;
 constexpr long double kTextNumbersShown = 400;
-
-// (a head with a transform, BERT's, runs it in every layer's lens before the logits)
-bool is_lens(StepKind kind) {
-  return kind == StepKind::LensNorm || kind == StepKind::LensTransform || kind == StepKind::LensTransformNorm ||
-         kind == StepKind::LensLogits || kind == StepKind::LensProbabilities;
-}
 
 long double elements(const Shape& shape) {
   long double n = 1;
@@ -49,7 +44,7 @@ void MemoryHoldings::record(const TraceRecord& r) {
   // last thing it recorded) is read by the blocks after it, as the layer's input and the
   // residual's.
   // (the logit lens adds nothing to the tape: each of its layers is a block of its own)
-  const bool lens_layer = is_lens(r.id.kind) && !(is_lens(last_id_.kind) && last_id_.number == r.id.number);
+  const bool lens_layer = in_logit_lens(r.id.kind) && !(in_logit_lens(last_id_.kind) && last_id_.number == r.id.number);
   last_id_ = r.id;
   if (trace_->tape().size() != blocks_seen_ || lens_layer) {
     blocks_seen_ = trace_->tape().size();
@@ -62,7 +57,7 @@ void MemoryHoldings::record(const TraceRecord& r) {
   last_ = bytes;
   keep(r.id, bytes);
   // the logit lens: the program holds every layer's output until the head reads them
-  if (lens_ && r.id.kind == StepKind::LayerOutput) lens_held_ += bytes;
+  if (lens_ && is_layer_output(r.id.kind)) lens_held_ += bytes;
   if (shown_) {
     const long double shown = std::min(numbers, kTextNumbersShown);
     const std::size_t kind = static_cast<std::size_t>(r.id.kind) + (r.id.gradient ? kStepKindCount : 0);
@@ -71,7 +66,7 @@ void MemoryHoldings::record(const TraceRecord& r) {
     text_ += kTextHeld * (first ? kTextFirstStep + kTextFirstNumber * shown : kTextLaterNumber * shown);
   }
   // the generation's decoder keeps the last position's logits, (V,), from the head on
-  if (r.id.kind == StepKind::Logits && !r.shape.empty()) {
+  if (is_output_logits(r.id.kind) && !r.shape.empty()) {
     last_logits_ = 8 * static_cast<long double>(r.shape.back());
     if (keeps_last_logits_) held_ += last_logits_;
   }
@@ -86,7 +81,7 @@ void MemoryHoldings::keep(const StepId& id, long double bytes) {
     case RunPlan::Kept::Nothing:
       return;
     case RunPlan::Kept::AttentionWeights:
-      if (id.kind != StepKind::AttentionWeights && id.kind != StepKind::TokenIds) return;
+      if (!is_attention_pattern(id.kind) && !is_token_ids(id.kind)) return;
       break;
     case RunPlan::Kept::Streamed:
       if (starts_new_layer(id, layer_)) {

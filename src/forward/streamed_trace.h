@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "attn/step_roles.h"
 #include "attn/trace.h"
 
 namespace attn {
@@ -26,14 +27,12 @@ inline bool starts_new_layer(const StepId& id, const std::optional<StepId>& runn
 inline bool forgotten_at_new_layer(const StepId& e, const StepId& now, const std::optional<StepId>& finished,
                                    int last_encoder_layer, bool lens) {
   if (!e.in_layer() || same_layer(e, now)) return false;
-  if (lens && e.kind == StepKind::LayerOutput) return false;
+  if (lens && is_layer_output(e.kind)) return false;
   const bool kept_result =
       (finished && same_layer(e, *finished)) || (e.stack == Stack::Encoder && e.layer == last_encoder_layer);
   // Entries a later layer reads: a layer's outputs (B,S,N), which the next layer's first
   // steps and the decoder's cross-attention take as input.
-  const bool layer_result = e.kind == StepKind::LayerOutput || e.kind == StepKind::OutputProjection ||
-                            e.kind == StepKind::FfnOutput || e.kind == StepKind::MergedHeads;
-  return !(kept_result && layer_result);
+  return !(kept_result && is_block_result(e.kind));
 }
 
 }  // namespace attn

@@ -2,19 +2,11 @@
 
 #include <algorithm>
 
+#include "attn/step_roles.h"
 #include "core/numeric_check.h"
 #include "core/shape_only.h"
 
 namespace attn {
-
-namespace {
-
-// Masks hold -inf where a key is hidden, and so do the scores once a mask is added.
-bool may_hold_masked_infinity(StepKind kind) {
-  return kind == StepKind::Mask || kind == StepKind::WindowMask || kind == StepKind::MaskedScores;
-}
-
-}  // namespace
 
 Operand Trace::operand(const StepId& id, const Tensor& tensor) const {
   if (drop_batch_axis_ && tensor.rank() > 0 && tensor.axes[0] == "B" && tensor.shape[0] == 1)

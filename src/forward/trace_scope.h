@@ -101,7 +101,7 @@ class TraceScope : public ScopePlace<TraceScope> {
   // The heads of this scope's self-attention block that the run ablates (none in
   // cross-attention), and whether by their mean; empty without an ablation.
   std::vector<std::size_t> ablated_heads() const {
-    const StepId at = id(StepKind::Context);
+    const StepId& at = place_;
     const Ablation* ablation = context_ ? context_->ablation : nullptr;
     if (!ablation || at.block == Block::CrossAttention || !at.in_layer()) return {};
     return ablation->heads_of(at.stack, at.layer);

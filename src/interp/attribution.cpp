@@ -10,6 +10,7 @@
 
 #include "attn/error.h"
 #include "attn/experiments.h"
+#include "attn/step_roles.h"
 #include "forward/program.h"
 
 namespace attn {
@@ -77,9 +78,7 @@ struct Parts {
       list.emplace_back(e && e->op == TapeOp::FeedForward ? layer_name(id) + ".mlp" : trace_name(id), rows.at(id));
       return;
     }
-    StepId context_id = id;
-    context_id.kind = StepKind::Context;
-    context_id.number = 0;
+    const StepId context_id = heads_context_of(id);
     const Tensor& context = rows.at(context_id);  // (H,d)
     const AttentionWeights& w = *e->attention;
     const Tensor W_o = widened(w.W_o);  // (H*d,N)
@@ -130,7 +129,7 @@ Attribution attribute(const Model& model, const RunInput& input, const Metric& m
   LastRows rows;
   std::vector<double> logits;
   trace.set_sink([&](const TraceRecord& r) {
-    if (r.id.kind == StepKind::Logits && !r.id.gradient) logits.assign(r.data, r.data + element_count(r.shape));
+    if (is_output_logits(r.id.kind) && !r.id.gradient) logits.assign(r.data, r.data + element_count(r.shape));
     rows.keep(r);
   });
   RunContext context;
@@ -141,7 +140,7 @@ Attribution attribute(const Model& model, const RunInput& input, const Metric& m
   const std::vector<TapeEntry>& tape = trace.tape();
   StepId residual = tape.back().result;
   for (const TapeEntry& e : tape)
-    if (e.op == TapeOp::Norm && e.result.kind == StepKind::FinalNorm) residual = e.x;
+    if (e.op == TapeOp::Norm && is_final_norm(e.result.kind)) residual = e.x;
   Parts parts{tape, rows, {}};
   parts.residual(residual);
 

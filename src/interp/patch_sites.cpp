@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attn/error.h"
+#include "attn/step_roles.h"
 
 namespace attn {
 
@@ -18,10 +19,7 @@ std::vector<LayerSites> layer_sites(const std::vector<TapeEntry>& tape) {
     }
     if (e.op == TapeOp::Attention && e.result.block != Block::CrossAttention && !it->attn_out) {
       it->attn_out = e.result;
-      StepId context = e.result;
-      context.kind = StepKind::Context;
-      context.number = 0;
-      it->context = context;
+      it->context = heads_context_of(e.result);
     }
     if (e.op == TapeOp::FeedForward && !it->mlp_out) it->mlp_out = e.result;
   }
@@ -47,17 +45,8 @@ std::optional<StepId> site_entry(const std::vector<LayerSites>& layers, const Si
 
 bool KeptActivations::wanted(const StepId& id, std::size_t rank) {
   if (id.gradient) return false;
-  if (!id.in_layer()) return rank == 3 && id.kind != StepKind::Logits && id.kind != StepKind::Probabilities;
-  switch (id.kind) {
-    case StepKind::LayerOutput:
-    case StepKind::OutputProjection:
-    case StepKind::MergedHeads:
-    case StepKind::FfnOutput:
-    case StepKind::Context:
-      return true;
-    default:
-      return false;
-  }
+  if (!id.in_layer()) return rank == 3 && !is_model_output(id.kind);
+  return is_block_result(id.kind) || is_heads_context(id.kind);
 }
 
 void KeptActivations::keep(const TraceRecord& record) {
@@ -79,7 +68,7 @@ const Tensor& KeptActivations::at(const StepId& id) const {
 
 const Tensor& KeptActivations::layer_output(Stack stack, int layer) const {
   for (const auto& [id, tensor] : entries_)
-    if (id.kind == StepKind::LayerOutput && id.stack == stack && id.layer == layer) return tensor;
+    if (is_layer_output(id.kind) && id.stack == stack && id.layer == layer) return tensor;
   throw InternalError("attn patch: no output of layer " + std::to_string(layer) + " was kept");
 }
 

@@ -13,6 +13,7 @@
 #include "attn/experiments.h"
 #include "attn/model_file.h"
 #include "attn/run_memory.h"
+#include "attn/step_roles.h"
 #include "forward/program.h"
 #include "interp/patch_sites.h"
 #include "model/byte_size.h"
@@ -84,7 +85,7 @@ RunOutcome run(const Model& model, const std::vector<std::size_t>& ids, const Ru
   trace.keep_entries(false);
   Tensor last;  // the record before the logits: the hidden rows the head reads
   trace.set_sink([&](const TraceRecord& r) {
-    if (r.id.kind == StepKind::Logits && !r.id.gradient) {
+    if (is_output_logits(r.id.kind) && !r.id.gradient) {
       out.logits.assign(r.data, r.data + element_count(r.shape));
       if (request.capture_hidden) out.hidden = last;
       return;

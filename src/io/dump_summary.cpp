@@ -1,5 +1,7 @@
 #include "io/dump_summary.h"
 
+#include "attn/step_roles.h"
+
 namespace attn {
 
 nlohmann::json model_summary(const Model& model, const RunInput& input) {
@@ -66,8 +68,14 @@ nlohmann::json warning_summary(const Trace& trace) {
 }
 
 NpyType npz_type(StepKind kind) {
-  if (kind == StepKind::TokenIds) return NpyType::Int64;
-  if (kind == StepKind::PaddingMask) return NpyType::Bool;
+  switch (entry_values(kind)) {
+    case EntryValues::Integer:
+      return NpyType::Int64;
+    case EntryValues::Boolean:
+      return NpyType::Bool;
+    case EntryValues::Real:
+      break;
+  }
   return NpyType::Float64;
 }
 

@@ -14,12 +14,6 @@ Sequence key_sequence(const StepId& id) {
   return id.block == Block::CrossAttention ? Sequence::Source : id.sequence;
 }
 
-const char* projection_letter(StepKind kind) {
-  if (kind == StepKind::Query || kind == StepKind::QueryHeads) return "q";
-  if (kind == StepKind::Key || kind == StepKind::KeyHeads) return "k";
-  return "v";
-}
-
 namespace {
 // What decoder position t writes, the token after it: its label when the file gives labels,
 // else the next target token, or <EOS> after the last when the greedy run predicted it;

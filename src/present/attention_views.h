@@ -10,9 +10,6 @@ namespace attn {
 // The sequence whose tokens label the keys of an attention block's entries.
 Sequence key_sequence(const StepId& id);
 
-// "q", "k" or "v": the projection an entry is, or the one it is split from.
-const char* projection_letter(StepKind kind);
-
 // One (S,T) heatmap per head of each batch item, with token labels; the cells the mask hid
 // (-inf in `masked_scores`, when given) drawn as masked.
 void print_heatmaps(const Tensor& weights, const Tensor* masked_scores, const StepId& id, PrintContext& c);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
 #include "present/page_renderer.h"
 #include "present/tensor_views.h"
 
@@ -179,7 +180,7 @@ void write_ablation_summary(Page& page, const InductionLesson& lesson, const std
 
 void InductionLessonView::see(const TraceEntry& entry, const Trace& trace, int step) {
   const StepId& id = entry.id;
-  if (id.kind != StepKind::AttentionWeights || id.gradient || id.block == Block::CrossAttention) return;
+  if (!is_attention_pattern(id.kind) || id.gradient || id.block == Block::CrossAttention) return;
   const Tensor& w = entry.tensor;  // (B?,H,S,S)
   if (w.rank() < 3) return;
   const std::size_t H = w.shape[w.rank() - 3], S = w.shape[w.rank() - 2];

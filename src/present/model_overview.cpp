@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
 #include "present/print_limits.h"
 #include "present/tensor_views.h"
 
@@ -84,7 +85,7 @@ bool is_big_model(const Model& model) {
 
 void ModelOverview::see(const TraceEntry& entry, const Trace& trace, std::size_t b) {
   const StepId& id = entry.id;
-  if (id.kind != StepKind::AttentionWeights || id.gradient || !is_self_attention(id)) return;
+  if (!is_attention_pattern(id.kind) || id.gradient || !is_self_attention(id)) return;
   const Tensor& w = entry.tensor;  // (B?,H,S,S)
   if (w.rank() < 3) return;
   b = std::min(b, batch_count(w) - 1);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
 #include "present/attention_views.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"

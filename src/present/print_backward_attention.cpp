@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
 #include "present/attention_views.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
@@ -171,14 +172,13 @@ void print_masked_scores_backward(const TraceEntry& e, PrintContext& c) {
 }
 
 void print_attention_weights_backward(const TraceEntry& e, PrintContext& c) {
-  const bool masked = c.forward_sibling(e.id, StepKind::MaskedScores) != nullptr;
-  const std::string x = masked ? "masked" : "scaled";
+  const std::string x = masks_scores(c.trace, e.id) ? "masked" : "scaled";
   print_backward_text(e, c,
                       {page_of(e.id.kind),
                        "Softmax",
                        {fmt::format("dL/d{} = w ⊙ (dL/dw - Σ_j dL/dw_j · w_j), row by row (w the weights)", x)},
                        "dL/dweights"});
-  const auto m = gradient_and_forward(e, StepKind::AttentionWeights, c);
+  const auto m = gradient_and_forward(e, e.id.kind, c);
   const std::size_t i = c.cell_row();
   if (m && i < m->first.shape[0])
     c.page.worked(worked_softmax_backward_row(

@@ -1,5 +1,5 @@
-// The rest of a layer backward: residual connections, layer norms, the feed-forward
-// network, the layer's output.
+// The rest of a layer backward: residual connections, the feed-forward network, the
+// layer's output (the norms' backward is beside their forward, in print_layer.cpp).
 #include <fmt/format.h>
 
 #include "present/page.h"
@@ -14,48 +14,6 @@ void print_residual_backward(const TraceEntry& e, PrintContext& c) {
                        {"r = x + Sublayer(x):  dL/dx = dL/dSublayer(x) = dL/dr, unchanged",
                         "(x's gradient gets the sub-layer's own share added once the sub-layer's backward is done)"},
                        "dL/dr"});
-}
-
-namespace {
-
-// The norm's title, backward: a stack's final norm, the embeddings' or the head transform's
-// (BERT's, outside the layers), a stack's input's (BART's), or a layer's.
-std::string norm_backward_title(const StepId& id, const char* norm) {
-  if (id.kind == StepKind::FinalNorm) return fmt::format("Final {}", norm);
-  if (id.kind == StepKind::EmbeddingNorm && id.stack != Stack::None)
-    return fmt::format("{} of the {}'s input", norm, id.sequence == Sequence::Target ? "decoder" : "encoder");
-  if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
-  if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
-  return norm;
-}
-
-}  // namespace
-
-void print_norm_backward(const TraceEntry& e, PrintContext& c) {
-  // the embeddings' norm comes after the first layer's backward: outside its section
-  if (e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm) c.page.leave_layer();
-  if (root_mean_square(c.model.config.norm)) {
-    const bool plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
-    print_backward_text(e, c,
-                        {page_of(e.id.kind),
-                         norm_backward_title(e.id, "RMSNorm"),
-                         {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + "
-                                      "eps), x̂ = x · r, g = dL/dRMS ⊙ {}: r depends on every x of the row)",
-                                      plus_one ? "(1 + gamma)" : "gamma"),
-                          "dL/dgamma = Σ dL/dRMS ⊙ x̂, summed over every position (no beta)"},
-                         "dL/dRMS"});
-    print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
-    return;
-  }
-  print_backward_text(e, c,
-                      {page_of(e.id.kind),
-                       norm_backward_title(e.id, "LayerNorm"),
-                       {"dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ, per position   (x̂ = (x - mean) / σ, "
-                        "σ = sqrt(var + eps), g = dL/dLN ⊙ gamma: the mean and σ depend on every x of the row)",
-                        "dL/dgamma = Σ dL/dLN ⊙ x̂,  dL/dbeta = Σ dL/dLN, summed over every position"},
-                       "dL/dLN"});
-  print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
-  print_weight_gradients(e, c, WeightKind::Beta, e.id.number);
 }
 
 // Whether the layer's feed-forward network has the bias b_1 (or b_2): the formulas name it

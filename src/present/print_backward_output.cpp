@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
 #include "present/print_limits.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
@@ -57,8 +58,7 @@ void print_loss(const TraceEntry& e, PrintContext& c) {
                     "(F.cross_entropy(logits, labels, ignore_index=<PAD>))",
                     counted_positions(c.model, c.input.labels)));
     c.page.shapes("labels (B,T), p (B,T,V) -> L, a scalar, shape []");
-    StepId probabilities = e.id;
-    probabilities.kind = StepKind::Probabilities;
+    StepId probabilities = output_probabilities_like(e.id);
     probabilities.sequence = label_sequence(c.model);
     if (const TraceEntry* p = c.trace.find(probabilities))
       c.page.worked(worked_cross_entropy(loss_positions(p->tensor, c), loss, c.worked_options()),
@@ -99,8 +99,7 @@ void print_logits_backward(const TraceEntry& e, PrintContext& c) {
                                   (c.model.output.b.has_values() ? ",  dL/db_out = Σ dL/dlogits" : ""),
         "(each position's dL/dlogits = (p - onehot(label)) / n; 0 at a <PAD> label)"},
        "dL/dlogits"});
-  StepId probabilities = e.id;
-  probabilities.kind = StepKind::Probabilities;
+  StepId probabilities = output_probabilities_like(e.id);
   probabilities.gradient = false;
   const TraceEntry* p = c.trace.find(probabilities);
   const std::size_t T = c.input.labels.shape.size() == 2 ? c.input.labels.shape[1] : 0;

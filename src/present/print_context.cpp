@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "attn/error.h"
+#include "attn/step_roles.h"
 #include "present/array_format.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
@@ -48,44 +49,18 @@ std::string PrintContext::operand_name(const TraceEntry& e, std::size_t i) const
 
 std::string display_name(const StepId& id) {
   const StepKindRow& row = step_kind_row(id.kind);
-  switch (id.kind) {
-    case StepKind::Input:
-      return id.sequence == Sequence::Target ? "Y" : "X";
-    case StepKind::OutputProjection:
-      return id.block == Block::CrossAttention ? "cross_out" : "attn_out";
-    case StepKind::EmbeddingNorm:  // numbered only to tell their weights apart
-    case StepKind::HeadTransformNorm:
-      return row.display_name;
-    default:
-      break;
-  }
-  if (!*row.display_name) return trace_name(id);  // a layer's output, a stack's norm
+  if (id.kind == StepKind::Input) return id.sequence == Sequence::Target ? "Y" : "X";
+  if (is_attention_output(id.kind)) return id.block == Block::CrossAttention ? "cross_out" : "attn_out";
+  if (is_embedding_or_head_norm(id.kind)) return row.display_name;  // numbered only to tell their weights apart
+  if (!*row.display_name) return trace_name(id);                    // a layer's output, a stack's norm
   return id.number > 0 ? fmt::format("{}{}", row.display_name, id.number) : row.display_name;
 }
 
-namespace {
+StepKind attending_queries(const PrintContext& c, const StepId& id) { return attending_queries(c.trace, id); }
 
-// The kind of the entry the forward step `kind` of id's block read as its operand i, as the
-// trace recorded it (the scores read the queries as they came: split, normed, rotated...),
-// or `otherwise` when that entry is not in the trace.
-StepKind operand_kind(const PrintContext& c, const StepId& id, StepKind kind, std::size_t i, StepKind otherwise) {
-  const TraceEntry* e = c.forward_sibling(id, kind);
-  return e && i < e->operands.size() && e->operands[i].entry ? e->operands[i].entry->kind : otherwise;
-}
+StepKind attended_keys(const PrintContext& c, const StepId& id) { return attended_keys(c.trace, id); }
 
-}  // namespace
-
-StepKind attending_queries(const PrintContext& c, const StepId& id) {
-  return operand_kind(c, id, StepKind::Scores, 0, StepKind::QueryHeads);
-}
-
-StepKind attended_keys(const PrintContext& c, const StepId& id) {
-  return operand_kind(c, id, StepKind::TransposedKeys, 0, StepKind::KeyHeads);
-}
-
-StepKind attended_values(const PrintContext& c, const StepId& id) {
-  return operand_kind(c, id, StepKind::Context, 1, StepKind::ValueHeads);
-}
+StepKind attended_values(const PrintContext& c, const StepId& id) { return attended_values(c.trace, id); }
 
 const TraceEntry* PrintContext::sibling(const StepId& id, StepKind kind) const {
   StepId other = id;
@@ -132,22 +107,7 @@ bool is_mask_token(const Model& model, const std::string& piece) {
          (piece.find("MASK") != std::string::npos || piece.find("mask") != std::string::npos);
 }
 
-const NormWeights* PrintContext::norm_weights(const StepId& id) const {
-  if (id.kind == StepKind::FinalNorm) return id.stack == Stack::Decoder ? &model.decoder_norm : &model.encoder_norm;
-  if (id.kind == StepKind::EmbeddingNorm && id.stack != Stack::None)  // a stack's own (BART's)
-    return id.sequence == Sequence::Target ? &model.decoder_embedding_norm : &model.encoder_embedding_norm;
-  if (id.kind == StepKind::EmbeddingNorm) return &model.embedding_norm;
-  if (id.kind == StepKind::HeadTransformNorm || id.kind == StepKind::LensTransformNorm)
-    return &model.output.transform_norm;
-  const auto layer = static_cast<std::size_t>(id.layer);
-  if (id.stack == Stack::Encoder && layer < model.encoder.size())
-    return id.number == 1 ? &model.encoder[layer].norm1 : &model.encoder[layer].norm2;
-  if (id.stack == Stack::Decoder && layer < model.decoder.size())
-    return id.number == 1   ? &model.decoder[layer].norm1
-           : id.number == 2 ? &model.decoder[layer].norm2
-                            : &model.decoder[layer].norm3;
-  return nullptr;
-}
+const NormWeights* PrintContext::norm_weights(const StepId& id) const { return norm_weights_of(model, id); }
 
 const FeedForwardWeights* PrintContext::ffn_weights(const StepId& id) const {
   const auto layer = static_cast<std::size_t>(id.layer);

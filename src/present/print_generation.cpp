@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/error.h"
+#include "attn/step_roles.h"
 #include "forward/ablation.h"
 
 #include "present/array_format.h"
@@ -57,6 +58,22 @@ Tensor head_rows(const Tensor& t) {
   Tensor m({t.shape[t.rank() - 3], t.shape.back()}, {"H", "t"});
   std::copy_n(t.data.begin(), m.size(), m.data.begin());
   return m;
+}
+
+// The entry of the decoder's `layer` and `block` that plays `role`, or of that kind.
+const TraceEntry* find_role(const Trace& trace, int layer, Block block, bool (*role)(StepKind)) {
+  for (const auto& e : trace.entries())
+    if (e.id.layer == layer && e.id.block == block && role(e.id.kind) && e.id.stack == Stack::Decoder) return &e;
+  return nullptr;
+}
+
+// The decoder's `layer`'s self-attention projection `letter` ("q", "k", "v").
+const TraceEntry* find_projection(const Trace& trace, int layer, const std::string& letter) {
+  for (const auto& e : trace.entries())
+    if (e.id.layer == layer && e.id.block == Block::MaskedSelfAttention && is_projection(e.id.kind) &&
+        projection_letter(e.id.kind) == letter && e.id.stack == Stack::Decoder)
+      return &e;
+  return nullptr;
 }
 
 const TraceEntry* find_kind(const Trace& trace, int layer, Block block, StepKind kind) {
@@ -260,11 +277,9 @@ void print_compact_layers(Drawing& draw, const Trace& step, const KvCacheDecoder
   for (std::size_t j = 0; j < model.decoder.size(); ++j) {
     const int layer = static_cast<int>(j);
     draw.part(fmt::format("── decoder.{}: the new row ──", j));
-    for (auto [kind, name] :
-         {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
-      if (const TraceEntry* e = find_kind(step, layer, Block::MaskedSelfAttention, kind))
-        compact_row(draw, name, e->tensor, options);
-    const TraceEntry* weights = find_kind(step, layer, Block::MaskedSelfAttention, StepKind::AttentionWeights);
+    for (const char* name : {"q", "k", "v"})
+      if (const TraceEntry* e = find_projection(step, layer, name)) compact_row(draw, name, e->tensor, options);
+    const TraceEntry* weights = find_role(step, layer, Block::MaskedSelfAttention, is_attention_pattern);
     if (weights && weights->tensor.shape.back() == l.positions && weights->tensor.size() == c.num_heads * l.positions)
       draw.lines(head_shade_lines(weights->tensor, c.num_heads, l, style));
   }
@@ -288,9 +303,8 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
     const int l = static_cast<int>(j);
     const LayerCache& cache = decoder.caches()[j];
     draw.part(fmt::format("── decoder.{}: the new row ──", j));
-    for (auto [kind, name] :
-         {std::pair{StepKind::Query, "q"}, std::pair{StepKind::Key, "k"}, std::pair{StepKind::Value, "v"}})
-      if (const TraceEntry* e = find_kind(step, l, Block::MaskedSelfAttention, kind))
+    for (const char* name : {"q", "k", "v"})
+      if (const TraceEntry* e = find_projection(step, l, name))
         draw.tensor(fmt::format("{} (position {}, = row · W_{})", name, position, name), e->tensor);
     const ModelConfig c = model.config.decoder_config();
     const bool rope = c.positional_encoding == PositionalEncoding::RoPE;
@@ -309,7 +323,7 @@ void print_generation_step(std::ostream* out, PageRenderer* page, const Trace& s
     const std::size_t from = window && keys.size() > window ? keys.size() - window : 0;
     const std::vector<std::string> seen(keys.begin() + static_cast<std::ptrdiff_t>(from), keys.end());
     const TraceEntry* scaled = find_kind(step, l, Block::MaskedSelfAttention, StepKind::ScaledScores);
-    const TraceEntry* weights = find_kind(step, l, Block::MaskedSelfAttention, StepKind::AttentionWeights);
+    const TraceEntry* weights = find_role(step, l, Block::MaskedSelfAttention, is_attention_pattern);
     if (scaled && weights && seen.size() == scaled->tensor.shape.back()) {
       std::vector<std::string> heads;
       for (std::size_t h = 0; h < c.num_heads; ++h) heads.push_back(fmt::format("head {}", h));

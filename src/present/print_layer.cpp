@@ -1,9 +1,10 @@
-// The rest of a layer: residual connections, layer norms, the feed-forward network, the
-// layer's output.
+// The rest of a layer: residual connections, layer norms (and their backward), the
+// feed-forward network, the layer's output.
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
 #include "present/page.h"
 #include "present/step_printers.h"
 #include "present/tensor_views.h"
@@ -109,7 +110,7 @@ void print_norm(const TraceEntry& e, PrintContext& c) {
   const Tensor& t = e.tensor;
   const bool rms = root_mean_square(c.model.config.norm), plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
   // the norms of the embeddings and of the head's transform have their own "why", outside the layers
-  const bool own_why = e.id.kind == StepKind::EmbeddingNorm || e.id.kind == StepKind::HeadTransformNorm;
+  const bool own_why = is_embedding_or_head_norm(e.id.kind);
   if (own_why) c.page.leave_layer();
   c.page.begin_step(page_of(e.id.kind), norm_title(e.id, c.model),
                     own_why    ? explanation_of(e.id.kind)
@@ -214,6 +215,48 @@ void print_layer_output(const TraceEntry& e, PrintContext& c) {
   c.page.formula(fmt::format("{} = {}   (the next layer's input)", display_name(e.id), last_name));
   c.page.shapes(shape_with_axes(e.tensor));
   c.page.key_tensor(display_name(e.id), e.tensor);
+}
+
+namespace {
+
+// The norm's title, backward: a stack's final norm, the embeddings' or the head transform's
+// (BERT's, outside the layers), a stack's input's (BART's), or a layer's.
+std::string norm_backward_title(const StepId& id, const char* norm) {
+  if (id.kind == StepKind::FinalNorm) return fmt::format("Final {}", norm);
+  if (id.kind == StepKind::EmbeddingNorm && id.stack != Stack::None)
+    return fmt::format("{} of the {}'s input", norm, id.sequence == Sequence::Target ? "decoder" : "encoder");
+  if (id.kind == StepKind::EmbeddingNorm) return fmt::format("{} of the embeddings", norm);
+  if (id.kind == StepKind::HeadTransformNorm) return fmt::format("{} of the head's transform", norm);
+  return norm;
+}
+
+}  // namespace
+
+void print_norm_backward(const TraceEntry& e, PrintContext& c) {
+  // the embeddings' norm comes after the first layer's backward: outside its section
+  if (is_embedding_or_head_norm(e.id.kind)) c.page.leave_layer();
+  if (root_mean_square(c.model.config.norm)) {
+    const bool plus_one = c.model.config.norm == Norm::RMSNormPlusOne;
+    print_backward_text(e, c,
+                        {page_of(e.id.kind),
+                         norm_backward_title(e.id, "RMSNorm"),
+                         {fmt::format("dL/dx = r · (g - x̂ · mean(g ⊙ x̂)), per position   (r = 1 / sqrt(mean(x²) + "
+                                      "eps), x̂ = x · r, g = dL/dRMS ⊙ {}: r depends on every x of the row)",
+                                      plus_one ? "(1 + gamma)" : "gamma"),
+                          "dL/dgamma = Σ dL/dRMS ⊙ x̂, summed over every position (no beta)"},
+                         "dL/dRMS"});
+    print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
+    return;
+  }
+  print_backward_text(e, c,
+                      {page_of(e.id.kind),
+                       norm_backward_title(e.id, "LayerNorm"),
+                       {"dL/dx = (g - mean(g) - x̂ · mean(g ⊙ x̂)) / σ, per position   (x̂ = (x - mean) / σ, "
+                        "σ = sqrt(var + eps), g = dL/dLN ⊙ gamma: the mean and σ depend on every x of the row)",
+                        "dL/dgamma = Σ dL/dLN ⊙ x̂,  dL/dbeta = Σ dL/dLN, summed over every position"},
+                       "dL/dLN"});
+  print_weight_gradients(e, c, WeightKind::Gamma, e.id.number);
+  print_weight_gradients(e, c, WeightKind::Beta, e.id.number);
 }
 
 }  // namespace attn

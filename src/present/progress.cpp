@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
+
 namespace attn {
 
 namespace {
@@ -36,8 +38,7 @@ std::string ProgressLine::describe(const StepId& id, std::uint64_t dump_bytes, d
     where = fmt::format("{} layer {}/{} ({})", encoder ? "encoder" : "decoder", layer + 1,
                         encoder ? encoder_layers_ : decoder_layers_, trace_name(id).substr(layer_name(id).size() + 1));
   } else {
-    const bool after =
-        id.kind == StepKind::Logits || id.kind == StepKind::Probabilities || id.kind == StepKind::FinalNorm;
+    const bool after = is_model_output(id.kind) || is_final_norm(id.kind);
     where = after ? "output head" : "input";
     done = after ? total : id.sequence == Sequence::Target ? encoder_layers_ : 0;
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/step_roles.h"
 #include "present/terminal.h"
 
 namespace attn {
@@ -12,7 +13,7 @@ namespace attn {
 void QueryRows::see(const TraceRecord& r) {
   const StepId& id = r.id;
   const bool self = id.block == Block::SelfAttention || id.block == Block::MaskedSelfAttention;
-  if (id.kind != StepKind::AttentionWeights || id.gradient || !self || id.sequence != Sequence::Source) return;
+  if (!is_attention_pattern(id.kind) || id.gradient || !self || id.sequence != Sequence::Source) return;
   const std::size_t rank = r.shape.size();
   if (rank < 3) return;
   const std::size_t H = r.shape[rank - 3], S = r.shape[rank - 2], T = r.shape[rank - 1];  // (B?,H,S,T), item 0

@@ -1,6 +1,7 @@
 // The walkthrough: each trace entry printed by the printer of its kind, in order, on one
 // Page; --steps and --layer parsed into the filter the Page applies.
 #include "attn/walkthrough.h"
+#include "attn/step_roles.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -52,10 +53,8 @@ std::string stage_key(const StepId& id) {
   }
   if (step_kind_row(id.kind).place == EntryPlace::Lens) return "lens";
   if (id.in_layer()) return layer_name(id);
-  if (id.kind == StepKind::FinalNorm) return trace_name(id);
-  if (id.kind == StepKind::Logits || id.kind == StepKind::Probabilities || id.kind == StepKind::HeadTransform ||
-      id.kind == StepKind::HeadTransformNorm)
-    return "output";
+  if (is_final_norm(id.kind)) return trace_name(id);
+  if (in_output_head(id.kind)) return "output";
   if (id.kind == StepKind::Mask)
     return id.stack == Stack::Decoder && id.sequence == Sequence::Target ? "target" : "source";
   return id.sequence == Sequence::Target ? "target" : "source";
@@ -98,7 +97,7 @@ std::string stage_text(const StepId& id, const Trace& trace, const Model& model)
                      (model.output.fills_in ? "each position's probabilities" : "next-token probabilities")
                : "output head: logits, next-token probabilities";
   if (key == "lens") return "logit lens: the final norm and the output head after every layer";
-  if (id.kind == StepKind::FinalNorm)
+  if (is_final_norm(id.kind))
     return fmt::format("final {} of the {} stack", root_mean_square(model.config.norm) ? "RMSNorm" : "LayerNorm",
                        is_decoder_only(model)       ? "decoder-only"
                        : id.stack == Stack::Decoder ? "decoder"

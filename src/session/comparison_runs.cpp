@@ -8,6 +8,7 @@
 
 #include "analysis/head_scores.h"
 #include "attn/forward.h"
+#include "attn/step_roles.h"
 #include "forward/ablation.h"
 
 namespace attn {
@@ -25,7 +26,7 @@ Tensor probabilities_with(const Model& model, const RunInput& input, const Ablat
   trace.keep_entries(false);
   if (ids)
     trace.set_sink([ids](const TraceRecord& r) {
-      if (r.id.kind != StepKind::TokenIds || !ids->empty()) return;
+      if (!is_token_ids(r.id.kind) || !ids->empty()) return;
       for (std::size_t i = 0; i < element_count(r.shape); ++i) ids->push_back(static_cast<std::size_t>(r.data[i]));
     });
   const Tensor p = run_model(model, run, trace);  // (B?,S,V)

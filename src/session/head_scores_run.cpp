@@ -7,6 +7,7 @@
 #include "attn/error.h"
 #include "attn/forward.h"
 #include "attn/model_file.h"
+#include "attn/step_roles.h"
 #include "core/numpy_random.h"
 #include "core/top_k.h"
 
@@ -77,7 +78,7 @@ std::vector<TraceEntry> attention_records(const Session& session, Trace& trace, 
   trace.keep_entries(false);
   trace.set_sink([&kept, &watch](const TraceRecord& r) {
     if (watch) watch(r);
-    if (r.id.kind != StepKind::AttentionWeights && r.id.kind != StepKind::TokenIds) return;
+    if (!is_attention_pattern(r.id.kind) && !is_token_ids(r.id.kind)) return;
     Tensor t = Tensor::uninitialized(r.shape, r.axes);
     std::copy(r.data, r.data + t.size(), t.data.begin());
     kept.push_back(TraceEntry{r.id, r.name, std::move(t), {}});
@@ -91,12 +92,12 @@ std::vector<TraceEntry> attention_records(const Session& session, Trace& trace, 
 std::vector<ScoredHead> score_heads(const std::vector<TraceEntry>& records) {
   const auto token_ids = [&records](Sequence sequence) -> const Tensor& {
     for (const TraceEntry& e : records)
-      if (e.id.kind == StepKind::TokenIds && e.id.sequence == sequence) return e.tensor;
+      if (is_token_ids(e.id.kind) && e.id.sequence == sequence) return e.tensor;
     throw InternalError("attn heads: no token ids recorded");
   };
   std::vector<ScoredHead> heads;
   for (const TraceEntry& e : records) {
-    if (e.id.kind != StepKind::AttentionWeights || e.id.block == Block::CrossAttention) continue;
+    if (!is_attention_pattern(e.id.kind) || e.id.block == Block::CrossAttention) continue;
     const std::vector<std::size_t> tokens = ids_of(token_ids(e.id.sequence));
     const std::size_t H = e.tensor.dim(0), S = e.tensor.dim(1);  // (H,S,S)
     // "decoder.0.self_attention.weights" -> "decoder.self_attention"

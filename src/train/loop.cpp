@@ -10,6 +10,7 @@
 #include "attn/forward.h"
 #include "attn/model_file.h"
 #include "attn/parameters.h"
+#include "attn/step_roles.h"
 #include "attn/train.h"
 #include "model/memory_estimate.h"
 #include "steps/loss.h"
@@ -121,7 +122,7 @@ EvalReport evaluate(const Model& model, const Dataset& data, std::size_t batch_s
     Trace trace(false);
     trace.keep_entries(false);
     trace.set_sink([&](const TraceRecord& r) {
-      if (r.id.kind != StepKind::Logits) return;
+      if (!is_output_logits(r.id.kind)) return;
       logits = Tensor::uninitialized(r.shape, r.axes);
       std::copy(r.data, r.data + logits.size(), logits.data.begin());
     });
