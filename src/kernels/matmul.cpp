@@ -83,6 +83,7 @@ MatrixOperand stored_operand(const StoredMatrix& b, std::size_t first) {
 void matmul_stored_fast(const double* a, const StoredMatrix& b, double* c, std::size_t M, std::size_t K,
                         std::size_t P) {
   // cut as matmul_fast cuts (which changes no sum: each element's sums run along K)
+  const TimedProduct timed(1, M, K, P);
   const std::size_t pieces = product_pieces(M, K, P);
   const MatrixOperand A{a, K, false};
   if (pieces == 1) {

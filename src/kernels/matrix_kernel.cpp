@@ -74,7 +74,7 @@ bool cpu_runs(ProductKernel kernel) {
     case ProductKernel::avx512:
       return __builtin_cpu_supports("avx512f");
     case ProductKernel::avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
     case ProductKernel::eigen:  // built for the build's own instruction set, as the rest of attn
     case ProductKernel::baseline:
       break;

@@ -153,8 +153,14 @@ TEST_CASE("the large products add their time and 2 M K P operations to the total
   attn::batched_matmul_fast(a.data(), b.data(), c.data(), batches, M, K, P);
   attn::matmul_transposed_fast(a.data(), b.data(), attn::Transposes{true, false}, c.data(), M, K, P);
   attn::batched_matmul_transposed_fast(a.data(), b.data(), attn::Transposes{false, true}, c.data(), batches, M, K, P);
+  // a checkpoint's weight as stored (F64 here: b's own bytes), (K,P)
+  attn::StoredMatrix stored;
+  stored.bytes = reinterpret_cast<const unsigned char*>(b.data());
+  stored.type = attn::StoredType::F64;
+  stored.stride = P;
+  attn::matmul_stored_fast(a.data(), stored, c.data(), M, K, P);
   const attn::ProductTotals after = attn::product_totals();
-  // 2 * 40 * 30 * 20 = 48000 operations per product, 8 products
-  CHECK(after.flops - before.flops == 8 * 48000.0);
+  // 2 * 40 * 30 * 20 = 48000 operations per product, 9 products
+  CHECK(after.flops - before.flops == 9 * 48000.0);
   CHECK(after.seconds > before.seconds);
 }

@@ -188,19 +188,24 @@ TEST_CASE("attn train's kernel is Eigen's, whatever ATTN_CPU chose", "[kernels][
 
 TEST_CASE("a row multiplied alone gives the same bits as in a larger product", "[kernels][product_kernels]") {
   // Fewer rows than a tile read b in place instead of packing it (a generated token's
-  // row); the sums are in the same order, so the bits are those of the tiled product.
-  const Shape whole{40, 300, 45, false, false};
-  const std::vector<double> a = wave(whole.M * whole.K, 0.41, 0.3), b = wave(whole.K * whole.P, 0.13, 0.7);
-  for (const attn::ProductKernel kernel : attn::kProductKernels) {  // Eigen's has its own paths
-    if (!attn::cpu_runs(kernel)) continue;
-    CAPTURE(attn::name_of(kernel));
-    const std::vector<double> c = product_by(kernel, a, b, whole);
-    for (const std::size_t first : {0, 7, 39}) {
-      const std::vector<double> row(a.begin() + static_cast<std::ptrdiff_t>(first * whole.K),
-                                    a.begin() + static_cast<std::ptrdiff_t>((first + 1) * whole.K));
-      const std::vector<double> alone = product_by(kernel, row, b, {1, whole.K, whole.P, false, false});
-      CAPTURE(first);
-      CHECK(std::memcmp(alone.data(), c.data() + first * whole.P, whole.P * sizeof(double)) == 0);
+  // row), as stored or transposed (a (P,K) weight); the sums are in the same order, so the
+  // bits are those of the tiled product. K = 301 leaves a block of kKc and 45 indices (not
+  // a multiple of four); P = 45 leaves columns past the last whole pass.
+  for (const bool transposed : {false, true}) {
+    const Shape whole{40, 301, 45, false, transposed};
+    const std::vector<double> a = wave(whole.M * whole.K, 0.41, 0.3), b = wave(whole.K * whole.P, 0.13, 0.7);
+    for (const attn::ProductKernel kernel : attn::kProductKernels) {  // Eigen's has its own paths
+      if (!attn::cpu_runs(kernel)) continue;
+      CAPTURE(attn::name_of(kernel), transposed);
+      const std::vector<double> c = product_by(kernel, a, b, whole);
+      for (const std::size_t first : {0, 7, 36}) {
+        const std::size_t rows = first == 36 ? 4 : 1;  // four rows: fewer than any tile's
+        const std::vector<double> part(a.begin() + static_cast<std::ptrdiff_t>(first * whole.K),
+                                       a.begin() + static_cast<std::ptrdiff_t>((first + rows) * whole.K));
+        const std::vector<double> alone = product_by(kernel, part, b, {rows, whole.K, whole.P, false, transposed});
+        CAPTURE(first);
+        CHECK(std::memcmp(alone.data(), c.data() + first * whole.P, rows * whole.P * sizeof(double)) == 0);
+      }
     }
   }
 }
