@@ -7,8 +7,6 @@
 #define ATTN_VOCABULARY_H_
 
 #include <cstddef>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -56,15 +54,7 @@ class Vocabulary {
  private:
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, std::size_t> ids_;
-  // The first token for each lowercase form, made by the first case-insensitive lookup
-  // (a checkpoint's 128K-token vocabulary is read exactly, and never pays for it). Shared
-  // by copies, which hold the same tokens.
-  struct LowerIds {
-    std::once_flag made;
-    std::unordered_map<std::string, std::size_t> ids;
-  };
-  std::shared_ptr<LowerIds> lower_ = std::make_shared<LowerIds>();
-  const std::unordered_map<std::string, std::size_t>& lower_ids() const;
+  std::unordered_map<std::string, std::size_t> lower_ids_;  // first token for each lowercase form
 };
 
 }  // namespace attn

@@ -31,18 +31,12 @@ const char* Vocabulary::spelling(SpecialRole role) {
 }
 
 Vocabulary::Vocabulary(std::vector<std::string> tokens) : tokens_(std::move(tokens)) {
-  ids_.reserve(tokens_.size());
-  for (std::size_t id = 0; id < tokens_.size(); ++id)
+  for (std::size_t id = 0; id < tokens_.size(); ++id) {
     // The model loader reports a duplicate with its JSON path; one here is a bug.
     if (!ids_.emplace(tokens_[id], id).second)
       throw InternalError("Vocabulary: duplicate token \"" + tokens_[id] + "\" (the loader lets none through)");
-}
-
-const std::unordered_map<std::string, std::size_t>& Vocabulary::lower_ids() const {
-  std::call_once(lower_->made, [this] {
-    for (std::size_t id = 0; id < tokens_.size(); ++id) lower_->ids.emplace(lowercase(tokens_[id]), id);
-  });
-  return lower_->ids;
+    lower_ids_.emplace(lowercase(tokens_[id]), id);
+  }
 }
 
 std::optional<std::size_t> Vocabulary::exact(const std::string& token) const {
@@ -53,9 +47,8 @@ std::optional<std::size_t> Vocabulary::exact(const std::string& token) const {
 
 std::optional<std::size_t> Vocabulary::find(const std::string& token) const {
   if (auto id = exact(token)) return id;
-  const auto& lower = lower_ids();
-  const auto it = lower.find(lowercase(token));
-  if (it == lower.end()) return std::nullopt;
+  const auto it = lower_ids_.find(lowercase(token));
+  if (it == lower_ids_.end()) return std::nullopt;
   return it->second;
 }
 
