@@ -37,6 +37,7 @@ class GPT2:
     """GPT2LMHeadModel's forward, with a KV cache: CACHE maps a layer to its keys and values."""
 
     def __init__(self, folder, dtype):
+        """Reads FOLDER's config.json and weights, widened to DTYPE."""
         config = json.load(open(f"{folder}/config.json"))
         self.H, self.eps = config["n_head"], config["layer_norm_epsilon"]
         self.w = read_safetensors(f"{folder}/model.safetensors", dtype)

@@ -75,6 +75,7 @@ class Llama:
     """LlamaForCausalLM's forward with a KV cache: CACHE maps a layer to its keys and values."""
 
     def __init__(self, folder, dtype):
+        """Reads FOLDER's config.json and weights, widened to DTYPE, and the rotary frequencies."""
         self.c = json.load(open(f"{folder}/config.json"))
         self.dtype = dtype
         self.w = read_safetensors(f"{folder}/model.safetensors", dtype)
