@@ -1,5 +1,7 @@
 #include "kernels/matrix_kernel.h"
 
+#include <cpuid.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -12,6 +14,13 @@
 namespace attn {
 
 namespace {
+
+// F16C (the binary16 conversion the AVX2 kernels widen F16 weights with): CPUID leaf 1,
+// ECX bit 29, read directly since clang 14's __builtin_cpu_supports does not know "f16c".
+bool cpu_has_f16c() {
+  unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1U << 29)) != 0;
+}
 
 ProductKernel best_kernel() {
   if (cpu_runs(ProductKernel::avx512)) return ProductKernel::avx512;
@@ -74,7 +83,7 @@ bool cpu_runs(ProductKernel kernel) {
     case ProductKernel::avx512:
       return __builtin_cpu_supports("avx512f");
     case ProductKernel::avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case ProductKernel::eigen:  // built for the build's own instruction set, as the rest of attn
     case ProductKernel::baseline:
       break;
