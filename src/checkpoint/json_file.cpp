@@ -45,13 +45,14 @@ Json read_json_object_file(const std::string& path) {
     throw InputError(path, "",
                      fmt::format("the file has {} bytes, more than the {} MiB attn reads", info.st_size,
                                  kMaxCheckpointJsonBytes >> 20));
-  count_json_parse(path, "", static_cast<std::uint64_t>(info.st_size));
+  check_json_text_fits(path, "", static_cast<std::uint64_t>(info.st_size));
   std::ifstream in(path, std::ios::binary);
   note_read_file(path);
   std::ostringstream text;
   text << in.rdbuf();
   if (!in && !in.eof()) throw InputError(path, "", "cannot read the file");
   const std::string s = text.str();
+  count_json_parse(path, "", s.data(), s.size());
   if (nested_deeper_than(s, 32)) throw InputError(path, "", "expected JSON nested at most 32 levels deep");
   Json value;
   try {

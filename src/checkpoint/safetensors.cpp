@@ -58,7 +58,8 @@ Json parse_header_json(const std::uint8_t* bytes, std::uint64_t size, const std:
     throw InputError(file, "header",
                      fmt::format("the header's length is {} bytes, more than the {} MiB attn reads", n,
                                  kMaxSafetensorsHeaderBytes >> 20));
-  count_json_parse(file, "header", n);  // once per real file, however many names link to it
+  // once per real file, however many names link to it
+  count_json_parse(file, "header", reinterpret_cast<const char*>(bytes + 8), n);
   const std::string text(reinterpret_cast<const char*>(bytes + 8), n);
   if (text.empty() || text[0] != '{')
     throw InputError(file, "header", "expected a JSON object starting with '{' after the header's length");

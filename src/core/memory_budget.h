@@ -7,18 +7,23 @@
 #ifndef ATTN_CORE_MEMORY_BUDGET_H_
 #define ATTN_CORE_MEMORY_BUDGET_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace attn {
 
-// What parsing one byte of JSON text can take with nlohmann::json, the text itself
-// included: measured with /usr/bin/time -v on 20 MiB documents (peak resident set over
-// the text's bytes): 18.2 for [0,0,...], 28.8 for ["","",...], 23.5 for [[],[],...], 12.7
-// for {"0":0,"1":0,...}, 34.2 for [{},{},...] and [{"":{}},...], the worst (every 3 bytes
-// an object of its own: a 16-byte value in its array and a 48-byte map node). Rounded up
-// for the allocator's slack.
-constexpr std::uint64_t kJsonBytesPerTextByte = 40;
+// What nlohmann::json's document of `text` can take at most, the text included, counted
+// from the text's structure in one pass before it is parsed (bytes, as malloc hands them
+// out on 64-bit glibc): every value a 16-byte slot in its array, which may hold up to twice
+// its size while it grows and three times while it moves: 48; every object member a map
+// node (the key's std::string, the value's slot, the tree's links): 96; every object a map
+// header and every array a vector header on the heap: 64 and 32; every string value a
+// std::string on the heap: 48; a string past the 15 bytes a std::string keeps inline, its
+// bytes and their block: length + 32; and the lexer's copy of the longest string. Held to
+// measured peaks (heap_peak.cpp) on documents of nothing but each kind of value in
+// tests/core/memory_budget_test.cpp; the worst kind, [{},{},...], takes 37 bytes a byte.
+std::uint64_t json_document_bound(const char* text, std::size_t size);
 
 // Starts counting a load: the limit the counts below are held to (0: half the machine's
 // memory), nothing counted yet. Each load of a model or tokenizer calls it (the tests load
@@ -26,12 +31,15 @@ constexpr std::uint64_t kJsonBytesPerTextByte = 40;
 void set_memory_limit(std::uint64_t bytes);
 std::uint64_t memory_limit_in_force();
 
-// Counts parsing `text_bytes` of JSON read from `path` (`what`: "the header", "" for the
-// whole file), together with the other side files counted before: InputError(path, field,
-// "parsing ... would take about X ..., more than the limit of Y; ...") when that passes the
-// limit. A file counted already (another name linking to it, by device and inode) is not
-// counted again.
-void count_json_parse(const std::string& path, const std::string& field, std::uint64_t text_bytes);
+// Counts parsing `size` bytes of JSON `text` read from `path` (`field`: "header", "" for
+// the whole file), json_document_bound of it, together with the other side files counted
+// before: InputError(path, field, "parsing ... could take about X ..., more than the limit
+// of Y; ...") when that passes the limit. A file counted already (another name linking to
+// it, by device and inode) is not counted again.
+void count_json_parse(const std::string& path, const std::string& field, const char* text, std::size_t size);
+// Before a file of `size` bytes of JSON is read: InputError as above when its text alone
+// would pass the limit (a document takes its text and more). Counts nothing.
+void check_json_text_fits(const std::string& path, const std::string& field, std::uint64_t size);
 
 // "1.4 GiB": memory as the refusals write it.
 std::string memory_text(long double bytes);

@@ -3,8 +3,10 @@
 #include "forward/program.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
+#include "attn/error.h"
 #include "attn/forward.h"
 #include "core/shape_only.h"
 #include "forward/embedding_block.h"
@@ -109,6 +111,10 @@ Traced Program::input(Sequence sequence) {
   std::optional<Traced>* padding = &padding_[index_of(sequence)];
   if (tokens.empty()) {
     Tensor x = source ? input_->X : input_->target_X;
+    // (B,S,N) or (B,T,N): a run's input always names its sequences (a caller that
+    // reset the input must start the decoder again, token_input.h's start_from_bos)
+    if (x.shape.size() != 3)
+      throw InternalError(std::string("Program::input: no ") + (source ? "input.X" : "input.target_X") + " to run");
     if (!source) x.axes[1] = "T";
     return sequence_input(std::move(x), false, at);
   }

@@ -154,11 +154,8 @@ void print_heads_report(std::ostream& out, const Model& model, const std::string
                              joined_sequence(model, report.sequence)),
                  width)
       << "\n";
-  if (report.target) {
-    std::string text;
-    for (const std::string& t : *report.target) text += (text.empty() ? "" : " ") + t;
-    out << wrapped("the decoder read: " + text, width) << "\n";
-  }
+  if (report.target)  // written as the source is, readable pieces with their ids
+    out << wrapped("the decoder read: " + joined_sequence(model, *report.target), width) << "\n";
   const bool ablated = !report.ablation.empty();
   if (ablated)
     out << wrapped(fmt::format("ablated: {} (the scores below are the ablated run's)", ablation_label(report.ablation)),

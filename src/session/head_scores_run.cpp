@@ -10,6 +10,7 @@
 #include "attn/step_roles.h"
 #include "core/numpy_random.h"
 #include "core/top_k.h"
+#include "model/token_input.h"
 
 namespace attn {
 
@@ -138,6 +139,8 @@ void use_repeated_sequence(Session& session, std::uint32_t seed) {
     input.batched = false;
     input.source_tokens.tokens.push_back(repeated_pieces(model, seed));
     input.source_tokens.json_path = "the random repeated sequence";
+    // an encoder-decoder's decoder reads its own words from decoder_start_token_id, as with TEXT
+    if (model.has_target()) start_from_bos(model, input);
     return;
   }
   if (!input.has_tokens())

@@ -75,7 +75,7 @@ std::string read_tokenizer_file(const std::string& path) {
 
 Json read_json_file(const std::string& path) {
   const std::string text = read_tokenizer_file(path);
-  count_json_parse(path, "", text.size());  // before the parser takes up to 40 bytes a byte
+  count_json_parse(path, "", text.data(), text.size());  // before the parser builds its document
   if (const auto at = too_deep_at(text)) {
     throw InputError(
         path, "", "expected JSON nested at most 64 levels deep, found deeper nesting at byte " + std::to_string(*at));

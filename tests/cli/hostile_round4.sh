@@ -189,7 +189,8 @@ PY
     grep -qF 'text: tokenizing it could take about ' err || fail "$(cat err)"
     ;;
   side_files_counted)
-    # tokenizer.json and config.json are counted before they are parsed (40 bytes a byte).
+    # tokenizer.json and config.json are counted before they are parsed: what their documents
+    # can take, counted from their values, members and strings (core/memory_budget.h).
     mkdir tok
     python3 - tok/tokenizer.json <<'PY'
 import json, sys
@@ -200,23 +201,53 @@ doc = {"added_tokens": [], "normalizer": None, "pre_tokenizer": None, "decoder":
 json.dump(doc, open(sys.argv[1], "w"))
 PY
     size=$(stat -c %s tok/tokenizer.json)
-    run 20 tokenize --model tok --max-memory 0.1 a
+    # json_document_bound's sum, from the document's own counts (Python's json, not attn's
+    # scan): the text, each object 48 + 64, each array 48 + 32, each member 96, each number,
+    # null or boolean 48, each string value 48 + 48, each string past 15 bytes its length +
+    # 32, and the longest string once more (the lexer's copy)
+    bound=$(python3 - tok/tokenizer.json <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+doc = json.loads(text)
+objects = arrays = members = scalars = strings = long_bytes = 0
+def walk(v):
+    global objects, arrays, members, scalars, strings, long_bytes
+    if isinstance(v, dict):
+        objects += 1
+        for k, x in v.items():
+            members += 1
+            long_bytes += len(k) + 32 if len(k) > 15 else 0
+            walk(x)
+    elif isinstance(v, list):
+        arrays += 1
+        for x in v: walk(x)
+    elif isinstance(v, str):
+        strings += 1
+        long_bytes += len(v) + 32 if len(v) > 15 else 0
+    else:
+        scalars += 1
+longest = max(len(s) for s in re.findall(r'"([^"]*)"', text))
+walk(doc)
+print(len(text) + objects * 112 + arrays * 80 + members * 96 + scalars * 48 + strings * 96 + long_bytes + longest)
+PY
+)
+    run 20 tokenize --model tok --max-memory 0.02 a
     expect_status 2
     one_line_stderr
-    expect_stderr "tok/tokenizer.json: parsing its $size bytes of JSON could take about $(python3 -c "print('%.1f MiB' % ($size * 40 / 1048576))") (up to 40 bytes each), more than the limit of 102.4 MiB; raise --max-memory"
+    expect_stderr "tok/tokenizer.json: parsing its $size bytes of JSON could take about $(python3 -c "print('%.1f MiB' % ($bound / 1048576))") (counted from its values, members and strings), more than the limit of 20.5 MiB; raise --max-memory"
     run 20 tokenize --model tok --max-memory 0.5 a
     expect_status 0
     copy_checkpoint m
     python3 - m/config.json <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-c["padding"] = [0] * 1500000
+c["padding"] = [0] * 3000000
 json.dump(c, open(sys.argv[1], "w"))
 PY
     run 20 explain --model m "$text" --quiet --max-memory 0.1
     expect_status 2
     one_line_stderr
-    grep -qE '^m/config\.json: parsing its [0-9]+ bytes of JSON could take about .*, with the [0-9.]+ MiB the files read before take, more than the limit of 102\.4 MiB' err || fail "$(cat err)"
+    grep -qE '^m/config\.json: parsing its [0-9]+ bytes of JSON could take about .*, more than the limit of 102\.4 MiB' err || fail "$(cat err)"
     ;;
   text_past_positions)
     # A text longer than the model's positions is refused before the model runs, naming both.

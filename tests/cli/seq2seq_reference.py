@@ -113,5 +113,24 @@ elif case == "grad":
         if name not in tensors:
             fail(f"no {name} in the dump")
     print(f"loss {loss!r}, the reference's {expected['loss']!r}")
+elif case == "heads":
+    # attn heads scores the decoder on its own greedy target: decoder_start_token_id, then
+    # the reference's picks; without TEXT the encoder reads a random repeated sequence and
+    # the decoder starts the same way (it once ran with no target at all and crashed)
+    with open(f"{source}/tests/data/gpt2/vocab.json", encoding="utf-8") as f:
+        pieces = {i: p for p, i in json.load(f).items()}
+    start = pieces[expected["decoder_input"][0]]
+    want = [start] + [pieces[s["id"]] for s in expected["greedy"]]
+    report = json.loads(run("heads", "--model", folder, expected["source_text"], "--json"))
+    shared = min(len(report["target"]), len(want))
+    if shared < 2 or report["target"][:shared] != want[:shared]:
+        fail(f"heads' decoder read {report['target']}, the reference's start and picks {want}")
+    blocks = {h["block"] for h in report["heads"]}
+    if blocks != {"encoder.attention", "decoder.self_attention"}:
+        fail(f"heads scored the blocks {sorted(blocks)}")
+    report = json.loads(run("heads", "--model", folder, "--json"))
+    if report["target"][:1] != [start] or len(report["sequence"]) < 2 or not report["heads"]:
+        fail(f"heads without TEXT: sequence {report['sequence']}, decoder read {report['target']}")
+    print(f"decoder read {report['target'][:3]}...; with the text {want[:shared]}")
 else:
     fail("unknown case")
