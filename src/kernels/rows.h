@@ -70,7 +70,8 @@ void gelu_tanh_by(ProductKernel kernel, double* h, std::size_t n);
 // Where the reference's erf rounds to -1 (x < -8.3) it gives -0 and the kernel the true
 // tiny value (-7.6e-23 at x = -10), -0 too from x = -37.5 down. SSE2's build computes
 // each element's piece only, branching; AVX2's and AVX-512's compute every piece, kept by
-// selects, vectorized: the same operations on each value, the same bits.
+// selects, vectorized, the elements that need erfc's exps (|x| from 1.767 to 8.5 or 37.5)
+// in a pass of their own: the same operations on each value, the same bits.
 void gelu_erf_by(ProductKernel kernel, double* h, std::size_t n);
 
 // By a given instruction set's build, which the CPU must run (the tests compare them; Eigen's

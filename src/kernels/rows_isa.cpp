@@ -153,11 +153,14 @@ inline double erfc_tail(double a, double q) {
 // 0.5 x (1 + erf(x / sqrt 2)): the reference's formula, erf computed as glibc's (the same
 // pieces, the same sums in the same order; its exp is exp_any). Where z = x / sqrt 2 is
 // below -0.84375, 1 + erf(z) is erfc(|z|) computed directly, not 1 - erf(|z|), which
-// cancels (the reference's loses those bits). kSelect: every piece for every element, the
-// right one kept by selects, for the vectorizer; otherwise branches and only the piece's
-// own work (the baseline's scalar loop: SSE2's vectors, without blends, run it slower).
-// The operations on a value are the same either way, so are the bits.
-template <bool kSelect>
+// cancels (the reference's loses those bits). ErfWay::selects: every piece for every
+// element, the right one kept by selects, for the vectorizer; selects_without_tail: the
+// same without erfc's two exps, for elements that need none; branches: only the element's
+// piece (the baseline's scalar loop: SSE2's vectors, without blends, run it slower). The
+// operations on a value are the same every way, so are the bits.
+enum class ErfWay { branches, selects, selects_without_tail };
+
+template <ErfWay kWay>
 inline double gelu_erf_one(double x) {
   constexpr double kSqrt2 = 0x1.6a09e667f3bcdp0;  // the float64 nearest sqrt(2)
   constexpr double kErx = 0x1.b0ac16p-1;          // erf(1) rounded to 24 bits
@@ -166,7 +169,12 @@ inline double gelu_erf_one(double x) {
   const double a = z < 0 ? -z : z;
   const bool tiny = a < 0x1p-28, in0 = a < 0.84375, in1 = a < 1.25, in2 = a < 0x1.6db6ep1;
   const double ac = a < kTailEnd ? a : kTailEnd;
-  if constexpr (kSelect) {
+  if constexpr (kWay == ErfWay::selects_without_tail) {  // no element needs erfc_tail
+    const double q = erf_ratio(tiny ? 0.0 : (in0 ? z * z : a - 1.0), tiny, in0, true, true);
+    const double positive = in1 ? kErx + q : 1.0;
+    const double negative = in1 ? (1.0 - kErx) - q : 0.0;
+    return 0.5 * x * (in0 ? 1.0 + (z + z * q) : (z >= 0 ? 1.0 + positive : negative));
+  } else if constexpr (kWay == ErfWay::selects) {
     const double t = tiny ? 0.0 : (in0 ? z * z : (in1 ? a - 1.0 : 1.0 / (ac * ac)));
     const double q = erf_ratio(t, tiny, in0, in1, in2);
     const double erfc = erfc_tail(ac, q);
@@ -231,8 +239,44 @@ void relu(double* h, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) h[i] = h[i] > 0 ? h[i] : 0.0;
 }
 
+// v[i] = gelu_erf_one<kWay>(v[i]) for i < n: each way's loop in one place, where the
+// compiler inlines the function and vectorizes the loop (called twice, it would not inline).
+template <ErfWay kWay>
+void gelu_erf_loop(double* v, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) v[i] = gelu_erf_one<kWay>(v[i]);
+}
+
 void gelu_erf(double* h, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) h[i] = gelu_erf_one<ATTN_PRODUCT_ISA != 0>(h[i]);
+#if ATTN_PRODUCT_ISA == 0
+  for (std::size_t i = 0; i < n; ++i) h[i] = gelu_erf_one<ErfWay::branches>(h[i]);
+#else
+  // Most pre-activations need no erfc (|z| < 1.25; with a margin, |x| < 1.767) or lie past
+  // its ends (z >= 6, z <= -26.5), and its two exps are most of the work: a chunk's other
+  // elements are copied aside first, all of the chunk computed without erfc, then those
+  // with it and put back (a chunk of mostly such elements is computed whole with erfc).
+  // Each value is the same either way.
+  constexpr std::size_t kChunk = 256;
+  double tail[kChunk];
+  std::size_t at[kChunk];
+  for (std::size_t begin = 0; begin < n; begin += kChunk) {
+    double* c = h + begin;
+    const std::size_t m = n - begin < kChunk ? n - begin : kChunk;
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < m; ++i) {  // no branch: written always, kept when needed
+      const double x = c[i];
+      tail[k] = x;
+      at[k] = i;
+      k += !((x > -1.767 && x < 1.767) || x > 8.5 || x < -37.5);  // and NaN
+    }
+    if (2 * k > m) {  // mostly tails (wide pre-activations): the whole chunk with erfc
+      gelu_erf_loop<ErfWay::selects>(c, m);
+      continue;
+    }
+    gelu_erf_loop<ErfWay::selects_without_tail>(c, m);
+    gelu_erf_loop<ErfWay::selects>(tail, k);
+    for (std::size_t j = 0; j < k; ++j) c[at[j]] = tail[j];
+  }
+#endif
 }
 
 // x / (1 + exp(-x)), today's formula with exp_any for std::exp: for x below -709.78 the

@@ -150,8 +150,13 @@ TEST_CASE("GELU's kernel against 0.5 x (1 + std::erf(x / sqrt 2)), every instruc
 
 TEST_CASE("every instruction set's SiLU, GELU-tanh and GELU give the baseline's bits, at any length",
           "[kernels][activation]") {
-  std::vector<double> x = activation_sweep();
-  x.resize(std::size_t{1} << 16);
+  // 2^16 of the sweep's points in a scrambled order, so that neighbours come from all over
+  // [-40, 40] (GELU's kernel puts the values that need erfc apart), then every 37th point
+  // in order: every way through the kernels
+  const std::vector<double> sweep = activation_sweep();
+  std::vector<double> x;
+  for (std::size_t i = 0; i < std::size_t{1} << 16; ++i) x.push_back(sweep[(i * 40503) % sweep.size()]);
+  for (std::size_t i = 0; i < sweep.size(); i += 37) x.push_back(sweep[i]);
   x.insert(x.end(), {-0.0, 0.0, std::nan(""), kInf, -kInf, 4.9e-324, -4.9e-324, 1e300, -1e300, -709.9, 709.9});
   for (void (*kernel)(attn::ProductKernel, double*, std::size_t) :
        {attn::silu_by, attn::gelu_tanh_by, attn::gelu_erf_by}) {
