@@ -39,6 +39,39 @@ void relu_by(ProductKernel kernel, double* h, std::size_t n) {
   }
 }
 
+void silu_by(ProductKernel kernel, double* h, std::size_t n) {
+  switch (row_kernel_isa(kernel)) {
+    case ProductKernel::avx512:
+      return rows_avx512::silu(h, n);
+    case ProductKernel::avx2:
+      return rows_avx2::silu(h, n);
+    default:
+      return rows_baseline::silu(h, n);
+  }
+}
+
+void gelu_tanh_by(ProductKernel kernel, double* h, std::size_t n) {
+  switch (row_kernel_isa(kernel)) {
+    case ProductKernel::avx512:
+      return rows_avx512::gelu_tanh(h, n);
+    case ProductKernel::avx2:
+      return rows_avx2::gelu_tanh(h, n);
+    default:
+      return rows_baseline::gelu_tanh(h, n);
+  }
+}
+
+void gelu_erf_by(ProductKernel kernel, double* h, std::size_t n) {
+  switch (row_kernel_isa(kernel)) {
+    case ProductKernel::avx512:
+      return rows_avx512::gelu_erf(h, n);
+    case ProductKernel::avx2:
+      return rows_avx2::gelu_erf(h, n);
+    default:
+      return rows_baseline::gelu_erf(h, n);
+  }
+}
+
 std::size_t softmax_rows_fast(const double* in, double* out, std::size_t rows, std::size_t T) {
   if (T == 0) return 0;
   const ProductKernel kernel = chosen_product_kernel();
@@ -51,11 +84,6 @@ std::size_t softmax_rows_fast(const double* in, double* out, std::size_t rows, s
     masked += softmax_rows_by(kernel, in + r * T, out + r * T, n, T);
   }
   return masked;
-}
-
-void relu_in_place(double* h, std::size_t n) {
-  const ProductKernel kernel = chosen_product_kernel();
-  for_each_range(n, [&](std::size_t begin, std::size_t end) { relu_by(kernel, h + begin, end - begin); });
 }
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 #include "steps/feed_forward.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/shape_only.h"
@@ -15,7 +16,7 @@ constexpr double kGeluTanhCubic = 0.044715;
 }  // namespace
 
 double activate(double x, Activation activation) {
-  // x -> act(x)
+  // x -> act(x), the reference formula
   switch (activation) {
     case Activation::ReLU:
       return x > 0 ? x : 0.0;
@@ -33,6 +34,34 @@ double activate(double x, Activation activation) {
   }
   return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
 }
+
+namespace {
+
+// h[i] = act(h[i]) for i < n on this thread. A tensor of `total` elements below
+// kExactMaxElements takes activate(), the plain formula (every walkthrough's numbers the
+// same on any CPU, as the softmax and the products); a larger one the instruction set's
+// kernel (kernels/rows.h bounds each against the formula; ReLU's is the formula's bits).
+// The forward and the gated backward's recomputed gate decide alike: the same values.
+void activate_range(double* h, std::size_t n, Activation activation, std::size_t total) {
+  const ProductKernel kernel = chosen_product_kernel();
+  if (activation == Activation::ReLU) return relu_by(kernel, h, n);
+  if (total < kExactMaxElements) {
+    for (std::size_t i = 0; i < n; ++i) h[i] = activate(h[i], activation);
+    return;
+  }
+  switch (activation) {
+    case Activation::GELUTanh:
+    case Activation::GeGLUTanh:
+      return gelu_tanh_by(kernel, h, n);  // as x / (1 + exp(-2 √(2/π) (x + 0.044715 x³)))
+    case Activation::SwiGLU:
+    case Activation::SiLU:
+      return silu_by(kernel, h, n);
+    default:
+      return gelu_erf_by(kernel, h, n);
+  }
+}
+
+}  // namespace
 
 double activate_derivative(double x, Activation activation) {
   // x -> act'(x)
@@ -62,16 +91,11 @@ Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1
   if (shapes_only()) return hidden;
   // then the activation, element by element
   double* h = hidden.data.data();
-  if (activation == Activation::ReLU) {
-    // The same max(0, x) as activate(), by the instruction set's kernel (kernels/rows.h):
-    // compiled for the baseline, this loop ran scalar with a branch per element.
-    relu_in_place(h, hidden.size());
-  } else {
-    // GELU's erf is compute-bound: a large tensor is shared between the threads.
-    for_each_range(hidden.size(), [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) h[i] = activate(h[i], activation);
-    });
-  }
+  // A large tensor is shared between the threads (GELU's erf and the others' exp are
+  // compute-bound); each element's value does not depend on the thread.
+  const std::size_t total = hidden.size();
+  for_each_range(
+      total, [&](std::size_t begin, std::size_t end) { activate_range(h + begin, end - begin, activation, total); });
   return hidden;
 }
 
@@ -88,7 +112,8 @@ Tensor gated_hidden(const Tensor& x, const Tensor& W_1, const Tensor& W_3, Activ
   double* h = hidden.data.data();
   const double* u = up.data.data();
   for_each_range(hidden.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) h[i] = activate(h[i], activation) * u[i];
+    activate_range(h + begin, end - begin, activation, hidden.size());
+    for (std::size_t i = begin; i < end; ++i) h[i] *= u[i];
   });
   return hidden;
 }
@@ -107,10 +132,17 @@ SwigluGradients gated_hidden_backward(const Tensor& x, const Tensor& W_1, const 
   double* u = dup.data.data();
   const double* dh = dhidden.data.data();
   for_each_range(dgate.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const double gate = a[i], up = u[i];
-      a[i] = dh[i] * up * activate_derivative(gate, activation);
-      u[i] = dh[i] * activate(gate, activation);
+    // act(a) as the forward computed it (the same size decides), a chunk at a time
+    double act[256];
+    for (std::size_t b = begin; b < end; b += 256) {
+      const std::size_t n = end - b < 256 ? end - b : 256;
+      std::copy(a + b, a + b + n, act);
+      activate_range(act, n, activation, dgate.size());
+      for (std::size_t i = b; i < b + n; ++i) {
+        const double gate = a[i], up = u[i];
+        a[i] = dh[i] * up * activate_derivative(gate, activation);
+        u[i] = dh[i] * act[i - b];
+      }
     }
   });
   ProjectionGradients g1 = linear_projection_backward(x, W_1, false, dgate);

@@ -21,7 +21,9 @@ double activate(double x, Activation activation);
 // s (1 + x (1 - s)) with s = sigmoid(x).
 double activate_derivative(double x, Activation activation);
 
-// x is (B,S,N), W_1 is (N,F), b_1 is (F,) -> act(x @ W_1 + b_1) is (B,S,F).
+// x is (B,S,N), W_1 is (N,F), b_1 is (F,) -> act(x @ W_1 + b_1) is (B,S,F): activate() on
+// every element below kExactMaxElements of them, kernels/rows.h's vectorized activation
+// (within the bounds it documents) on the larger tensors; so is gated_hidden's gate.
 Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1, Activation activation);
 // x is (B,S,N), W_1 is (N,F), b_1 is (F,) or empty, hidden (B,S,F) is the forward's result,
 // dhidden is (B,S,F) -> dx (B,S,N), dW_1 (N,F), db_1 (F,): the activation's derivative at

@@ -1,10 +1,12 @@
 #include "steps/feed_forward.h"
 
 #include <cmath>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "gradient_check.h"
+#include "kernels/rows.h"
 #include "steps/projection.h"
 
 using Catch::Matchers::WithinAbs;
@@ -34,9 +36,12 @@ TEST_CASE("feed-forward: relu(x W1 + b1) W2 + b2 by hand", "[feed_forward]") {
   CHECK(attn::feed_forward_output(h, W2, b2).data == std::vector<double>{4.5, 6});
 }
 
-TEST_CASE("a large GELU layer is activate() on every element, on one thread or two", "[feed_forward]") {
-  // x (1,1024,8) @ W_1 (8,1024): 1M hidden values, shared between the threads for erf;
-  // each must be exactly activate(x @ W_1 + b_1), whichever thread computed it.
+TEST_CASE("a large GELU layer is the kernel's GELU on every element, on one thread or two", "[feed_forward]") {
+  // x (1,1024,8) @ W_1 (8,1024): 1M hidden values, shared between the threads; from
+  // kExactMaxElements elements the activation is kernels/rows.h's, each value exactly the
+  // kernel's on one thread, whichever thread computed it, and within rows.h's bounds of
+  // activate(): its bits on [-1.19, 1.77) (x / sqrt 2 in (-0.84375, 1.25)), an ulp above (5
+  // values of these 1M differ), 0.3125 ulp of x below.
   attn::Tensor x({1, 1024, 8}, {"B", "S", "N"}), W1({8, 1024}, {"N", "F"}), b1({1024}, {"F"});
   for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = std::sin(0.3 * static_cast<double>(i));
   for (std::size_t i = 0; i < W1.size(); ++i) W1.data[i] = std::cos(0.7 * static_cast<double>(i));
@@ -44,13 +49,33 @@ TEST_CASE("a large GELU layer is activate() on every element, on one thread or t
   const attn::Tensor pre = attn::linear_projection(x, W1, b1, "F");
   const attn::Tensor h = attn::feed_forward_hidden(x, W1, b1, attn::Activation::GELU);
   REQUIRE(h.size() == std::size_t{1} << 20);
-  std::size_t wrong = 0, negative = 0;
+  std::vector<double> kernel(pre.data.begin(), pre.data.end());
+  attn::gelu_erf_by(attn::chosen_product_kernel(), kernel.data(), kernel.size());
+  std::size_t wrong = 0, negative = 0, apart = 0;
   for (std::size_t i = 0; i < h.size(); ++i) {
-    wrong += h.data[i] == attn::activate(pre.data[i], attn::Activation::GELU) ? 0 : 1;
+    wrong += h.data[i] == kernel[i] ? 0 : 1;
     negative += h.data[i] < 0 ? 1 : 0;
+    const double a = pre.data[i], reference = attn::activate(a, attn::Activation::GELU);
+    const double ulp = std::ldexp(1.0, std::ilogb(a) - 52), z = a / std::sqrt(2.0);
+    const bool same = z > -0.84375 && z < 1.25, negative_tail = z <= -0.84375;
+    apart += same ? h.data[i] != reference
+                  : std::fabs(h.data[i] - reference) > (negative_tail ? 0.3125 * ulp : std::fabs(reference) * 0x1p-52);
   }
   CHECK(wrong == 0);
+  CHECK(apart == 0);
   CHECK(negative > 0);  // GELU, not ReLU: negative inputs give small negative outputs
+}
+
+TEST_CASE("a small GELU layer is activate() on every element", "[feed_forward]") {
+  // Below kExactMaxElements, the plain formula, as every walkthrough prints it
+  attn::Tensor x({1, 16, 8}, {"B", "S", "N"}), W1({8, 64}, {"N", "F"}), b1({64}, {"F"});
+  for (std::size_t i = 0; i < x.size(); ++i) x.data[i] = 3 * std::sin(0.3 * static_cast<double>(i));
+  for (std::size_t i = 0; i < W1.size(); ++i) W1.data[i] = std::cos(0.7 * static_cast<double>(i));
+  for (const auto act : {attn::Activation::GELU, attn::Activation::GELUTanh, attn::Activation::SiLU}) {
+    const attn::Tensor pre = attn::linear_projection(x, W1, b1, "F");
+    const attn::Tensor h = attn::feed_forward_hidden(x, W1, b1, act);
+    for (std::size_t i = 0; i < h.size(); ++i) CHECK(h.data[i] == attn::activate(pre.data[i], act));
+  }
 }
 
 TEST_CASE("activation derivatives: ReLU's is 0 at exactly 0 (as PyTorch), GELU's is Φ(x) + x φ(x)",
