@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -188,7 +189,7 @@ TEST_CASE("attn train's kernel is Eigen's, whatever ATTN_CPU chose", "[kernels][
 
 TEST_CASE("a row multiplied alone gives the same bits as in a larger product", "[kernels][product_kernels]") {
   // Fewer rows than a tile read b in place instead of packing it (a generated token's
-  // row), as stored or transposed (a (P,K) weight); the sums are in the same order, so the
+  // row, a short prompt's), as stored or transposed (a (P,K) weight); the sums are in the same order, so the
   // bits are those of the tiled product. K = 301 leaves a block of kKc and 45 indices (not
   // a multiple of four); P = 45 leaves columns past the last whole pass.
   for (const bool transposed : {false, true}) {
@@ -198,12 +199,12 @@ TEST_CASE("a row multiplied alone gives the same bits as in a larger product", "
       if (!attn::cpu_runs(kernel)) continue;
       CAPTURE(attn::name_of(kernel), transposed);
       const std::vector<double> c = product_by(kernel, a, b, whole);
-      for (const std::size_t first : {0, 7, 36}) {
-        const std::size_t rows = first == 36 ? 4 : 1;  // four rows: fewer than any tile's
+      // one row to five, fewer than any tile's (four at a time, then two, then one)
+      for (const auto& [first, rows] : {std::pair<std::size_t, std::size_t>{0, 1}, {7, 2}, {11, 3}, {20, 5}, {36, 4}}) {
         const std::vector<double> part(a.begin() + static_cast<std::ptrdiff_t>(first * whole.K),
                                        a.begin() + static_cast<std::ptrdiff_t>((first + rows) * whole.K));
         const std::vector<double> alone = product_by(kernel, part, b, {rows, whole.K, whole.P, false, transposed});
-        CAPTURE(first);
+        CAPTURE(first, rows);
         CHECK(std::memcmp(alone.data(), c.data() + first * whole.P, rows * whole.P * sizeof(double)) == 0);
       }
     }
