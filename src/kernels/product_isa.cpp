@@ -27,7 +27,6 @@ void pack_a(const MatrixOperand& a, std::size_t i0, std::size_t rows, std::size_
   }
 }
 
-
 // Indices [k0, k0 + kc) and columns [j0, j0 + columns) of op(B) as panels of kNr columns,
 // each (kc, kNr) row-major; the columns past the last are zeros. A whole panel is read a
 // vector at a time and widened in registers (transposed, four stored rows at a time,

@@ -9,7 +9,6 @@
 
 #include "kernels/matrix_kernel.h"
 
-
 #include <immintrin.h>
 
 #ifndef ATTN_PRODUCT_ISA

@@ -84,8 +84,8 @@ void multiply_row_tail(const MatrixOperand& a, const MatrixOperand& b, std::size
 // other's lines before the next k read them (measured on Llama-1B's shapes: 0.83-0.95 s a
 // generated token against 0.57 s with two groups).
 template <OperandType kType, std::size_t kRows>
-void multiply_rows_transposed(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
-                              std::size_t ldc, std::size_t K, std::size_t P) {
+void multiply_rows_transposed(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c, std::size_t ldc,
+                              std::size_t K, std::size_t P) {
   constexpr std::size_t kGroups = kRows == 1 ? 2 : 4 / kRows, kStep = 4 * kGroups;
   std::size_t j = 0;
   for (; j + kStep <= P; j += kStep)

@@ -84,7 +84,7 @@ TEST_CASE("a stored operand gives every kernel's bits of the widened one", "[ker
   // Rows fewer than a tile (b read in place) and more (b packed), K and P leaving tails.
   const Case cases[] = {{1, 300, 70, false}, {3, 600, 37, false}, {1, 300, 70, true},   {5, 300, 129, true},
                         {40, 61, 45, false}, {40, 61, 45, true},  {13, 513, 19, false}, {1, 259, 33, true},
-                        {2, 7, 20, true},    {13, 259, 35, true}, {3, 600, 37, true}, {4, 513, 50, false},
+                        {2, 7, 20, true},    {13, 259, 35, true}, {3, 600, 37, true},   {4, 513, 50, false},
                         {4, 513, 50, true}};
   for (const attn::ProductKernel kernel : attn::kProductKernels) {
     if (!attn::cpu_runs(kernel)) continue;
