@@ -78,15 +78,11 @@ void multiply_row_tail(const MatrixOperand& a, const MatrixOperand& b, std::size
 // b transposed, stored (P,K) (Llama's projections, a tied head), rows i.. of c (ldc
 // apart): kGroups groups of four columns of op(b) at a time, each group's stored rows read
 // along (columns_of_four) and used by every row of a. A group's block of k done, its sums
-// are written, then the next block's. At most eight stored rows read at once: they are
-// often 4 KiB apart (Llama's 2048 BF16 numbers), so at each k they fall in the same set of
-// the first-level cache, which has 8 ways; sixteen (four groups for one row) evicted each
-// other's lines before the next k read them (measured on Llama-1B's shapes: 0.83-0.95 s a
-// generated token against 0.57 s with two groups).
-template <OperandType kType, std::size_t kRows>
+// are written, then the next block's.
+template <OperandType kType, std::size_t kRows, std::size_t kGroups>
 void multiply_rows_transposed(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c, std::size_t ldc,
                               std::size_t K, std::size_t P) {
-  constexpr std::size_t kGroups = kRows == 1 ? 2 : 4 / kRows, kStep = 4 * kGroups;
+  constexpr std::size_t kStep = 4 * kGroups;
   std::size_t j = 0;
   for (; j + kStep <= P; j += kStep)
     for (std::size_t k0 = 0; k0 < K; k0 += kKc) {
@@ -128,12 +124,28 @@ void multiply_rows_transposed(const MatrixOperand& a, const MatrixOperand& b, st
 
 #endif
 
+// Whether a transposed b's stored rows, read at the same k, fall in few sets of the
+// first-level cache: rows a multiple of 2 KiB apart (a set recurs every 4 KiB), as
+// Llama's 2048 BF16 numbers are. Sixteen rows at once (four groups for one row of a) then
+// put 8 or 16 in a set of 8 ways, evicting each other's lines before the next k read them:
+// one row of a reads two groups instead (measured on Llama-1B's shapes: 0.57 s a generated
+// token, against 0.83-0.95 s with four groups; GPT-2's head, 3 KiB apart, keeps four).
+template <OperandType kType>
+bool rows_share_cache_sets(const MatrixOperand& b) {
+  constexpr std::size_t kBytes = kType == OperandType::F32                                 ? 4
+                                 : kType == OperandType::F16 || kType == OperandType::BF16 ? 2
+                                                                                           : 8;
+  return b.stride * kBytes % 2048 == 0;
+}
+
 // Rows i..i + kRows of c by b's layout's kernel.
 template <OperandType kType, std::size_t kRows>
 void multiply_rows(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c, std::size_t ldc,
                    std::size_t K, std::size_t P, double* sums) {
 #if ATTN_PRODUCT_ISA >= 1
-  if (b.transposed) return multiply_rows_transposed<kType, kRows>(a, b, i, c, ldc, K, P);
+  if (b.transposed && kRows == 1 && rows_share_cache_sets<kType>(b))
+    return multiply_rows_transposed<kType, 1, 2>(a, b, i, c, ldc, K, P);
+  if (b.transposed) return multiply_rows_transposed<kType, kRows, 4 / kRows>(a, b, i, c, ldc, K, P);
 #endif
   for (std::size_t j0 = 0; j0 < P; j0 += kChunk)
     multiply_rows_chunk<kType, kRows>(a, b, i, c, ldc, j0, smaller(kChunk, P - j0), K, sums);

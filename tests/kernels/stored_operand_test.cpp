@@ -81,11 +81,12 @@ TEST_CASE("a stored operand gives every kernel's bits of the widened one", "[ker
     std::size_t M, K, P;
     bool transposed;
   };
-  // Rows fewer than a tile (b read in place) and more (b packed), K and P leaving tails.
+  // Rows fewer than a tile (b read in place) and more (b packed), K and P leaving tails;
+  // 1024 numbers a stored row, a multiple of 2 KiB: one row of a reads two groups at once.
   const Case cases[] = {{1, 300, 70, false}, {3, 600, 37, false}, {1, 300, 70, true},   {5, 300, 129, true},
                         {40, 61, 45, false}, {40, 61, 45, true},  {13, 513, 19, false}, {1, 259, 33, true},
                         {2, 7, 20, true},    {13, 259, 35, true}, {3, 600, 37, true},   {4, 513, 50, false},
-                        {4, 513, 50, true}};
+                        {4, 513, 50, true},  {1, 1024, 37, true}};
   for (const attn::ProductKernel kernel : attn::kProductKernels) {
     if (!attn::cpu_runs(kernel)) continue;
     for (const attn::StoredType type : kTypes)
