@@ -48,8 +48,8 @@ inline CLI::Validator seed_number() {
 
 // --max-memory: a number of GiB that means something. A tiny one would round to no limit
 // at all, and inf or 1e400 would overflow the conversion to bytes.
-constexpr double kMinMemoryGiB = 0.001;    // about 1 MiB
-constexpr double kMaxMemoryGiB = 1048576;  // 1 PiB
+constexpr double kMinMemoryGiB = 0.000001;  // about 1 KiB
+constexpr double kMaxMemoryGiB = 1048576;   // 1 PiB
 inline CLI::Validator memory_limit_gib() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
@@ -58,7 +58,7 @@ inline CLI::Validator memory_limit_gib() {
         const double gib = std::strtod(value.c_str(), &end);
         const bool number = !value.empty() && *end == '\0' && errno == 0 && std::isfinite(gib);
         if (number && gib >= kMinMemoryGiB && gib <= kMaxMemoryGiB) return std::string();
-        return "expected a number of GiB from 0.001 to 1048576, found " + value;
+        return "expected a number of GiB from 0.000001 to 1048576, found " + value;
       },
       "GiB", "memory limit");
 }

@@ -1,6 +1,8 @@
 #include "forward/memory_holdings.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "attn/step_roles.h"
 #include "forward/streamed_trace.h"
@@ -16,7 +18,7 @@ namespace {
 // shown in full, 760 bytes of explanation and formula and 5.5 a number shown (a tensor shows
 // at most 400 of its numbers: NumPy summarizes the rest); a later step of that kind 4.3 a
 // number. The fit is within 0.76 and 1.37 times the text written.
-constexpr long double kTextHeld = 4.6;
+constexpr long double kTextHeld = 5.2;
 constexpr long double kTextFirstStep = 760, kTextFirstNumber = 5.5, kTextLaterNumber = 4.3;
 constexpr long double kTextNumbersShown = 400;
 
@@ -26,7 +28,25 @@ long double elements(const Shape& shape) {
   return n;
 }
 
+// What malloc hands out for `bytes` on 64-bit glibc, as heap_peak.cpp measures it (the
+// block's usable size): the request and the 8 bytes of its header rounded up to 16, 32 at
+// least; nothing for nothing.
+long double block(long double bytes) {
+  if (bytes <= 0) return 0;
+  return std::max<long double>(24, std::ceil((bytes + 8) / 16) * 16 - 8);
+}
+
+// A string's heap: none while it fits the 15 bytes std::string keeps inline.
+long double string_heap(const std::string& text) { return text.size() > 15 ? block(text.size() + 1) : 0; }
+
 }  // namespace
+
+long double tensor_heap_bytes(const Shape& shape, const AxisNames& axes, bool with_numbers) {
+  long double bytes = (with_numbers ? block(8 * elements(shape)) : 0) + block(sizeof(std::size_t) * shape.size()) +
+                      block(sizeof(std::string) * axes.size());
+  for (const std::string& axis : axes) bytes += string_heap(axis);
+  return bytes;
+}
 
 MemoryHoldings::MemoryHoldings(const Model& model, RunPlan::Kept kept, bool shown, bool lens)
     : model_(model), policy_(kept), shown_(shown), lens_(lens) {}
@@ -39,7 +59,7 @@ void MemoryHoldings::watch(Trace& trace) {
 }
 
 void MemoryHoldings::record(const TraceRecord& r) {
-  const long double numbers = elements(r.shape), bytes = 8 * numbers;
+  const long double numbers = elements(r.shape), bytes = tensor_heap_bytes(r.shape, r.axes);
   // A block finished since the last record: its intermediates are freed; its result (the
   // last thing it recorded) is read by the blocks after it, as the layer's input and the
   // residual's.
@@ -71,7 +91,9 @@ void MemoryHoldings::record(const TraceRecord& r) {
     if (keeps_last_logits_) held_ += last_logits_;
   }
   // a walkthrough's printer reads the entry as it prints it, into a copy at most as large
-  long double now = held_ + kept_bytes_ + lens_held_ + block_ + text_ + (shown_ ? bytes : 0);
+  // (and the tape, one entry a block, in a vector that holds up to twice its entries)
+  long double now = held_ + kept_bytes_ + lens_held_ + block_ + text_ + (shown_ ? bytes : 0) +
+                    2 * sizeof(TapeEntry) * static_cast<long double>(trace_->tape().size());
   for (const long double result : results_) now += result;
   peak_ = std::max(peak_, now);
 }

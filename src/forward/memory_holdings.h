@@ -17,6 +17,12 @@
 
 namespace attn {
 
+// What malloc hands out for a tensor (as heap_peak.cpp measures it: each block's usable
+// size): its numbers (when `with_numbers`), its shape and its axes' names. Beside a tiny
+// model's numbers the shape and the names are much of it (a 4x8 tensor: 256 bytes of
+// numbers, 104 of shape and names).
+long double tensor_heap_bytes(const Shape& shape, const AxisNames& axes, bool with_numbers = true);
+
 class MemoryHoldings {
  public:
   // A run of `model` whose trace keeps `kept`; `shown`: its walkthrough is written;

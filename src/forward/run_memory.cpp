@@ -26,9 +26,9 @@ namespace {
 // What the run holds besides its tensors, measured with a malloc counter (the peak of the
 // bytes malloc has handed out and not taken back, malloc_usable_size of each) on the
 // examples and the reference checkpoints:
-// - the program itself, its command line and streams, before any model: 288 KiB (279 KiB
-//   since libsentencepiece is linked: its static state);
-constexpr long double kProgramBytes = 288.0L * 1024;
+// - the program itself, its command line and streams, before any model: 285 KiB (attn
+//   --version), and the command's options, parsed, and its session: 292 KiB;
+constexpr long double kProgramBytes = 292.0L * 1024;
 // - a checkpoint's loader besides: its files' headers, config and tokenizer documents: 48 KiB
 //   (a file of 50 tensors, GPT-Neo's with its unused masks, or BERT's vocab.txt: 45 KiB);
 constexpr long double kCheckpointBytes = 48.0L * 1024;
@@ -41,8 +41,9 @@ constexpr long double kBytesPerVocabularyRow = 170;
 //   335 words against seed 004's 12: 185 KiB more besides the weights);
 constexpr long double kBytesPerTokenizerToken = 130, kBytesPerWordTokenizerToken = 400;
 // - a model file's JSON, parsed whole while the model loads: its text and its document,
-//   2 bytes a byte of it (the trained examples' arrays of numbers: 1.9 besides their weights).
-constexpr long double kBytesPerModelFileByte = 2;
+//   2.25 bytes a byte of it (the built-in translator's 38 KB of words and numbers: 2.2; the
+//   trained examples' arrays of numbers: 1.9 besides their weights).
+constexpr long double kBytesPerModelFileByte = 2.25;
 
 // - a generation's own besides its runs: the tokens so far, the cache's and the choice's
 //   printing: 8 KiB.
@@ -147,8 +148,10 @@ long double weight_bytes(const Model& model, long double* float64, long double* 
     const long double numbers = static_cast<long double>(p.tensor->size());
     *float64 += 8 * numbers;
     *largest = std::max(*largest, 8 * numbers);
-    bytes +=
-        p.tensor->stored ? numbers * static_cast<long double>(stored_type_bytes(p.tensor->stored->type)) : 8 * numbers;
+    // (its shape and axes' names besides: a tiny model's weights are as much names as numbers)
+    bytes += p.tensor->stored ? numbers * static_cast<long double>(stored_type_bytes(p.tensor->stored->type)) +
+                                    tensor_heap_bytes(p.tensor->shape, p.tensor->axes, false)
+                              : tensor_heap_bytes(p.tensor->shape, p.tensor->axes);
   }
   return bytes;
 }

@@ -30,8 +30,9 @@ if ! ATTN_HEAP_PEAK_FILE=$work/peak LD_PRELOAD=$peak_library "$attn" "$@" >/dev/
   exit 1
 fi
 heap=$(cat peak)
-# --max-memory takes 0.001 GiB at least: the run must need more, or there is no refusal to find
-if ((heap <= 1073742)); then
+# --max-memory takes 0.000001 GiB (1074 bytes) at least: the run must need more, or there
+# is no refusal to find
+if ((heap <= 1074)); then
   echo "FAIL: the run's heap, $heap bytes, is under the least --max-memory takes: choose a larger run" >&2
   exit 1
 fi
@@ -44,6 +45,21 @@ if ! runs_under "$@" --max-memory "$(gib $high)"; then
   echo "FAIL: the run is refused under 1.25 times its heap of $heap bytes:" >&2
   cat err >&2
   exit 1
+fi
+# The refusal under the heap names the estimate to 0.1 of its unit: the bisection starts
+# from that bracket when the run refuses under it and passes over it (fewer runs), else from
+# the heap's.
+read -r near far < <(python3 -c "
+import re, sys
+m = re.search(r'this run would need about ([0-9.]+) (KiB|MiB|GiB) ', open('err').read())
+if m:
+    unit = 1024 ** {'KiB': 1, 'MiB': 2, 'GiB': 3}[m.group(2)]
+    print(int((float(m.group(1)) - 0.05) * unit) - 1, int((float(m.group(1)) + 0.05) * unit) + 1)
+else:
+    print(0, 0)")
+if ((near > low && far < high)) && ! runs_under "$@" --max-memory "$(gib $near)" &&
+   runs_under "$@" --max-memory "$(gib $far)"; then
+  low=$near high=$far
 fi
 while ((high - low > 1)); do
   middle=$(((low + high) / 2))

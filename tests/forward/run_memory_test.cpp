@@ -268,10 +268,19 @@ TEST_CASE("attn patch's head on shapes alone records what its real head records"
 }
 
 TEST_CASE("the estimate, worked by hand for one attention block", "[run_memory]") {
-  // d_model 8, 2 heads of d = 4, no biases, X of 4 positions. Its weights: W_q, W_k, W_v and
-  // W_o of 8 x 8, 256 numbers, 2048 bytes. Its records: the input (4,8), then the block's
-  // q, k, v, q_heads, k_heads, v_heads, k_t, scores, scaled, weights, context, concat and
-  // output, 13 of 32 numbers: every one 256 bytes.
+  // d_model 8, 2 heads of d = 4, no biases, X of 4 positions. Every count is what malloc
+  // hands out (a block's usable size: the request and its 8-byte header rounded up to 16,
+  // less the header), as heap_peak.cpp measures it:
+  // - each weight, W_q, W_k, W_v, W_o of 8 x 8: its 512 bytes of numbers in a block of 520,
+  //   its shape's 2 sizes in 24, its 2 axis names (std::string, 32 bytes each, the names
+  //   short enough to stay inline) in 72: 616, four of them 2464;
+  // - the records: the input (4,8), then the block's q, k, v, q_heads, k_heads, v_heads,
+  //   k_t, scores, scaled, weights, context, concat and output, 14 of 32 numbers (256 bytes
+  //   in a block of 264). Six have two axes (the input, q, k, v, concat, output: 264 + 24 +
+  //   72 = 360 each) and eight three (the heads' (H,S,d) and (H,S,S): 264 + 24 + 104 = 392
+  //   each): 2160 + 3136 = 5296;
+  // - the tape when the block's last record is made: its one entry so far (the input) in a
+  //   vector that may hold twice as many, 2 x sizeof(TapeEntry).
   const attn::LoadedModel loaded = attn::load_model_text(
       R"({"model": {"d_model": 8, "num_heads": 2}, "input": {"X": {"randn": [4, 8]}},
           "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"}}]})",
@@ -281,13 +290,14 @@ TEST_CASE("the estimate, worked by hand for one attention block", "[run_memory]"
     plan.kept = kept;
     return attn::estimate_run_memory(loaded.model, loaded.input, plan);
   };
-  // Besides the program's own 288 KiB and the weights: a trace that keeps nothing holds at
-  // most the block's 13 results and the input it reads, 14 x 256 = 3584 bytes.
-  CHECK(estimate(attn::RunPlan::Kept::Nothing) == 294912 + 2048 + 3584);
+  const std::uint64_t program = 292 * 1024, weights = 4 * 616, records = 6 * 360 + 8 * 392,
+                      tape = 2 * sizeof(attn::TapeEntry);
+  // A trace that keeps nothing holds at most the block's 13 results and the input it reads.
+  CHECK(estimate(attn::RunPlan::Kept::Nothing) == program + weights + records + tape);
   // Kept, the 14 entries are held twice at the block's end (the trace's copies and the
-  // block's own): 28 x 256 = 7168. One layer: a streamed walkthrough forgets nothing.
-  CHECK(estimate(attn::RunPlan::Kept::Everything) == 294912 + 2048 + 7168);
-  CHECK(estimate(attn::RunPlan::Kept::Streamed) == 294912 + 2048 + 7168);
-  // attn heads keeps the attention weights: (H=2,S=4,S=4), 256 bytes, beside 3584.
-  CHECK(estimate(attn::RunPlan::Kept::AttentionWeights) == 294912 + 2048 + 3584 + 256);
+  // block's own). One layer: a streamed walkthrough forgets nothing.
+  CHECK(estimate(attn::RunPlan::Kept::Everything) == program + weights + 2 * records + tape);
+  CHECK(estimate(attn::RunPlan::Kept::Streamed) == program + weights + 2 * records + tape);
+  // attn heads keeps the attention weights beside: (H=2,S=4,S=4), 392.
+  CHECK(estimate(attn::RunPlan::Kept::AttentionWeights) == program + weights + records + tape + 392);
 }

@@ -153,10 +153,14 @@ TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memo
                                  "b_q": "randn", "b_k": "randn", "b_v": "randn"}}])") == 3);
 
   // The loaded model's check (check_run_memory, what load_model asks of every format)
-  // counts them, now as the run records them (attn/run_memory.h): the same model with b_q,
-  // b_k and b_v needs their 3 x 8 numbers (192 bytes) and their three steps q_biased,
-  // k_biased, v_biased of (B=1,S=4,H*d=8), 256 bytes each, which a run keeping its trace
-  // keeps and its attention block holds until it ends: 192 + 2 x 3 x 256 = 1728 bytes more.
+  // counts them, now as the run records them (attn/run_memory.h), in malloc's blocks (the
+  // request and its 8-byte header rounded up to 16, less the header): the same model with
+  // b_q, b_k and b_v needs each bias's 8 numbers (64 bytes in a block of 72), its shape (24)
+  // and its axis name (a std::string, 40), 136 bytes; and their three steps q_biased,
+  // k_biased, v_biased of (S=4,H*d=8) (B=1 is not recorded), 256 bytes of numbers in a
+  // block of 264, a shape of two sizes in 24 and two axis names in 72, 360 bytes each,
+  // which a run keeping its trace keeps and its attention block holds until it ends:
+  // 3 x 136 + 2 x 3 x 360 = 2568 bytes more.
   attn::LoadOptions options;
   options.trace_kept = true;
   const auto model = [](const std::string& biases) {
@@ -168,7 +172,7 @@ TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memo
   const attn::LoadedModel unbiased = model(""), biased = model(R"(, "b_q": "randn", "b_k": "randn", "b_v": "randn")");
   const attn::RunPlan kept = attn::run_plan(options);
   const std::uint64_t without = attn::estimate_run_memory(unbiased.model, unbiased.input, kept);
-  CHECK(attn::estimate_run_memory(biased.model, biased.input, kept) == without + 1728);
+  CHECK(attn::estimate_run_memory(biased.model, biased.input, kept) == without + 2568);
   options.max_memory_bytes = without + 100;
   CHECK_NOTHROW(attn::check_run_memory(unbiased.model, unbiased.input, options));
   CHECK_THROWS_WITH(attn::check_run_memory(biased.model, biased.input, options),
