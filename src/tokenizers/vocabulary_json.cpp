@@ -1,5 +1,8 @@
 #include "tokenizers/vocabulary_json.h"
 
+#include <optional>
+#include <utility>
+
 #include "attn/error.h"
 #include "tokenizers/utf8.h"
 
@@ -49,6 +52,59 @@ std::optional<std::string> config_token(const JsonField& config, const char* key
   return field.string();
 }
 
+// vocab.json as GPT-2's is: one object of pieces and ids, nothing else. Any other value,
+// and a syntax error, stop the reading (the document then names what is wrong).
+class PlainVocabulary : public nlohmann::json_sax<Json> {
+ public:
+  std::vector<std::pair<std::string, std::uint64_t>> entries;
+
+  bool start_object(std::size_t) override { return depth_++ == 0; }
+  bool end_object() override { return --depth_ == 0; }
+  bool key(string_t& piece) override {
+    piece_ = std::move(piece);
+    return true;
+  }
+  bool number_unsigned(number_unsigned_t id) override {
+    entries.emplace_back(std::move(piece_), id);
+    return depth_ == 1;
+  }
+  bool null() override { return false; }
+  bool boolean(bool) override { return false; }
+  bool number_integer(number_integer_t) override { return false; }
+  bool number_float(number_float_t, const string_t&) override { return false; }
+  bool string(string_t&) override { return false; }
+  bool binary(binary_t&) override { return false; }
+  bool start_array(std::size_t) override { return false; }
+  bool end_array() override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  int depth_ = 0;
+  std::string piece_;
+};
+
+// The vocabulary of `text` when it is an object of distinct pieces whose ids are 0..n-1,
+// each once: what read_vocabulary makes of its document, without the document (whose tree
+// of GPT-2's 50257 members took as long to build and free as everything else the tokenizer
+// reads). Anything else, nullopt: the document is read, and read_vocabulary names the fault.
+std::optional<BpeVocabulary> plain_vocabulary(const std::string& text) {
+  PlainVocabulary reader;
+  if (!Json::sax_parse(text, &reader) || reader.entries.empty()) return std::nullopt;
+  const std::size_t n = reader.entries.size();
+  BpeVocabulary vocabulary;
+  vocabulary.pieces.resize(n);
+  vocabulary.ids.reserve(n);
+  std::vector<bool> spelled(n);
+  for (auto& [piece, id] : reader.entries) {
+    if (id >= n || spelled[id]) return std::nullopt;
+    spelled[id] = true;
+    // (a piece given twice: the document keeps its last id, and its count of members is less)
+    if (!vocabulary.ids.emplace(piece, static_cast<std::size_t>(id)).second) return std::nullopt;
+    vocabulary.pieces[id] = std::move(piece);
+  }
+  return vocabulary;
+}
+
 }  // namespace
 
 BpeVocabulary read_vocabulary(const JsonField& field) {
@@ -57,15 +113,24 @@ BpeVocabulary read_vocabulary(const JsonField& field) {
   BpeVocabulary vocabulary;
   // Ids index a vector: each must be below the number of entries, so that a hostile id
   // (2^40) cannot ask for more memory than the file's size accounts for.
+  const std::uint64_t largest = members.size() - 1;
   vocabulary.pieces.resize(members.size());
+  vocabulary.ids.reserve(members.size());
   std::vector<bool> spelled(members.size());
   for (auto it = members.begin(); it != members.end(); ++it) {
-    const std::string path = field.path.empty() ? "\"" + it.key() + "\"" : field.path + ".\"" + it.key() + "\"";
-    const JsonField entry{it.value(), path, field.file};
-    const auto id = static_cast<std::size_t>(entry.count(members.size() - 1));
+    // The entry's path is spelled only for an error: GPT-2's 50257 paths took a quarter of
+    // reading vocab.json.
+    const auto path = [&] {
+      return field.path.empty() ? "\"" + it.key() + "\"" : field.path + ".\"" + it.key() + "\"";
+    };
+    const Json& value = it.value();
+    // (an id as JsonField::count reads it; anything else, count names)
+    const std::size_t id = value.is_number_unsigned() && value.get<std::uint64_t>() <= largest
+                               ? static_cast<std::size_t>(value.get<std::uint64_t>())
+                               : static_cast<std::size_t>(JsonField{value, path(), field.file}.count(largest));
     if (spelled[id]) {
       throw InputError(
-          field.file, path,
+          field.file, path(),
           "expected each id once, found id " + std::to_string(id) + " also given to \"" + vocabulary.pieces[id] + "\"");
     }
     spelled[id] = true;
@@ -73,6 +138,13 @@ BpeVocabulary read_vocabulary(const JsonField& field) {
     vocabulary.ids[it.key()] = id;
   }
   return vocabulary;
+}
+
+BpeVocabulary read_vocabulary_file(const std::string& path) {
+  const std::string text = read_json_text(path);
+  if (auto vocabulary = plain_vocabulary(text)) return std::move(*vocabulary);
+  const Json document = parse_json_text(path, text);
+  return read_vocabulary(JsonField{document, "", path});
 }
 
 std::vector<AddedToken> read_added_tokens(const JsonField& field, BpeVocabulary& vocabulary) {
