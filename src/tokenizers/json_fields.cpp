@@ -73,13 +73,19 @@ std::string read_tokenizer_file(const std::string& path) {
   return text;
 }
 
-Json read_json_file(const std::string& path) {
-  const std::string text = read_tokenizer_file(path);
+std::string read_json_text(const std::string& path) {
+  std::string text = read_tokenizer_file(path);
   count_json_parse(path, "", text.data(), text.size());  // before the parser builds its document
   if (const auto at = too_deep_at(text)) {
     throw InputError(
         path, "", "expected JSON nested at most 64 levels deep, found deeper nesting at byte " + std::to_string(*at));
   }
+  return text;
+}
+
+Json read_json_file(const std::string& path) { return parse_json_text(path, read_json_text(path)); }
+
+Json parse_json_text(const std::string& path, const std::string& text) {
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

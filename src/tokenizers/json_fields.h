@@ -21,6 +21,10 @@ std::string read_tokenizer_file(const std::string& path);
 // The file parsed as JSON; InputError for a syntax error (truncated files among them) or
 // nesting deeper than 64 levels.
 Json read_json_file(const std::string& path);
+// read_json_file in two: the file's text, read, counted against the memory limit and
+// checked for depth; then its document (InputError naming a syntax error).
+std::string read_json_text(const std::string& path);
+Json parse_json_text(const std::string& path, const std::string& text);
 
 // A JSON value with where it is, for messages.
 struct JsonField {

@@ -91,9 +91,8 @@ std::unique_ptr<Tokenizer> load_tokenizer_json(const std::string& tokenizer_json
 
 std::unique_ptr<Tokenizer> load_vocab_merges(const std::string& vocab_json, const std::string& merges_txt,
                                              const std::string& tokenizer_config) {
-  const Json document = read_json_file(vocab_json);
   BpeParts parts;
-  parts.vocabulary = read_vocabulary(JsonField{document, "", vocab_json});
+  parts.vocabulary = read_vocabulary_file(vocab_json);
   parts.model = BpeModel(read_merges_txt(merges_txt, parts.vocabulary), BpeOptions{});
   PreTokenizerStep byte_level;
   byte_level.kind = PreTokenizerStep::Kind::ByteLevel;

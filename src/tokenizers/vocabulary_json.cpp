@@ -1,5 +1,9 @@
 #include "tokenizers/vocabulary_json.h"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 #include "attn/error.h"
 #include "tokenizers/utf8.h"
 
@@ -49,6 +53,59 @@ std::optional<std::string> config_token(const JsonField& config, const char* key
   return field.string();
 }
 
+// vocab.json as GPT-2's is: one object of pieces and ids, nothing else. Any other value,
+// and a syntax error, stop the reading (the document then names what is wrong).
+class PlainVocabulary : public nlohmann::json_sax<Json> {
+ public:
+  std::vector<std::pair<std::string, std::uint64_t>> entries;
+
+  bool start_object(std::size_t) override { return depth_++ == 0; }
+  bool end_object() override { return --depth_ == 0; }
+  bool key(string_t& piece) override {
+    piece_ = std::move(piece);
+    return true;
+  }
+  bool number_unsigned(number_unsigned_t id) override {
+    entries.emplace_back(std::move(piece_), id);
+    return depth_ == 1;
+  }
+  bool null() override { return false; }
+  bool boolean(bool) override { return false; }
+  bool number_integer(number_integer_t) override { return false; }
+  bool number_float(number_float_t, const string_t&) override { return false; }
+  bool string(string_t&) override { return false; }
+  bool binary(binary_t&) override { return false; }
+  bool start_array(std::size_t) override { return false; }
+  bool end_array() override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  int depth_ = 0;
+  std::string piece_;
+};
+
+// The vocabulary of `text` when it is an object of distinct pieces whose ids are 0..n-1,
+// each once: what read_vocabulary makes of its document, without the document (whose tree
+// of GPT-2's 50257 members took as long to build and free as everything else the tokenizer
+// reads). Anything else, nullopt: the document is read, and read_vocabulary names the fault.
+std::optional<BpeVocabulary> plain_vocabulary(const std::string& text) {
+  PlainVocabulary reader;
+  if (!Json::sax_parse(text, &reader) || reader.entries.empty()) return std::nullopt;
+  const std::size_t n = reader.entries.size();
+  BpeVocabulary vocabulary;
+  vocabulary.pieces.resize(n);
+  vocabulary.ids.reserve(n);
+  std::vector<bool> spelled(n);
+  for (auto& [piece, id] : reader.entries) {
+    if (id >= n || spelled[id]) return std::nullopt;
+    spelled[id] = true;
+    // (a piece given twice: the document keeps its last id, and its count of members is less)
+    if (!vocabulary.ids.emplace(piece, static_cast<std::size_t>(id)).second) return std::nullopt;
+    vocabulary.pieces[id] = std::move(piece);
+  }
+  return vocabulary;
+}
+
 }  // namespace
 
 BpeVocabulary read_vocabulary(const JsonField& field) {
@@ -57,15 +114,24 @@ BpeVocabulary read_vocabulary(const JsonField& field) {
   BpeVocabulary vocabulary;
   // Ids index a vector: each must be below the number of entries, so that a hostile id
   // (2^40) cannot ask for more memory than the file's size accounts for.
+  const std::uint64_t largest = members.size() - 1;
   vocabulary.pieces.resize(members.size());
+  vocabulary.ids.reserve(members.size());
   std::vector<bool> spelled(members.size());
   for (auto it = members.begin(); it != members.end(); ++it) {
-    const std::string path = field.path.empty() ? "\"" + it.key() + "\"" : field.path + ".\"" + it.key() + "\"";
-    const JsonField entry{it.value(), path, field.file};
-    const auto id = static_cast<std::size_t>(entry.count(members.size() - 1));
+    // The entry's path is spelled only for an error: GPT-2's 50257 paths took a quarter of
+    // reading vocab.json.
+    const auto path = [&] {
+      return field.path.empty() ? "\"" + it.key() + "\"" : field.path + ".\"" + it.key() + "\"";
+    };
+    const Json& value = it.value();
+    // (an id as JsonField::count reads it; anything else, count names)
+    const std::size_t id = value.is_number_unsigned() && value.get<std::uint64_t>() <= largest
+                               ? static_cast<std::size_t>(value.get<std::uint64_t>())
+                               : static_cast<std::size_t>(JsonField{value, path(), field.file}.count(largest));
     if (spelled[id]) {
       throw InputError(
-          field.file, path,
+          field.file, path(),
           "expected each id once, found id " + std::to_string(id) + " also given to \"" + vocabulary.pieces[id] + "\"");
     }
     spelled[id] = true;
@@ -73,6 +139,13 @@ BpeVocabulary read_vocabulary(const JsonField& field) {
     vocabulary.ids[it.key()] = id;
   }
   return vocabulary;
+}
+
+BpeVocabulary read_vocabulary_file(const std::string& path) {
+  const std::string text = read_json_text(path);
+  if (auto vocabulary = plain_vocabulary(text)) return std::move(*vocabulary);
+  const Json document = parse_json_text(path, text);
+  return read_vocabulary(JsonField{document, "", path});
 }
 
 std::vector<AddedToken> read_added_tokens(const JsonField& field, BpeVocabulary& vocabulary) {
@@ -136,29 +209,67 @@ std::vector<Merge> read_merges(const JsonField& field, const BpeVocabulary& voca
   return merges;
 }
 
+namespace {
+
+// The merge on line `number` of merges.txt, `path`; InputError naming what is wrong with it.
+Merge read_merge_line(const std::string& line, std::size_t number, const std::string& path,
+                      const BpeVocabulary& vocabulary) {
+  const std::string where = "line " + std::to_string(number);
+  std::string left, right;
+  if (!split_merge(line, left, right)) {
+    std::string shown = line.size() > 60 ? line.substr(0, 60) + "..." : line;
+    throw InputError(path, where, "expected two pieces separated by one space (\"a b\"), found \"" + shown + "\"");
+  }
+  return resolve_merge(left, right, vocabulary, path, where);
+}
+
+// Whether `line` is a merge read_merge_line reads without a fault: then `merge` is it.
+bool merge_of(const std::string& line, const BpeVocabulary& vocabulary, Merge& merge) {
+  std::string left, right;
+  if (!split_merge(line, left, right)) return false;
+  const auto first = vocabulary.find(left), second = vocabulary.find(right), result = vocabulary.find(left + right);
+  if (!first || !second || !result) return false;
+  merge = {*first, *second, *result};
+  return true;
+}
+
+}  // namespace
+
 std::vector<Merge> read_merges_txt(const std::string& path, const BpeVocabulary& vocabulary) {
   const std::string text = read_tokenizer_file(path);
   if (const auto bad = first_invalid_utf8(text)) {
     throw InputError(
         path, "", "expected UTF-8 text, found a byte that starts no UTF-8 character at offset " + std::to_string(*bad));
   }
+  // GPT-2's 50000 merges take three lookups each: a batch of lines is read on the threads
+  // at once, each line alone; the first that fails, in order, is read again to name its
+  // fault. (Batches: a file of 256 MiB of empty lines is refused at its first line, as
+  // before, without holding them all.)
+  constexpr std::size_t kBatch = 8192;
   std::vector<Merge> merges;
-  std::size_t line_number = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.rfind("#version", 0) == 0) continue;
-    const std::string where = "line " + std::to_string(line_number);
-    std::string left, right;
-    if (!split_merge(line, left, right)) {
-      std::string shown = line.size() > 60 ? line.substr(0, 60) + "..." : line;
-      throw InputError(path, where, "expected two pieces separated by one space (\"a b\"), found \"" + shown + "\"");
+  std::vector<std::string> lines;  // the batch's, without their line breaks ("\n", "\r\n")
+  std::vector<Merge> read(kBatch);
+  std::vector<char> is_merge(kBatch);  // (not a "#version" line)
+  std::size_t first_number = 1;        // the batch's first line's number
+  for (std::size_t pos = 0; pos < text.size(); first_number += lines.size()) {
+    lines.clear();
+    while (pos < text.size() && lines.size() < kBatch) {
+      std::size_t end = text.find('\n', pos);
+      if (end == std::string::npos) end = text.size();
+      lines.push_back(text.substr(pos, end - pos));
+      if (!lines.back().empty() && lines.back().back() == '\r') lines.back().pop_back();
+      pos = end + 1;
     }
-    merges.push_back(resolve_merge(left, right, vocabulary, path, where));
+    std::size_t first_fault = lines.size();
+#pragma omp parallel for schedule(static) reduction(min : first_fault) if (lines.size() >= 1024)
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      is_merge[i] = lines[i].rfind("#version", 0) != 0;
+      if (is_merge[i] && !merge_of(lines[i], vocabulary, read[i])) first_fault = std::min(first_fault, i);
+    }
+    if (first_fault < lines.size())  // throws
+      read_merge_line(lines[first_fault], first_number + first_fault, path, vocabulary);
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (is_merge[i]) merges.push_back(read[i]);
   }
   return merges;
 }

@@ -15,6 +15,9 @@ namespace attn {
 
 // {"piece": id, ...}: vocab.json, or tokenizer.json's model.vocab.
 BpeVocabulary read_vocabulary(const JsonField& field);
+// vocab.json, read, counted and checked as read_json_file does; its vocabulary as
+// read_vocabulary makes it, and its faults named as read_vocabulary names them.
+BpeVocabulary read_vocabulary_file(const std::string& path);
 // tokenizer.json's added_tokens: entries the vocabulary lacks are appended to it (their ids
 // must continue it); the ones it has must carry its id.
 std::vector<AddedToken> read_added_tokens(const JsonField& field, BpeVocabulary& vocabulary);
