@@ -12,12 +12,15 @@ namespace attn {
 namespace {
 
 // What the walkthrough's text takes while it is held: the page is written once the run is
-// over (its map first), so its text is held whole, about 3.6 bytes a byte written (the text,
-// its stream's slack, the copy written out). Fitted to the examples' and the reference
-// checkpoints' walkthroughs (explain, --lens, grad, generate): the first step of a kind is
-// shown in full, 760 bytes of explanation and formula and 5.5 a number shown (a tensor shows
-// at most 400 of its numbers: NumPy summarizes the rest); a later step of that kind 4.3 a
-// number. The fit is within 0.76 and 1.37 times the text written.
+// over (its map first), so its text is held whole in a string whose capacity doubles: 2 to
+// 3 bytes a byte written (the text, the buffer it outgrew while it is copied, the copy
+// written out), and the printers' own strings besides. Fitted to the examples' and the
+// reference checkpoints' walkthroughs (explain, --lens, grad, generate): the first step of a
+// kind is shown in full, 760 bytes of explanation and formula and 5.5 a number shown (a
+// tensor shows at most 400 of its numbers: NumPy summarizes the rest); a later step of that
+// kind 4.3 a number, within 0.39 and 1.17 times the text written; each byte counted 5.2
+// times, so that every example's run is covered (the walkthrough of untrained_i_love_ai,
+// whose text stays inside its buffer's capacity, by 1.3 times its heap).
 constexpr long double kTextHeld = 5.2;
 constexpr long double kTextFirstStep = 760, kTextFirstNumber = 5.5, kTextLaterNumber = 4.3;
 constexpr long double kTextNumbersShown = 400;
