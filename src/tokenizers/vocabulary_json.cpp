@@ -15,24 +15,32 @@ constexpr const char* kRoleKeys[] = {"pad_token", "unk_token", "bos_token", "eos
 
 // A merge's two pieces and the piece they make, as ids; InputError(file, where, ...) when
 // the vocabulary lacks one.
-Merge resolve_merge(const std::string& left, const std::string& right, const BpeVocabulary& vocabulary,
-                    const std::string& file, const std::string& where) {
-  Merge merge;
+// Looks up the merge of `left` and `right` into `merge`: which of its pieces (0 the first, 1
+// the second, 2 the result) the vocabulary lacks, or -1 when it has them all.
+int missing_merge_piece(const std::string& left, const std::string& right, const BpeVocabulary& vocabulary,
+                        Merge& merge) {
   const std::string pieces[] = {left, right, left + right};
   std::size_t* slots[] = {&merge.left, &merge.right, &merge.result};
   for (int i = 0; i < 3; ++i) {
     const auto id = vocabulary.find(pieces[i]);
-    if (!id) {
-      throw InputError(file, where,
-                       "expected a merge of pieces in the vocabulary, found \"" + left + " " + right + "\", whose " +
-                           (i == 0   ? "first piece"
-                            : i == 1 ? "second piece"
-                                     : "result") +
-                           " \"" + pieces[i] + "\" the vocabulary lacks");
-    }
+    if (!id) return i;
     *slots[i] = *id;
   }
-  return merge;
+  return -1;
+}
+
+Merge resolve_merge(const std::string& left, const std::string& right, const BpeVocabulary& vocabulary,
+                    const std::string& file, const std::string& where) {
+  Merge merge;
+  const int i = missing_merge_piece(left, right, vocabulary, merge);
+  if (i < 0) return merge;
+  const std::string pieces[] = {left, right, left + right};
+  throw InputError(file, where,
+                   "expected a merge of pieces in the vocabulary, found \"" + left + " " + right + "\", whose " +
+                       (i == 0   ? "first piece"
+                        : i == 1 ? "second piece"
+                                 : "result") +
+                       " \"" + pieces[i] + "\" the vocabulary lacks");
 }
 
 // "a b" as two pieces; false unless exactly one space separates two non-empty pieces.
@@ -226,11 +234,7 @@ Merge read_merge_line(const std::string& line, std::size_t number, const std::st
 // Whether `line` is a merge read_merge_line reads without a fault: then `merge` is it.
 bool merge_of(const std::string& line, const BpeVocabulary& vocabulary, Merge& merge) {
   std::string left, right;
-  if (!split_merge(line, left, right)) return false;
-  const auto first = vocabulary.find(left), second = vocabulary.find(right), result = vocabulary.find(left + right);
-  if (!first || !second || !result) return false;
-  merge = {*first, *second, *result};
-  return true;
+  return split_merge(line, left, right) && missing_merge_piece(left, right, vocabulary, merge) < 0;
 }
 
 }  // namespace
