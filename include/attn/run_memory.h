@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "attn/model.h"
@@ -33,6 +34,9 @@ struct RunPlan {
   Kept kept = Kept::Nothing;
   bool shown = false;     // a walkthrough of the run is written, its text held until the end
   bool backward = false;  // attn grad: a gradient for every entry and for every weight
+  // attn grad: the gradients are kept until the end, as they are when shown (a dump to
+  // standard output writes them once the run has succeeded; the lesson draws them).
+  bool gradients_kept = false;
   // --ablate beside an output head: the run without the ablation first, its next-token
   // probabilities kept beside the ablated run.
   bool unablated_run = false;
@@ -53,6 +57,10 @@ struct RunPlan {
   // attn patch's runs: the head computes the logits of these vocabulary ids alone at the
   // last row, (B,1,k) (RunContext::head_ids; nullptr: the whole head, (B,T,V) twice).
   const std::vector<std::size_t>* head_ids = nullptr;
+  // --dump: what the dump holds while it writes the tensors of these shapes (the run's
+  // records, in order; attn grad's gradients besides), counted by io/ (attn/dump.h's
+  // dump_held_bytes, handed over by the command: forward/ does not depend on io/). Empty: no dump.
+  std::function<std::uint64_t(const std::vector<Shape>& tensors)> dump_held;
   // The model file's bytes, parsed whole as the model loaded (0: none, a checkpoint): its
   // JSON document and the weights made from it were held at once, before this run.
   std::uint64_t model_file_bytes = 0;

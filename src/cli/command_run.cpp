@@ -22,11 +22,23 @@ std::unique_ptr<Session> open_session(const ModelChoice& model, const ReadingCho
   return std::make_unique<Session>(model, reading, load, text_optional);
 }
 
-CommandRun::CommandRun(Session& session, const ModelChoice& choice, const OutputChoice& output, const char* command)
-    : session_(session), choice_(choice), output_(output), command_(command) {
-  dump_options_.non_finite = parse_json_non_finite(output.json_non_finite).value_or(JsonNonFinite::String);
-  dump_options_.parameters = parse_dump_parameters(output.dump_parameters).value_or(DumpParameters::Auto);
+DumpOptions dump_options_of(const OutputChoice& output) {
+  DumpOptions options;
+  options.non_finite = parse_json_non_finite(output.json_non_finite).value_or(JsonNonFinite::String);
+  options.parameters = parse_dump_parameters(output.dump_parameters).value_or(DumpParameters::Auto);
+  return options;
 }
+
+std::function<std::uint64_t(const std::vector<Shape>&)> dump_memory(const std::string& dump_path, const Model& model,
+                                                                    const DumpOptions& options) {
+  if (dump_path.empty()) return {};
+  return [dump_path, &model, options](const std::vector<Shape>& tensors) {
+    return dump_held_bytes(dump_path, model, options, tensors);
+  };
+}
+
+CommandRun::CommandRun(Session& session, const ModelChoice& choice, const OutputChoice& output, const char* command)
+    : session_(session), choice_(choice), output_(output), command_(command), dump_options_(dump_options_of(output)) {}
 
 std::ostream& CommandRun::terminal() const { return dump_to_stdout() ? std::cerr : std::cout; }
 

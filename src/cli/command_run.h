@@ -9,9 +9,12 @@
 #define ATTN_CLI_COMMAND_RUN_H_
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "attn/dump.h"
 #include "attn/model_file.h"
@@ -30,6 +33,13 @@ double seconds_since(std::chrono::steady_clock::time_point start);
 std::unique_ptr<Session> open_session(const ModelChoice& model, const ReadingChoice& reading,
                                       const std::string& dump_path, bool pause, const LoadOptions& load,
                                       bool text_optional = false);
+
+// The dump's options as --json-nonfinite and --dump-parameters say (each checked as parsed).
+DumpOptions dump_options_of(const OutputChoice& output);
+// What a dump to `dump_path` holds beside the run, for the run's memory estimate
+// (RunPlan::dump_held; attn/dump.h's dump_held_bytes): empty without a dump.
+std::function<std::uint64_t(const std::vector<Shape>&)> dump_memory(const std::string& dump_path, const Model& model,
+                                                                    const DumpOptions& options);
 
 class CommandRun {
  public:

@@ -222,6 +222,7 @@ RunPlan explain_plan(const ExplainOptions& options, const Model& model, Ablation
               : walkthrough                                          ? RunPlan::Kept::Streamed
                                                                      : RunPlan::Kept::Nothing;
   plan.shown = !options.output.quiet;
+  plan.dump_held = dump_memory(options.output.dump_path, model, dump_options_of(options.output));
   plan.lens = options.reading.lens;
   if (!options.reading.ablate.empty()) {
     ablation = parse_ablation(options.reading.ablate, options.reading.ablate_mean, model);

@@ -286,6 +286,7 @@ int run_generate(const GenerateOptions& options) {
   if (options.beams.beams > 1) return run_beam_search(options, *session);
   RunPlan plan;
   plan.shown = !(options.output.quiet || options.json);
+  plan.dump_held = dump_memory(options.output.dump_path, session->model(), DumpOptions{});  // as open_outputs writes it
   Generation generation(*session, options.sampling, options.rules, plan);
   const auto outputs = open_outputs(options, *session, generation);
   Trace prompt(!session->input().batched);

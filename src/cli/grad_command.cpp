@@ -85,6 +85,8 @@ std::unique_ptr<Session> open_grad_session(const GradOptions& options, Walkthrou
   // (kept when shown) and every weight.
   RunPlan plan = run_plan(session->load_options());
   plan.shown = !options.output.quiet;
+  plan.dump_held = dump_memory(options.output.dump_path, session->model(), dump_options_of(options.output));
+  plan.gradients_kept = options.output.dump_to_stdout() || !options.output.html_path.empty();  // as run_grad keeps them
   session->check_memory(plan);
   walkthrough = walkthrough_options(options.print, options.steps, options.output.dump_to_stdout());
   check_selection(walkthrough, session->model(), session->input());

@@ -18,10 +18,11 @@ namespace {
 // reference checkpoints' walkthroughs (explain, --lens, grad, generate): the first step of a
 // kind is shown in full, 760 bytes of explanation and formula and 5.5 a number shown (a
 // tensor shows at most 400 of its numbers: NumPy summarizes the rest); a later step of that
-// kind 4.3 a number, within 0.39 and 1.17 times the text written; each byte counted 5.2
-// times, so that every example's run is covered (the walkthrough of untrained_i_love_ai,
-// whose text stays inside its buffer's capacity, by 1.3 times its heap).
-constexpr long double kTextHeld = 5.2;
+// kind 4.3 a number, within 0.39 and 1.17 times the text written; each byte counted 4.4
+// times (the kept entries' names and operands counted apart: entry_heap_bytes), so that
+// every example's run is covered (the walkthrough of untrained_i_love_ai, whose text stays
+// inside its buffer's capacity, by 1.31 times its heap).
+constexpr long double kTextHeld = 4.4;
 constexpr long double kTextFirstStep = 760, kTextFirstNumber = 5.5, kTextLaterNumber = 4.3;
 constexpr long double kTextNumbersShown = 400;
 
@@ -41,6 +42,15 @@ long double block(long double bytes) {
 
 // A string's heap: none while it fits the 15 bytes std::string keeps inline.
 long double string_heap(const std::string& text) { return text.size() > 15 ? block(text.size() + 1) : 0; }
+
+// What a kept entry holds besides its tensor: its place in the trace's vector (which holds
+// up to twice its entries), its name, and its operands' names, shapes and axes.
+long double entry_heap_bytes(const TraceRecord& r) {
+  long double bytes = 2 * sizeof(TraceEntry) + string_heap(r.name) + block(sizeof(Operand) * r.operands.size());
+  for (const Operand& operand : r.operands)
+    bytes += string_heap(operand.name) + tensor_heap_bytes(operand.shape, operand.axes, false);
+  return bytes;
+}
 
 }  // namespace
 
@@ -78,7 +88,8 @@ void MemoryHoldings::record(const TraceRecord& r) {
   block_ += bytes;
   largest_block_ = std::max(largest_block_, block_);
   last_ = bytes;
-  keep(r.id, bytes);
+  keep(r.id, bytes + entry_heap_bytes(r));
+  if (notes_shapes_) shapes_.push_back(r.shape);
   // the logit lens: the program holds every layer's output until the head reads them
   if (lens_ && is_layer_output(r.id.kind)) lens_held_ += bytes;
   if (shown_) {

@@ -35,6 +35,8 @@ class MemoryHoldings {
   void hold(long double bytes) { held_ += bytes; }
   // A generation's run: the decoder keeps the last position's logits once the head has run.
   void keep_last_logits() { keeps_last_logits_ = true; }
+  // Notes every record's shape, in order (what a dump of the run writes).
+  void note_shapes() { notes_shapes_ = true; }
 
   // The most held at once, in bytes.
   long double peak() const { return peak_; }
@@ -47,6 +49,8 @@ class MemoryHoldings {
   long double last_logits() const { return last_logits_; }
   // The most a block held at once: what a block's backward holds besides, about as much.
   long double largest_block() const { return largest_block_; }
+  // The records' shapes, when noted.
+  const std::vector<Shape>& shapes() const { return shapes_; }
 
  private:
   void record(const TraceRecord& r);
@@ -55,7 +59,8 @@ class MemoryHoldings {
   const Model& model_;
   RunPlan::Kept policy_;
   bool shown_, lens_;
-  bool keeps_last_logits_ = false;
+  bool keeps_last_logits_ = false, notes_shapes_ = false;
+  std::vector<Shape> shapes_;
   const Trace* trace_ = nullptr;
   std::size_t blocks_seen_ = 0;                       // tape entries: blocks finished
   StepId last_id_;                                    // the last record (the lens's layer)

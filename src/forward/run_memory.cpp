@@ -76,9 +76,10 @@ RunInput shape_input(const RunInput& input, const RunPlan& plan) {
 // One run of the program on `input` under `kept`, `held` bytes held beside it, its head
 // the ids' logits alone when `head_ids` says so.
 MemoryHoldings shape_run(const Model& model, const RunInput& input, RunPlan::Kept kept, bool shown, long double held,
-                         const std::vector<std::size_t>* head_ids = nullptr) {
+                         const std::vector<std::size_t>* head_ids = nullptr, bool dumped = false) {
   MemoryHoldings holdings(model, kept, shown, input.lens && model.output.present);
   holdings.hold(held);
+  if (dumped) holdings.note_shapes();
   Trace trace(!input.batched);
   holdings.watch(trace);
   RunContext context;
@@ -90,6 +91,24 @@ MemoryHoldings shape_run(const Model& model, const RunInput& input, RunPlan::Kep
 
 long double tensor_bytes(const Tensor& t) { return static_cast<long double>(float64_bytes(t.shape)); }
 
+// What a generation's dump holds beside it: the prompt's records, then each new token's step
+// and the caches after it (step.<t>.cache.decoder.<l>.k and .v), counted as the last step's,
+// the largest.
+long double generation_dump_bytes(const RunPlan& plan, const MemoryHoldings& prompt, const MemoryHoldings& step,
+                                  const std::vector<LayerCache>& caches, std::size_t filled) {
+  if (!plan.dump_held) return 0;
+  std::vector<Shape> written = prompt.shapes();
+  for (std::size_t t = filled + 1; t < plan.generated_len; ++t) {
+    written.insert(written.end(), step.shapes().begin(), step.shapes().end());
+    for (const LayerCache& c : caches)
+      for (const Tensor* kv : {&c.k, &c.v}) {
+        written.push_back(kv->shape);
+        written.back()[1] = plan.generated_len;
+      }
+  }
+  return static_cast<long double>(plan.dump_held(written));
+}
+
 // attn generate: the prompt's run fills the KV cache; the last new token's cached step
 // reads it at its longest. Each walkthrough's text is written when its run is over.
 long double generation_peak(const Model& model, const RunInput& input, const RunPlan& plan, long double held) {
@@ -100,6 +119,7 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
   MemoryHoldings prompt(model, plan.shown ? RunPlan::Kept::Streamed : RunPlan::Kept::Nothing, plan.shown, false);
   prompt.hold(held);
   prompt.keep_last_logits();
+  if (plan.dump_held) prompt.note_shapes();
   Trace prompt_trace(!input.batched);
   prompt.watch(prompt_trace);
   run_program(model, input, prompt_trace, context);
@@ -110,7 +130,8 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
     if (plan.beams > 1)
       for (const LayerCache& c : caches)
         for (const Tensor* t : {&c.k, &c.v, &c.cross_k, &c.cross_v}) copies += tensor_bytes(*t);
-    return prompt.peak() + static_cast<long double>(plan.beams > 1 ? plan.beams : 0) * copies;
+    return prompt.peak() + static_cast<long double>(plan.beams > 1 ? plan.beams : 0) * copies +
+           (plan.dump_held ? static_cast<long double>(plan.dump_held(prompt.shapes())) : 0);
   }
   // the cache as the last step finds it: every position but its own (shapes alone)
   long double cache = 0;
@@ -133,11 +154,12 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
   step.hold(held + prompt.kept() + cache_copies * cache + (3 + rows) * prompt.last_logits());
   Trace step_trace(true);
   step.watch(step_trace);
+  if (plan.dump_held) step.note_shapes();
   context.step = true;
   context.position = plan.generated_len - 1;
   Program run(model, 0, step_trace, context);
   run_forward(model, run);
-  return std::max(prompt.peak(), step.peak());
+  return std::max(prompt.peak(), step.peak()) + generation_dump_bytes(plan, prompt, step, caches, filled);
 }
 
 // The weights' numbers as the run holds them: float64, or as stored in the mapped files.
@@ -167,7 +189,20 @@ long double vocabulary_bytes(const Model& model) {
                                              : kBytesPerWordTokenizerToken * tokens);
 }
 
-// The most the run's tensors hold at once, run on shapes alone.
+// What the plan's dump holds beside the run that writes it: the records, and for attn grad
+// a gradient of each and of every weight.
+long double dump_bytes(const Model& model, const RunPlan& plan, const MemoryHoldings& run) {
+  if (!plan.dump_held) return 0;
+  std::vector<Shape> written = run.shapes();
+  if (plan.backward) {
+    written.insert(written.end(), run.shapes().begin(), run.shapes().end());
+    for (const ConstParameter& p : parameters(model)) written.push_back(p.tensor->shape);
+  }
+  return static_cast<long double>(plan.dump_held(written));
+}
+
+// The most the run's tensors hold at once, run on shapes alone, and a dump's buffers beside
+// them from the start.
 long double tensors_peak(const Model& model, const RunInput& given, const RunPlan& plan, long double weights64,
                          long double largest_weight) {
   const RunInput input = shape_input(given, plan);
@@ -183,16 +218,17 @@ long double tensors_peak(const Model& model, const RunInput& given, const RunPla
   }
   if (plan.generated_len) return std::max(peak, kGenerationBytes + generation_peak(model, input, plan, held));
   const RunPlan::Kept kept = plan.backward ? RunPlan::Kept::Everything : plan.kept;
-  const MemoryHoldings run = shape_run(model, input, kept, plan.shown, held, plan.head_ids);
-  peak = std::max(peak, run.peak());
+  const MemoryHoldings run = shape_run(model, input, kept, plan.shown, held, plan.head_ids, bool(plan.dump_held));
+  const long double dump = dump_bytes(model, plan, run);
+  peak = dump + std::max(peak, run.peak());
   if (!plan.backward) return peak;
   // attn grad's backward: the forward's entries, a gradient of each as large when they are
-  // shown (and one weight's printed), every weight's gradient, and the block being
+  // shown or kept (and one weight's printed), every weight's gradient, and the block being
   // differentiated: its results' gradients and one weight's share (the tied head's, (V,N));
   // the walkthrough shows the forward and the backward.
-  const long double gradients = plan.shown ? run.kept() + largest_weight : 0;
+  const long double gradients = plan.shown || plan.gradients_kept ? run.kept() + largest_weight : 0;
   const long double differentiated = 2 * run.largest_block() + largest_weight;
-  return std::max(peak, held + run.kept() + gradients + weights64 + differentiated + 2 * run.text());
+  return std::max(peak, dump + held + run.kept() + gradients + weights64 + differentiated + 2 * run.text());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <nlohmann/json.hpp>
 
+#include "forward/memory_holdings.h"
 #include "io/dump_summary.h"
 #include "io/npz_writer.h"
 #include "io/number_text.h"
@@ -87,6 +88,23 @@ class NestedRows {
   std::size_t rank_, row_len_, rows_;
 };
 
+// The .npz's list of what it wrote, held until its end: each tensor's zip entry (its file
+// name and offsets) and its line in __meta__.json (name, shape, axes and dtype as a JSON
+// object, then as text), in vectors and strings whose capacity doubles. A run's heap with
+// the dump, less its heap without it and the file's buffer, was 380 to 1010 bytes a tensor
+// on the examples (explain, grad, generate: 51 to 187 tensors); counted as 1536.
+constexpr long double kNpzBytesPerTensor = 1536;
+
+// A tensor's text is formatted in parts of whole rows, 8K numbers or one row: 8K numbers are
+// about 160 KB of text, a quarter of a millisecond to format: small enough that the threads
+// share even the (S, d) tensors of base (128 x 512, 8 parts) evenly, large enough that
+// handing parts over costs nothing next to them. The parts are cut by the sizes alone, so
+// the text is the same whatever the number of threads.
+constexpr std::size_t kNumbersPerPart = std::size_t{1} << 13;
+std::size_t rows_per_part_of(const NestedRows& rows) {
+  return std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
+}
+
 // Nested empty lists for a shape with a zero in it: (2, 0) -> [[], []].
 void append_empty(std::string& out, const Shape& shape, std::size_t axis) {
   out += '[';
@@ -153,11 +171,8 @@ class TraceDump::Json {
     const NestedRows rows(shape, data, non_finite_);
     // Blocks of rows ("parts"), formatted by the threads (formatting is most of the dump)
     // and written in order as they are done, so nothing bigger than a few parts is ever
-    // held as text. The parts are cut by the sizes alone, so the text is the same whatever
-    // the number of threads.
-    const std::size_t rows_per_part =
-        std::max<std::size_t>(1, kNumbersPerPart / std::max<std::size_t>(1, rows.row_len()));
-    const std::size_t parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
+    // held as text.
+    const std::size_t rows_per_part = rows_per_part_of(rows), parts = (rows.rows() + rows_per_part - 1) / rows_per_part;
     pipeline_.run(
         parts, rows.max_chars(0, std::min(rows.rows(), rows_per_part)), n >= kParallelMinNumbers,
         [&rows, rows_per_part](std::size_t part, PartBuffer& buffer) {
@@ -168,10 +183,6 @@ class TraceDump::Json {
         [this](const char* text, std::size_t length) { out_.write(text, length); });
   }
 
-  // 8K numbers are about 160 KB of text, a quarter of a millisecond to format: small
-  // enough that the threads share even the (S, d) tensors of base (128 x 512, 8 parts)
-  // evenly, large enough that handing parts over costs nothing next to them.
-  static constexpr std::size_t kNumbersPerPart = std::size_t{1} << 13;
   // Formatting takes about 35 ns a number, so 32K numbers are 1.1 ms of work: enough to
   // be worth waking another thread (kernels/parallel.h says why cheaper loops stay on one).
   static constexpr std::size_t kParallelMinNumbers = std::size_t{1} << 15;
@@ -260,6 +271,30 @@ class OstreamOutput : public ByteOutput {
   std::ostream& out_;
 };
 }  // namespace
+
+std::uint64_t dump_held_bytes(const std::string& path, const Model& model, const DumpOptions& options,
+                              const std::vector<Shape>& tensors) {
+  const bool with_parameters = dump_includes_parameters(options.parameters, model);
+  std::vector<const Shape*> written;
+  for (const Shape& shape : tensors) written.push_back(&shape);
+  long double widened_copy = 0;
+  for (const ConstParameter& p : with_parameters ? parameters(model) : std::vector<ConstParameter>{}) {
+    written.push_back(&p.tensor->shape);
+    if (p.tensor->stored) widened_copy = std::max(widened_copy, tensor_heap_bytes(p.tensor->shape, p.tensor->axes));
+  }
+  long double bytes = static_cast<long double>(OutputFile::kBufferBytes) + widened_copy;
+  if (dump_format(path) == DumpFormat::Npz)
+    return static_cast<std::uint64_t>(bytes + kNpzBytesPerTensor * static_cast<long double>(written.size()));
+  PartHolding parts(omp_get_max_threads());
+  for (const Shape* shape : written) {
+    const NestedRows rows(*shape, nullptr, options.non_finite);
+    if (rows.rows() == 0) continue;
+    const std::size_t per_part = rows_per_part_of(rows), count = (rows.rows() + per_part - 1) / per_part;
+    parts.add(count, rows.max_chars(0, std::min(rows.rows(), per_part)),
+              rows.max_chars((count - 1) * per_part, rows.rows()));
+  }
+  return static_cast<std::uint64_t>(bytes + static_cast<long double>(parts.bytes()));
+}
 
 void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,
                       const DumpOptions& options) {

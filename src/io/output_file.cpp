@@ -24,8 +24,6 @@
 namespace attn {
 
 namespace {
-// Big enough that a write(2) call costs little next to the copy it makes.
-constexpr std::size_t kBufferSize = std::size_t{4} << 20;
 // Blocks at least this large (a tensor's raw data in a .npz, a part of a JSON tensor's
 // text) are written as they are: copying them into the buffer first would cost more than
 // the write(2) call it saves.
@@ -197,7 +195,7 @@ void TempFile::commit() {
 
 OutputFile::OutputFile(const std::string& path, std::string what, std::string update_of)
     : path_(path), what_(std::move(what)), update_of_(std::move(update_of)) {
-  buffer_.reserve(kBufferSize);
+  buffer_.reserve(kBufferBytes);
   if (path == "-") {
     fd_ = STDOUT_FILENO;
     return;
@@ -246,7 +244,7 @@ void OutputFile::write(const char* data, std::size_t size) {
     write_all(data, size);
     return;
   }
-  if (buffer_.size() + size > kBufferSize) flush();
+  if (buffer_.size() + size > kBufferBytes) flush();
   buffer_.insert(buffer_.end(), data, data + size);
 }
 

@@ -54,6 +54,10 @@ class TempFile {
 
 class OutputFile : public ByteOutput {
  public:
+  // Its buffer, reserved when it opens: big enough that a write(2) call costs little next
+  // to the copy it makes.
+  static constexpr std::size_t kBufferBytes = std::size_t{4} << 20;
+
   // Creates the temporary file beside `path` (through a symbolic link: beside the file it
   // points to, which commit() replaces, keeping the link). "-" writes straight to stdout,
   // and an existing device or pipe (/dev/null, a FIFO) is written into directly, never

@@ -15,18 +15,55 @@ constexpr std::size_t kSlotsPerThread = 4;
 constexpr std::size_t kMaxHeldBytes = std::size_t{16} << 20;
 // More threads than this would mostly wait for the one that writes.
 constexpr int kMaxThreads = 64;
+
+int thread_count(int threads) { return std::clamp(threads, 1, kMaxThreads); }
+std::size_t slot_count(int threads) { return kSlotsPerThread * static_cast<std::size_t>(thread_count(threads)); }
+
+// What malloc hands out for a request of `size` bytes on 64-bit glibc, at most: its block
+// rounded up to 16 bytes, or to whole pages for a block it maps on its own (128 KiB and up).
+std::uint64_t malloc_usable_bound(std::size_t size) {
+  if (size == 0) return 0;
+  constexpr std::uint64_t kPage = 4096, kMapThreshold = 128 << 10;
+  const std::uint64_t header = 8;
+  if (size >= kMapThreshold) return (size + header + kPage - 1) / kPage * kPage - header;
+  return std::max<std::uint64_t>(24, (size + header + 15) / 16 * 16 - header);
+}
+
 }  // namespace
 
 char* PartBuffer::room(std::size_t size) {
   if (size > capacity_) {
+    // the old buffer freed first: the two are never held at once (PartHolding counts one)
+    data_.reset();
+    capacity_ = 0;
     data_.reset(new char[size]);
     capacity_ = size;
   }
   return data_.get();
 }
 
-PartPipeline::PartPipeline(int threads)
-    : threads_(std::clamp(threads, 1, kMaxThreads)), slots_(kSlotsPerThread * static_cast<std::size_t>(threads_)) {}
+std::size_t PartPipeline::window(int threads, std::size_t part_bytes) {
+  return std::clamp(kMaxHeldBytes / std::max<std::size_t>(1, part_bytes),
+                    static_cast<std::size_t>(thread_count(threads)), slot_count(threads));
+}
+
+PartHolding::PartHolding(int threads) : threads_(threads), capacities_(slot_count(threads)) {}
+
+void PartHolding::add(std::size_t parts, std::size_t part_bytes, std::size_t last_part_bytes) {
+  // slot s's largest part is part s: every part after it in that slot is a later one, as
+  // large or the last
+  const std::size_t used = std::min(parts, PartPipeline::window(threads_, part_bytes));
+  for (std::size_t s = 0; s < used; ++s)
+    capacities_[s] = std::max(capacities_[s], s + 1 == parts ? last_part_bytes : part_bytes);
+}
+
+std::uint64_t PartHolding::bytes() const {
+  std::uint64_t bytes = 0;
+  for (const std::size_t capacity : capacities_) bytes += malloc_usable_bound(capacity);
+  return bytes;
+}
+
+PartPipeline::PartPipeline(int threads) : threads_(thread_count(threads)), slots_(slot_count(threads)) {}
 
 PartPipeline::~PartPipeline() {
   {
@@ -97,8 +134,7 @@ void PartPipeline::run(std::size_t parts, std::size_t part_bytes, bool shared, c
   format_ = &format;
   shared_ = shared && !helpers_.empty();
   parts_ = parts;
-  window_ = std::clamp(kMaxHeldBytes / std::max<std::size_t>(1, part_bytes), static_cast<std::size_t>(threads_),
-                       slots_.size());
+  window_ = window(threads_, part_bytes);
   next_ = emitted_ = 0;
   failure_ = nullptr;
   for (auto& slot : slots_) slot.done = false;

@@ -13,6 +13,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -35,6 +36,22 @@ class PartBuffer {
   std::size_t capacity_ = 0;
 };
 
+// The bytes a PartPipeline's buffers hold, counted before it runs (the memory estimate):
+// each slot keeps the largest part it has formatted, and part p of a run goes to slot
+// p % window, so the slots' sizes follow from the parts' sizes alone.
+class PartHolding {
+ public:
+  explicit PartHolding(int threads);
+  // A run() of `parts` parts of `part_bytes` each but the last, of `last_part_bytes`.
+  void add(std::size_t parts, std::size_t part_bytes, std::size_t last_part_bytes);
+  // What malloc hands out for the buffers (each block's usable size, at most).
+  std::uint64_t bytes() const;
+
+ private:
+  int threads_;
+  std::vector<std::size_t> capacities_;
+};
+
 class PartPipeline {
  public:
   // Writes part `part`'s text into `buffer` (through buffer.room) and returns its length.
@@ -54,6 +71,10 @@ class PartPipeline {
   // waking a thread). The text is the same whoever formats which part. An exception from
   // format or emit is rethrown here once no helper is still formatting a part of this call.
   void run(std::size_t parts, std::size_t part_bytes, bool shared, const Format& format, const Emit& emit);
+
+  // The parts of one run() in flight at once, at most: part p is formatted in slot
+  // p % window (never fewer than one a thread).
+  static std::size_t window(int threads, std::size_t part_bytes);
 
  private:
   struct Slot {

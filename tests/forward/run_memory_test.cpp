@@ -280,7 +280,18 @@ TEST_CASE("the estimate, worked by hand for one attention block", "[run_memory]"
   //   72 = 360 each) and eight three (the heads' (H,S,d) and (H,S,S): 264 + 24 + 104 = 392
   //   each): 2160 + 3136 = 5296;
   // - the tape when the block's last record is made: its one entry so far (the input) in a
-  //   vector that may hold twice as many, 2 x sizeof(TapeEntry).
+  //   vector that may hold twice as many, 2 x sizeof(TapeEntry);
+  // - a kept entry besides its tensor: its place in the trace's vector, which may hold twice
+  //   as many, 2 x sizeof(TraceEntry) (2 x 168 on x86-64 glibc); its name past the 15 bytes a
+  //   string keeps inline ("encoder.0.attention.q", 21 bytes: 24; "...q_heads", 27: 40;
+  //   "...k_t", 23: 24; the others 26 to 33: 40; "input": none); its operands (112 bytes each)
+  //   in one block (one: 120, two: 232), and each operand's name as above, its shape and its
+  //   axes (two axes: 24 + 72, three: 24 + 104). The input 336; q, k, v 336 + 24 + 232 + 96
+  //   (the input) + 96 (W_q) = 784 each; q_heads, k_heads, v_heads 336 + 40 + 120 + 24 + 96
+  //   = 616; k_t 336 + 24 + 120 + 40 + 128 = 648; scores 336 + 40 + 232 + (40 + 128) +
+  //   (24 + 128) = 928; scaled_scores, weights and concat 336 + 40 + 120 + 40 + 128 = 664;
+  //   context 336 + 40 + 232 + 2 x (40 + 128) = 944; output 336 + 40 + 232 + (40 + 96) + 96
+  //   = 840: 9888 for the 14.
   const attn::LoadedModel loaded = attn::load_model_text(
       R"({"model": {"d_model": 8, "num_heads": 2}, "input": {"X": {"randn": [4, 8]}},
           "encoder": [{"attention": {"W_q": "randn", "W_k": "randn", "W_v": "randn", "W_o": "randn"}}]})",
@@ -290,14 +301,17 @@ TEST_CASE("the estimate, worked by hand for one attention block", "[run_memory]"
     plan.kept = kept;
     return attn::estimate_run_memory(loaded.model, loaded.input, plan);
   };
+  REQUIRE(sizeof(attn::TraceEntry) == 168);  // as worked above
+  REQUIRE(sizeof(attn::Operand) == 112);
   const std::uint64_t program = 292 * 1024, weights = 4 * 616, records = 6 * 360 + 8 * 392,
-                      tape = 2 * sizeof(attn::TapeEntry);
+                      tape = 2 * sizeof(attn::TapeEntry), entries = 9888;
   // A trace that keeps nothing holds at most the block's 13 results and the input it reads.
   CHECK(estimate(attn::RunPlan::Kept::Nothing) == program + weights + records + tape);
   // Kept, the 14 entries are held twice at the block's end (the trace's copies and the
-  // block's own). One layer: a streamed walkthrough forgets nothing.
-  CHECK(estimate(attn::RunPlan::Kept::Everything) == program + weights + 2 * records + tape);
-  CHECK(estimate(attn::RunPlan::Kept::Streamed) == program + weights + 2 * records + tape);
-  // attn heads keeps the attention weights beside: (H=2,S=4,S=4), 392.
-  CHECK(estimate(attn::RunPlan::Kept::AttentionWeights) == program + weights + records + tape + 392);
+  // block's own), and the entries' names and operands. One layer: a streamed walkthrough
+  // forgets nothing.
+  CHECK(estimate(attn::RunPlan::Kept::Everything) == program + weights + 2 * records + tape + entries);
+  CHECK(estimate(attn::RunPlan::Kept::Streamed) == program + weights + 2 * records + tape + entries);
+  // attn heads keeps the attention weights beside: (H=2,S=4,S=4), 392, and their entry, 664.
+  CHECK(estimate(attn::RunPlan::Kept::AttentionWeights) == program + weights + records + tape + 392 + 664);
 }

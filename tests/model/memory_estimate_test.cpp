@@ -160,7 +160,12 @@ TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memo
   // k_biased, v_biased of (S=4,H*d=8) (B=1 is not recorded), 256 bytes of numbers in a
   // block of 264, a shape of two sizes in 24 and two axis names in 72, 360 bytes each,
   // which a run keeping its trace keeps and its attention block holds until it ends:
-  // 3 x 136 + 2 x 3 x 360 = 2568 bytes more.
+  // 3 x 136 + 2 x 3 x 360 = 2568 bytes; and each kept entry's own (run_memory_test.cpp works
+  // them for this block): its place in the trace's vector (2 x 168), its name
+  // ("encoder.0.attention.q_biased", 28 bytes: 40), its two operands in one block (232), q's
+  // name (24), shape and axes (96), b_q's shape and axis (24 + 40): 792 each; and q_heads,
+  // k_heads and v_heads now read q_biased, whose name takes 16 bytes more than q's: 3 x 792
+  // + 3 x 16 = 2424. 4992 bytes more.
   attn::LoadOptions options;
   options.trace_kept = true;
   const auto model = [](const std::string& biases) {
@@ -172,7 +177,7 @@ TEST_CASE("the estimate counts the bias steps of the biases a block has", "[memo
   const attn::LoadedModel unbiased = model(""), biased = model(R"(, "b_q": "randn", "b_k": "randn", "b_v": "randn")");
   const attn::RunPlan kept = attn::run_plan(options);
   const std::uint64_t without = attn::estimate_run_memory(unbiased.model, unbiased.input, kept);
-  CHECK(attn::estimate_run_memory(biased.model, biased.input, kept) == without + 2568);
+  CHECK(attn::estimate_run_memory(biased.model, biased.input, kept) == without + 4992);
   options.max_memory_bytes = without + 100;
   CHECK_NOTHROW(attn::check_run_memory(unbiased.model, unbiased.input, options));
   CHECK_THROWS_WITH(attn::check_run_memory(biased.model, biased.input, options),
