@@ -61,6 +61,9 @@ struct RunPlan {
   // records, in order; attn grad's gradients besides), counted by io/ (attn/dump.h's
   // dump_held_bytes, handed over by the command: forward/ does not depend on io/). Empty: no dump.
   std::function<std::uint64_t(const std::vector<Shape>& tensors)> dump_held;
+  // --html: the lesson's page, built in memory beside the run and written once it is over,
+  // with its file's buffer (cli/html_option.cpp estimates it).
+  std::uint64_t lesson_bytes = 0;
   // The model file's bytes, parsed whole as the model loaded (0: none, a checkpoint): its
   // JSON document and the weights made from it were held at once, before this run.
   std::uint64_t model_file_bytes = 0;

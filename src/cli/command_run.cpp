@@ -47,10 +47,11 @@ void CommandRun::open_dump() {
     dump_ = std::make_unique<TraceDump>(output_.dump_path, session_.model(), session_.input(), dump_options_);
 }
 
-void CommandRun::open_lesson(const WalkthroughOptions& walkthrough) {
+void CommandRun::open_lesson(const WalkthroughOptions& walkthrough, RunPlan plan) {
   const LoadOptions& load = session_.load_options();
-  check_html_memory(output_.html_path, session_.model(), walkthrough, PageSize{&session_.input(), load.backward, 0},
-                    load);
+  plan.lesson_bytes = check_html_memory(output_.html_path, session_.model(), walkthrough,
+                                        PageSize{&session_.input(), load.backward, 0}, load);
+  if (plan.lesson_bytes) session_.check_memory(plan);
   lesson_ = open_html_lesson(output_, choice_, command_, session_.model(), walkthrough);
 }
 

@@ -55,9 +55,10 @@ class CommandRun {
   bool dump_to_stdout() const { return output_.dump_to_stdout(); }
 
   // Opens the dump when it goes to a file (streamed: each record as the trace makes it);
-  // then, once the walkthrough's options are known, the lesson.
+  // then, once the walkthrough's options are known, the lesson, its page estimated alone
+  // and then beside the command's run (`plan`, the run's estimate as the command made it).
   void open_dump();
-  void open_lesson(const WalkthroughOptions& walkthrough);
+  void open_lesson(const WalkthroughOptions& walkthrough, RunPlan plan);
   TraceDump* dump() { return dump_.get(); }
   HtmlLesson* lesson() { return lesson_.get(); }
   // Gives every record of `trace` to the streamed dump, timed.

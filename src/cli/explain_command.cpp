@@ -90,9 +90,10 @@ void start_printers(CommandRun& run, const ExplainOptions& options, const Walkth
                                       outputs.every_step_in_full, false, false, nullptr);
 }
 
-void start_outputs(CommandRun& run, const ExplainOptions& options, const WalkthroughOptions& walkthrough, Trace& trace,
-                   ExplainOutputs& outputs, std::chrono::steady_clock::time_point started) {
-  run.open_lesson(walkthrough);
+void start_outputs(CommandRun& run, const ExplainOptions& options, const WalkthroughOptions& walkthrough,
+                   const RunPlan& plan, Trace& trace, ExplainOutputs& outputs,
+                   std::chrono::steady_clock::time_point started) {
+  run.open_lesson(walkthrough, plan);
   start_printers(run, options, walkthrough, trace, outputs);
   // The progress line shares the terminal with nothing else: not while the walkthrough
   // prints to it.
@@ -242,7 +243,8 @@ int run_explain(const ExplainOptions& options) {
   // run is estimated before anything runs, as it will be: with the target the greedy picks
   // can grow to, the trace kept as the outputs keep it, --lens and --ablate.
   Ablation ablation;
-  session->grow_target(explain_plan(options, session->model(), ablation));
+  const RunPlan plan = explain_plan(options, session->model(), ablation);
+  session->grow_target(plan);
   const double load_seconds = seconds_since(started);
 
   // Everything streams while the model runs: the walkthrough prints each step as it is
@@ -256,7 +258,7 @@ int run_explain(const ExplainOptions& options) {
   // The walkthrough is written once the run is over, its map first (and a wrong --steps
   // number is an error alone); --pause pages through it.
   ExplainOutputs outputs;
-  start_outputs(run, options, walkthrough, trace, outputs, started);
+  start_outputs(run, options, walkthrough, plan, trace, outputs, started);
   const auto run_started = std::chrono::steady_clock::now();
   run_forward(*session, run, trace, outputs);
   if (outputs.query && !options.output.quiet)

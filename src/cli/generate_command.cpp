@@ -154,8 +154,10 @@ std::unique_ptr<GenerateOutputs> open_outputs(const GenerateOptions& options, co
   const Model& model = session.model();
   o->walk = walkthrough_options(options.print, StepChoice{}, output.dump_to_stdout());
   if (!output.dump_path.empty()) o->dump = std::make_unique<TraceDump>(output.dump_path, model, session.input());
-  check_html_memory(output.html_path, model, o->walk, PageSize{&session.input(), false, generation.room()},
-                    session.load_options());
+  RunPlan plan = generation.plan();
+  plan.lesson_bytes = check_html_memory(output.html_path, model, o->walk,
+                                        PageSize{&session.input(), false, generation.room()}, session.load_options());
+  if (plan.lesson_bytes) session.check_memory(plan);
   o->lesson = open_html_lesson(output, options.model, "attn generate", model, o->walk);
   o->page = o->lesson ? &o->lesson->keep_open() : nullptr;
   const bool alone = output.quiet || options.json;  // the result alone on standard output

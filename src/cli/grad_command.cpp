@@ -72,7 +72,7 @@ GradSeconds run_both_passes(const Session& session, const GradOptions& options, 
 
 // The session for grad's run: its input, loss and ablation in place, checked before anything
 // runs; then the walkthrough's options (bad --steps, --layer, --cell, --batch refused).
-std::unique_ptr<Session> open_grad_session(const GradOptions& options, WalkthroughOptions& walkthrough) {
+std::unique_ptr<Session> open_grad_session(const GradOptions& options, WalkthroughOptions& walkthrough, RunPlan& plan) {
   LoadOptions load;
   load.backward = true;  // the whole forward trace is kept, and a gradient for every tensor
   load.ablation = !options.reading.ablate.empty();
@@ -83,7 +83,7 @@ std::unique_ptr<Session> open_grad_session(const GradOptions& options, Walkthrou
   session->apply_reading();
   // The run is estimated before it runs: the trace kept whole, a gradient for every entry
   // (kept when shown) and every weight.
-  RunPlan plan = run_plan(session->load_options());
+  plan = run_plan(session->load_options());
   plan.shown = !options.output.quiet;
   plan.dump_held = dump_memory(options.output.dump_path, session->model(), dump_options_of(options.output));
   plan.gradients_kept = options.output.dump_to_stdout() || !options.output.html_path.empty();  // as run_grad keeps them
@@ -113,7 +113,8 @@ int run_grad(const GradOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const OutputChoice& output = options.output;
   WalkthroughOptions walkthrough;
-  const std::unique_ptr<Session> session = open_grad_session(options, walkthrough);
+  RunPlan plan;
+  const std::unique_ptr<Session> session = open_grad_session(options, walkthrough, plan);
   CommandRun run(*session, options.model, output, "attn grad");
   const double load_seconds = seconds_since(started);
 
@@ -126,7 +127,7 @@ int run_grad(const GradOptions& options) {
   run.stream_into_dump(trace);
   // The lesson (--html) is drawn once the backward pass is done, and committed when the
   // terminal's walkthrough was written; a path that cannot take it is refused here.
-  run.open_lesson(walkthrough);
+  run.open_lesson(walkthrough, plan);
   const GradSeconds seconds = run_both_passes(*session, options, run, trace);
   if (!output.quiet) print_run(trace, *session, options, run.terminal());
   if (run.lesson()) draw_lesson(*run.lesson(), trace, session->model(), session->input(), walkthrough);

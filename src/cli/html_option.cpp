@@ -7,6 +7,7 @@
 #include "attn/error.h"
 #include "core/same_file.h"
 #include "html/html_canvas.h"
+#include "io/output_file.h"
 #include "present/model_overview.h"
 #include "validators.h"
 
@@ -41,9 +42,9 @@ std::unique_ptr<HtmlLesson> open_html_lesson(const OutputChoice& output, const M
                                       LessonInfo{command, lesson_subject(choice)});
 }
 
-void check_html_memory(const std::string& html_path, const Model& model, const WalkthroughOptions& walkthrough,
-                       const PageSize& page, const LoadOptions& load) {
-  if (html_path.empty() || !page.input) return;
+std::uint64_t check_html_memory(const std::string& html_path, const Model& model, const WalkthroughOptions& walkthrough,
+                                const PageSize& page, const LoadOptions& load) {
+  if (html_path.empty() || !page.input) return 0;
   RunSize size = run_size_of(model, *page.input);
   const long double n = static_cast<long double>(page.generated);
   if (page.generated > 0) {  // the run the prompt grows to
@@ -80,7 +81,7 @@ void check_html_memory(const std::string& html_path, const Model& model, const W
   const long double page_bytes = 512.0L * 1024 + page_bytes_per_cell(canvas) * cells + 16 * numbers;
   const long double need = 4 * page_bytes;
   const std::uint64_t limit = load.max_memory_bytes ? load.max_memory_bytes : default_memory_limit();
-  if (need <= static_cast<long double>(limit)) return;
+  if (need <= static_cast<long double>(limit)) return static_cast<std::uint64_t>(need) + OutputFile::kBufferBytes;
   throw InputError("--html", "",
                    fmt::format("the page would need about {:.1f} GiB while it is built (about {:.0f} heatmap cells "
                                "and {:.0f} numbers), more than the limit of {:.1f} GiB; draw less (a shorter text, "

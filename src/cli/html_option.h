@@ -40,9 +40,10 @@ struct PageSize {
 // The page (--html `html_path`, none when empty) is built in memory before it is written:
 // InputError naming --html when the page is estimated to need more than `load`'s limit
 // (heatmap cells and printed numbers, each about the bytes measured per cell and per number,
-// four times over while it is built).
-void check_html_memory(const std::string& html_path, const Model& model, const WalkthroughOptions& walkthrough,
-                       const PageSize& page, const LoadOptions& load);
+// four times over while it is built). Returns that estimate with the file's buffer, what
+// the run holds besides for its page (RunPlan::lesson_bytes); 0 without a page.
+std::uint64_t check_html_memory(const std::string& html_path, const Model& model, const WalkthroughOptions& walkthrough,
+                                const PageSize& page, const LoadOptions& load);
 
 // The run's walkthrough: on the terminal into `out` unless `quiet`, and into `lesson` when
 // there is one; nullptr when it is drawn nowhere. `forget`: as StreamingWalkthrough's.

@@ -246,7 +246,8 @@ std::uint64_t estimate_run_memory(const Model& model, const RunInput& input, con
   const long double loaded = kProgramBytes + weights + vocabulary_bytes(model);
   // the load, the model file's document beside the weights made from it; then the run
   const long double load = loaded + kBytesPerModelFileByte * static_cast<long double>(plan.model_file_bytes);
-  const long double bytes = std::max(load, loaded + tensors_peak(model, input, plan, weights64, largest_weight));
+  const long double bytes = std::max(load, loaded + static_cast<long double>(plan.lesson_bytes) +
+                                               tensors_peak(model, input, plan, weights64, largest_weight));
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 

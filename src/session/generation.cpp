@@ -76,6 +76,7 @@ Generation::Generation(Session& session, const SamplingChoice& sampling, const S
   // the prompt's run and the last new token's step, with the KV cache at its longest
   plan.generated_len = longest;
   session.check_memory(plan);
+  plan_ = plan;
   room_ = longest > tokens_.size() ? longest - tokens_.size() : 0;
   rng_ = std::make_unique<NumpyRandom>(sampling.seed);
   never_ = never_generated_ids(model);  // and a checkpoint's bad_words_ids

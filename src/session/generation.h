@@ -76,6 +76,9 @@ class Generation {
   const std::vector<std::string>& tokens() const { return tokens_; }
   // How many tokens may follow the prompt: -n, at most what a learned position table holds.
   std::size_t room() const { return room_; }
+  // The run as it was estimated (its KV cache at its longest): the lesson's page is
+  // estimated beside it.
+  const RunPlan& plan() const { return plan_; }
   std::optional<std::size_t> stop_id() const { return stop_id_; }
   // A checkpoint's eos_token_ids: generation stops at any of them.
   const std::vector<std::size_t>& eos_ids() const { return eos_ids_; }
@@ -113,6 +116,7 @@ class Generation {
   StopRules rules_;
   std::vector<std::string> tokens_;
   std::size_t room_ = 0;
+  RunPlan plan_;
   std::unique_ptr<KvCacheDecoder> decoder_;
   std::optional<std::size_t> stop_id_;
   std::vector<std::size_t> eos_ids_;

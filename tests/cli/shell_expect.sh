@@ -15,3 +15,15 @@ expect_files() {
   found=$(ls -A | grep -vxE 'err|out' | sort | tr '\n' ' ')
   [ "$found" = "$*" ] || fail "files left: '$found', expected '$*'"
 }
+# cpu_ms_now VAR: sets VAR to the CPU time, user and system, in milliseconds, of every
+# command this shell has run and waited for (`times`, run in this shell: a command
+# substitution's shell has no children of its own). A time limit held to it holds on a
+# machine busy with other tests, where a sanitized build's wall clock can double.
+cpu_ms_now() {
+  local file
+  file=$(mktemp) || fail "mktemp"
+  times >"$file"
+  printf -v "$1" '%s' "$(awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); sub("s", "", u[2]); sub("s", "", s[2]);
+                                        printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$file")"
+  rm -f "$file"
+}
