@@ -81,7 +81,7 @@ std::uint64_t check_html_memory(const std::string& html_path, const Model& model
   const long double page_bytes = 512.0L * 1024 + page_bytes_per_cell(canvas) * cells + 16 * numbers;
   const long double need = 4 * page_bytes;
   const std::uint64_t limit = load.max_memory_bytes ? load.max_memory_bytes : default_memory_limit();
-  if (need <= static_cast<long double>(limit)) return static_cast<std::uint64_t>(need) + OutputFile::kBufferBytes;
+  if (need <= static_cast<long double>(limit)) return static_cast<std::uint64_t>(need) + OutputFile::kBufferHeapBytes;
   throw InputError("--html", "",
                    fmt::format("the page would need about {:.1f} GiB while it is built (about {:.0f} heatmap cells "
                                "and {:.0f} numbers), more than the limit of {:.1f} GiB; draw less (a shorter text, "

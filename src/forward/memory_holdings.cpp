@@ -33,8 +33,8 @@ long double elements(const Shape& shape) {
 }
 
 // What malloc hands out for `bytes` on 64-bit glibc, as heap_peak.cpp measures it (the
-// block's usable size): the request and the 8 bytes of its header rounded up to 16, 32 at
-// least; nothing for nothing.
+// block's usable size): the request and the 8 bytes of its header rounded up to 16, less
+// the header; a block of 32 (24 usable) at least; nothing for nothing.
 long double block(long double bytes) {
   if (bytes <= 0) return 0;
   return std::max<long double>(24, std::ceil((bytes + 8) / 16) * 16 - 8);

@@ -282,7 +282,7 @@ std::uint64_t dump_held_bytes(const std::string& path, const Model& model, const
     written.push_back(&p.tensor->shape);
     if (p.tensor->stored) widened_copy = std::max(widened_copy, tensor_heap_bytes(p.tensor->shape, p.tensor->axes));
   }
-  long double bytes = static_cast<long double>(OutputFile::kBufferBytes) + widened_copy;
+  long double bytes = static_cast<long double>(OutputFile::kBufferHeapBytes) + widened_copy;
   if (dump_format(path) == DumpFormat::Npz)
     return static_cast<std::uint64_t>(bytes + kNpzBytesPerTensor * static_cast<long double>(written.size()));
   PartHolding parts(omp_get_max_threads());

@@ -57,6 +57,9 @@ class OutputFile : public ByteOutput {
   // Its buffer, reserved when it opens: big enough that a write(2) call costs little next
   // to the copy it makes.
   static constexpr std::size_t kBufferBytes = std::size_t{4} << 20;
+  // What malloc hands out for it, at most: a block it maps on its own, in whole pages with
+  // its header (4 MiB and a page), as the memory estimates count it.
+  static constexpr std::size_t kBufferHeapBytes = kBufferBytes + 4096;
 
   // Creates the temporary file beside `path` (through a symbolic link: beside the file it
   // points to, which commit() replaces, keeping the link). "-" writes straight to stdout,

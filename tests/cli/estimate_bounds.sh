@@ -15,7 +15,8 @@ shift 3
 mkdir -p "$work" && cd "$work" || exit 1
 export OMP_NUM_THREADS=1
 
-gib() { python3 -c "import sys; print(repr(int(sys.argv[1]) / 1073741824))" "$1"; }
+# (awk, not a Python per step: a bisection runs attn 20 times; %.17g keeps every bit)
+gib() { awk -v bytes="$1" 'BEGIN { printf "%.17g\n", bytes / 1073741824 }'; }
 memory_text() {  # byte_size_text(bytes, ByteStyle::Memory)
   python3 -c "
 import sys
