@@ -125,11 +125,12 @@ class TraceDump {
 // as malloc hands them out): its file's buffer; the JSON text in flight, in parts of 8K
 // numbers or one row, each of the threads' slots keeping the largest part it formatted; a
 // stored parameter widened to float64 as it is written; an .npz's list of its tensors.
-// `tensors`: the shapes of what it takes from the run, in order (the records; attn grad's
-// gradients besides); the parameters' are added as `options` says. The run's memory
-// estimate counts it (attn/run_memory.h) before the dump opens.
+// `shapes`: the shapes of what it takes from the run (the records; attn grad's gradients
+// besides), each at least once, `tensors` of them in all; the parameters' are added as
+// `options` says. The run's memory estimate counts it (attn/run_memory.h) before the dump
+// opens.
 std::uint64_t dump_held_bytes(const std::string& path, const Model& model, const DumpOptions& options,
-                              const std::vector<Shape>& tensors);
+                              const std::vector<Shape>& shapes, long double tensors);
 
 // The whole JSON dump of a kept trace.
 void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,

@@ -57,10 +57,12 @@ struct RunPlan {
   // attn patch's runs: the head computes the logits of these vocabulary ids alone at the
   // last row, (B,1,k) (RunContext::head_ids; nullptr: the whole head, (B,T,V) twice).
   const std::vector<std::size_t>* head_ids = nullptr;
-  // --dump: what the dump holds while it writes the tensors of these shapes (the run's
-  // records, in order; attn grad's gradients besides), counted by io/ (attn/dump.h's
-  // dump_held_bytes, handed over by the command: forward/ does not depend on io/). Empty: no dump.
-  std::function<std::uint64_t(const std::vector<Shape>& tensors)> dump_held;
+  // --dump: what the dump holds while it writes `tensors` tensors of these shapes (the
+  // run's records; attn grad's gradients besides; each shape at least once: a generation's
+  // thousand steps write the same shapes a thousand times), counted by io/ (attn/dump.h's
+  // dump_held_bytes, handed over by the command: forward/ does not depend on io/). Empty:
+  // no dump.
+  std::function<std::uint64_t(const std::vector<Shape>& shapes, long double tensors)> dump_held;
   // --html: the lesson's page, built in memory beside the run and written once it is over,
   // with its file's buffer (cli/html_option.cpp estimates it).
   std::uint64_t lesson_bytes = 0;

@@ -98,15 +98,18 @@ long double generation_dump_bytes(const RunPlan& plan, const MemoryHoldings& pro
                                   const std::vector<LayerCache>& caches, std::size_t filled) {
   if (!plan.dump_held) return 0;
   std::vector<Shape> written = prompt.shapes();
-  for (std::size_t t = filled + 1; t < plan.generated_len; ++t) {
-    written.insert(written.end(), step.shapes().begin(), step.shapes().end());
-    for (const LayerCache& c : caches)
-      for (const Tensor* kv : {&c.k, &c.v}) {
-        written.push_back(kv->shape);
-        written.back()[1] = plan.generated_len;
-      }
-  }
-  return static_cast<long double>(plan.dump_held(written));
+  written.insert(written.end(), step.shapes().begin(), step.shapes().end());
+  for (const LayerCache& c : caches)
+    for (const Tensor* kv : {&c.k, &c.v}) {
+      written.push_back(kv->shape);
+      written.back()[1] = plan.generated_len;
+    }
+  // (counted, not listed: -n can be a hundred million)
+  const long double steps =
+      plan.generated_len > filled + 1 ? static_cast<long double>(plan.generated_len - filled - 1) : 0;
+  const long double per_step = static_cast<long double>(step.shapes().size() + 2 * caches.size());
+  return static_cast<long double>(
+      plan.dump_held(written, static_cast<long double>(prompt.shapes().size()) + steps * per_step));
 }
 
 // attn generate: the prompt's run fills the KV cache; the last new token's cached step
@@ -131,7 +134,9 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
       for (const LayerCache& c : caches)
         for (const Tensor* t : {&c.k, &c.v, &c.cross_k, &c.cross_v}) copies += tensor_bytes(*t);
     return prompt.peak() + static_cast<long double>(plan.beams > 1 ? plan.beams : 0) * copies +
-           (plan.dump_held ? static_cast<long double>(plan.dump_held(prompt.shapes())) : 0);
+           (plan.dump_held ? static_cast<long double>(
+                                 plan.dump_held(prompt.shapes(), static_cast<long double>(prompt.shapes().size())))
+                           : 0);
   }
   // the cache as the last step finds it: every position but its own (shapes alone)
   long double cache = 0;
@@ -194,11 +199,15 @@ long double vocabulary_bytes(const Model& model) {
 long double dump_bytes(const Model& model, const RunPlan& plan, const MemoryHoldings& run) {
   if (!plan.dump_held) return 0;
   std::vector<Shape> written = run.shapes();
-  if (plan.backward) {
-    written.insert(written.end(), run.shapes().begin(), run.shapes().end());
-    for (const ConstParameter& p : parameters(model)) written.push_back(p.tensor->shape);
+  long double tensors = static_cast<long double>(written.size());
+  if (plan.backward) {  // the gradients: the records' shapes again, and the weights'
+    tensors *= 2;
+    for (const ConstParameter& p : parameters(model)) {
+      written.push_back(p.tensor->shape);
+      tensors += 1;
+    }
   }
-  return static_cast<long double>(plan.dump_held(written));
+  return static_cast<long double>(plan.dump_held(written, tensors));
 }
 
 // The most the run's tensors hold at once, run on shapes alone, and a dump's buffers beside

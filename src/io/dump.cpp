@@ -273,18 +273,19 @@ class OstreamOutput : public ByteOutput {
 }  // namespace
 
 std::uint64_t dump_held_bytes(const std::string& path, const Model& model, const DumpOptions& options,
-                              const std::vector<Shape>& tensors) {
+                              const std::vector<Shape>& shapes, long double tensors) {
   const bool with_parameters = dump_includes_parameters(options.parameters, model);
   std::vector<const Shape*> written;
-  for (const Shape& shape : tensors) written.push_back(&shape);
+  for (const Shape& shape : shapes) written.push_back(&shape);
   long double widened_copy = 0;
   for (const ConstParameter& p : with_parameters ? parameters(model) : std::vector<ConstParameter>{}) {
     written.push_back(&p.tensor->shape);
+    tensors += 1;
     if (p.tensor->stored) widened_copy = std::max(widened_copy, tensor_heap_bytes(p.tensor->shape, p.tensor->axes));
   }
   long double bytes = static_cast<long double>(OutputFile::kBufferHeapBytes) + widened_copy;
   if (dump_format(path) == DumpFormat::Npz)
-    return static_cast<std::uint64_t>(bytes + kNpzBytesPerTensor * static_cast<long double>(written.size()));
+    return static_cast<std::uint64_t>(std::min(bytes + kNpzBytesPerTensor * tensors, 1.8e19L));
   PartHolding parts(omp_get_max_threads());
   for (const Shape* shape : written) {
     const NestedRows rows(*shape, nullptr, options.non_finite);

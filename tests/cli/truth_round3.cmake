@@ -128,6 +128,10 @@ attn_cli_test(train_task_max_memory ARGS train --task copy --d-ff 16777216 --max
 # generate has --max-memory, and counts the prompt and the -n new tokens.
 attn_cli_test(generate_max_memory ARGS generate "I love AI" -n 100000000 --max-memory 0.5 EXIT 2
               STDERR "^<default model>: text \\(command line\\): this run would need about [0-9.]+ GiB \\(B=1, S=3, T=100000001, d_model=6, heads=2, layers=2\\), more than the limit of 512\\.0 MiB; use a shorter text or raise --max-memory\n$")
+# ... and with --dump, whose steps are counted, not listed (a hundred million of them once
+# took the estimate itself out of memory): the npz's list of them besides.
+attn_cli_test(generate_dump_max_memory ARGS generate "I love AI" -n 100000000 --dump never.npz --max-memory 0.5 EXIT 2
+              STDERR "^<default model>: text \\(command line\\): this run would need about [0-9.]+ GiB \\(B=1, S=3, T=100000001, d_model=6, heads=2, layers=2\\), more than the limit of 512\\.0 MiB; use a shorter text or raise --max-memory\n$")
 # HTML pages are estimated before they are built: generate's grows with the square of -n.
 attn_cli_test(generate_html_max_memory ARGS generate "I love AI" -n 4000 --html never.html --max-memory 2 EXIT 2
               STDERR "^--html: the page would need about [0-9.]+ GiB while it is built \\(about [0-9]+ heatmap cells and [0-9]+ numbers\\), more than the limit of 2\\.0 GiB")
