@@ -121,15 +121,21 @@ def fastest_threads(command_of, env):
     return min(seconds, key=seconds.get), seconds
 
 
-def read_bandwidth(gib=1, repeat=3):
-    """Bytes per second of NumPy's max over GIB GiB of float64 (pages touched first), best of REPEAT."""
+def read_bandwidth(gib=1, repeat=3, threads=None):
+    """Bytes per second of NumPy's max over GIB GiB of float64 (pages touched first), best of
+    REPEAT, read by THREADS threads at once (default: every core, as attn reads its weights;
+    NumPy lets go of the GIL in a reduction), each over its own slice."""
+    from concurrent.futures import ThreadPoolExecutor
     import numpy as np
+    threads = threads or os.cpu_count()
     a = np.ones(gib * (1 << 27))
+    slices = [a[len(a) * t // threads:len(a) * (t + 1) // threads] for t in range(threads)]
     best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        a.max()
-        best = min(best, time.perf_counter() - start)
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            list(pool.map(lambda s: s.max(), slices))
+            best = min(best, time.perf_counter() - start)
     return a.nbytes / best
 
 
@@ -173,7 +179,8 @@ def main():
         return
     for note in notes:
         print(note)
-    print(f"read bandwidth: {read_bandwidth() / 1e9:.1f} GB/s (NumPy max over 1 GiB of float64, best of 3); "
+    print(f"read bandwidth: {read_bandwidth() / 1e9:.1f} GB/s on {os.cpu_count()} threads, "
+          f"{read_bandwidth(threads=1) / 1e9:.1f} GB/s on one (NumPy max over 1 GiB of float64, best of 3); "
           f"load average {load_average()}")
 
 

@@ -76,14 +76,13 @@ void multiply_row_tail(const MatrixOperand& a, const MatrixOperand& b, std::size
 }
 
 // b transposed, stored (P,K) (Llama's projections, a tied head), rows i.. of c (ldc
-// apart): kGroups groups of four columns of op(b) at a time, each group's stored rows read
+// apart), columns j.. on: kGroups groups of four columns of op(b) at a time, each group's stored rows read
 // along (columns_of_four) and used by every row of a. A group's block of k done, its sums
 // are written, then the next block's.
 template <OperandType kType, std::size_t kRows, std::size_t kGroups>
 void multiply_rows_transposed(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c, std::size_t ldc,
-                              std::size_t K, std::size_t P) {
+                              std::size_t K, std::size_t P, std::size_t j = 0) {
   constexpr std::size_t kStep = 4 * kGroups;
-  std::size_t j = 0;
   for (; j + kStep <= P; j += kStep)
     for (std::size_t k0 = 0; k0 < K; k0 += kKc) {
       const std::size_t k_end = smaller(K, k0 + kKc);
@@ -124,6 +123,166 @@ void multiply_rows_transposed(const MatrixOperand& a, const MatrixOperand& b, st
 
 #endif
 
+#if ATTN_PRODUCT_ISA == 2
+// A transposed b stored narrower than float64 (F32, F16, BF16), in the AVX-512 build: eight
+// of its stored rows (eight columns of op(b)) at a time, 32 indices k of each, widened to
+// float32 and turned in registers, then to float64 one column at a time. The turning is
+// shuffles of sixteen floats (three a number fewer than columns_of_four's four-lane
+// version, which spent most of a generated Llama token in them); the sums are the same.
+
+// r[q] holds sixteen numbers of stored row q at the indices t = 0..15 of a half step;
+// turned[m + 4 (t / 8)] holds, for t % 4 = m, the eight rows' numbers at t in its low
+// half when t % 8 < 4, else in its high half (shuffles within 128-bit lanes, then across).
+inline void turn_eight_rows(const __m512 r[8], __m512 turned[8]) {
+  __m512d pairs[8];  // rows 2p, 2p + 1 interleaved: lane l holds t 4l, 4l + 1 (even), 4l + 2, 4l + 3 (odd)
+  for (std::size_t p = 0; p < 4; ++p) {
+    pairs[2 * p] = _mm512_castps_pd(_mm512_unpacklo_ps(r[2 * p], r[2 * p + 1]));
+    pairs[2 * p + 1] = _mm512_castps_pd(_mm512_unpackhi_ps(r[2 * p], r[2 * p + 1]));
+  }
+  const __m512i low_lanes = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i high_lanes = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  for (std::size_t m = 0; m < 4; ++m) {
+    __m512 quads[2];  // rows 4h..4h + 3 at t = 4l + m in lane l
+    for (std::size_t h = 0; h < 2; ++h) {
+      const __m512d x = pairs[4 * h + m / 2], y = pairs[4 * h + 2 + m / 2];
+      quads[h] = _mm512_castpd_ps(m % 2 == 0 ? _mm512_unpacklo_pd(x, y) : _mm512_unpackhi_pd(x, y));
+    }
+    turned[m] = _mm512_permutex2var_ps(quads[0], low_lanes, quads[1]);       // t = m | 4 + m
+    turned[4 + m] = _mm512_permutex2var_ps(quads[0], high_lanes, quads[1]);  // t = 8 + m | 12 + m
+  }
+}
+
+// The eight numbers at t (0..15) of turn_eight_rows' output, as float64.
+inline __m512d turned_column(const __m512 turned[8], std::size_t t) {
+  const __m512 v = turned[t % 4 + 4 * (t / 8)];
+  const __m256 half =
+      t % 8 < 4 ? _mm512_castps512_ps256(v) : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  return _mm512_cvtps_pd(half);
+}
+
+// Stored rows j..j + 7 of b at k..k + 31, turned: `first` and `second` each hold sixteen
+// indices. BF16 reads each row's 32 numbers as sixteen 32-bit pairs: a pair shifted up a
+// half is its low number as a float32, the pair with its low half cleared its high one (no
+// shuffle), so `first` holds k + 2t and `second` k + 2t + 1. F32 and F16: k + t, k + 16 + t.
+template <OperandType kType>
+inline void eight_rows(const MatrixOperand& b, std::size_t j, std::size_t k, __m512 first[8], __m512 second[8]) {
+  constexpr std::size_t size = kType == OperandType::F32 ? 4 : 2;
+  const unsigned char* at = b.stored + size * (j * b.stride + k);
+  __m512 x[8], y[8];
+  for (std::size_t q = 0; q < 8; ++q) {
+    const unsigned char* row = at + q * size * b.stride;
+    if constexpr (kType == OperandType::BF16) {
+      const __m512i pairs = _mm512_loadu_si512(row);
+      x[q] = _mm512_castsi512_ps(_mm512_slli_epi32(pairs, 16));
+      y[q] = _mm512_castsi512_ps(_mm512_and_si512(pairs, _mm512_set1_epi32(static_cast<int>(0xffff0000U))));
+    } else if constexpr (kType == OperandType::F16) {
+      x[q] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)));
+      y[q] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 32)));
+    } else {
+      x[q] = _mm512_loadu_ps(row);
+      y[q] = _mm512_loadu_ps(row + 64);
+    }
+  }
+  turn_eight_rows(x, first);
+  turn_eight_rows(y, second);
+}
+
+// The next eight stored rows' (from j) numbers at k..k + 31 into the second-level cache: a
+// row of Llama's 2048 BF16 numbers is a page of its own, where the hardware's prefetcher
+// does not reach before the row is read.
+template <OperandType kType>
+inline void fetch_into_l2(const MatrixOperand& b, std::size_t j, std::size_t k) {
+  constexpr std::size_t size = kType == OperandType::F32 ? 4 : 2;
+  const char* at = reinterpret_cast<const char*>(b.stored) + size * (j * b.stride + k);
+  for (std::size_t q = 0; q < 8; ++q)
+    for (std::size_t line = 0; line < 32 * size; line += 64) _mm_prefetch(at + q * size * b.stride + line, _MM_HINT_T1);
+}
+
+// acc[r] + a(i + r, k..k + 31) op(b)(k..k + 31, j..j + 7), one k after another (a float64,
+// as stored: its row i + r at a.data + (i + r) a.stride).
+template <OperandType kType, std::size_t kRows>
+inline void multiply_step(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, std::size_t j, std::size_t k,
+                          __m512d acc[kRows]) {
+  const double* x = a.data + i * a.stride + k;
+  __m512 first[8], second[8];
+  eight_rows<kType>(b, j, k, first, second);
+#pragma GCC unroll 32
+  for (std::size_t q = 0; q < 32; ++q) {
+    const bool odd = kType == OperandType::BF16 ? q % 2 == 1 : q >= 16;
+    const __m512d w = turned_column(odd ? second : first, kType == OperandType::BF16 ? q / 2 : q % 16);
+    for (std::size_t r = 0; r < kRows; ++r) acc[r] = _mm512_fmadd_pd(_mm512_set1_pd(x[r * a.stride + q]), w, acc[r]);
+  }
+}
+
+// Rows i..i + kRows of c (ldc apart), columns j..j + 7, from a transposed b stored narrower
+// than float64: acc = 0, then acc + a(i,k) b(k,j) for k in order over each block of kKc,
+// the blocks' sums added in order, as every kernel sums. The next eight stored rows are
+// fetched meanwhile. (Measured on Llama-1B's shapes, a generated token: 163 ms without the
+// fetch, 145 with it, 148 fetching sixteen rows ahead; a second group of eight rows or a
+// second block in flight, to hide the multiply-add's latency, was slower: 167 to 175 ms.)
+template <OperandType kType, std::size_t kRows>
+void multiply_rows_eight_columns(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
+                                 std::size_t ldc, std::size_t K, std::size_t P, std::size_t j) {
+  const bool prefetch = j + 16 <= P;
+  for (std::size_t k0 = 0; k0 < K; k0 += kKc) {
+    const std::size_t k_end = smaller(K, k0 + kKc);
+    __m512d acc[kRows];
+    for (std::size_t r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_pd();
+    std::size_t k = k0;
+    for (; k + 32 <= k_end; k += 32) {
+      if (prefetch) fetch_into_l2<kType>(b, j + 8, k);
+      multiply_step<kType, kRows>(a, b, i, j, k, acc);
+    }
+    for (; k < k_end; ++k) {
+      double column[8];
+      for (std::size_t e = 0; e < 8; ++e) column[e] = element(b, k, j + e);
+      const __m512d w = _mm512_loadu_pd(column);
+      for (std::size_t r = 0; r < kRows; ++r)
+        acc[r] = _mm512_fmadd_pd(_mm512_set1_pd(a.data[(i + r) * a.stride + k]), w, acc[r]);
+    }
+    for (std::size_t r = 0; r < kRows; ++r) {
+      double* to = c + (i + r) * ldc + j;
+      _mm512_storeu_pd(to, k0 > 0 ? _mm512_add_pd(_mm512_loadu_pd(to), acc[r]) : acc[r]);
+    }
+  }
+}
+
+// Rows i..i + kRows of c from a transposed narrow b: eight columns at a time, the last few
+// by the four-lane kernel.
+template <OperandType kType, std::size_t kRows>
+void multiply_rows_turned(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c, std::size_t ldc,
+                          std::size_t K, std::size_t P) {
+  std::size_t j = 0;
+  for (; j + 8 <= P; j += 8) multiply_rows_eight_columns<kType, kRows>(a, b, i, c, ldc, K, P, j);
+  for (std::size_t r = 0; r < kRows && j < P; ++r) multiply_rows_transposed<kType, 1, 1>(a, b, i + r, c, ldc, K, P, j);
+}
+
+// Up to eight rows from i in one pass over b (a short prompt's rows read each weight once);
+// the number of rows taken.
+template <OperandType kType>
+std::size_t multiply_rows_turned(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
+                                 std::size_t ldc, std::size_t K, std::size_t P, std::size_t rows) {
+  switch (rows) {
+    case 1:
+      return multiply_rows_turned<kType, 1>(a, b, i, c, ldc, K, P), 1;
+    case 2:
+      return multiply_rows_turned<kType, 2>(a, b, i, c, ldc, K, P), 2;
+    case 3:
+      return multiply_rows_turned<kType, 3>(a, b, i, c, ldc, K, P), 3;
+    case 4:
+      return multiply_rows_turned<kType, 4>(a, b, i, c, ldc, K, P), 4;
+    case 5:
+      return multiply_rows_turned<kType, 5>(a, b, i, c, ldc, K, P), 5;
+    case 6:
+      return multiply_rows_turned<kType, 6>(a, b, i, c, ldc, K, P), 6;
+    case 7:
+      return multiply_rows_turned<kType, 7>(a, b, i, c, ldc, K, P), 7;
+    default:
+      return multiply_rows_turned<kType, 8>(a, b, i, c, ldc, K, P), 8;
+  }
+}
+#endif
+
 // Whether a transposed b's stored rows, read at the same k, fall in few sets of the
 // first-level cache: rows a multiple of 2 KiB apart (a set recurs every 4 KiB), as
 // Llama's 2048 BF16 numbers are. Sixteen rows at once (four groups for one row of a) then
@@ -158,6 +317,12 @@ bool multiply_few_rows_as(const MatrixOperand& a, const MatrixOperand& b, double
                           std::size_t K, std::size_t P, double* sums) {
 #if ATTN_PRODUCT_ISA == 0
   if (b.transposed) return false;
+#elif ATTN_PRODUCT_ISA == 2
+  if constexpr (kType == OperandType::F32 || kType == OperandType::F16 || kType == OperandType::BF16)
+    if (b.transposed && a.type == OperandType::Double && !a.transposed) {
+      for (std::size_t i = 0; i < M;) i += multiply_rows_turned<kType>(a, b, i, c, ldc, K, P, smaller(M - i, 8));
+      return true;
+    }
 #endif
   for (std::size_t i = 0; i < M;) {
     const std::size_t left = smaller(M - i, K);

@@ -83,10 +83,13 @@ TEST_CASE("a stored operand gives every kernel's bits of the widened one", "[ker
   };
   // Rows fewer than a tile (b read in place) and more (b packed), K and P leaving tails;
   // 1024 numbers a stored row, a multiple of 2 KiB: one row of a reads two groups at once.
+  // Transposed, 1 to 11 rows: up to eight in one pass (the AVX-512 kernel's), columns in
+  // eights and sixteens with a few left, k in steps of 32 with some left in a block.
   const Case cases[] = {{1, 300, 70, false}, {3, 600, 37, false}, {1, 300, 70, true},   {5, 300, 129, true},
                         {40, 61, 45, false}, {40, 61, 45, true},  {13, 513, 19, false}, {1, 259, 33, true},
                         {2, 7, 20, true},    {13, 259, 35, true}, {3, 600, 37, true},   {4, 513, 50, false},
-                        {4, 513, 50, true},  {1, 1024, 37, true}};
+                        {4, 513, 50, true},  {1, 1024, 37, true}, {7, 300, 70, true},   {11, 290, 49, true},
+                        {8, 64, 16, true},   {6, 33, 23, true}};
   for (const attn::ProductKernel kernel : attn::kProductKernels) {
     if (!attn::cpu_runs(kernel)) continue;
     for (const attn::StoredType type : kTypes)
