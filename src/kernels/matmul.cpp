@@ -38,6 +38,10 @@ ProductTotals product_totals() { return totals; }
 
 std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P) {
   if (P < 16 || M * K * P < kParallelMinElements) return 1;
+  if (M < kFewRows) {
+    const std::size_t pieces = std::min(kMaxProductPieces, std::max<std::size_t>(2, P / kFewRowsPieceColumns));
+    return pieces + pieces % 2;
+  }
   return std::min(kMaxProductPieces, std::max<std::size_t>(2, P / kProductPieceColumns));
 }
 

@@ -87,13 +87,24 @@ TEST_CASE("a batched product is each item's product, whichever thread computes i
 }
 
 TEST_CASE("a product is cut into pieces set by its sizes, not by the threads", "[kernels][matmul][threads]") {
-  // Below a million multiply-adds or 16 columns: one piece. Above: one per 256 columns, 2 to 16.
+  // Below a million multiply-adds or 16 columns: one piece. Above, from 8 rows: one per 256
+  // columns, 2 to 16.
   CHECK(attn::product_pieces(64, 64, 64) == 1);
   CHECK(attn::product_pieces(100000, 100, 8) == 1);
   CHECK(attn::product_pieces(300, 64, 64) == 2);
   CHECK(attn::product_pieces(512, 512, 512) == 2);
   CHECK(attn::product_pieces(512, 512, 2048) == 8);
   CHECK(attn::product_pieces(16, 64, 50000) == 16);
+  // Fewer than 8 rows (a generated token's, a short prompt's): one per 2048 columns, made
+  // even, 2 to 16: GPT-2's projections in 2 (2304, 3072 and 768 columns), Llama-1B's
+  // feed-forward in 4 (8192), its tied head in 16 (128256).
+  CHECK(attn::product_pieces(1, 768, 2304) == 2);
+  CHECK(attn::product_pieces(1, 768, 3072) == 2);
+  CHECK(attn::product_pieces(1, 3072, 768) == 2);
+  CHECK(attn::product_pieces(7, 2048, 8192) == 4);
+  CHECK(attn::product_pieces(1, 2048, 6144) == 4);
+  CHECK(attn::product_pieces(1, 2048, 128256) == 16);
+  CHECK(attn::product_pieces(1, 64, 64) == 1);
   // The same bits on 5, 3, 2 and 1 threads (4 pieces of 256 columns here, 5 of 280). The
   // largest team first: LLVM's libomp 14 (the sanitizer build's) leaks the threads it adds
   // when a team of two or more grows, which LeakSanitizer would report.
