@@ -252,7 +252,7 @@ int run_explain(const ExplainOptions& options) {
   // the temporary file as it comes. A dump to stdout waits until the run has succeeded,
   // since what is written there cannot be taken back, so it keeps the whole trace.
   Trace trace(!session->input().batched);
-  trace.keep_entries(!options.output.quiet || run.dump_to_stdout() || !options.output.html_path.empty());
+  trace.keep_entries(!options.output.quiet || options.output.outputs_read_records_after());
   run.open_dump();
   const WalkthroughOptions walkthrough = prepare_walkthrough(options, *session);
   // The walkthrough is written once the run is over, its map first (and a wrong --steps

@@ -86,7 +86,7 @@ std::unique_ptr<Session> open_grad_session(const GradOptions& options, Walkthrou
   plan = run_plan(session->load_options());
   plan.shown = !options.output.quiet;
   plan.dump_held = dump_memory(options.output.dump_path, session->model(), dump_options_of(options.output));
-  plan.gradients_kept = options.output.dump_to_stdout() || !options.output.html_path.empty();  // as run_grad keeps them
+  plan.gradients_kept = options.output.outputs_read_records_after();  // as run_grad keeps them
   session->check_memory(plan);
   walkthrough = walkthrough_options(options.print, options.steps, options.output.dump_to_stdout());
   check_selection(walkthrough, session->model(), session->input());
@@ -119,10 +119,9 @@ int run_grad(const GradOptions& options) {
   const double load_seconds = seconds_since(started);
 
   // The backward reads every forward entry, so the trace keeps them. The gradients are kept
-  // for the walkthrough and for a dump to stdout (written once the run has succeeded); a
-  // dump to a file takes each record as it is made, as explain's does.
+  // for the walkthrough and for the outputs that read them when the run is done.
   Trace trace(!session->input().batched);
-  trace.keep_gradients(!output.quiet || run.dump_to_stdout() || !output.html_path.empty());
+  trace.keep_gradients(!output.quiet || output.outputs_read_records_after());
   run.open_dump();
   run.stream_into_dump(trace);
   // The lesson (--html) is drawn once the backward pass is done, and committed when the

@@ -31,6 +31,10 @@ struct OutputChoice {
   bool timings = false;                    // --timings: load, forward and dump times on stderr
 
   bool dump_to_stdout() const { return dump_path == "-"; }
+  // Whether an output reads the run's records (and grad's gradients) once the run is done,
+  // so the trace keeps them: a dump to stdout (written once the run has succeeded) or the
+  // lesson page (drawn at the end). A dump to a file takes each record as it is made.
+  bool outputs_read_records_after() const { return dump_to_stdout() || !html_path.empty(); }
 };
 
 // How the walkthrough prints.
