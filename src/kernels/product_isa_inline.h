@@ -157,6 +157,12 @@ inline Vec load_f16(const unsigned char* p) {
 }
 #endif
 
+// Bytes of one number of an operand of kType (Double: a float64 in memory).
+template <OperandType kType>
+constexpr std::size_t stored_bytes() {
+  return kType == OperandType::F32 ? 4 : kType == OperandType::F16 || kType == OperandType::BF16 ? 2 : 8;
+}
+
 // kLanes numbers of b from number i on, as stored, widened exactly to float64.
 template <OperandType kType>
 inline Vec load_stored(const MatrixOperand& b, std::size_t i) {
@@ -220,7 +226,7 @@ inline void columns_of_four(const MatrixOperand& b, std::size_t j, std::size_t k
     column[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
     column[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
   } else {
-    constexpr std::size_t size = kType == OperandType::F32 ? 4 : 2;
+    constexpr std::size_t size = stored_bytes<kType>();
     const unsigned char* at = b.stored + size * (j * b.stride + k);
     const std::size_t row = size * b.stride;
     __m128 r0 = four_floats<kType>(at), r1 = four_floats<kType>(at + row);

@@ -24,8 +24,7 @@ constexpr std::size_t kRowsAhead = 4;  // the next four (measured as good as 8 o
 template <OperandType kType>
 inline const char* stored_address(const MatrixOperand& b, std::size_t i) {
   if constexpr (kType == OperandType::Double) return reinterpret_cast<const char*>(b.data + i);
-  constexpr std::size_t size = kType == OperandType::F64 ? 8 : kType == OperandType::F32 ? 4 : 2;
-  return reinterpret_cast<const char*>(b.stored + size * i);
+  return reinterpret_cast<const char*>(b.stored + stored_bytes<kType>() * i);
 }
 
 // c's rows i.. (ldc apart), columns [j0, j0 + width); sums: kRows width doubles.
@@ -187,7 +186,7 @@ inline __m512d turned_column(const __m512 turned[8], std::size_t t) {
 // shuffle), so `first` holds k + 2t and `second` k + 2t + 1. F32 and F16: k + t, k + 16 + t.
 template <OperandType kType>
 inline void eight_rows(const MatrixOperand& b, std::size_t j, std::size_t k, __m512 first[8], __m512 second[8]) {
-  constexpr std::size_t size = kType == OperandType::F32 ? 4 : 2;
+  constexpr std::size_t size = stored_bytes<kType>();
   const unsigned char* at = b.stored + size * (j * b.stride + k);
   __m512 x[8], y[8];
   for (std::size_t q = 0; q < 8; ++q) {
@@ -213,7 +212,7 @@ inline void eight_rows(const MatrixOperand& b, std::size_t j, std::size_t k, __m
 // does not reach before the row is read.
 template <OperandType kType>
 inline void fetch_into_l2(const MatrixOperand& b, std::size_t j, std::size_t k) {
-  constexpr std::size_t size = kType == OperandType::F32 ? 4 : 2;
+  constexpr std::size_t size = stored_bytes<kType>();
   const char* at = reinterpret_cast<const char*>(b.stored) + size * (j * b.stride + k);
   for (std::size_t q = 0; q < 8; ++q)
     for (std::size_t line = 0; line < 32 * size; line += 64) _mm_prefetch(at + q * size * b.stride + line, _MM_HINT_T1);
@@ -278,29 +277,15 @@ void multiply_rows_turned(const MatrixOperand& a, const MatrixOperand& b, std::s
   for (std::size_t r = 0; r < kRows && j < P; ++r) multiply_rows_transposed<kType, 1, 1>(a, b, i + r, c, ldc, K, P, j);
 }
 
-// Up to eight rows from i in one pass over b (a short prompt's rows read each weight once);
-// the number of rows taken.
-template <OperandType kType>
+// Up to eight rows from i in one pass over b (a short prompt's rows read each weight once):
+// min(rows, kRows) of them, the number taken.
+template <OperandType kType, std::size_t kRows = 8>
 std::size_t multiply_rows_turned(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
                                  std::size_t ldc, std::size_t K, std::size_t P, std::size_t rows) {
-  switch (rows) {
-    case 1:
-      return multiply_rows_turned<kType, 1>(a, b, i, c, ldc, K, P), 1;
-    case 2:
-      return multiply_rows_turned<kType, 2>(a, b, i, c, ldc, K, P), 2;
-    case 3:
-      return multiply_rows_turned<kType, 3>(a, b, i, c, ldc, K, P), 3;
-    case 4:
-      return multiply_rows_turned<kType, 4>(a, b, i, c, ldc, K, P), 4;
-    case 5:
-      return multiply_rows_turned<kType, 5>(a, b, i, c, ldc, K, P), 5;
-    case 6:
-      return multiply_rows_turned<kType, 6>(a, b, i, c, ldc, K, P), 6;
-    case 7:
-      return multiply_rows_turned<kType, 7>(a, b, i, c, ldc, K, P), 7;
-    default:
-      return multiply_rows_turned<kType, 8>(a, b, i, c, ldc, K, P), 8;
-  }
+  if constexpr (kRows > 1)
+    if (rows < kRows) return multiply_rows_turned<kType, kRows - 1>(a, b, i, c, ldc, K, P, rows);
+  multiply_rows_turned<kType, kRows>(a, b, i, c, ldc, K, P);
+  return kRows;
 }
 #endif
 
@@ -312,10 +297,7 @@ std::size_t multiply_rows_turned(const MatrixOperand& a, const MatrixOperand& b,
 // token, against 0.83-0.95 s with four groups; GPT-2's head, 3 KiB apart, keeps four).
 template <OperandType kType>
 bool rows_share_cache_sets(const MatrixOperand& b) {
-  constexpr std::size_t kBytes = kType == OperandType::F32                                 ? 4
-                                 : kType == OperandType::F16 || kType == OperandType::BF16 ? 2
-                                                                                           : 8;
-  return b.stride * kBytes % 2048 == 0;
+  return b.stride * stored_bytes<kType>() % 2048 == 0;
 }
 
 // Rows i..i + kRows of c by b's layout's kernel.
