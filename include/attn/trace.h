@@ -261,6 +261,11 @@ class Trace {
   // Hooks: `hook` runs on every entry recorded with this id (TraceScope::record runs them).
   void add_hook(const StepId& id, Hook hook) { hooks_.push_back({id, std::move(hook)}); }
   bool has_hooks() const { return !hooks_.empty(); }
+  bool has_hook(const StepId& id) const {
+    for (const auto& hook : hooks_)
+      if (hook.first == id) return true;
+    return false;
+  }
   // Runs the hooks of `id` on `value`, in the order they were added.
   void run_hooks(const StepId& id, Tensor& value) const {
     for (const auto& [at, hook] : hooks_)

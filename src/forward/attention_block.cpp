@@ -248,6 +248,65 @@ HeadsRead project_heads(const Traced& x_q, const Traced& x_kv, const AttentionWe
   return read;
 }
 
+// Says so when a softmax met rows with every key masked.
+void warn_fully_masked(std::size_t fully_masked, const Traced& weights, const TraceScope& at) {
+  if (fully_masked)
+    at.trace().warn(weights.id,
+                    fmt::format("{} row{} had every key masked; softmax is undefined there (0/0), so those rows get "
+                                "zero weights and a zero context vector",
+                                fully_masked, fully_masked == 1 ? "" : "s"));
+}
+
+// 3b-4 one step at a time, each reading the value the step before recorded, which a hook
+// may have replaced: scores (B,H,S,T) -> scaled -> masked (with a mask) -> weights.
+Traced weights_step_by_step(const Traced& scores, const Traced* mask, const ModelConfig& config, const TraceScope& at) {
+  // |score / √d| <= |score| for d >= 1: finite when the scores are
+  const Traced scaled =
+      at.record(StepKind::ScaledScores,
+                scale_scores(scores.value, config.d_head, config.score_scale, config.scores_times_inverse_root),
+                {at.operand(scores)}, kInputsChecked);
+  std::optional<Traced> masked;
+  if (mask)
+    masked = at.record(StepKind::MaskedScores, apply_mask(scaled.value, mask->value),
+                       {at.operand(scaled), at.operand(*mask)});
+  const Traced& softmax_input = masked ? *masked : scaled;  // not a copy of the scores
+  std::size_t fully_masked = 0;
+  // in [0, 1] whenever its inputs are finite or -inf (a masked key)
+  Traced weights = at.record(StepKind::AttentionWeights, softmax_rows(softmax_input.value, &fully_masked),
+                             {at.operand(softmax_input)}, kInputsChecked);
+  warn_fully_masked(fully_masked, weights, at);
+  return weights;
+}
+
+// 3-4. scores: (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T), scaled, masked (optional: a cached
+// step's one row sees every key it reads) and softmax over keys, each (B,H,S,T). The last
+// three in one pass over the rows (scores_to_weights), which checks the scores and the
+// masked scores as it goes, unless a hook may replace one of the first three.
+Traced attention_weights(const Traced& queries, const Traced& k_t, const Traced* mask, const ModelConfig& config,
+                         const TraceScope& at) {
+  Tensor scores = attention_scores(queries.value, k_t.value);
+  std::vector<Operand> score_operands = {at.operand(queries), at.operand(k_t)};
+  const Trace& trace = at.trace();
+  if (trace.has_hook(at.id(StepKind::Scores)) || trace.has_hook(at.id(StepKind::ScaledScores)) ||
+      trace.has_hook(at.id(StepKind::MaskedScores)))
+    return weights_step_by_step(at.record(StepKind::Scores, std::move(scores), std::move(score_operands)), mask, config,
+                                at);
+  ScoresToWeights w = scores_to_weights(scores, mask ? &mask->value : nullptr, config.d_head, config.score_scale,
+                                        config.scores_times_inverse_root);
+  const auto checked = [](bool yes) { return yes ? kInputsChecked : Trace::Check::Values; };
+  const Traced scored =
+      at.record(StepKind::Scores, std::move(scores), std::move(score_operands), checked(w.scores_checked));
+  const Traced scaled = at.record(StepKind::ScaledScores, std::move(w.scaled), {at.operand(scored)}, kInputsChecked);
+  std::optional<Traced> masked;
+  if (mask)
+    masked = at.record(StepKind::MaskedScores, std::move(w.masked), {at.operand(scaled), at.operand(*mask)},
+                       checked(w.masked_checked));
+  Traced weights = at.record(StepKind::AttentionWeights, std::move(w.weights), {at.operand(masked ? *masked : scaled)},
+                             kInputsChecked);
+  warn_fully_masked(w.fully_masked_rows, weights, at);
+  return weights;
+}
+
 }  // namespace
 
 Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const AttentionWeights& w, const Traced* mask,
@@ -270,33 +329,11 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   }
   const Traced& queries = read.queries;
 
-  // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T)
+  // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T), scaled, masked
+  // and softmax over keys: (B,H,S,T) -> (B,H,S,T)
   const Traced k_t =
       at.record(StepKind::TransposedKeys, transpose_keys(read.keys.value), operands(read.keys), kInputsChecked);
-  const Traced scores =
-      at.record(StepKind::Scores, attention_scores(queries.value, k_t.value), {at.operand(queries), at.operand(k_t)});
-  // |score / √d| <= |score| for d >= 1: finite when the scores are
-  const Traced scaled =
-      at.record(StepKind::ScaledScores,
-                scale_scores(scores.value, config.d_head, config.score_scale, config.scores_times_inverse_root),
-                {at.operand(scores)}, kInputsChecked);
-
-  // 4. mask (optional: a cached step's one row sees every key it reads) and softmax over
-  // keys: (B,H,S,T) -> (B,H,S,T)
-  std::optional<Traced> masked;
-  if (mask)
-    masked = at.record(StepKind::MaskedScores, apply_mask(scaled.value, mask->value),
-                       {at.operand(scaled), at.operand(*mask)});
-  const Traced& softmax_input = masked ? *masked : scaled;  // not a copy of the scores
-  std::size_t fully_masked = 0;
-  // in [0, 1] whenever its inputs are finite or -inf (a masked key)
-  const Traced weights = at.record(StepKind::AttentionWeights, softmax_rows(softmax_input.value, &fully_masked),
-                                   {at.operand(softmax_input)}, kInputsChecked);
-  if (fully_masked)
-    at.trace().warn(weights.id,
-                    fmt::format("{} row{} had every key masked; softmax is undefined there (0/0), so those rows get "
-                                "zero weights and a zero context vector",
-                                fully_masked, fully_masked == 1 ? "" : "s"));
+  const Traced weights = attention_weights(queries, k_t, mask, config, at);
 
   // 5. context: (B,H,S,T) @ (B,H,T,d) -> (B,H,S,d)
   std::vector<Operand> context_operands = {at.operand(weights)};

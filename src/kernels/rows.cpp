@@ -1,5 +1,9 @@
 #include "kernels/rows.h"
 
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
 #include "kernels/eigen_softmax.h"
 #include "kernels/parallel.h"
 #include "kernels/rows_isa.h"
@@ -84,6 +88,74 @@ std::size_t softmax_rows_fast(const double* in, double* out, std::size_t rows, s
     masked += softmax_rows_by(kernel, in + r * T, out + r * T, n, T);
   }
   return masked;
+}
+
+namespace {
+
+const double* softmax_input(const ScoreRowsJob& job) { return job.mask ? job.masked : job.scaled; }
+
+// Rows [first, first + n) of the job: scaled, masked (with a mask), then their softmax.
+// Returns the fully masked rows; clears *seen's flags on a value that is not finite.
+std::size_t score_rows(ProductKernel kernel, const ScoreRowsJob& job, std::size_t first, std::size_t n,
+                       ScoreRowsSeen& seen) {
+  const std::size_t T = job.T;
+  // inf and NaN are the only values whose exponent, plus one, carries into the sign bit
+  // (core/numeric_check.cpp); a masked score may be -inf, so it is compared instead.
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL, kExponentOne = 0x0010000000000000ULL;
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  std::uint64_t carries = 0;
+  bool masked_finite = true;
+  for (std::size_t r = first; r < first + n; ++r) {
+    const double* in = job.scores + r * T;
+    double* scaled = job.scaled + r * T;
+    for (std::size_t j = 0; j < T; ++j) {
+      std::uint64_t bits;
+      std::memcpy(&bits, in + j, sizeof bits);
+      carries |= (bits & kExponent) + kExponentOne;
+    }
+    if (job.divide)
+      for (std::size_t j = 0; j < T; ++j) scaled[j] = in[j] / job.factor;
+    else
+      for (std::size_t j = 0; j < T; ++j) scaled[j] = in[j] * job.factor;
+    if (!job.mask) continue;
+    const std::size_t query = r % job.S, item = r / (job.H * job.S);
+    const double* m = job.mask + ((job.per_batch ? item * job.S : 0) + query) * T;
+    double* masked = job.masked + r * T;
+    bool below_infinity = true;
+    for (std::size_t j = 0; j < T; ++j) {
+      masked[j] = scaled[j] + m[j];
+      below_infinity &= masked[j] < kInfinity;  // false for +inf and NaN, true for -inf
+    }
+    masked_finite = masked_finite && below_infinity;
+  }
+  if (carries >> 63) seen.scores_finite = false;
+  if (!masked_finite) seen.masked_finite = false;
+  if (kernel == ProductKernel::eigen) return 0;  // Eigen's softmax takes every row after the pass
+  return softmax_rows_by(kernel, softmax_input(job) + first * T, job.weights + first * T, n, T);
+}
+
+}  // namespace
+
+ScoreRowsSeen scores_to_weights_fast(const ScoreRowsJob& job) {
+  ScoreRowsSeen seen;
+  if (job.T == 0) return seen;
+  const ProductKernel kernel = chosen_product_kernel();
+  std::size_t masked = 0;
+  bool scores_finite = true, masked_finite = true;
+  // Chunks of 16 rows, as softmax_rows_fast's: a row's numbers never depend on the thread.
+#pragma omp parallel for schedule(static) reduction(+ : masked) reduction(&& : scores_finite, masked_finite) \
+    if (job.rows * job.T >= kParallelMinElements)
+  for (std::size_t r = 0; r < job.rows; r += 16) {
+    ScoreRowsSeen chunk;
+    masked += score_rows(kernel, job, r, job.rows - r < 16 ? job.rows - r : 16, chunk);
+    scores_finite = scores_finite && chunk.scores_finite;
+    masked_finite = masked_finite && chunk.masked_finite;
+  }
+  if (kernel == ProductKernel::eigen) masked = softmax_rows_eigen(softmax_input(job), job.weights, job.rows, job.T);
+  seen.fully_masked = masked;
+  seen.scores_finite = scores_finite;
+  seen.masked_finite = masked_finite;
+  return seen;
 }
 
 }  // namespace attn

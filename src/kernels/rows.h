@@ -35,6 +35,29 @@ namespace attn {
 // The row sum is NumPy's pairwise one, as in the reference.
 std::size_t softmax_rows_fast(const double* in, double* out, std::size_t rows, std::size_t T);
 
+// The attention's scores to its weights, each chunk of rows in one pass while it is in the
+// cache, where the three steps one after the other would stream the (B,H,S,T) scores
+// through memory three times: the same bits as scale, add the mask, softmax_rows_fast.
+// Row r of the (rows, T) scores is query i = r % S of batch item r / (H·S).
+struct ScoreRowsJob {
+  const double* scores = nullptr;  // (rows, T)
+  const double* mask = nullptr;    // (S, T), or (B, S, T) when per_batch; nullptr: no mask
+  std::size_t rows = 0, T = 0, S = 1, H = 1;
+  bool per_batch = false;
+  double factor = 1.0;  // scaled = scores · factor, or scores / factor when divide
+  bool divide = false;
+  double* scaled = nullptr;   // (rows, T)
+  double* masked = nullptr;   // (rows, T); unused without a mask (the softmax reads scaled)
+  double* weights = nullptr;  // (rows, T)
+};
+// What the pass saw besides the weights: the rows with every key masked (softmax_rows_fast's
+// count), whether every score is finite, and whether every masked score is finite or -inf.
+struct ScoreRowsSeen {
+  std::size_t fully_masked = 0;
+  bool scores_finite = true, masked_finite = true;
+};
+ScoreRowsSeen scores_to_weights_fast(const ScoreRowsJob& job);
+
 // The activations in place, h[i] = act(h[i]) for i < n, by the given instruction set's build
 // on one thread (steps/feed_forward.cpp runs the chosen one's on its tensors from
 // kExactMaxElements elements, split between the threads):

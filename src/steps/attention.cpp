@@ -71,6 +71,18 @@ bool softmax_row(const double* x, double* y, std::size_t T) {
   return false;
 }
 
+// Whether mask is (B,S,T), one per batch item, rather than (S,T) for all; requires one of
+// the two for scores (B,H,S,T).
+bool mask_per_batch(const Tensor& scores, const Tensor& mask) {
+  require(scores.rank() == 4, "apply_mask: scores must be (B,H,S,T)");
+  const std::size_t B = scores.shape[0], S = scores.shape[2], T = scores.shape[3];
+  const bool per_batch = mask.rank() == 3;
+  require((mask.rank() == 2 && mask.shape[0] == S && mask.shape[1] == T) ||
+              (per_batch && mask.shape[0] == B && mask.shape[1] == S && mask.shape[2] == T),
+          "apply_mask: mask must be (S,T) or (B,S,T)");
+  return per_batch;
+}
+
 }  // namespace
 
 Tensor split_heads_reshape(const Tensor& x, std::size_t num_heads) {
@@ -152,36 +164,42 @@ ProductGradients attention_scores_backward(const Tensor& q, const Tensor& k_t, c
   return g;
 }
 
-Tensor scale_scores(const Tensor& scores, std::size_t d_head, bool times_inverse_root) {
-  // scores is (B,H,S,T) -> (B,H,S,T)
-  if (shapes_only()) return shape_only(scores.shape, scores.axes);
-  Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
-  if (times_inverse_root) {
-    // transformers' eager attention: attn_weights * scaling, scaling = head_dim ** -0.5
-    // (Python's float power, C's pow)
-    const double scaling = std::pow(static_cast<double>(d_head), -0.5);
-    const double* in = scores.data.data();
-    double* o = out.data.data();
-    for_each_range(out.size(), [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) o[i] = in[i] * scaling;
-    });
-    return out;
-  }
+namespace {
+
+// How scale_scores scales: scores · factor, or scores / factor when divide.
+struct Scaling {
+  double factor;
+  bool divide;
+};
+
+Scaling scaling_of(std::size_t d_head, bool times_inverse_root) {
+  // transformers' eager attention: attn_weights * scaling, scaling = head_dim ** -0.5
+  // (Python's float power, C's pow)
+  if (times_inverse_root) return {std::pow(static_cast<double>(d_head), -0.5), false};
   // Divide (not multiply by 1/sqrt(d)) so values match NumPy's scores / np.sqrt(d), except
   // when sqrt(d) is a power of two (d = 4, 16, 64, 256): then 1/sqrt(d) is exact and x / s
   // and x * (1/s) are the same correctly rounded number, and a product takes a fraction of
   // a division's time (at 2048 tokens the divisions, not memory, bounded this step).
   const double scale = std::sqrt(static_cast<double>(d_head));
   int exponent = 0;
-  const bool power_of_two = std::frexp(scale, &exponent) == 0.5;
-  const double inverse = 1.0 / scale;
+  if (std::frexp(scale, &exponent) == 0.5) return {1.0 / scale, false};
+  return {scale, true};
+}
+
+}  // namespace
+
+Tensor scale_scores(const Tensor& scores, std::size_t d_head, bool times_inverse_root) {
+  // scores is (B,H,S,T) -> (B,H,S,T)
+  if (shapes_only()) return shape_only(scores.shape, scores.axes);
+  Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
+  const Scaling scaling = scaling_of(d_head, times_inverse_root);
   const double* in = scores.data.data();
   double* o = out.data.data();
   for_each_range(out.size(), [&](std::size_t begin, std::size_t end) {
-    if (power_of_two)
-      for (std::size_t i = begin; i < end; ++i) o[i] = in[i] * inverse;
+    if (scaling.divide)
+      for (std::size_t i = begin; i < end; ++i) o[i] = in[i] / scaling.factor;
     else
-      for (std::size_t i = begin; i < end; ++i) o[i] = in[i] / scale;
+      for (std::size_t i = begin; i < end; ++i) o[i] = in[i] * scaling.factor;
   });
   return out;
 }
@@ -204,12 +222,8 @@ Tensor scale_scores_backward(const Tensor& dscaled, std::size_t d_head, ScoreSca
 
 Tensor apply_mask(const Tensor& scores, const Tensor& mask) {
   // scores is (B,H,S,T), mask is (S,T) or (B,S,T) -> (B,H,S,T)
-  require(scores.rank() == 4, "apply_mask: scores must be (B,H,S,T)");
+  const bool per_batch = mask_per_batch(scores, mask);
   const std::size_t B = scores.shape[0], H = scores.shape[1], S = scores.shape[2], T = scores.shape[3];
-  const bool per_batch = mask.rank() == 3;
-  require((mask.rank() == 2 && mask.shape[0] == S && mask.shape[1] == T) ||
-              (per_batch && mask.shape[0] == B && mask.shape[1] == S && mask.shape[2] == T),
-          "apply_mask: mask must be (S,T) or (B,S,T)");
   if (shapes_only()) return shape_only(scores.shape, scores.axes);
   Tensor out = Tensor::uninitialized(scores.shape, scores.axes);  // every element is written below
   const std::size_t block = S * T;
@@ -256,6 +270,42 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
     masked = softmax_rows_fast(x, y, rows, T);  // the same, with a vectorized exp (kernels/rows.h)
   }
   if (fully_masked_rows) *fully_masked_rows = masked;
+  return out;
+}
+
+ScoresToWeights scores_to_weights(const Tensor& scores, const Tensor* mask, std::size_t d_head, ScoreScale scale,
+                                  bool times_inverse_root) {
+  // scores is (B,H,S,T), mask is (S,T) or (B,S,T) or none -> scaled, masked, weights (B,H,S,T)
+  ScoresToWeights out;
+  if (shapes_only() || scores.size() < kExactMaxElements) {
+    out.scaled = scale_scores(scores, d_head, scale, times_inverse_root);
+    if (mask) out.masked = apply_mask(out.scaled, *mask);
+    out.weights = softmax_rows(mask ? out.masked : out.scaled, &out.fully_masked_rows);
+    return out;
+  }
+  ScoreRowsJob job;
+  if (mask) job.per_batch = mask_per_batch(scores, *mask);
+  require(scores.rank() == 4, "scores_to_weights: scores must be (B,H,S,T)");
+  // every element of the three is written by the pass
+  out.scaled = Tensor::uninitialized(scores.shape, scores.axes);
+  if (mask) out.masked = Tensor::uninitialized(scores.shape, scores.axes);
+  out.weights = Tensor::uninitialized(scores.shape, scores.axes);
+  const Scaling scaling = scale == ScoreScale::None ? Scaling{1.0, false} : scaling_of(d_head, times_inverse_root);
+  job.scores = scores.data.data();
+  job.mask = mask ? mask->data.data() : nullptr;
+  job.T = scores.shape[3];
+  job.S = scores.shape[2];
+  job.H = scores.shape[1];
+  job.rows = scores.size() / job.T;
+  job.factor = scaling.factor;
+  job.divide = scaling.divide;
+  job.scaled = out.scaled.data.data();
+  job.masked = mask ? out.masked.data.data() : nullptr;
+  job.weights = out.weights.data.data();
+  const ScoreRowsSeen seen = scores_to_weights_fast(job);
+  out.fully_masked_rows = seen.fully_masked;
+  out.scores_checked = seen.scores_finite;
+  out.masked_checked = seen.masked_finite;
   return out;
 }
 

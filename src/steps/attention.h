@@ -80,6 +80,22 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows = nullp
 // zero weights, gets zero gradients.
 Tensor softmax_rows_backward(const Tensor& weights, const Tensor& dweights);
 
+// Steps 3b to 4 at once: scores (B,H,S,T) and mask ((S,T), (B,S,T) or nullptr) -> scaled
+// (scale_scores with the model's scale), masked (apply_mask; empty without a mask) and
+// weights (softmax_rows), the same bits as the three one after the other. From
+// kExactMaxElements scores they are made in one pass over each row while it is in the
+// cache, which also checks the scores and the masked scores, so that the trace need not
+// read them again (Trace::Check).
+struct ScoresToWeights {
+  Tensor scaled, masked, weights;
+  std::size_t fully_masked_rows = 0;
+  // Whether the pass found every score finite, and every masked score finite or -inf;
+  // false also when it did not look (below kExactMaxElements).
+  bool scores_checked = false, masked_checked = false;
+};
+ScoresToWeights scores_to_weights(const Tensor& scores, const Tensor* mask, std::size_t d_head, ScoreScale scale,
+                                  bool times_inverse_root);
+
 // weights is (B,H,S,T), v is (B,H,T,d) -> weights @ v is (B,H,S,d): each row a weighted
 // sum of value rows.
 Tensor attention_context(const Tensor& weights, const Tensor& v);

@@ -1,6 +1,7 @@
 #include "steps/attention.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include <catch2/catch.hpp>
@@ -364,4 +365,61 @@ TEST_CASE("GPT-Neo's unscaled scores: ScoreScale::None gives the scores, its bac
   CHECK(attn::scale_scores(s, 4, attn::ScoreScale::InverseSqrtHead).data == std::vector<double>{1.5, -0.5, 0.25, 3.5});
   CHECK(attn::scale_scores_backward(s, 4, attn::ScoreScale::InverseSqrtHead).data ==
         std::vector<double>{1.5, -0.5, 0.25, 3.5});
+}
+
+TEST_CASE("scores_to_weights: the scale, mask and softmax steps' own bits in one pass", "[attention]") {
+  // (B=2, H=3, S=70, T=90) = 37,800 scores, above kExactMaxElements: the one-pass kernel.
+  Tensor scores({2, 3, 70, 90}, {"B", "H", "S", "T"});
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    scores.data[i] = 30.0 * std::sin(0.011 * static_cast<double>(i * i % 2003)) + 1e-3 * static_cast<double>(i % 7);
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor causal = attn::causal_mask(70, 90);
+  Tensor padded({2, 90}, {"B", "T"});  // item 1 pads every key: its 210 rows are fully masked
+  for (std::size_t j = 0; j < 90; ++j) padded.data[90 + j] = 1;
+  padded.data[3] = 1;
+  const Tensor per_batch = attn::attention_mask(70, 90, true, &padded, 0);
+  const auto same_bits = [](const Tensor& a, const Tensor& b) {
+    return a.shape == b.shape && std::memcmp(a.data.data(), b.data.data(), a.size() * sizeof(double)) == 0;
+  };
+  struct Scale {
+    std::size_t d_head;
+    attn::ScoreScale scale;
+    bool times_inverse_root;
+  };
+  // d 64: times 1/8 exactly; d 48: / √48; d 48 · 48^-0.5 (transformers'); unscaled (GPT-Neo)
+  for (const Scale& s :
+       {Scale{64, attn::ScoreScale::InverseSqrtHead, false}, Scale{48, attn::ScoreScale::InverseSqrtHead, false},
+        Scale{48, attn::ScoreScale::InverseSqrtHead, true}, Scale{64, attn::ScoreScale::None, false}})
+    for (const Tensor* mask : {static_cast<const Tensor*>(nullptr), &causal, &per_batch}) {
+      const attn::ScoresToWeights w = attn::scores_to_weights(scores, mask, s.d_head, s.scale, s.times_inverse_root);
+      const Tensor scaled = attn::scale_scores(scores, s.d_head, s.scale, s.times_inverse_root);
+      CHECK(same_bits(w.scaled, scaled));
+      const Tensor masked = mask ? attn::apply_mask(scaled, *mask) : scaled;
+      if (mask) CHECK(same_bits(w.masked, masked));
+      std::size_t fully_masked = 0;
+      CHECK(same_bits(w.weights, attn::softmax_rows(masked, &fully_masked)));
+      CHECK(w.fully_masked_rows == fully_masked);
+      CHECK(w.fully_masked_rows == (mask == &per_batch ? 210 : 0));
+      CHECK(w.scores_checked);
+      CHECK(w.masked_checked);
+    }
+  // A NaN score, or a mask that adds +inf, is left for the trace's check to name.
+  Tensor nan_scores = scores;
+  nan_scores.data[37000] = std::nan("");
+  const attn::ScoresToWeights with_nan =
+      attn::scores_to_weights(nan_scores, &causal, 64, attn::ScoreScale::InverseSqrtHead, false);
+  CHECK_FALSE(with_nan.scores_checked);
+  CHECK_FALSE(with_nan.masked_checked);
+  Tensor plus_inf = causal;
+  plus_inf.data[5 * 90 + 2] = inf;
+  const attn::ScoresToWeights with_inf =
+      attn::scores_to_weights(scores, &plus_inf, 64, attn::ScoreScale::InverseSqrtHead, false);
+  CHECK(with_inf.scores_checked);
+  CHECK_FALSE(with_inf.masked_checked);
+  // Below kExactMaxElements the steps run one after the other and the pass checks nothing.
+  const Tensor few({1, 1, 4, 4}, {"B", "H", "S", "T"});
+  const attn::ScoresToWeights small =
+      attn::scores_to_weights(few, nullptr, 64, attn::ScoreScale::InverseSqrtHead, false);
+  CHECK(same_bits(small.weights, attn::softmax_rows(attn::scale_scores(few, 64))));
+  CHECK_FALSE(small.scores_checked);
 }
