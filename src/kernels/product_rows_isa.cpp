@@ -137,6 +137,115 @@ void multiply_rows_transposed(const MatrixOperand& a, const MatrixOperand& b, st
       multiply_row_tail(a, b, i + r, c + (i + r) * ldc, j, k0, smaller(K, k0 + kKc), P);
 }
 
+// The next eight stored rows' (from j) numbers at k..k + 31 into the second-level cache: a
+// row of Llama's 2048 BF16 numbers is a page of its own, where the hardware's prefetcher
+// does not reach before the row is read.
+template <OperandType kType>
+inline void fetch_into_l2(const MatrixOperand& b, std::size_t j, std::size_t k) {
+  constexpr std::size_t size = stored_bytes<kType>();
+  const char* at = reinterpret_cast<const char*>(b.stored) + size * (j * b.stride + k);
+  for (std::size_t q = 0; q < 8; ++q)
+    for (std::size_t line = 0; line < 32 * size; line += 64) _mm_prefetch(at + q * size * b.stride + line, _MM_HINT_T1);
+}
+
+#endif
+
+#if ATTN_PRODUCT_ISA == 1
+// A transposed b stored narrower than float64 (F32, F16, BF16), in the AVX2 build: eight of
+// its stored rows (eight columns of op(b)) at a time in two groups of four, eight indices k
+// of each, widened to float32 and turned in registers (a quarter of a shuffle a number,
+// against half in columns_of_four's), then to float64 four at a time; a's rows read
+// directly as float64. The sums are the same.
+
+// r[q] holds eight numbers of stored row q at t = 0..7; turned[m] holds the four rows'
+// numbers at t = m in its low half and at t = 4 + m in its high half.
+inline void turn_four_rows(const __m256 r[4], __m256 turned[4]) {
+  // rows 0 and 1 (2 and 3) interleaved: pairs at t 0, 1 | 4, 5 (low) and t 2, 3 | 6, 7 (high)
+  const __m256d low01 = _mm256_castps_pd(_mm256_unpacklo_ps(r[0], r[1]));
+  const __m256d high01 = _mm256_castps_pd(_mm256_unpackhi_ps(r[0], r[1]));
+  const __m256d low23 = _mm256_castps_pd(_mm256_unpacklo_ps(r[2], r[3]));
+  const __m256d high23 = _mm256_castps_pd(_mm256_unpackhi_ps(r[2], r[3]));
+  turned[0] = _mm256_castpd_ps(_mm256_unpacklo_pd(low01, low23));    // t = 0 | 4
+  turned[1] = _mm256_castpd_ps(_mm256_unpackhi_pd(low01, low23));    // t = 1 | 5
+  turned[2] = _mm256_castpd_ps(_mm256_unpacklo_pd(high01, high23));  // t = 2 | 6
+  turned[3] = _mm256_castpd_ps(_mm256_unpackhi_pd(high01, high23));  // t = 3 | 7
+}
+
+// The four numbers at t (0..7) of turn_four_rows' output, as float64.
+inline __m256d turned_column(const __m256 turned[4], std::size_t t) {
+  const __m256 v = turned[t % 4];
+  return _mm256_cvtps_pd(t < 4 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
+}
+
+// Stored rows j..j + 3 of b at k..k + 7, turned.
+template <OperandType kType>
+inline void four_rows(const MatrixOperand& b, std::size_t j, std::size_t k, __m256 turned[4]) {
+  constexpr std::size_t size = stored_bytes<kType>();
+  const unsigned char* at = b.stored + size * (j * b.stride + k);
+  __m256 r[4];
+  for (std::size_t q = 0; q < 4; ++q) {
+    const unsigned char* row = at + q * size * b.stride;
+    if constexpr (kType == OperandType::BF16)
+      r[q] = _mm256_castsi256_ps(
+          _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row))), 16));
+    else if constexpr (kType == OperandType::F16)
+      r[q] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)));
+    else
+      r[q] = _mm256_loadu_ps(reinterpret_cast<const float*>(row));
+  }
+  turn_four_rows(r, turned);
+}
+
+// acc[r][g] + a(i + r, k..k + 7) op(b)(k..k + 7, j + 4g..j + 4g + 3), one k after another:
+// the first group of four stored rows, then the second (their sums are apart).
+template <OperandType kType, std::size_t kRows>
+inline void multiply_step(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, std::size_t j, std::size_t k,
+                          __m256d acc[kRows][2]) {
+  const double* x = a.data + i * a.stride + k;
+  for (std::size_t g = 0; g < 2; ++g) {
+    __m256 turned[4];
+    four_rows<kType>(b, j + 4 * g, k, turned);
+#pragma GCC unroll 8
+    for (std::size_t t = 0; t < 8; ++t) {
+      const __m256d w = turned_column(turned, t);
+      for (std::size_t r = 0; r < kRows; ++r)
+        acc[r][g] = _mm256_fmadd_pd(_mm256_set1_pd(x[r * a.stride + t]), w, acc[r][g]);
+    }
+  }
+}
+
+// Rows i..i + kRows of c (ldc apart), columns j..j + 7, from a transposed b stored narrower
+// than float64: acc = 0, then acc + a(i,k) b(k,j) for k in order over each block of kKc,
+// the blocks' sums added in order, as every kernel sums. The next eight stored rows are
+// fetched meanwhile, 32 indices at a time.
+template <OperandType kType, std::size_t kRows>
+void multiply_rows_eight_columns(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
+                                 std::size_t ldc, std::size_t K, std::size_t P, std::size_t j) {
+  const bool prefetch = j + 16 <= P;
+  for (std::size_t k0 = 0; k0 < K; k0 += kKc) {
+    const std::size_t k_end = smaller(K, k0 + kKc);
+    __m256d acc[kRows][2];
+    for (std::size_t r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_pd();
+    std::size_t k = k0;
+    for (; k + 8 <= k_end; k += 8) {
+      if (prefetch && (k - k0) % 32 == 0) fetch_into_l2<kType>(b, j + 8, k);
+      multiply_step<kType, kRows>(a, b, i, j, k, acc);
+    }
+    for (; k < k_end; ++k) {
+      double column[8];
+      for (std::size_t e = 0; e < 8; ++e) column[e] = element(b, k, j + e);
+      const __m256d w[2] = {_mm256_loadu_pd(column), _mm256_loadu_pd(column + 4)};
+      for (std::size_t r = 0; r < kRows; ++r)
+        for (std::size_t g = 0; g < 2; ++g)
+          acc[r][g] = _mm256_fmadd_pd(_mm256_set1_pd(a.data[(i + r) * a.stride + k]), w[g], acc[r][g]);
+    }
+    for (std::size_t r = 0; r < kRows; ++r)
+      for (std::size_t g = 0; g < 2; ++g) {
+        double* to = c + (i + r) * ldc + j + 4 * g;
+        _mm256_storeu_pd(to, k0 > 0 ? _mm256_add_pd(_mm256_loadu_pd(to), acc[r][g]) : acc[r][g]);
+      }
+  }
+}
 #endif
 
 #if ATTN_PRODUCT_ISA == 2
@@ -207,17 +316,6 @@ inline void eight_rows(const MatrixOperand& b, std::size_t j, std::size_t k, __m
   turn_eight_rows(y, second);
 }
 
-// The next eight stored rows' (from j) numbers at k..k + 31 into the second-level cache: a
-// row of Llama's 2048 BF16 numbers is a page of its own, where the hardware's prefetcher
-// does not reach before the row is read.
-template <OperandType kType>
-inline void fetch_into_l2(const MatrixOperand& b, std::size_t j, std::size_t k) {
-  constexpr std::size_t size = stored_bytes<kType>();
-  const char* at = reinterpret_cast<const char*>(b.stored) + size * (j * b.stride + k);
-  for (std::size_t q = 0; q < 8; ++q)
-    for (std::size_t line = 0; line < 32 * size; line += 64) _mm_prefetch(at + q * size * b.stride + line, _MM_HINT_T1);
-}
-
 // acc[r] + a(i + r, k..k + 31) op(b)(k..k + 31, j..j + 7), one k after another (a float64,
 // as stored: its row i + r at a.data + (i + r) a.stride).
 template <OperandType kType, std::size_t kRows>
@@ -267,6 +365,13 @@ void multiply_rows_eight_columns(const MatrixOperand& a, const MatrixOperand& b,
   }
 }
 
+#endif
+
+#if ATTN_PRODUCT_ISA >= 1
+// The most rows of a in one pass of the turned kernels: eight in 512-bit registers, four in
+// AVX2's sixteen 256-bit ones (two accumulators a row, four for the turned numbers).
+constexpr std::size_t kTurnedRows = ATTN_PRODUCT_ISA == 2 ? 8 : 4;
+
 // Rows i..i + kRows of c from a transposed narrow b: eight columns at a time, the last few
 // by the four-lane kernel.
 template <OperandType kType, std::size_t kRows>
@@ -277,9 +382,9 @@ void multiply_rows_turned(const MatrixOperand& a, const MatrixOperand& b, std::s
   for (std::size_t r = 0; r < kRows && j < P; ++r) multiply_rows_transposed<kType, 1, 1>(a, b, i + r, c, ldc, K, P, j);
 }
 
-// Up to eight rows from i in one pass over b (a short prompt's rows read each weight once):
-// min(rows, kRows) of them, the number taken.
-template <OperandType kType, std::size_t kRows = 8>
+// Up to kTurnedRows rows from i in one pass over b (a short prompt's rows read each weight
+// once): min(rows, kRows) of them, the number taken.
+template <OperandType kType, std::size_t kRows = kTurnedRows>
 std::size_t multiply_rows_turned(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
                                  std::size_t ldc, std::size_t K, std::size_t P, std::size_t rows) {
   if constexpr (kRows > 1)
@@ -320,10 +425,11 @@ bool multiply_few_rows_as(const MatrixOperand& a, const MatrixOperand& b, double
                           std::size_t K, std::size_t P, double* sums) {
 #if ATTN_PRODUCT_ISA == 0
   if (b.transposed) return false;
-#elif ATTN_PRODUCT_ISA == 2
+#else
   if constexpr (kType == OperandType::F32 || kType == OperandType::F16 || kType == OperandType::BF16)
     if (b.transposed && a.type == OperandType::Double && !a.transposed) {
-      for (std::size_t i = 0; i < M;) i += multiply_rows_turned<kType>(a, b, i, c, ldc, K, P, smaller(M - i, 8));
+      for (std::size_t i = 0; i < M;)
+        i += multiply_rows_turned<kType>(a, b, i, c, ldc, K, P, smaller(M - i, kTurnedRows));
       return true;
     }
 #endif
