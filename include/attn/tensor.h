@@ -46,6 +46,15 @@ struct UninitializedAllocator : std::allocator<T> {
 
 // A tensor's values. Comparable with std::vector<double> (the tests compare with lists).
 using TensorData = std::vector<double, UninitializedAllocator<double>>;
+}  // namespace attn
+// Compiled once, in core (tensor.cpp), at the libraries' -O3. The executable's own objects
+// are compiled at -O1 (src/cli/CMakeLists.txt), where the vector's destructor keeps an
+// empty loop over every element (its allocator's destroy), and the linker gives every
+// caller the executable's copy of an inline function: freeing a 268 MB score tensor walked
+// its 33.5M elements (3 to 5% of a 2048-token forward, by perf). Tensor's destructor is
+// out of line for the same reason.
+extern template class std::vector<double, attn::UninitializedAllocator<double>>;
+namespace attn {
 inline bool operator==(const TensorData& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
@@ -95,6 +104,11 @@ struct Tensor {
   std::shared_ptr<const StoredMatrix> stored;
 
   Tensor() = default;
+  ~Tensor();  // in tensor.cpp (see TensorData)
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
   // A zero-filled tensor of the given shape; axes default to "" when not given.
   explicit Tensor(Shape shape, AxisNames axes = {});
   // The same with its values left unset, for a step that writes every one of them.

@@ -8,7 +8,11 @@
 
 #include <fmt/format.h>
 
+template class std::vector<double, attn::UninitializedAllocator<double>>;
+
 namespace attn {
+
+Tensor::~Tensor() = default;
 
 std::size_t element_count(const Shape& shape) {
   std::size_t n = 1;
