@@ -17,6 +17,7 @@
 #include "attn/trace.h"
 #include "attn/walkthrough.h"
 #include "html/html_lesson.h"
+#include "html/lesson_memory.h"
 #include "option_groups.h"
 
 namespace attn::cli {
@@ -29,18 +30,9 @@ void add_html_option(CLI::App& command, std::string& path);
 std::unique_ptr<HtmlLesson> open_html_lesson(const OutputChoice& output, const ModelChoice& choice, const char* command,
                                              const Model& model, const WalkthroughOptions& walkthrough);
 
-// What a page is built from, for its memory estimate: the run's input (its sentences, after a
-// greedy target was added), whether the backward's gradients are drawn too, and for attn
-// generate the new tokens (-n) whose sections follow the prompt's walkthrough.
-struct PageSize {
-  const RunInput* input = nullptr;
-  bool backward = false;
-  std::size_t generated = 0;
-};
 // The page (--html `html_path`, none when empty) is built in memory before it is written:
 // InputError naming --html when the page is estimated to need more than `load`'s limit
-// (heatmap cells and printed numbers, each about the bytes measured per cell and per number,
-// four times over while it is built). Returns that estimate with the file's buffer, what
+// (html/lesson_memory.h's estimate). Returns that estimate with the file's buffer, what
 // the run holds besides for its page (RunPlan::lesson_bytes); 0 without a page.
 std::uint64_t check_html_memory(const std::string& html_path, const Model& model, const WalkthroughOptions& walkthrough,
                                 const PageSize& page, const LoadOptions& load);
