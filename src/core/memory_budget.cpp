@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -49,6 +50,11 @@ std::uint64_t memory_limit_in_force() {
   Budget& b = budget();
   const std::lock_guard<std::mutex> lock(b.mutex);
   return b.limit ? b.limit : half_the_memory();
+}
+
+long double heap_block_bytes(long double bytes) {
+  if (bytes <= 0) return 0;
+  return std::max<long double>(24, std::ceil((bytes + 8) / 16) * 16 - 8);
 }
 
 std::string memory_text(long double bytes) {

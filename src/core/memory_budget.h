@@ -41,6 +41,13 @@ void count_json_parse(const std::string& path, const std::string& field, const c
 // would pass the limit (a document takes its text and more). Counts nothing.
 void check_json_text_fits(const std::string& path, const std::string& field, std::uint64_t size);
 
+// What malloc hands out for a request of `bytes` in attn's process on 64-bit glibc, as
+// heap_peak.cpp measures it (the block's usable size): the request and the 8 bytes of its
+// header rounded up to 16, less the header; a block of 32 (24 usable) at least; nothing for
+// nothing. Never a block mapped on its own and rounded to pages: cli/main.cpp turns that
+// off (mallopt M_MMAP_MAX 0), so the heap reuses freed memory.
+long double heap_block_bytes(long double bytes);
+
 // "1.4 GiB": memory as the refusals write it.
 std::string memory_text(long double bytes);
 

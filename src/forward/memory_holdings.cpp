@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attn/step_roles.h"
+#include "core/memory_budget.h"
 #include "forward/streamed_trace.h"
 
 namespace attn {
@@ -32,13 +33,8 @@ long double elements(const Shape& shape) {
   return n;
 }
 
-// What malloc hands out for `bytes` on 64-bit glibc, as heap_peak.cpp measures it (the
-// block's usable size): the request and the 8 bytes of its header rounded up to 16, less
-// the header; a block of 32 (24 usable) at least; nothing for nothing.
-long double block(long double bytes) {
-  if (bytes <= 0) return 0;
-  return std::max<long double>(24, std::ceil((bytes + 8) / 16) * 16 - 8);
-}
+// What malloc hands out for `bytes` (core/memory_budget.h).
+long double block(long double bytes) { return heap_block_bytes(bytes); }
 
 // A string's heap: none while it fits the 15 bytes std::string keeps inline.
 long double string_heap(const std::string& text) { return text.size() > 15 ? block(text.size() + 1) : 0; }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <system_error>
 
+#include "core/memory_budget.h"
+
 namespace attn {
 
 namespace {
@@ -18,16 +20,6 @@ constexpr int kMaxThreads = 64;
 
 int thread_count(int threads) { return std::clamp(threads, 1, kMaxThreads); }
 std::size_t slot_count(int threads) { return kSlotsPerThread * static_cast<std::size_t>(thread_count(threads)); }
-
-// What malloc hands out for a request of `size` bytes on 64-bit glibc, at most: its block
-// rounded up to 16 bytes, or to whole pages for a block it maps on its own (128 KiB and up).
-std::uint64_t malloc_usable_bound(std::size_t size) {
-  if (size == 0) return 0;
-  constexpr std::uint64_t kPage = 4096, kMapThreshold = 128 << 10;
-  const std::uint64_t header = 8;
-  if (size >= kMapThreshold) return (size + header + kPage - 1) / kPage * kPage - header;
-  return std::max<std::uint64_t>(24, (size + header + 15) / 16 * 16 - header);
-}
 
 }  // namespace
 
@@ -59,7 +51,8 @@ void PartHolding::add(std::size_t parts, std::size_t part_bytes, std::size_t las
 
 std::uint64_t PartHolding::bytes() const {
   std::uint64_t bytes = 0;
-  for (const std::size_t capacity : capacities_) bytes += malloc_usable_bound(capacity);
+  for (const std::size_t capacity : capacities_)
+    bytes += static_cast<std::uint64_t>(heap_block_bytes(static_cast<long double>(capacity)));
   return bytes;
 }
 
