@@ -32,8 +32,7 @@ const char* cause_of(double v) {
 
 }  // namespace
 
-void check_finite(const std::string& name, const Shape& shape, const double* data, bool masked_infinity_allowed) {
-  const std::size_t n = element_count(shape);
+bool all_finite(const double* data, std::size_t n) {
   // Every recorded value passes through here, so the common case (all finite) is one
   // vectorizable pass over the bits: inf and NaN are the values whose exponent bits are
   // all ones, the only ones for which adding 1 to the exponent carries into the sign bit.
@@ -47,7 +46,12 @@ void check_finite(const std::string& name, const Shape& shape, const double* dat
     std::memcpy(&bits, data + i, sizeof bits);
     carries |= (bits & kExponent) + kExponentOne;
   }
-  if ((carries >> 63) == 0) return;
+  return (carries >> 63) == 0;
+}
+
+void check_finite(const std::string& name, const Shape& shape, const double* data, bool masked_infinity_allowed) {
+  const std::size_t n = element_count(shape);
+  if (all_finite(data, n)) return;
   for (std::size_t i = 0; i < n; ++i) {
     const double v = data[i];
     if (std::isfinite(v) || (masked_infinity_allowed && v == -INFINITY)) continue;

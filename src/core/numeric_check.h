@@ -22,6 +22,10 @@ void check_finite(const std::string& name, const Tensor& tensor, bool masked_inf
 void check_finite(const std::string& name, const Shape& shape, const double* data,
                   bool masked_infinity_allowed = false);
 
+// Whether every one of the n values at `data` is finite (no inf, no NaN): one pass over the
+// bits, which vectorizes; check_finite's test, for a kernel that checks as it computes.
+bool all_finite(const double* data, std::size_t n);
+
 // A step's value computed once per row (LayerNorm's variance, RMSNorm's mean square) that
 // is not finite: the row's output would be finite garbage (beta, or 0) that no check of the
 // output sees. Thrown by the step, which knows the row but not its trace name; the forward,

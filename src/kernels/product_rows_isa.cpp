@@ -196,11 +196,33 @@ inline void four_rows(const MatrixOperand& b, std::size_t j, std::size_t k, __m2
   turn_four_rows(r, turned);
 }
 
-// acc[r][g] + a(i + r, k..k + 7) op(b)(k..k + 7, j + 4g..j + 4g + 3), one k after another:
-// the first group of four stored rows, then the second (their sums are apart).
+// Eight sums, one per column j..j + 7: two 256-bit halves here, one 512-bit register in the
+// AVX-512 build; what multiply_rows_eight_columns adds to and stores.
+struct EightSums {
+  __m256d low, high;
+};
+inline EightSums zero_sums() { return {_mm256_setzero_pd(), _mm256_setzero_pd()}; }
+inline EightSums loaded_sums(const double* p) { return {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; }
+inline void store_sums(double* p, EightSums v) {
+  _mm256_storeu_pd(p, v.low);
+  _mm256_storeu_pd(p + 4, v.high);
+}
+inline EightSums added(EightSums x, EightSums y) {
+  return {_mm256_add_pd(x.low, y.low), _mm256_add_pd(x.high, y.high)};
+}
+// acc + x w, each lane one column
+inline EightSums multiply_added(double x, EightSums w, EightSums acc) {
+  const __m256d xs = _mm256_set1_pd(x);
+  return {_mm256_fmadd_pd(xs, w.low, acc.low), _mm256_fmadd_pd(xs, w.high, acc.high)};
+}
+// The indices k a multiply_step takes.
+constexpr std::size_t kTurnedStep = 8;
+
+// acc[r] + a(i + r, k..k + 7) op(b)(k..k + 7, j..j + 7), one k after another: the first
+// group of four stored rows (the low halves), then the second (their sums are apart).
 template <OperandType kType, std::size_t kRows>
 inline void multiply_step(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, std::size_t j, std::size_t k,
-                          __m256d acc[kRows][2]) {
+                          EightSums acc[kRows]) {
   const double* x = a.data + i * a.stride + k;
   for (std::size_t g = 0; g < 2; ++g) {
     __m256 turned[4];
@@ -208,42 +230,11 @@ inline void multiply_step(const MatrixOperand& a, const MatrixOperand& b, std::s
 #pragma GCC unroll 8
     for (std::size_t t = 0; t < 8; ++t) {
       const __m256d w = turned_column(turned, t);
-      for (std::size_t r = 0; r < kRows; ++r)
-        acc[r][g] = _mm256_fmadd_pd(_mm256_set1_pd(x[r * a.stride + t]), w, acc[r][g]);
-    }
-  }
-}
-
-// Rows i..i + kRows of c (ldc apart), columns j..j + 7, from a transposed b stored narrower
-// than float64: acc = 0, then acc + a(i,k) b(k,j) for k in order over each block of kKc,
-// the blocks' sums added in order, as every kernel sums. The next eight stored rows are
-// fetched meanwhile, 32 indices at a time.
-template <OperandType kType, std::size_t kRows>
-void multiply_rows_eight_columns(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
-                                 std::size_t ldc, std::size_t K, std::size_t P, std::size_t j) {
-  const bool prefetch = j + 16 <= P;
-  for (std::size_t k0 = 0; k0 < K; k0 += kKc) {
-    const std::size_t k_end = smaller(K, k0 + kKc);
-    __m256d acc[kRows][2];
-    for (std::size_t r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_pd();
-    std::size_t k = k0;
-    for (; k + 8 <= k_end; k += 8) {
-      if (prefetch && (k - k0) % 32 == 0) fetch_into_l2<kType>(b, j + 8, k);
-      multiply_step<kType, kRows>(a, b, i, j, k, acc);
-    }
-    for (; k < k_end; ++k) {
-      double column[8];
-      for (std::size_t e = 0; e < 8; ++e) column[e] = element(b, k, j + e);
-      const __m256d w[2] = {_mm256_loadu_pd(column), _mm256_loadu_pd(column + 4)};
-      for (std::size_t r = 0; r < kRows; ++r)
-        for (std::size_t g = 0; g < 2; ++g)
-          acc[r][g] = _mm256_fmadd_pd(_mm256_set1_pd(a.data[(i + r) * a.stride + k]), w[g], acc[r][g]);
-    }
-    for (std::size_t r = 0; r < kRows; ++r)
-      for (std::size_t g = 0; g < 2; ++g) {
-        double* to = c + (i + r) * ldc + j + 4 * g;
-        _mm256_storeu_pd(to, k0 > 0 ? _mm256_add_pd(_mm256_loadu_pd(to), acc[r][g]) : acc[r][g]);
+      for (std::size_t r = 0; r < kRows; ++r) {
+        __m256d& sum = g == 0 ? acc[r].low : acc[r].high;
+        sum = _mm256_fmadd_pd(_mm256_set1_pd(x[r * a.stride + t]), w, sum);
       }
+    }
   }
 }
 #endif
@@ -316,6 +307,17 @@ inline void eight_rows(const MatrixOperand& b, std::size_t j, std::size_t k, __m
   turn_eight_rows(y, second);
 }
 
+// Eight sums, one per column j..j + 7, in one register (EightSums of the AVX2 build).
+using EightSums = __m512d;
+inline EightSums zero_sums() { return _mm512_setzero_pd(); }
+inline EightSums loaded_sums(const double* p) { return _mm512_loadu_pd(p); }
+inline void store_sums(double* p, EightSums v) { _mm512_storeu_pd(p, v); }
+inline EightSums added(EightSums x, EightSums y) { return _mm512_add_pd(x, y); }
+inline EightSums multiply_added(double x, EightSums w, EightSums acc) {
+  return _mm512_fmadd_pd(_mm512_set1_pd(x), w, acc);
+}
+constexpr std::size_t kTurnedStep = 32;
+
 // acc[r] + a(i + r, k..k + 31) op(b)(k..k + 31, j..j + 7), one k after another (a float64,
 // as stored: its row i + r at a.data + (i + r) a.stride).
 template <OperandType kType, std::size_t kRows>
@@ -332,42 +334,42 @@ inline void multiply_step(const MatrixOperand& a, const MatrixOperand& b, std::s
   }
 }
 
+#endif
+
+#if ATTN_PRODUCT_ISA >= 1
 // Rows i..i + kRows of c (ldc apart), columns j..j + 7, from a transposed b stored narrower
-// than float64: acc = 0, then acc + a(i,k) b(k,j) for k in order over each block of kKc,
-// the blocks' sums added in order, as every kernel sums. The next eight stored rows are
-// fetched meanwhile. (Measured on Llama-1B's shapes, a generated token: 163 ms without the
-// fetch, 145 with it, 148 fetching sixteen rows ahead; a second group of eight rows or a
-// second block in flight, to hide the multiply-add's latency, was slower: 167 to 175 ms.)
+// than float64, kTurnedStep indices at a time: acc = 0, then acc + a(i,k) b(k,j) for k in
+// order over each block of kKc, the blocks' sums added in order, as every kernel sums. The
+// next eight stored rows are fetched meanwhile, 32 indices at a time. (Measured on
+// Llama-1B's shapes in the AVX-512 build, a generated token: 163 ms without the fetch, 145
+// with it, 148 fetching sixteen rows ahead; a second group of eight rows or a second block
+// in flight, to hide the multiply-add's latency, was slower: 167 to 175 ms.)
 template <OperandType kType, std::size_t kRows>
 void multiply_rows_eight_columns(const MatrixOperand& a, const MatrixOperand& b, std::size_t i, double* c,
                                  std::size_t ldc, std::size_t K, std::size_t P, std::size_t j) {
   const bool prefetch = j + 16 <= P;
   for (std::size_t k0 = 0; k0 < K; k0 += kKc) {
     const std::size_t k_end = smaller(K, k0 + kKc);
-    __m512d acc[kRows];
-    for (std::size_t r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_pd();
+    EightSums acc[kRows];
+    for (std::size_t r = 0; r < kRows; ++r) acc[r] = zero_sums();
     std::size_t k = k0;
-    for (; k + 32 <= k_end; k += 32) {
-      if (prefetch) fetch_into_l2<kType>(b, j + 8, k);
+    for (; k + kTurnedStep <= k_end; k += kTurnedStep) {
+      if (prefetch && (k - k0) % 32 == 0) fetch_into_l2<kType>(b, j + 8, k);
       multiply_step<kType, kRows>(a, b, i, j, k, acc);
     }
     for (; k < k_end; ++k) {
       double column[8];
       for (std::size_t e = 0; e < 8; ++e) column[e] = element(b, k, j + e);
-      const __m512d w = _mm512_loadu_pd(column);
-      for (std::size_t r = 0; r < kRows; ++r)
-        acc[r] = _mm512_fmadd_pd(_mm512_set1_pd(a.data[(i + r) * a.stride + k]), w, acc[r]);
+      const EightSums w = loaded_sums(column);
+      for (std::size_t r = 0; r < kRows; ++r) acc[r] = multiply_added(a.data[(i + r) * a.stride + k], w, acc[r]);
     }
     for (std::size_t r = 0; r < kRows; ++r) {
       double* to = c + (i + r) * ldc + j;
-      _mm512_storeu_pd(to, k0 > 0 ? _mm512_add_pd(_mm512_loadu_pd(to), acc[r]) : acc[r]);
+      store_sums(to, k0 > 0 ? added(loaded_sums(to), acc[r]) : acc[r]);
     }
   }
 }
 
-#endif
-
-#if ATTN_PRODUCT_ISA >= 1
 // The most rows of a in one pass of the turned kernels: eight in 512-bit registers, four in
 // AVX2's sixteen 256-bit ones (two accumulators a row, four for the turned numbers).
 constexpr std::size_t kTurnedRows = ATTN_PRODUCT_ISA == 2 ? 8 : 4;

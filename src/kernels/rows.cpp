@@ -1,8 +1,8 @@
 #include "kernels/rows.h"
 
-#include <cstdint>
-#include <cstring>
 #include <limits>
+
+#include "core/numeric_check.h"
 
 #include "kernels/eigen_softmax.h"
 #include "kernels/parallel.h"
@@ -99,20 +99,13 @@ const double* softmax_input(const ScoreRowsJob& job) { return job.mask ? job.mas
 std::size_t score_rows(ProductKernel kernel, const ScoreRowsJob& job, std::size_t first, std::size_t n,
                        ScoreRowsSeen& seen) {
   const std::size_t T = job.T;
-  // inf and NaN are the only values whose exponent, plus one, carries into the sign bit
-  // (core/numeric_check.cpp); a masked score may be -inf, so it is compared instead.
-  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL, kExponentOne = 0x0010000000000000ULL;
+  // (a masked score may be -inf: it is compared with +inf instead)
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
-  std::uint64_t carries = 0;
-  bool masked_finite = true;
+  bool scores_finite = true, masked_finite = true;
   for (std::size_t r = first; r < first + n; ++r) {
     const double* in = job.scores + r * T;
     double* scaled = job.scaled + r * T;
-    for (std::size_t j = 0; j < T; ++j) {
-      std::uint64_t bits;
-      std::memcpy(&bits, in + j, sizeof bits);
-      carries |= (bits & kExponent) + kExponentOne;
-    }
+    scores_finite = scores_finite && all_finite(in, T);
     if (job.divide)
       for (std::size_t j = 0; j < T; ++j) scaled[j] = in[j] / job.factor;
     else
@@ -128,7 +121,7 @@ std::size_t score_rows(ProductKernel kernel, const ScoreRowsJob& job, std::size_
     }
     masked_finite = masked_finite && below_infinity;
   }
-  if (carries >> 63) seen.scores_finite = false;
+  if (!scores_finite) seen.scores_finite = false;
   if (!masked_finite) seen.masked_finite = false;
   if (kernel == ProductKernel::eigen) return 0;  // Eigen's softmax takes every row after the pass
   return softmax_rows_by(kernel, softmax_input(job) + first * T, job.weights + first * T, n, T);
