@@ -13,17 +13,16 @@ namespace attn {
 namespace {
 
 // What the walkthrough's text takes while it is held: the page is written once the run is
-// over (its map first), so its text is held whole in a string whose capacity doubles: 2 to
-// 3 bytes a byte written (the text, the buffer it outgrew while it is copied, the copy
-// written out), and the printers' own strings besides. Fitted to the examples' and the
-// reference checkpoints' walkthroughs (explain, --lens, grad, generate): the first step of a
-// kind is shown in full, 760 bytes of explanation and formula and 5.5 a number shown (a
-// tensor shows at most 400 of its numbers: NumPy summarizes the rest); a later step of that
-// kind 4.3 a number, within 0.39 and 1.17 times the text written; each byte counted 4.4
-// times (the kept entries' names and operands counted apart: entry_heap_bytes), so that
-// every example's run is covered (the walkthrough of untrained_i_love_ai, whose text stays
-// inside its buffer's capacity, by 1.31 times its heap).
-constexpr long double kTextHeld = 4.4;
+// over (its map first), so its text is held whole, in pieces of a fixed size
+// (present/held_text.h). The text written is estimated from the records' shapes, fitted to
+// the examples' and the reference checkpoints' walkthroughs (explain, --lens, grad,
+// generate): the first step of a kind is shown in full, 760 bytes of explanation and formula
+// and 5.5 a number shown (a tensor shows at most 400 of its numbers: NumPy summarizes the
+// rest); a later step of that kind 4.3 a number. That is 0.76 to 1.12 times the text a
+// forward's walkthrough writes; twice the estimate held covers the text the lowest estimate
+// misses, the piece in hand and the printers' own strings (gpt_tiny's and seed000's
+// walkthroughs are the closest, at 1.01 and 1.02 times their heap).
+constexpr long double kTextHeld = 2.0;
 constexpr long double kTextFirstStep = 760, kTextFirstNumber = 5.5, kTextLaterNumber = 4.3;
 constexpr long double kTextNumbersShown = 400;
 
@@ -93,7 +92,7 @@ void MemoryHoldings::record(const TraceRecord& r) {
     const std::size_t kind = static_cast<std::size_t>(r.id.kind) + (r.id.gradient ? kStepKindCount : 0);
     const bool first = !kinds_shown_[kind];
     kinds_shown_[kind] = true;
-    text_ += kTextHeld * (first ? kTextFirstStep + kTextFirstNumber * shown : kTextLaterNumber * shown);
+    text_ += (first ? kTextFirstStep + kTextFirstNumber * shown : kTextLaterNumber * shown);
   }
   // the generation's decoder keeps the last position's logits, (V,), from the head on
   if (is_output_logits(r.id.kind) && !r.shape.empty()) {
@@ -102,7 +101,7 @@ void MemoryHoldings::record(const TraceRecord& r) {
   }
   // a walkthrough's printer reads the entry as it prints it, into a copy at most as large
   // (and the tape, one entry a block, in a vector that holds up to twice its entries)
-  long double now = held_ + kept_bytes_ + lens_held_ + block_ + text_ + (shown_ ? bytes : 0) +
+  long double now = held_ + kept_bytes_ + lens_held_ + block_ + kTextHeld * text_ + (shown_ ? bytes : 0) +
                     2 * sizeof(TapeEntry) * static_cast<long double>(trace_->tape().size());
   for (const long double result : results_) now += result;
   peak_ = std::max(peak_, now);

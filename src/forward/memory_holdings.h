@@ -40,7 +40,8 @@ class MemoryHoldings {
 
   // The most held at once, in bytes.
   long double peak() const { return peak_; }
-  // What the trace keeps once the run is over, and the text the walkthrough has written.
+  // What the trace keeps once the run is over, and the text the walkthrough has written (an
+  // estimate, memory_holdings.cpp).
   long double kept() const { return kept_bytes_; }
   long double text() const { return text_; }
   // The run's result: its last record (the probabilities, with an output head).

@@ -48,6 +48,11 @@ constexpr long double kBytesPerModelFileByte = 2.25;
 // - a generation's own besides its runs: the tokens so far, the cache's and the choice's
 //   printing: 8 KiB.
 constexpr long double kGenerationBytes = 8.0L * 1024;
+// - attn grad's walkthrough, the forward's and the backward's text held (present/held_text.h):
+//   about twice the forward's estimated text (memory_holdings.cpp), which is 0.94 to 1.24
+//   times the text the examples' walkthroughs write; 1.6 times it covers the most it misses
+//   and the printers' own strings (gpt_tiny's and seed004's grad are the closest).
+constexpr long double kGradTextHeld = 1.6;
 
 // The run's input for a run on shapes alone: numbers given as X as their shapes alone (no
 // copy of them), the decoder's input grown to the plan's length (its last token repeated),
@@ -235,9 +240,10 @@ long double tensors_peak(const Model& model, const RunInput& given, const RunPla
   // shown or kept (and one weight's printed), every weight's gradient, and the block being
   // differentiated: its results' gradients and one weight's share (the tied head's, (V,N));
   // the walkthrough shows the forward and the backward.
+  const long double walkthrough = kGradTextHeld * 2 * run.text();
   const long double gradients = plan.shown || plan.gradients_kept ? run.kept() + largest_weight : 0;
   const long double differentiated = 2 * run.largest_block() + largest_weight;
-  return std::max(peak, dump + held + run.kept() + gradients + weights64 + differentiated + 2 * run.text());
+  return std::max(peak, dump + held + run.kept() + gradients + weights64 + differentiated + walkthrough);
 }
 
 }  // namespace

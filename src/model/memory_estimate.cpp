@@ -168,10 +168,9 @@ void check_input_memory(LoadContext& context, std::size_t elements, const std::s
 
 void check_run_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path) {
   const std::uint64_t limit = memory_limit(context.options);
+  // The forward's trace alone: what grad, --lens and --ablate add is counted by the run's
+  // own estimate once the model is loaded (attn/run_memory.h), which this must not exceed.
   size.trace_kept = context.options.trace_kept;
-  size.backward = context.options.backward;
-  size.lens = context.options.lens;
-  size.ablation = context.options.ablation;
   const std::uint64_t need = estimate_run_bytes(config, size);
   if (need <= limit) return;
   context.run_refused = true;

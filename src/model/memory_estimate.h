@@ -35,7 +35,9 @@ std::uint64_t memory_limit(const LoadOptions& options);
 // InputError at `path` when an input X of `elements` float64 numbers alone is over the limit.
 void check_input_memory(LoadContext& context, std::size_t elements, const std::string& path);
 
-// InputError at `path` when a run of `size` is estimated to need more than the limit.
+// InputError at `path` when the forward of a run of `size` (its trace kept when the options
+// keep it) is estimated to need more than the limit: what grad, --lens and --ablate add is
+// the loaded model's own estimate (attn/run_memory.h).
 void check_run_size(LoadContext& context, const ModelConfig& config, RunSize size, const std::string& path);
 
 // InputError at `path` when the weights of `size` (with one token of input) are over the

@@ -67,7 +67,7 @@ void TerminalPage::write_wrapped(const std::string& indent, const std::string& t
   }
 }
 
-void TerminalPage::start_step(int number) { places_.push_back({number, static_cast<std::size_t>(body_.tellp())}); }
+void TerminalPage::start_step(int number) { places_.push_back({number, body_text_.size()}); }
 
 void TerminalPage::layer_header(const std::string& text) { body_ << "\n" << paint(text, "1;35") << "\n"; }
 
@@ -251,7 +251,8 @@ std::string TerminalPage::map_text(const std::vector<MapStage>& map) const {
 void TerminalPage::finish(const std::vector<MapStage>& map) {
   const std::string text = map_text(map);
   for (auto& place : places_) place.offset += text.size();
-  out_ << text << body_.str();
+  out_ << text;
+  body_text_.write_to(out_);
 }
 
 }  // namespace attn

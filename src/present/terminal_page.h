@@ -1,16 +1,16 @@
 // The walkthrough as terminal text: lines wrapped to the line width, colours when they are on,
 // tensors as NumPy prints them, heatmaps of shades or coloured cells, steps of a kind met again
-// in one line. The text is kept until finish(), which writes the map of the run and then the
+// in one line. The text is kept (held_text.h) until finish(), which writes the map of the run and then the
 // steps, and records where each step starts (--pause pages by them).
 #ifndef ATTN_PRESENT_TERMINAL_PAGE_H_
 #define ATTN_PRESENT_TERMINAL_PAGE_H_
 
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "attn/walkthrough.h"
+#include "present/held_text.h"
 #include "present/page_renderer.h"
 
 namespace attn {
@@ -56,7 +56,8 @@ class TerminalPage : public PageRenderer {
 
   std::ostream& out_;
   const WalkthroughOptions& options_;
-  std::ostringstream body_;
+  HeldText body_text_;
+  std::ostream body_{&body_text_};
   std::vector<StepPlace> places_;
   bool compact_intro_ = false;
 };

@@ -25,7 +25,9 @@ TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[mem
   // the weights' gradients alone are as large as the weights (6 layers of 3.1M numbers)
   CHECK(backward >= kept + 6ULL * 8 * (4 * 512 * 512 + 2 * 512 * 2048));
 
-  // A run that fits for attn explain but not for attn grad is refused at load, naming it.
+  // A run that fits for attn explain but not for attn grad: the file's reader refuses
+  // before X is drawn only what the forward alone cannot fit; what grad adds is the run's
+  // own estimate (attn/run_memory.h), which refuses it once the model is loaded, naming X.
   const std::string text = R"({"model": {"d_model": 64, "num_heads": 4, "d_ff": 256, "num_layers": 2},
     "input": {"X": {"randn": [64, 64]}}, "encoder": "randn"})";
   attn::LoadOptions options;
@@ -40,8 +42,15 @@ TEST_CASE("attn grad's estimate counts the kept trace and every gradient", "[mem
   size.encoder_layers = 2;
   // half as much again as explain's run: a gradient for everything doubles it
   options.max_memory_bytes = attn::estimate_run_bytes(config, size) * 3 / 2;
-  CHECK_NOTHROW(attn::load_model_text(text, "model.json", options));
+  const attn::LoadedModel explained = attn::load_model_text(text, "model.json", options);
+  CHECK_NOTHROW(attn::check_run_memory(explained.model, explained.input, options, attn::run_plan(options)));
   options.backward = true;
+  const attn::LoadedModel differentiated = attn::load_model_text(text, "model.json", options);
+  CHECK_THROWS_WITH(
+      attn::check_run_memory(differentiated.model, differentiated.input, options, attn::run_plan(options)),
+      Catch::Contains("model.json: input: this run would need about"));
+  // under a limit the forward alone does not fit, the reader refuses before X is drawn
+  options.max_memory_bytes = attn::estimate_run_bytes(config, size) - 1;
   CHECK_THROWS_WITH(attn::load_model_text(text, "model.json", options),
                     Catch::Contains("model.json: input.X: this run would need about"));
 }
