@@ -186,6 +186,9 @@ struct CheckpointSource {
   std::optional<std::size_t> decoder_start_id;
   // Tokens generation never picks (config.json's bad_words_ids of one token: Marian's pad).
   std::vector<std::size_t> never_generated;
+  // The heap the weights files' reading held at its most and let go (a pytorch_model.bin's
+  // pickles): the load's share of the memory estimate (attn/run_memory.h).
+  std::uint64_t reading_bytes = 0;
 
   bool present() const { return !architecture.empty(); }
 };

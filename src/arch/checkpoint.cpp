@@ -116,6 +116,7 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   plan_read(plan, result.checkpoint_names, stored ? opened : nullptr);
 
   result.architecture = c.hf_class;
+  result.reading_bytes = files.reading_bytes();
   result.vocab_size = c.vocab_size;
   result.max_positions = c.max_positions;
   result.eos_token_ids = c.eos_token_ids;

@@ -14,6 +14,7 @@
 #define ATTN_ARCH_CHECKPOINT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct CheckpointModel {
   std::vector<std::size_t> eos_token_ids;  // generation_config.json's, else config.json's
   std::optional<std::size_t> decoder_start_id;  // an encoder-decoder's decoder_start_token_id
   std::vector<std::size_t> never_generated;     // bad_words_ids of one token
+  std::uint64_t reading_bytes = 0;              // the weights files' reading (CheckpointSource's)
   // Which checkpoint tensor each weight is, by its parameter path (parameter_name,
   // attn/trace.h): "decoder.0.self_attention.W_q" -> "h.0.attn.c_attn.weight[:, 0:768]",
   // "decoder.0.self_attention.W_k" -> "model.layers.0.self_attn.k_proj.weight.T".

@@ -84,6 +84,7 @@ LoadedModel load_checkpoint(const std::string& source, const LoadOptions& option
   origin.decoder_start_id = checkpoint.decoder_start_id;
   origin.never_generated = checkpoint.never_generated;
   origin.max_positions = checkpoint.max_positions;
+  origin.reading_bytes = checkpoint.reading_bytes;
   origin.tokenizer_size = model.tokenizer->size();
   return loaded;
 }

@@ -1,6 +1,7 @@
 #include "checkpoint/checkpoint_files.h"
 
 #include <sys/stat.h>
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -137,6 +138,12 @@ std::vector<CheckpointFiles::Entry> CheckpointFiles::every_tensor() const {
 CheckpointFiles::Entry CheckpointFiles::find(const std::string& name) const {
   const auto it = entries_.find(name);
   return it == entries_.end() ? Entry{} : it->second;
+}
+
+std::uint64_t CheckpointFiles::reading_bytes() const {
+  std::uint64_t most = 0;
+  for (const auto& file : files_) most = std::max(most, file->reading_bytes());
+  return most;
 }
 
 }  // namespace attn

@@ -42,6 +42,9 @@ class CheckpointFiles {
   // Where the weights come from, for messages: "DIR/model.safetensors", "DIR/pytorch_model.bin"
   // or an index.
   const std::string& weights_path() const { return weights_path_; }
+  // The most any file's reading held at once (WeightsFile::reading_bytes): the files are
+  // read one after another.
+  std::uint64_t reading_bytes() const;
 
  private:
   void open_single(const std::string& path, bool pickled);

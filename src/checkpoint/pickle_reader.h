@@ -113,6 +113,9 @@ class PickleMachine {
   const std::vector<PickledTensor>& tensors() const { return tensors_; }
   // "a list", "the string \"x\"", "the integer 3": what a value is, for messages.
   std::string describe(std::uint32_t index) const;
+  // What malloc hands out for the machine's values, memo and tensors now (as heap_peak.cpp
+  // counts it: core/memory_budget.h), for the memory estimate of the load.
+  std::uint64_t held_bytes() const;
 
  private:
   [[noreturn]] void fail(const std::string& what) const;

@@ -9,6 +9,7 @@
 #include "attn/error.h"
 #include "checkpoint/pickle_reader.h"
 #include "checkpoint/torch_zip.h"
+#include "core/memory_budget.h"
 
 namespace attn {
 
@@ -109,7 +110,17 @@ std::vector<StoredTensor> state_dict_tensors(const PickleMachine& m, std::uint32
   return tensors;
 }
 
-std::vector<StoredTensor> parse_zip(const std::uint8_t* bytes, std::uint64_t size, const std::string& file) {
+// What the archive's directory holds while the pickle is read: the entries, their names, and
+// the index of them by name.
+std::uint64_t zip_index_bytes(const std::vector<ZipEntry>& entries) {
+  const auto block = [](std::size_t bytes) { return heap_block_bytes(static_cast<long double>(bytes)); };
+  long double bytes = block(entries.capacity() * sizeof(ZipEntry)) + block(2 * entries.size() * sizeof(void*));
+  for (const ZipEntry& e : entries) bytes += (e.name.size() > 15 ? block(e.name.size() + 1) : 0) + block(48);
+  return static_cast<std::uint64_t>(bytes);
+}
+
+std::vector<StoredTensor> parse_zip(const std::uint8_t* bytes, std::uint64_t size, const std::string& file,
+                                    std::uint64_t* reading_bytes) {
   const std::vector<ZipEntry> entries = read_zip_entries(bytes, size, file);
   if (entries.empty()) throw InputError(file, "", "the zip archive holds no entries, expected ARCHIVE/data.pkl");
   const std::string& first = entries.front().name;
@@ -140,6 +151,7 @@ std::vector<StoredTensor> parse_zip(const std::uint8_t* bytes, std::uint64_t siz
   const std::uint32_t root = machine.run(bytes + pickle->begin, pickle->size);
   std::unordered_map<std::string, const ZipEntry*> by_name;
   for (const auto& e : entries) by_name.emplace(e.name, &e);
+  if (reading_bytes) *reading_bytes = machine.held_bytes() + zip_index_bytes(entries);
   std::vector<StorageBytes> where(machine.storages().size());
   for (std::size_t i = 0; i < where.size(); ++i) {
     const auto it = by_name.find(prefix + "data/" + machine.storages()[i].key);
@@ -231,12 +243,14 @@ std::vector<StorageBytes> legacy_storages(const std::uint8_t* bytes, std::uint64
   return where;
 }
 
-std::vector<StoredTensor> parse_legacy_bin(const std::uint8_t* bytes, std::uint64_t size, const std::string& file) {
+std::vector<StoredTensor> parse_legacy_bin(const std::uint8_t* bytes, std::uint64_t size, const std::string& file,
+                                           std::uint64_t* reading_bytes) {
   std::uint64_t at = 0;
   check_legacy_header(bytes, size, at, file);
   const char* state_name = "the state dict's pickle";
   const SmallPickle state(bytes, size, at, file, state_name, PersistentIds::Legacy);
   const SmallPickle keys(bytes, size, at, file, "the storage keys' pickle");
+  if (reading_bytes) *reading_bytes = state.machine.held_bytes() + keys.machine.held_bytes();
   const std::vector<StorageBytes> where = legacy_storages(bytes, size, at, state.machine, keys, file);
   if (at != size) throw InputError(file, "", fmt::format("{} bytes after the last storage, expected none", size - at));
   return state_dict_tensors(state.machine, state.root, where, file, state_name);
@@ -244,9 +258,10 @@ std::vector<StoredTensor> parse_legacy_bin(const std::uint8_t* bytes, std::uint6
 
 }  // namespace
 
-std::vector<StoredTensor> parse_pytorch_bin(const std::uint8_t* bytes, std::uint64_t size, const std::string& file) {
-  if (looks_like_zip(bytes, size)) return parse_zip(bytes, size, file);
-  if (size >= 2 && bytes[0] == 0x80) return parse_legacy_bin(bytes, size, file);
+std::vector<StoredTensor> parse_pytorch_bin(const std::uint8_t* bytes, std::uint64_t size, const std::string& file,
+                                            std::uint64_t* reading_bytes) {
+  if (looks_like_zip(bytes, size)) return parse_zip(bytes, size, file, reading_bytes);
+  if (size >= 2 && bytes[0] == 0x80) return parse_legacy_bin(bytes, size, file, reading_bytes);
   if (size >= 262 && std::string(reinterpret_cast<const char*>(bytes + 257), 5) == "ustar")
     throw InputError(file, "", "a tar archive (torch.save's format before PyTorch 0.4), which attn does not read");
   throw InputError(file, "",
@@ -257,7 +272,7 @@ std::vector<StoredTensor> parse_pytorch_bin(const std::uint8_t* bytes, std::uint
 }
 
 PytorchBinFile::PytorchBinFile(const std::string& path) : file_(path) {
-  tensors_ = parse_pytorch_bin(file_.data(), file_.size(), path);
+  tensors_ = parse_pytorch_bin(file_.data(), file_.size(), path, &reading_bytes_);
   for (std::size_t i = 0; i < tensors_.size(); ++i) index_.emplace(tensors_[i].name, i);
 }
 

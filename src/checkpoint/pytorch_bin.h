@@ -34,8 +34,10 @@ constexpr std::uint64_t kMaxStateDictPickleBytes = 64ULL << 20;
 
 // The tensors of the pytorch_model.bin whose whole content is bytes[0, size), in the state
 // dict's order, each span in the whole file. Every problem an InputError naming `file` and
-// the entry, pickle or tensor.
-std::vector<StoredTensor> parse_pytorch_bin(const std::uint8_t* bytes, std::uint64_t size, const std::string& file);
+// the entry, pickle or tensor. *reading_bytes (when given): the heap the reading held at its
+// most besides the tensors returned (the pickles' values, the archive's directory).
+std::vector<StoredTensor> parse_pytorch_bin(const std::uint8_t* bytes, std::uint64_t size, const std::string& file,
+                                            std::uint64_t* reading_bytes = nullptr);
 
 class PytorchBinFile : public WeightsFile {
  public:
@@ -46,10 +48,12 @@ class PytorchBinFile : public WeightsFile {
   const std::vector<StoredTensor>& tensors() const override { return tensors_; }
   const StoredTensor* find(const std::string& name) const override;
   TensorView view(const StoredTensor& tensor) const override;
+  std::uint64_t reading_bytes() const override { return reading_bytes_; }
 
  private:
   MappedFile file_;
   std::vector<StoredTensor> tensors_;
+  std::uint64_t reading_bytes_ = 0;
   std::unordered_map<std::string, std::size_t> index_;
 };
 

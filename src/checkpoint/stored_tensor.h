@@ -62,6 +62,9 @@ class WeightsFile {
   // A view of `tensor` (one of tensors()); InputError naming it unless its dtype is F64,
   // F32, F16 or BF16.
   virtual TensorView view(const StoredTensor& tensor) const = 0;
+  // The heap its reading held at its most and let go once the file was open (a .bin's
+  // pickles): the load's own share of the memory estimate.
+  virtual std::uint64_t reading_bytes() const { return 0; }
 };
 
 // InputError naming `file` and the tensor unless its dtype is one attn reads.

@@ -50,9 +50,9 @@ constexpr long double kBytesPerModelFileByte = 2.25;
 constexpr long double kGenerationBytes = 8.0L * 1024;
 // - attn grad's walkthrough, the forward's and the backward's text held (present/held_text.h):
 //   about twice the forward's estimated text (memory_holdings.cpp), which is 0.94 to 1.24
-//   times the text the examples' walkthroughs write; 1.6 times it covers the most it misses
+//   times the text the examples' walkthroughs write; 1.7 times it covers the most it misses
 //   and the printers' own strings (gpt_tiny's and seed004's grad are the closest).
-constexpr long double kGradTextHeld = 1.6;
+constexpr long double kGradTextHeld = 1.7;
 
 // The run's input for a run on shapes alone: numbers given as X as their shapes alone (no
 // copy of them), the decoder's input grown to the plan's length (its last token repeated),
@@ -238,11 +238,13 @@ long double tensors_peak(const Model& model, const RunInput& given, const RunPla
   if (!plan.backward) return peak;
   // attn grad's backward: the forward's entries, a gradient of each as large when they are
   // shown or kept (and one weight's printed), every weight's gradient, and the block being
-  // differentiated: its results' gradients and one weight's share (the tied head's, (V,N));
-  // the walkthrough shows the forward and the backward.
+  // differentiated: its work, its results' gradients (among the kept gradients when they
+  // are kept) and one weight's share (the tied head's, (V,N)); the walkthrough shows the
+  // forward and the backward.
+  const bool gradients_kept = plan.shown || plan.gradients_kept;
   const long double walkthrough = kGradTextHeld * 2 * run.text();
-  const long double gradients = plan.shown || plan.gradients_kept ? run.kept() + largest_weight : 0;
-  const long double differentiated = 2 * run.largest_block() + largest_weight;
+  const long double gradients = gradients_kept ? run.kept() + largest_weight : 0;
+  const long double differentiated = (gradients_kept ? 1 : 2) * run.largest_block() + largest_weight;
   return std::max(peak, dump + held + run.kept() + gradients + weights64 + differentiated + walkthrough);
 }
 
@@ -259,8 +261,10 @@ std::uint64_t estimate_run_memory(const Model& model, const RunInput& input, con
   long double weights64 = 0, largest_weight = 0;
   const long double weights = weight_bytes(model, &weights64, &largest_weight);
   const long double loaded = kProgramBytes + weights + vocabulary_bytes(model);
-  // the load, the model file's document beside the weights made from it; then the run
-  const long double load = loaded + kBytesPerModelFileByte * static_cast<long double>(plan.model_file_bytes);
+  // the load, the model file's document beside the weights made from it (a checkpoint's
+  // pickles beside them, as they were read); then the run
+  const long double load = loaded + kBytesPerModelFileByte * static_cast<long double>(plan.model_file_bytes) +
+                           static_cast<long double>(model.checkpoint.reading_bytes);
   const long double bytes = std::max(load, loaded + static_cast<long double>(plan.lesson_bytes) +
                                                tensors_peak(model, input, plan, weights64, largest_weight));
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
