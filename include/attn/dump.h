@@ -130,7 +130,7 @@ class TraceDump {
 // `options` says. The run's memory estimate counts it (attn/run_memory.h) before the dump
 // opens.
 std::uint64_t dump_held_bytes(const std::string& path, const Model& model, const DumpOptions& options,
-                              const std::vector<Shape>& shapes, long double tensors);
+                              const std::vector<const Shape*>& shapes, long double tensors);
 
 // The whole JSON dump of a kept trace.
 void write_trace_json(std::ostream& out, const Trace& trace, const Model& model, const RunInput& input,

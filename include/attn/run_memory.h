@@ -59,10 +59,10 @@ struct RunPlan {
   const std::vector<std::size_t>* head_ids = nullptr;
   // --dump: what the dump holds while it writes `tensors` tensors of these shapes (the
   // run's records; attn grad's gradients besides; each shape at least once: a generation's
-  // thousand steps write the same shapes a thousand times), counted by io/ (attn/dump.h's
-  // dump_held_bytes, handed over by the command: forward/ does not depend on io/). Empty:
-  // no dump.
-  std::function<std::uint64_t(const std::vector<Shape>& shapes, long double tensors)> dump_held;
+  // thousand steps write the same shapes a thousand times; pointed to, not copied), counted
+  // by io/ (attn/dump.h's dump_held_bytes, handed over by the command: forward/ does not
+  // depend on io/). Empty: no dump.
+  std::function<std::uint64_t(const std::vector<const Shape*>& shapes, long double tensors)> dump_held;
   // --html: the lesson's page, built in memory beside the run and written once it is over,
   // with its file's buffer (cli/html_option.cpp estimates it).
   std::uint64_t lesson_bytes = 0;

@@ -29,11 +29,11 @@ DumpOptions dump_options_of(const OutputChoice& output) {
   return options;
 }
 
-std::function<std::uint64_t(const std::vector<Shape>&, long double)> dump_memory(const std::string& dump_path,
-                                                                                 const Model& model,
-                                                                                 const DumpOptions& options) {
+std::function<std::uint64_t(const std::vector<const Shape*>&, long double)> dump_memory(const std::string& dump_path,
+                                                                                        const Model& model,
+                                                                                        const DumpOptions& options) {
   if (dump_path.empty()) return {};
-  return [dump_path, &model, options](const std::vector<Shape>& shapes, long double tensors) {
+  return [dump_path, &model, options](const std::vector<const Shape*>& shapes, long double tensors) {
     return dump_held_bytes(dump_path, model, options, shapes, tensors);
   };
 }

@@ -38,9 +38,9 @@ std::unique_ptr<Session> open_session(const ModelChoice& model, const ReadingCho
 DumpOptions dump_options_of(const OutputChoice& output);
 // What a dump to `dump_path` holds beside the run, for the run's memory estimate
 // (RunPlan::dump_held; attn/dump.h's dump_held_bytes): empty without a dump.
-std::function<std::uint64_t(const std::vector<Shape>&, long double)> dump_memory(const std::string& dump_path,
-                                                                                 const Model& model,
-                                                                                 const DumpOptions& options);
+std::function<std::uint64_t(const std::vector<const Shape*>&, long double)> dump_memory(const std::string& dump_path,
+                                                                                        const Model& model,
+                                                                                        const DumpOptions& options);
 
 class CommandRun {
  public:

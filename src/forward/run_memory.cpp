@@ -96,25 +96,43 @@ MemoryHoldings shape_run(const Model& model, const RunInput& input, RunPlan::Kep
 
 long double tensor_bytes(const Tensor& t) { return static_cast<long double>(float64_bytes(t.shape)); }
 
+// `shapes` appended to `list` as pointers (a dump's count reads them where they are).
+void point_to(const std::vector<Shape>& shapes, std::vector<const Shape*>& list) {
+  for (const Shape& shape : shapes) list.push_back(&shape);
+}
+
 // What a generation's dump holds beside it: the prompt's records, then each new token's step
 // and the caches after it (step.<t>.cache.decoder.<l>.k and .v), counted as the last step's,
 // the largest.
 long double generation_dump_bytes(const RunPlan& plan, const MemoryHoldings& prompt, const MemoryHoldings& step,
                                   const std::vector<LayerCache>& caches, std::size_t filled) {
   if (!plan.dump_held) return 0;
-  std::vector<Shape> written = prompt.shapes();
-  written.insert(written.end(), step.shapes().begin(), step.shapes().end());
+  std::vector<const Shape*> written;
+  point_to(prompt.shapes(), written);
+  point_to(step.shapes(), written);
+  // each layer's k and v as the last step leaves them
+  std::vector<Shape> cache_shapes;
+  cache_shapes.reserve(2 * caches.size());
   for (const LayerCache& c : caches)
     for (const Tensor* kv : {&c.k, &c.v}) {
-      written.push_back(kv->shape);
-      written.back()[1] = plan.generated_len;
+      cache_shapes.push_back(kv->shape);
+      cache_shapes.back()[1] = plan.generated_len;
     }
+  point_to(cache_shapes, written);
   // (counted, not listed: -n can be a hundred million)
   const long double steps =
       plan.generated_len > filled + 1 ? static_cast<long double>(plan.generated_len - filled - 1) : 0;
   const long double per_step = static_cast<long double>(step.shapes().size() + 2 * caches.size());
   return static_cast<long double>(
       plan.dump_held(written, static_cast<long double>(prompt.shapes().size()) + steps * per_step));
+}
+
+// What a generation's dump holds when the prompt's run is the last: its records.
+long double prompt_dump_bytes(const RunPlan& plan, const MemoryHoldings& prompt) {
+  if (!plan.dump_held) return 0;
+  std::vector<const Shape*> written;
+  point_to(prompt.shapes(), written);
+  return static_cast<long double>(plan.dump_held(written, static_cast<long double>(written.size())));
 }
 
 // attn generate: the prompt's run fills the KV cache; the last new token's cached step
@@ -139,9 +157,7 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
       for (const LayerCache& c : caches)
         for (const Tensor* t : {&c.k, &c.v, &c.cross_k, &c.cross_v}) copies += tensor_bytes(*t);
     return prompt.peak() + static_cast<long double>(plan.beams > 1 ? plan.beams : 0) * copies +
-           (plan.dump_held ? static_cast<long double>(
-                                 plan.dump_held(prompt.shapes(), static_cast<long double>(prompt.shapes().size())))
-                           : 0);
+           prompt_dump_bytes(plan, prompt);
   }
   // the cache as the last step finds it: every position but its own (shapes alone)
   long double cache = 0;
@@ -203,12 +219,13 @@ long double vocabulary_bytes(const Model& model) {
 // a gradient of each and of every weight.
 long double dump_bytes(const Model& model, const RunPlan& plan, const MemoryHoldings& run) {
   if (!plan.dump_held) return 0;
-  std::vector<Shape> written = run.shapes();
+  std::vector<const Shape*> written;
+  point_to(run.shapes(), written);
   long double tensors = static_cast<long double>(written.size());
   if (plan.backward) {  // the gradients: the records' shapes again, and the weights'
     tensors *= 2;
     for (const ConstParameter& p : parameters(model)) {
-      written.push_back(p.tensor->shape);
+      written.push_back(&p.tensor->shape);
       tensors += 1;
     }
   }

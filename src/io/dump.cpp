@@ -273,13 +273,12 @@ class OstreamOutput : public ByteOutput {
 }  // namespace
 
 std::uint64_t dump_held_bytes(const std::string& path, const Model& model, const DumpOptions& options,
-                              const std::vector<Shape>& shapes, long double tensors) {
+                              const std::vector<const Shape*>& shapes, long double tensors) {
   const bool with_parameters = dump_includes_parameters(options.parameters, model);
-  std::vector<const Shape*> written;
-  for (const Shape& shape : shapes) written.push_back(&shape);
+  const std::vector<ConstParameter> dumped_parameters =
+      with_parameters ? parameters(model) : std::vector<ConstParameter>{};
   long double widened_copy = 0;
-  for (const ConstParameter& p : with_parameters ? parameters(model) : std::vector<ConstParameter>{}) {
-    written.push_back(&p.tensor->shape);
+  for (const ConstParameter& p : dumped_parameters) {
     tensors += 1;
     if (p.tensor->stored) widened_copy = std::max(widened_copy, tensor_heap_bytes(p.tensor->shape, p.tensor->axes));
   }
@@ -287,13 +286,15 @@ std::uint64_t dump_held_bytes(const std::string& path, const Model& model, const
   if (dump_format(path) == DumpFormat::Npz)
     return static_cast<std::uint64_t>(std::min(bytes + kNpzBytesPerTensor * tensors, 1.8e19L));
   PartHolding parts(omp_get_max_threads());
-  for (const Shape* shape : written) {
-    const NestedRows rows(*shape, nullptr, options.non_finite);
-    if (rows.rows() == 0) continue;
+  const auto add_parts = [&](const Shape& shape) {
+    const NestedRows rows(shape, nullptr, options.non_finite);
+    if (rows.rows() == 0) return;
     const std::size_t per_part = rows_per_part_of(rows), count = (rows.rows() + per_part - 1) / per_part;
     parts.add(count, rows.max_chars(0, std::min(rows.rows(), per_part)),
               rows.max_chars((count - 1) * per_part, rows.rows()));
-  }
+  };
+  for (const Shape* shape : shapes) add_parts(*shape);
+  for (const ConstParameter& p : dumped_parameters) add_parts(p.tensor->shape);
   return static_cast<std::uint64_t>(bytes + static_cast<long double>(parts.bytes()));
 }
 
