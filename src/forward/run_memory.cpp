@@ -32,6 +32,12 @@ constexpr long double kProgramBytes = 292.0L * 1024;
 // - a checkpoint's loader besides: its files' headers, config and tokenizer documents: 48 KiB
 //   (a file of 50 tensors, GPT-Neo's with its unused masks, or BERT's vocab.txt: 45 KiB);
 constexpr long double kCheckpointBytes = 48.0L * 1024;
+//   and for each tensor it names, what the open files keep of its header (name, dtype,
+//   shape, offsets, the index by name) and the name the model keeps: about 500 bytes; while
+//   it reads them, its read plan's entry and the headers' documents besides: about 800, let
+//   go before the run (validate's heap: Marian's 86 tensors 430 KB, 101 447 KB, against
+//   Llama's 21 332 KB; a .bin's pickles hold its header entries: the larger of the two);
+constexpr long double kBytesPerCheckpointTensor = 200, kBytesPerCheckpointTensorRead = 800;
 // - a vocabulary row: its token's text and about 170 bytes of strings, lookup maps and
 //   display names around it (GPT-2's 50257 rows: 8.6 MiB);
 constexpr long double kBytesPerVocabularyRow = 170;
@@ -211,7 +217,9 @@ long double vocabulary_bytes(const Model& model) {
     bytes += kBytesPerVocabularyRow + static_cast<long double>(model.vocab.token(id).size());
   if (!model.tokenizer) return bytes;
   const long double tokens = static_cast<long double>(model.tokenizer->size());
-  return bytes + (model.checkpoint.present() ? kCheckpointBytes + kBytesPerTokenizerToken * tokens
+  const long double checkpoint =
+      kCheckpointBytes + kBytesPerCheckpointTensor * static_cast<long double>(model.checkpoint.tensor_names.size());
+  return bytes + (model.checkpoint.present() ? checkpoint + kBytesPerTokenizerToken * tokens
                                              : kBytesPerWordTokenizerToken * tokens);
 }
 
@@ -279,9 +287,12 @@ std::uint64_t estimate_run_memory(const Model& model, const RunInput& input, con
   const long double weights = weight_bytes(model, &weights64, &largest_weight);
   const long double loaded = kProgramBytes + weights + vocabulary_bytes(model);
   // the load, the model file's document beside the weights made from it (a checkpoint's
-  // pickles beside them, as they were read); then the run
-  const long double load = loaded + kBytesPerModelFileByte * static_cast<long double>(plan.model_file_bytes) +
-                           static_cast<long double>(model.checkpoint.reading_bytes);
+  // headers, read plan and pickles beside them, as they were read); then the run
+  const long double checkpoint_read =
+      std::max(kBytesPerCheckpointTensorRead * static_cast<long double>(model.checkpoint.tensor_names.size()),
+               static_cast<long double>(model.checkpoint.reading_bytes));
+  const long double load =
+      loaded + kBytesPerModelFileByte * static_cast<long double>(plan.model_file_bytes) + checkpoint_read;
   const long double bytes = std::max(load, loaded + static_cast<long double>(plan.lesson_bytes) +
                                                tensors_peak(model, input, plan, weights64, largest_weight));
   return bytes > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
