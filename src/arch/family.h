@@ -75,17 +75,6 @@ const Family* find_family(const std::string& hf_class);
 // The classes attn reads, for messages: "GPT2LMHeadModel, LlamaForCausalLM, ...".
 std::string supported_classes();
 
-// Each architecture's row, defined in its own file.
-Family gpt2_family();
-Family llama_family();
-Family gpt_neo_family();
-Family gpt_neox_family();
-Family gemma_family();
-Family phi_family();
-Family bert_family();
-Family marian_family();
-Family bart_family();
-
 }  // namespace attn
 
 #endif  // ATTN_ARCH_FAMILY_H_

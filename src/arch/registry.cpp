@@ -8,6 +8,17 @@
 
 namespace attn {
 
+// Each architecture's row, defined in its own file (src/arch/<name>.cpp).
+Family gpt2_family();
+Family llama_family();
+Family gpt_neo_family();
+Family gpt_neox_family();
+Family gemma_family();
+Family phi_family();
+Family bert_family();
+Family marian_family();
+Family bart_family();
+
 const std::vector<Family>& families() {
   static const std::vector<Family> rows = {
       gpt2_family(), llama_family(), gpt_neo_family(), gpt_neox_family(), gemma_family(),

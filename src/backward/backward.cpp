@@ -71,7 +71,7 @@ void embed_sequence_backward(const Model& model, const GradScope& at, const Tens
     at.record(StepKind::PositionalEncoding, dpe, {at.kept_gradient(StepKind::Input)});
     if (model.config.positional_encoding == PositionalEncoding::Learned) {
       // the decoder's own table when it has one (BART)
-      const bool own = at.id(StepKind::Input).sequence == Sequence::Target && model.decoder_positions.has_values();
+      const bool own = at.sequence() == Sequence::Target && model.decoder_positions.has_values();
       learned_positions_backward(
           dpe, at.weights().accumulator(ParameterId{WeightKind::Positions, own ? Stack::Decoder : Stack::None}));
     }

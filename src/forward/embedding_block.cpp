@@ -36,7 +36,7 @@ Tensor embed_sequence(const Model& model, const TokenInput& input, const TraceSc
                       std::optional<Traced>* padding) {
   // The model file's loader has checked every sentence (check_token_input): none is empty,
   // every token is known or <UNK> exists, <PAD> exists when lengths differ.
-  const Sequence sequence = at.id(StepKind::Input).sequence;
+  const Sequence sequence = at.sequence();
   const char* axis = sequence == Sequence::Target ? "T" : "S";
 
   // 1. tokenize and look up ids, as the model's tokenizer does: (B lists) -> (B,S), padded

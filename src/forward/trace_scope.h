@@ -43,6 +43,9 @@ class ScopePlace {
     return s;
   }
 
+  // The sequence (source or target) its steps run over.
+  Sequence sequence() const { return place_.sequence; }
+
   StepId id(StepKind kind, int number = 0) const {
     StepId id = place_;
     id.kind = kind;
