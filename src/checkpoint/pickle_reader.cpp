@@ -181,18 +181,21 @@ std::string PickleMachine::describe(std::uint32_t index) const {
 }
 
 std::uint64_t PickleMachine::held_bytes() const {
-  const auto block = [](std::size_t bytes) { return heap_block_bytes(static_cast<long double>(bytes)); };
   // libstdc++'s deque keeps its values in nodes of 512 bytes
   const std::size_t per_node = std::max<std::size_t>(1, 512 / sizeof(PickleValue));
-  long double bytes = static_cast<long double>(values_.size() / per_node + 1) * block(512);
-  for (const PickleValue& v : values_) bytes += block(v.items.capacity() * sizeof(std::uint32_t));
+  long double bytes = static_cast<long double>(values_.size() / per_node + 1) * heap_block_bytes(512);
+  for (const PickleValue& v : values_) bytes += heap_block_bytes(v.items.capacity() * sizeof(std::uint32_t));
   for (const PickledTensor& t : tensors_)
-    bytes += block(t.shape.capacity() * sizeof(std::int64_t)) + block(t.stride.capacity() * sizeof(std::int64_t));
-  bytes += block(tensors_.capacity() * sizeof(PickledTensor)) + block(storages_.capacity() * sizeof(PickledStorage));
+    bytes += heap_block_bytes(t.shape.capacity() * sizeof(std::int64_t)) +
+             heap_block_bytes(t.stride.capacity() * sizeof(std::int64_t));
+  bytes += heap_block_bytes(tensors_.capacity() * sizeof(PickledTensor)) +
+           heap_block_bytes(storages_.capacity() * sizeof(PickledStorage));
   for (const PickledStorage& storage : storages_)  // each key twice: the storage's and the index's
-    bytes += 2 * (storage.key.size() > 15 ? block(storage.key.size() + 1) : 0) + block(64);
-  bytes += block(storage_index_.bucket_count() * sizeof(void*)) + block(memo_.capacity() * sizeof(std::uint32_t)) +
-           block(stack_.capacity() * sizeof(std::uint32_t)) + block(marks_.capacity() * sizeof(std::size_t));
+    bytes += 2 * string_heap_bytes(storage.key) + heap_block_bytes(64);
+  bytes += heap_block_bytes(storage_index_.bucket_count() * sizeof(void*)) +
+           heap_block_bytes(memo_.capacity() * sizeof(std::uint32_t)) +
+           heap_block_bytes(stack_.capacity() * sizeof(std::uint32_t)) +
+           heap_block_bytes(marks_.capacity() * sizeof(std::size_t));
   return static_cast<std::uint64_t>(bytes);
 }
 

@@ -113,9 +113,9 @@ std::vector<StoredTensor> state_dict_tensors(const PickleMachine& m, std::uint32
 // What the archive's directory holds while the pickle is read: the entries, their names, and
 // the index of them by name.
 std::uint64_t zip_index_bytes(const std::vector<ZipEntry>& entries) {
-  const auto block = [](std::size_t bytes) { return heap_block_bytes(static_cast<long double>(bytes)); };
-  long double bytes = block(entries.capacity() * sizeof(ZipEntry)) + block(2 * entries.size() * sizeof(void*));
-  for (const ZipEntry& e : entries) bytes += (e.name.size() > 15 ? block(e.name.size() + 1) : 0) + block(48);
+  long double bytes = heap_block_bytes(static_cast<long double>(entries.capacity() * sizeof(ZipEntry))) +
+                      heap_block_bytes(static_cast<long double>(2 * entries.size() * sizeof(void*)));
+  for (const ZipEntry& e : entries) bytes += string_heap_bytes(e.name) + heap_block_bytes(48);
   return static_cast<std::uint64_t>(bytes);
 }
 

@@ -57,6 +57,10 @@ long double heap_block_bytes(long double bytes) {
   return std::max<long double>(24, std::ceil((bytes + 8) / 16) * 16 - 8);
 }
 
+long double string_heap_bytes(const std::string& text) {
+  return text.size() > 15 ? heap_block_bytes(static_cast<long double>(text.size() + 1)) : 0;
+}
+
 std::string memory_text(long double bytes) {
   const char* const units[] = {"KiB", "MiB", "GiB"};
   long double value = bytes / 1024.0L;

@@ -47,6 +47,9 @@ void check_json_text_fits(const std::string& path, const std::string& field, std
 // nothing. Never a block mapped on its own and rounded to pages: cli/main.cpp turns that
 // off (mallopt M_MMAP_MAX 0), so the heap reuses freed memory.
 long double heap_block_bytes(long double bytes);
+// What a std::string's characters take from malloc: nothing while they fit the 15 bytes
+// libstdc++ keeps inside the string, else a block of them and their NUL.
+long double string_heap_bytes(const std::string& text);
 
 // "1.4 GiB": memory as the refusals write it.
 std::string memory_text(long double bytes);

@@ -35,15 +35,12 @@ long double elements(const Shape& shape) {
 // What malloc hands out for `bytes` (core/memory_budget.h).
 long double block(long double bytes) { return heap_block_bytes(bytes); }
 
-// A string's heap: none while it fits the 15 bytes std::string keeps inline.
-long double string_heap(const std::string& text) { return text.size() > 15 ? block(text.size() + 1) : 0; }
-
 // What a kept entry holds besides its tensor: its place in the trace's vector (which holds
 // up to twice its entries), its name, and its operands' names, shapes and axes.
 long double entry_heap_bytes(const TraceRecord& r) {
-  long double bytes = 2 * sizeof(TraceEntry) + string_heap(r.name) + block(sizeof(Operand) * r.operands.size());
+  long double bytes = 2 * sizeof(TraceEntry) + string_heap_bytes(r.name) + block(sizeof(Operand) * r.operands.size());
   for (const Operand& operand : r.operands)
-    bytes += string_heap(operand.name) + tensor_heap_bytes(operand.shape, operand.axes, false);
+    bytes += string_heap_bytes(operand.name) + tensor_heap_bytes(operand.shape, operand.axes, false);
   return bytes;
 }
 
@@ -52,7 +49,7 @@ long double entry_heap_bytes(const TraceRecord& r) {
 long double tensor_heap_bytes(const Shape& shape, const AxisNames& axes, bool with_numbers) {
   long double bytes = (with_numbers ? block(8 * elements(shape)) : 0) + block(sizeof(std::size_t) * shape.size()) +
                       block(sizeof(std::string) * axes.size());
-  for (const std::string& axis : axes) bytes += string_heap(axis);
+  for (const std::string& axis : axes) bytes += string_heap_bytes(axis);
   return bytes;
 }
 
