@@ -79,19 +79,37 @@ double widen_number(const unsigned char* bytes, StoredType type, std::size_t i);
 // when `transposed` (nn.Linear's (out, in) read as (in, out)). The steps that read a weight
 // widen each number to float64 as they read it (exact), so a run gives the bits it gives
 // with the matrix widened first, with half the memory for F32 (a quarter for F16, BF16).
+//
+// A matrix may instead be laid out in panels (in_panels), made once for a run that reads
+// every weight once per generated token: the matrix as read untransposed, (K, P), cut into
+// panels of `panel` columns (64 bytes of numbers), each panel's K rows one after another,
+// a 64-byte line per row. A token's product then reads memory in one stream per panel,
+// where the stored rows of an (out, in) weight were read eight at a time, 4 KiB apart.
 struct StoredMatrix {
-  const unsigned char* bytes = nullptr;  // number 0, at any alignment
+  const unsigned char* bytes = nullptr;  // number 0, at any alignment (64-byte aligned in panels)
   StoredType type = StoredType::F64;
-  std::size_t stride = 0;  // numbers between the rows as stored
+  std::size_t stride = 0;  // numbers between the rows as stored; in panels, K, the rows of a panel
   bool transposed = false;
-  std::shared_ptr<const void> keep;  // the mapped file, open as long as a view of it is
+  std::size_t panel = 0;             // columns a panel, or 0: rows as stored
+  std::shared_ptr<const void> keep;  // the mapped file (or the panels), alive as long as a view of it is
 
   double at(std::size_t row, std::size_t column) const;
   // Row `row` of the matrix, `columns` numbers, widened into out.
   void widen_row(std::size_t row, std::size_t columns, double* out) const;
   // The same numbers read as the (columns, rows) transpose.
   StoredMatrix transpose() const;
+  // This (rows, columns) matrix, as read, copied into panels of 64 bytes a row (the numbers
+  // as stored, not widened; the last panel's missing columns zero). Not transposed.
+  StoredMatrix in_panels(std::size_t rows, std::size_t columns) const;
 };
+
+// Where column c (< 64 / bytes) of a panel sits in its 64-byte line: BF16 numbers as
+// 32-bit pairs, column t at 2t and column 16 + t at 2t + 1 (a shift and a mask widen a
+// line's pairs to float32, no shuffle: product_rows_isa.cpp); the other types in order.
+inline std::size_t panel_position(StoredType type, std::size_t c) {
+  if (type != StoredType::BF16) return c;
+  return c < 16 ? 2 * c : 2 * (c - 16) + 1;
+}
 
 struct Tensor {
   Shape shape;

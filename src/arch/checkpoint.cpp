@@ -13,6 +13,7 @@
 #include "model/byte_size.h"
 #include "model/hf_weights.h"
 #include "model/memory_estimate.h"
+#include "model/weight_panels.h"
 
 namespace attn {
 
@@ -110,10 +111,15 @@ CheckpointModel load_hf_model(const std::string& source, const LoadOptions& opti
   // the matrices at their dtypes' bytes, as the headers give them, before any is read
   if (stored) {
     const StoredSize kept = stored_size(plan);
+    // in panels: a copy of the matrices beside the mapped files (counted twice)
+    const std::uint64_t copies = options.weights_in_panels ? 2 : 1;
     check_memory(c, c.file, options,
-                 {kept.numbers, kept.bytes, false, fmt::format("with its matrices as stored ({})", kept.dtypes)});
+                 {kept.numbers, copies * kept.bytes, false,
+                  fmt::format("with its matrices as stored ({}{})", kept.dtypes,
+                              options.weights_in_panels ? ", and in panels" : "")});
   }
   plan_read(plan, result.checkpoint_names, stored ? opened : nullptr);
+  if (stored && options.weights_in_panels) put_weights_in_panels(model);
 
   result.architecture = c.hf_class;
   result.reading_bytes = files.reading_bytes();

@@ -1,6 +1,7 @@
 #include "generate_command.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -28,6 +29,16 @@
 namespace attn::cli {
 
 namespace {
+
+// Whether the environment asks for a checkpoint's transposed matrices in panels
+// (ATTN_PANELS=1, docs/cli.md; LoadOptions::weights_in_panels). Not the default: a
+// Llama-1B-shaped token took 0.78x of its time so, but the copy of 2.47 GB into new memory
+// took 1 to 7 s of page population on this project's virtual machines, more than 48
+// tokens saved (docs/performance.md).
+bool panels_requested() {
+  const char* panels = std::getenv("ATTN_PANELS");
+  return panels && std::string(panels) == "1";
+}
 
 // A record of step `t`, named step.<t>.<name>, for the dump.
 void dump_record(TraceDump& dump, std::size_t t, const TraceRecord& r) {
@@ -284,6 +295,7 @@ int run_generate(const GenerateOptions& options) {
   // Only the steps compute with the weights (the lesson and the dumps widen the one they
   // show or write): a checkpoint's stay as stored.
   load.weights_as_stored = true;
+  load.weights_in_panels = panels_requested();
   const auto session = open_session(options.model, options.reading, options.output.dump_path, false, load);
   if (options.beams.beams > 1) return run_beam_search(options, *session);
   RunPlan plan;

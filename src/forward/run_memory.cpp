@@ -2,6 +2,7 @@
 #include "attn/run_memory.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -194,7 +195,16 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
   return std::max(prompt.peak(), step.peak()) + generation_dump_bytes(plan, prompt, step, caches, filled);
 }
 
-// The weights' numbers as the run holds them: float64, or as stored in the mapped files.
+// A matrix in panels (StoredMatrix::in_panels), beside the mapped file it was made from:
+// K = stride rows of 64 bytes for each panel of its columns, the last one's padding too.
+long double panel_bytes(const StoredMatrix& m, long double numbers) {
+  if (m.panel == 0 || m.stride == 0) return 0;
+  const long double columns = numbers / static_cast<long double>(m.stride);
+  return std::ceil(columns / static_cast<long double>(m.panel)) * static_cast<long double>(m.stride) * 64;
+}
+
+// The weights' numbers as the run holds them: float64, or as stored in the mapped files
+// (and in panels).
 long double weight_bytes(const Model& model, long double* float64, long double* largest) {
   long double bytes = 0;
   *float64 = *largest = 0;
@@ -203,9 +213,10 @@ long double weight_bytes(const Model& model, long double* float64, long double* 
     *float64 += 8 * numbers;
     *largest = std::max(*largest, 8 * numbers);
     // (its shape and axes' names besides: a tiny model's weights are as much names as numbers)
-    bytes += p.tensor->stored ? numbers * static_cast<long double>(stored_type_bytes(p.tensor->stored->type)) +
-                                    tensor_heap_bytes(p.tensor->shape, p.tensor->axes, false)
-                              : tensor_heap_bytes(p.tensor->shape, p.tensor->axes);
+    const StoredMatrix* stored = p.tensor->stored.get();
+    bytes += stored ? numbers * static_cast<long double>(stored_type_bytes(stored->type)) +
+                          panel_bytes(*stored, numbers) + tensor_heap_bytes(p.tensor->shape, p.tensor->axes, false)
+                    : tensor_heap_bytes(p.tensor->shape, p.tensor->axes);
   }
   return bytes;
 }

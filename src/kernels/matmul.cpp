@@ -78,7 +78,11 @@ MatrixOperand stored_operand(const StoredMatrix& b, std::size_t first) {
       m.type = OperandType::BF16;
       break;
   }
-  m.stored = b.bytes + stored_type_bytes(b.type) * (b.transposed ? first * b.stride : first);
+  m.panel = b.panel;
+  if (b.panel)  // first is a panel's first column (matmul_stored_fast)
+    m.stored = b.bytes + stored_type_bytes(b.type) * first * b.stride;
+  else
+    m.stored = b.bytes + stored_type_bytes(b.type) * (b.transposed ? first * b.stride : first);
   return m;
 }
 
@@ -88,16 +92,20 @@ void matmul_stored_fast(const double* a, const StoredMatrix& b, double* c, std::
                         std::size_t P) {
   // cut as matmul_fast cuts (which changes no sum: each element's sums run along K)
   const TimedProduct timed(1, M, K, P);
-  const std::size_t pieces = product_pieces(M, K, P);
+  // (a transposed view of panels, never a forward's operand, in one piece: its columns are not panels)
+  const std::size_t pieces = b.panel && b.transposed ? 1 : product_pieces(M, K, P);
   const MatrixOperand A{a, K, false};
   if (pieces == 1) {
     large_matrix_product(A, stored_operand(b, 0), c, P, M, K, P);
     return;
   }
+  // in panels, each piece starts at a panel (which changes no sum either)
+  const std::size_t align = b.panel ? b.panel : 1;
+  const auto start = [&](std::size_t piece) { return piece == pieces ? P : P * piece / pieces / align * align; };
 #pragma omp parallel for schedule(static, 1)
   for (std::size_t piece = 0; piece < pieces; ++piece) {
-    const std::size_t first = P * piece / pieces, count = P * (piece + 1) / pieces - first;
-    large_matrix_product(A, stored_operand(b, first), c + first, P, M, K, count);
+    const std::size_t first = start(piece), count = start(piece + 1) - first;
+    if (count > 0) large_matrix_product(A, stored_operand(b, first), c + first, P, M, K, count);
   }
 }
 

@@ -17,6 +17,8 @@ namespace attn {
 // A weight left as a checkpoint stores it (attn/tensor.h's StoredMatrix) is an operand b
 // of another type: its numbers at `stored`, any alignment, widened to float64 as they are
 // packed (exact, so the sums are those of the widened matrix). `data` is then unused.
+// A stored weight in panels (StoredMatrix::in_panels) has `panel` columns a panel and
+// `stride` rows a panel, its first column the first of a panel.
 enum class OperandType : unsigned char { Double, F64, F32, F16, BF16 };
 struct MatrixOperand {
   const double* data;
@@ -24,6 +26,7 @@ struct MatrixOperand {
   bool transposed;
   OperandType type = OperandType::Double;
   const unsigned char* stored = nullptr;
+  std::size_t panel = 0;
 };
 
 // The builds of the kernel, by instruction set (the ones ATTN_CPU names), and Eigen's

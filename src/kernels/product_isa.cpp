@@ -37,12 +37,12 @@ void pack_b_as(const MatrixOperand& b, std::size_t k0, std::size_t kc, std::size
   for (std::size_t panel = 0; panel < columns; panel += kNr, out += kc * kNr) {
     const std::size_t width = smaller(kNr, columns - panel), j = j0 + panel;
     std::size_t k = 0;
-    if (width == kNr && !b.transposed)
+    if (width == kNr && !b.transposed && !b.panel)
       for (; k < kc; ++k)
         for (std::size_t v = 0; v < kVecs; ++v)
           store(out + k * kNr + v * kLanes, load_stored<kType>(b, (k0 + k) * b.stride + j + v * kLanes));
 #if ATTN_PRODUCT_ISA >= 1
-    if (width == kNr && b.transposed)
+    if (width == kNr && b.transposed && !b.panel)
       for (; k + 4 <= kc; k += 4)
         for (std::size_t r = 0; r < kNr; r += 4) {
           __m256d column[4];
@@ -129,6 +129,7 @@ void product(const MatrixOperand& a, const MatrixOperand& b, double* c, std::siz
   double* const a_packed = workspace;
   double* const b_packed = workspace + round_up(smaller(kMc, M), kMr) * smaller(kKc, K);
   // b_packed holds at least min(kNc, P) >= min(kChunk, P) doubles: the row kernel's sums
+  if (b.panel && M <= kPanelRows && multiply_panel_rows(a, b, c, ldc, M, K, P)) return;
   if (M < kMr && multiply_few_rows(a, b, c, ldc, M, K, P, b_packed)) return;
   for (std::size_t j0 = 0; j0 < P; j0 += kNc) {
     const std::size_t columns = smaller(kNc, P - j0);

@@ -145,8 +145,17 @@ inline double stored_number(OperandType type, const unsigned char* bytes, std::s
   return static_cast<double>(f);
 }
 
+// Number (k, p) of an operand in panels (attn/tensor.h's in_panels; panel_position's
+// order, written again here: product_isa.h).
+inline std::size_t panel_index(const MatrixOperand& m, std::size_t k, std::size_t p) {
+  const std::size_t c = p % m.panel, position = m.type != OperandType::BF16 ? c : c < 16 ? 2 * c : 2 * (c - 16) + 1;
+  return (p / m.panel * m.stride + k) * m.panel + position;
+}
+
 // Element (row, column) of an operand as the product reads it (op applied).
 inline double element(const MatrixOperand& m, std::size_t row, std::size_t column) {
+  if (m.panel)
+    return stored_number(m.type, m.stored, m.transposed ? panel_index(m, column, row) : panel_index(m, row, column));
   const std::size_t i = m.transposed ? column * m.stride + row : row * m.stride + column;
   return m.type == OperandType::Double ? m.data[i] : stored_number(m.type, m.stored, i);
 }
@@ -249,6 +258,13 @@ inline void columns_of_four(const MatrixOperand& b, std::size_t j, std::size_t k
 // product. The same bits as the tiles'.
 bool multiply_few_rows(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
                        std::size_t K, std::size_t P, double* sums);
+
+// The same for a b in panels (MatrixOperand::panel) and up to kPanelRows rows of a
+// (product_panels_isa.cpp): false when this instruction set has no panel kernel (the
+// baseline) or a is not float64 rows, and the caller packs b. The same bits as the tiles'.
+constexpr std::size_t kPanelRows = 64;
+bool multiply_panel_rows(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
+                         std::size_t K, std::size_t P);
 
 }  // namespace attn::ATTN_PRODUCT_NAMESPACE
 

@@ -455,6 +455,7 @@ bool multiply_few_rows_as(const MatrixOperand& a, const MatrixOperand& b, double
 
 bool multiply_few_rows(const MatrixOperand& a, const MatrixOperand& b, double* c, std::size_t ldc, std::size_t M,
                        std::size_t K, std::size_t P, double* sums) {
+  if (b.panel) return false;  // read as stored rows here (product_panels_isa.cpp reads panels)
   return by_type(b.type, [&](auto t) { return multiply_few_rows_as<decltype(t)::kType>(a, b, c, ldc, M, K, P, sums); });
 }
 

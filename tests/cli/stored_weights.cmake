@@ -2,7 +2,8 @@
 # widened to float64 at load (ATTN_WIDEN_WEIGHTS=1): the walkthrough (which widens the weight
 # it prints, one at a time), --full (the embedding printed whole), the dumps as JSON and
 # .npz with every parameter (widened one at a time as written), the HTML page, the lens and
-# an ablation, attn heads, attn validate and generate's lesson. Each tiny reference
+# an ablation, attn heads, attn validate and generate's lesson, and generate's dump with the
+# transposed matrices laid out in panels (ATTN_PANELS=1). Each tiny reference
 # checkpoint (tests/reference/hf_checkpoints: F32, F16, BF16, F64; GPT-2's columns of
 # c_attn, Llama's and Qwen's transposed nn.Linear, tied and untied heads) is copied beside
 # a tokenizer.json of its 16 rows (one character each, no merges), so that a text runs.
@@ -18,13 +19,13 @@ set(tokenizer [=[{"added_tokens": [], "normalizer": null, "pre_tokenizer": null,
 
 set(failures "")
 set(compared 0)
-# run(OUT ARGS...): attn ARGS with its stdout in WORK_DIR/OUT, its weights kept as stored,
-# then again widened at load into OUT.widened; the outputs (and the FILES written) must be
-# the same bytes.
+# run(OUT ARGS...): attn ARGS with its stdout in WORK_DIR/OUT, its weights kept as stored
+# (with STORED_ENV's variable set), then again widened at load into OUT.widened; the outputs
+# (and the FILES written) must be the same bytes.
 function(same_both_ways out)
-  cmake_parse_arguments(R "" "" "FILES" ${ARGN})
+  cmake_parse_arguments(R "" "STORED_ENV" "FILES" ${ARGN})
   foreach(mode stored widened)
-    set(env "")
+    set(env ${R_STORED_ENV})
     if(mode STREQUAL "widened")
       set(env ATTN_WIDEN_WEIGHTS=1)
     endif()
@@ -69,10 +70,12 @@ foreach(name IN LISTS checkpoints)
   same_both_ways(${name}.heads heads --model ${dir} "bad bad")
   same_both_ways(${name}.validate validate --model ${dir})
   same_both_ways(${name}.generate generate --model ${dir} "bad" -n 3)
+  same_both_ways(${name}.panels generate --model ${dir} "bad" -n 3 --quiet --dump g.json FILES g.json
+                 STORED_ENV ATTN_PANELS=1)
 endforeach()
 
-if(NOT compared EQUAL 90)
-  set(failures "${failures}\n  ${compared} runs compared, expected 90")
+if(NOT compared EQUAL 100)
+  set(failures "${failures}\n  ${compared} runs compared, expected 100")
 endif()
 if(failures)
   message(FATAL_ERROR "weights kept as stored against widened at load:${failures}")
