@@ -37,11 +37,13 @@ class TimedProduct {
 ProductTotals product_totals() { return totals; }
 
 std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P) {
-  if (P < 16 || M * K * P < kParallelMinElements) return 1;
+  if (P < 16) return 1;
   if (M < kFewRows) {
+    if (K * P < kFewRowsParallelMinWeights) return 1;
     const std::size_t pieces = std::min(kMaxProductPieces, std::max<std::size_t>(2, P / kFewRowsPieceColumns));
     return pieces + pieces % 2;
   }
+  if (M * K * P < kParallelMinElements) return 1;
   return std::min(kMaxProductPieces, std::max<std::size_t>(2, P / kProductPieceColumns));
 }
 

@@ -39,8 +39,13 @@ void matmul_stored_fast(const double* a, const StoredMatrix& b, double* c, std::
 // kFewRowsPieceColumns columns, made even for two threads, gives runs long enough for the
 // hardware's prefetcher (256 columns of GPT-2's F32 were 1 KiB runs 9 KiB apart; 2048:
 // a generated GPT-2 token 28-31 ms -> 24-28 ms measured).
+// A few rows' product is split from kFewRowsParallelMinWeights numbers of b on, whatever
+// M: it is bound by reading b, which two cores read nearly twice as fast as one (GPT-2's
+// 768 x 768 projections, a third of its layers' bytes, were read by one thread: a token
+// 30.0-30.9 ms -> 28.8-29.1, and 25.4 with cli/wait_policy.cpp's short spin).
 constexpr std::size_t kProductPieceColumns = 256;
 constexpr std::size_t kFewRows = 8;
+constexpr std::size_t kFewRowsParallelMinWeights = std::size_t{1} << 18;
 constexpr std::size_t kFewRowsPieceColumns = 2048;
 constexpr std::size_t kMaxProductPieces = 16;
 std::size_t product_pieces(std::size_t M, std::size_t K, std::size_t P);
