@@ -157,7 +157,7 @@ Tensor appended(const Tensor& cache, const Tensor& row) {
   const std::size_t G = row.shape[1], d = row.shape[3];
   const std::size_t t = cache.shape.empty() ? 0 : cache.shape[1];
   if (shapes_only()) return shape_only({G, t + 1, d}, {row.axes[1], "t", "d"});
-  Tensor out({G, t + 1, d}, {row.axes[1], "t", "d"});
+  Tensor out = Tensor::uninitialized({G, t + 1, d}, {row.axes[1], "t", "d"});  // every number written below
   for (std::size_t g = 0; g < G; ++g) {
     std::copy_n(cache.data.begin() + static_cast<std::ptrdiff_t>(g * t * d), t * d,
                 out.data.begin() + static_cast<std::ptrdiff_t>(g * (t + 1) * d));
@@ -171,7 +171,7 @@ Tensor appended(const Tensor& cache, const Tensor& row) {
 Tensor batched(const Tensor& heads, std::size_t from) {
   const std::size_t G = heads.shape[0], t = heads.shape[1], d = heads.shape[2], kept = t - from;
   if (shapes_only()) return shape_only({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});
-  Tensor out({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});
+  Tensor out = Tensor::uninitialized({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});  // every number written below
   for (std::size_t g = 0; g < G; ++g)
     std::copy_n(heads.data.begin() + static_cast<std::ptrdiff_t>((g * t + from) * d), kept * d,
                 out.data.begin() + static_cast<std::ptrdiff_t>(g * kept * d));

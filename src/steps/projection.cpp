@@ -7,14 +7,22 @@
 
 namespace attn {
 
+// The reference products keep a row's P sums in `out` and add one k at a time to all of
+// them: each sum is still 0 + a(i,0) b(0,j) + a(i,1) b(1,j) + ..., in k order, rounded
+// after each product and each sum (the same bits), but b is read along its rows and the P
+// sums run side by side (vectorized) instead of one chain at a time. A generated token's
+// attention (q @ k_t and weights @ v per head) was 5% of GPT-2's samples at 400 tokens.
 void matmul(const double* a, const double* b, double* out, std::size_t M, std::size_t K, std::size_t P) {
   // a is (M,K), b is (K,P) -> out is (M,P)
-  for (std::size_t i = 0; i < M; ++i)
-    for (std::size_t j = 0; j < P; ++j) {
-      double sum = 0.0;
-      for (std::size_t k = 0; k < K; ++k) sum += a[i * K + k] * b[k * P + j];
-      out[i * P + j] = sum;
+  for (std::size_t i = 0; i < M; ++i) {
+    double* row = out + i * P;
+    for (std::size_t j = 0; j < P; ++j) row[j] = 0.0;
+    for (std::size_t k = 0; k < K; ++k) {
+      const double x = a[i * K + k];
+      const double* b_row = b + k * P;
+      for (std::size_t j = 0; j < P; ++j) row[j] += x * b_row[j];
     }
+  }
 }
 
 void matmul(const double* a, const StoredMatrix& b, double* out, std::size_t M, std::size_t K, std::size_t P) {
