@@ -1,5 +1,6 @@
 #include "generate_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "attn/dump.h"
 #include "attn/error.h"
 #include "attn/generate.h"
+#include "attn/product_kernel.h"
 #include "attn/walkthrough.h"
 #include "command_run.h"
 #include "html_option.h"
@@ -75,6 +78,9 @@ void add_output_options(CLI::App& generate, GenerateOptions& options) {
   add_html_option(generate, output.html_path);
   generate.add_flag("-q,--quiet", output.quiet,
                     "Print the generated text alone, exactly as the tokenizer decodes it (for a script to read)");
+  generate.add_flag("--timings", output.timings,
+                    "Print on stderr how long loading, the prompt and the new tokens took (a token's: the median "
+                    "step with the KV cache), and on how many threads");
   generate.add_flag("--json", options.json,
                     "Print {\"ids\": [...], \"text\": \"...\"} alone: the generated ids and their decoded text");
   generate.add_flag("--brief", print.brief, "Leave out the explanations");
@@ -153,6 +159,7 @@ struct GenerateOutputs {
   // then each token.
   std::unique_ptr<ProgressLine> progress;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::vector<double> chosen_at;  // seconds since `started` at which each new token was chosen
 };
 
 // Opens the dump and the lesson: --html draws the same walkthrough on a web page, the first
@@ -210,6 +217,7 @@ void generate_tokens(Generation& generation, const Model& model, GenerateOutputs
   const SamplingOptions sampling{s.temperature, s.top_k, s.top_p};
   Generation::Observer observer;
   observer.chose = [&](const SamplingResult& choice, std::size_t n, std::size_t draws) {
+    o.chosen_at.push_back(seconds_since(o.started));
     if (o.draw)
       print_choice(o.terminal, o.page, choice, sampling, model, generation.tokens(), n, draws, s.seed, o.walk);
     if (o.progress)
@@ -283,6 +291,29 @@ int run_beam_search(const GenerateOptions& options, Session& session) {
 
 }  // namespace
 
+// --timings: the load, the prompt's forward pass, and the new tokens: the first chosen from
+// the prompt's scores, each later one after a step with the KV cache, whose median is a
+// token's time (bench/llama reads it: the load's share left out, which whole processes
+// subtracted leave in when it varies).
+void print_generate_timings(double load_seconds, double prompt_seconds, std::size_t prompt_tokens,
+                            const std::vector<double>& chosen_at, double tokens_from) {
+  std::string tokens;
+  if (chosen_at.size() >= 2) {
+    std::vector<double> steps;
+    for (std::size_t i = 1; i < chosen_at.size(); ++i) steps.push_back(chosen_at[i] - chosen_at[i - 1]);
+    std::sort(steps.begin(), steps.end());
+    const std::size_t n = steps.size();
+    const double median = n % 2 ? steps[n / 2] : (steps[n / 2 - 1] + steps[n / 2]) / 2;
+    tokens = fmt::format(", a token {:.4f} s (the median of {} step{})", median, n, n == 1 ? "" : "s");
+  }
+  std::cerr << fmt::format(
+      "attn: load {:.3f} s, prompt {:.3f} s ({} token{}), {} new token{} {:.3f} s{}; {} thread{}, "
+      "{} product kernel)\n",
+      load_seconds, prompt_seconds, prompt_tokens, prompt_tokens == 1 ? "" : "s", chosen_at.size(),
+      chosen_at.size() == 1 ? "" : "s", chosen_at.empty() ? 0.0 : chosen_at.back() - tokens_from, tokens,
+      omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
+}
+
 int run_generate(const GenerateOptions& options) {
   check_generation_choices(options.sampling, options.rules);
   check_beam_rules(options.beams, options.sampling, options.rules);
@@ -296,7 +327,9 @@ int run_generate(const GenerateOptions& options) {
   // show or write): a checkpoint's stay as stored.
   load.weights_as_stored = true;
   load.weights_in_panels = panels_requested();
+  const auto load_started = std::chrono::steady_clock::now();
   const auto session = open_session(options.model, options.reading, options.output.dump_path, false, load);
+  const double load_seconds = seconds_since(load_started);
   if (options.beams.beams > 1) return run_beam_search(options, *session);
   RunPlan plan;
   plan.shown = !(options.output.quiet || options.json);
@@ -304,10 +337,15 @@ int run_generate(const GenerateOptions& options) {
   Generation generation(*session, options.sampling, options.rules, plan);
   const auto outputs = open_outputs(options, *session, generation);
   Trace prompt(!session->input().batched);
+  const auto prompt_started = std::chrono::steady_clock::now();
   run_prompt(generation, *session, *outputs, prompt);
+  const double prompt_seconds = seconds_since(prompt_started), tokens_from = seconds_since(outputs->started);
+  const std::size_t prompt_tokens = generation.tokens().size();
   generate_tokens(generation, session->model(), *outputs);
   if (outputs->progress) outputs->progress->clear();
   finish(options, generation, session->model(), *outputs, prompt);
+  if (options.output.timings)
+    print_generate_timings(load_seconds, prompt_seconds, prompt_tokens, outputs->chosen_at, tokens_from);
   return 0;
 }
 
