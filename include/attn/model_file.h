@@ -38,10 +38,9 @@ struct LoadOptions {
   // environment's ATTN_WIDEN_WEIGHTS set) they are widened to float64 at load, as grad
   // and train need to write gradients and updates.
   bool weights_as_stored = false;
-  // With weights_as_stored: the matrices the products read transposed are copied into
-  // panels at load (model/weight_panels.h), for a run that reads every weight once per
-  // generated token (generate under ATTN_PANELS=1). The estimate counts the copy beside the
-  // mapped files.
+  // With weights_as_stored: the matrices the products read are copied into panels at load
+  // (model/weight_panels.h), for a run that reads every weight once per generated token
+  // (generate under ATTN_PANELS=1). The estimate counts the copy beside the mapped files.
   bool weights_in_panels = false;
 };
 

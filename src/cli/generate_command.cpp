@@ -33,11 +33,11 @@ namespace attn::cli {
 
 namespace {
 
-// Whether the environment asks for a checkpoint's transposed matrices in panels
-// (ATTN_PANELS=1, docs/cli.md; LoadOptions::weights_in_panels). Not the default: a
-// Llama-1B-shaped token took 0.78x of its time so, but the copy of 2.47 GB into new memory
-// took 1 to 7 s of page population on this project's virtual machines, more than 48
-// tokens saved (docs/performance.md).
+// Whether the environment asks for a checkpoint's matrices in panels (ATTN_PANELS=1,
+// docs/cli.md; LoadOptions::weights_in_panels). Not the default: a Llama-1B-shaped token
+// took 0.8x of its time so, but the copy of 2.47 GB into new memory took 1 to 5 s of page
+// population on this project's virtual machines, more than 48 tokens saved
+// (docs/performance.md).
 bool panels_requested() {
   const char* panels = std::getenv("ATTN_PANELS");
   return panels && std::string(panels) == "1";

@@ -48,9 +48,9 @@ void put_weights_in_panels(Model& model) {
   for (const Parameter& p : parameters(model)) {
     Tensor& t = *p.tensor;
     if (!t.stored || t.stored->panel != 0 || t.rank() != 2) continue;
-    // the matrices a product reads transposed: stored (out, in), and a tied head's table
+    // every matrix a product reads: not an untied table, of which a token reads one row
     const bool embedding = p.id.kind == WeightKind::Embedding;
-    if (embedding ? !tied_head : !t.stored->transposed) continue;
+    if (embedding && !tied_head) continue;
     matrices.emplace_back(&t, embedding);
   }
   // one matrix a thread at a time (each copy reads and writes memory in its own streams)
