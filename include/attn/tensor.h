@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -99,8 +100,12 @@ struct StoredMatrix {
   // The same numbers read as the (columns, rows) transpose.
   StoredMatrix transpose() const;
   // This (rows, columns) matrix, as read, copied into panels of 64 bytes a row (the numbers
-  // as stored, not widened; the last panel's missing columns zero). Not transposed.
-  StoredMatrix in_panels(std::size_t rows, std::size_t columns) const;
+  // as stored, not widened; the last panel's missing columns zero). Not transposed. When
+  // this matrix is read transposed, each panel's columns are whole stored rows that no later
+  // panel reads: `read_through` (when given) is called with the bytes of each run of them
+  // once they are copied, so that the caller may let go of them as the copy goes.
+  StoredMatrix in_panels(std::size_t rows, std::size_t columns,
+                         const std::function<void(const unsigned char*, std::size_t)>& read_through = {}) const;
 };
 
 // Where column c (< 64 / bytes) of a panel sits in its 64-byte line: BF16 numbers as

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
 
@@ -95,24 +96,30 @@ StoredMatrix StoredMatrix::transpose() const {
 
 namespace {
 
-// `bytes` of zeros, 64-byte aligned. A large block is mapped and its pages populated at
-// once (MADV_POPULATE_WRITE, Linux 5.14; where it is refused they fault in as written):
-// on this project's virtual machines fresh memory faulted in page by page cost about 12 us
-// a page, and 2.47 GB of Llama-1B-shaped panels populated took 0.8 to 1.4 s of system time
-// in 4 KiB pages against 2.0 to 2.8 s in 2 MiB ones, a token reading them as fast (102 to
-// 105 ms against 101 to 120).
+// `bytes` of zeros, 64-byte aligned. A large block is mapped, its pages populated at once a
+// run of panels at a time (populate_pages, as the copy reaches them): on this project's
+// virtual machines fresh memory faulted in page by page cost about 12 us a page, and 2.47
+// GB of Llama-1B-shaped panels populated took 0.8 to 1.4 s of system time in 4 KiB pages
+// against 2.0 to 2.8 s in 2 MiB ones, a token reading them as fast (102 to 105 ms against
+// 101 to 120).
 constexpr std::size_t kMappedBlockBytes = std::size_t{4} << 20;
 std::shared_ptr<unsigned char> zeroed_block(std::size_t bytes) {
   if (bytes >= kMappedBlockBytes) {
     void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
-    madvise(mapped, bytes, MADV_POPULATE_WRITE);
     return {static_cast<unsigned char*>(mapped), [bytes](unsigned char* b) { munmap(b, bytes); }};
   }
   void* block = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
   if (!block) throw std::bad_alloc();
   std::memset(block, 0, bytes);
   return {static_cast<unsigned char*>(block), [](unsigned char* b) { std::free(b); }};
+}
+
+// The pages of [block + from, block + to) of a mapped block, populated (MADV_POPULATE_WRITE,
+// Linux 5.14; where it is refused they fault in as written).
+void populate_pages(unsigned char* block, std::size_t from, std::size_t to) {
+  const std::size_t page = 4096, start = from / page * page;
+  if (to > start) madvise(block + start, to - start, MADV_POPULATE_WRITE);
 }
 
 // Panel `p` (its K = rows lines) of the (rows, columns) matrix m as read, numbers of kSize
@@ -157,13 +164,19 @@ void fill_panel(const StoredMatrix& m, std::size_t rows, std::size_t columns, st
 
 }  // namespace
 
-StoredMatrix StoredMatrix::in_panels(std::size_t rows, std::size_t columns) const {
+StoredMatrix StoredMatrix::in_panels(std::size_t rows, std::size_t columns,
+                                     const std::function<void(const unsigned char*, std::size_t)>& read_through) const {
   if (panel != 0) throw InternalError("StoredMatrix::in_panels: already in panels");
   const std::size_t size = stored_type_bytes(type), width = 64 / size, panels = (columns + width - 1) / width;
   const std::size_t bytes_needed = std::max<std::size_t>(64, panels * rows * 64);
   std::shared_ptr<unsigned char> panels_block = zeroed_block(bytes_needed);
+  // every kReadThrough panels: their pages populated before, and (when transposed) the
+  // stored rows they copied read through after
+  constexpr std::size_t kReadThrough = 64;
   for (std::size_t p = 0; p < panels; ++p) {
     unsigned char* out = panels_block.get() + 64 * rows * p;
+    if (p % kReadThrough == 0 && bytes_needed >= kMappedBlockBytes)
+      populate_pages(panels_block.get(), 64 * rows * p, std::min(bytes_needed, 64 * rows * (p + kReadThrough)));
     if (size == 8)
       fill_panel<std::uint64_t>(*this, rows, columns, p, out);
     else if (size == 4)
@@ -172,6 +185,11 @@ StoredMatrix StoredMatrix::in_panels(std::size_t rows, std::size_t columns) cons
       fill_panel<std::uint16_t, true>(*this, rows, columns, p, out);
     else
       fill_panel<std::uint16_t>(*this, rows, columns, p, out);
+    if (read_through && transposed && rows > 0 && ((p + 1) % kReadThrough == 0 || p + 1 == panels)) {
+      const std::size_t first_row = (p + 1 - ((p + 1) % kReadThrough ? (p + 1) % kReadThrough : kReadThrough)) * width;
+      const std::size_t end_row = std::min(columns, (p + 1) * width);
+      read_through(bytes + size * first_row * stride, size * ((end_row - first_row - 1) * stride + rows));
+    }
   }
   StoredMatrix m;
   m.bytes = panels_block.get();

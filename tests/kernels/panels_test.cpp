@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -189,4 +190,32 @@ TEST_CASE("matmul on a weight in panels: the bits of matmul on the widened weigh
         attn::matmul(a.data(), m.in_panels(K, P), actual.data(), M, K, P);
         CHECK(same_bits(actual, expected));
       }
+}
+
+TEST_CASE("in_panels reads a transposed matrix's stored rows through, 64 panels at a time", "[kernels][panels]") {
+  // (K, P) = (5, 2100) read from a BF16 (2100, 5) stored with a stride of 7: 66 panels of 32
+  // columns; the first 64 copy stored rows 0..2047, the last two rows 2048..2099
+  const std::size_t K = 5, P = 2100, stride = 7;
+  std::vector<std::uint16_t> bits(P * stride, 0x3f80);
+  attn::StoredMatrix m;
+  m.bytes = reinterpret_cast<const unsigned char*>(bits.data());
+  m.type = attn::StoredType::BF16;
+  m.stride = stride;
+  m.transposed = true;
+  std::vector<std::pair<std::ptrdiff_t, std::size_t>> runs;
+  const auto record = [&](const unsigned char* from, std::size_t bytes) { runs.emplace_back(from - m.bytes, bytes); };
+  const attn::StoredMatrix panels = m.in_panels(K, P, record);
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].first == 0);
+  CHECK(runs[0].second == 2 * (2047 * stride + K));
+  CHECK(runs[1].first == static_cast<std::ptrdiff_t>(2 * 2048 * stride));
+  CHECK(runs[1].second == 2 * (51 * stride + K));
+  CHECK(panels.at(4, 2099) == 1.0);
+  // read as stored (not transposed), a panel's columns cut across every stored row: none
+  runs.clear();
+  attn::StoredMatrix rows = m;
+  rows.transposed = false;
+  rows.stride = P;
+  (void)rows.in_panels(1, P, record);
+  CHECK(runs.empty());
 }
