@@ -307,8 +307,8 @@ void print_generate_timings(double load_seconds, double prompt_seconds, std::siz
     tokens = fmt::format(", a token {:.4f} s (the median of {} step{})", median, n, n == 1 ? "" : "s");
   }
   std::cerr << fmt::format(
-      "attn: load {:.3f} s, prompt {:.3f} s ({} token{}), {} new token{} {:.3f} s{}; {} thread{}, "
-      "{} product kernel)\n",
+      "attn: load {:.3f} s, prompt {:.3f} s ({} token{}), {} new token{} {:.3f} s{}, {} thread{}, "
+      "{} product kernel\n",
       load_seconds, prompt_seconds, prompt_tokens, prompt_tokens == 1 ? "" : "s", chosen_at.size(),
       chosen_at.size() == 1 ? "" : "s", chosen_at.empty() ? 0.0 : chosen_at.back() - tokens_from, tokens,
       omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s", attn::product_kernel_name());
