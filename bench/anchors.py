@@ -150,6 +150,18 @@ def stored_bytes(folder):
     return total
 
 
+def attn_env(key):
+    """The environment of attn's run KEY: "panels ..." runs with ATTN_PANELS=1, the others as
+    started (None)."""
+    return dict(os.environ, ATTN_PANELS="1") if key.startswith("panels") else None
+
+
+def median_step(stderr):
+    """A token's median step, as `attn generate --timings` prints it on STDERR, or None."""
+    found = re.search(r"a token ([0-9.]+) s", stderr)
+    return float(found.group(1)) if found else None
+
+
 def median(values):
     """The middle value (the mean of the two middle ones for an even count)."""
     v = sorted(values)

@@ -111,7 +111,7 @@ struct StoredMatrix {
 // Where column c (< 64 / bytes) of a panel sits in its 64-byte line: BF16 numbers as
 // 32-bit pairs, column t at 2t and column 16 + t at 2t + 1 (a shift and a mask widen a
 // line's pairs to float32, no shuffle: product_rows_isa.cpp); the other types in order.
-inline std::size_t panel_position(StoredType type, std::size_t c) {
+constexpr std::size_t panel_position(StoredType type, std::size_t c) {
   if (type != StoredType::BF16) return c;
   return c < 16 ? 2 * c : 2 * (c - 16) + 1;
 }

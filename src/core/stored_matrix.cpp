@@ -129,8 +129,8 @@ void populate_pages(unsigned char* block, std::size_t from, std::size_t to) {
 template <class Bits, bool kPairs = false>
 void fill_panel(const StoredMatrix& m, std::size_t rows, std::size_t columns, std::size_t p, unsigned char* out) {
   constexpr std::size_t kSize = sizeof(Bits), kWidth = 64 / kSize;
-  // panel_position, known at compile time
-  const auto position = [](std::size_t c) { return !kPairs ? c : c < 16 ? 2 * c : 2 * (c - 16) + 1; };
+  // panel_position, its type known at compile time
+  const auto position = [](std::size_t c) { return panel_position(kPairs ? StoredType::BF16 : StoredType::F32, c); };
   const std::size_t first = p * kWidth, count = std::min(kWidth, columns - first);
   Bits* lines = reinterpret_cast<Bits*>(out);  // 64-byte aligned
   const auto number = [&](std::size_t i) {

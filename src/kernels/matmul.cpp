@@ -61,9 +61,6 @@ void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std
   }
 }
 
-namespace {
-
-// Columns [first, ...) of the stored b as an operand of the kernel.
 MatrixOperand stored_operand(const StoredMatrix& b, std::size_t first) {
   MatrixOperand m{nullptr, b.stride, b.transposed};
   switch (b.type) {
@@ -87,8 +84,6 @@ MatrixOperand stored_operand(const StoredMatrix& b, std::size_t first) {
     m.stored = b.bytes + stored_type_bytes(b.type) * (b.transposed ? first * b.stride : first);
   return m;
 }
-
-}  // namespace
 
 void matmul_stored_fast(const double* a, const StoredMatrix& b, double* c, std::size_t M, std::size_t K,
                         std::size_t P) {

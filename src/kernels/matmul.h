@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "attn/tensor.h"
+#include "kernels/matrix_kernel.h"
 
 namespace attn {
 
@@ -27,6 +28,11 @@ void matmul_fast(const double* a, const double* b, double* c, std::size_t M, std
 // the whole matrix, so c has the bits matmul_fast gives on the widened matrix (the same
 // blocks, the same order of sums).
 void matmul_stored_fast(const double* a, const StoredMatrix& b, double* c, std::size_t M, std::size_t K, std::size_t P);
+
+// Columns [first, ...) of the stored b (first: a panel's first column when b is in panels)
+// as an operand of the product kernels (matrix_kernel.h): what matmul_stored_fast gives
+// each of its pieces, and the kernels' tests theirs.
+MatrixOperand stored_operand(const StoredMatrix& b, std::size_t first);
 
 // How many column blocks matmul_fast cuts a product into: 1 below the sizes above, else
 // one per kProductPieceColumns columns, at least 2 and at most kMaxProductPieces. Set by

@@ -8,10 +8,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "same_bits.h"
+
 #include "attn/product_kernel.h"
 #include "kernels/matrix_kernel.h"
 
 namespace {
+
+using attn_test::same_bits;
 
 std::vector<double> wave(std::size_t n, double step, double phase) {
   std::vector<double> v(n);
@@ -33,10 +37,6 @@ std::vector<double> product_at(const std::vector<double>& a, const std::vector<d
   std::vector<double> C(M * P + 16, 0.0);
   attn::matmul_fast(A.data() + a_off, B.data() + b_off, C.data() + c_off, M, K, P);
   return {C.begin() + static_cast<std::ptrdiff_t>(c_off), C.begin() + static_cast<std::ptrdiff_t>(c_off + M * P)};
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 }  // namespace

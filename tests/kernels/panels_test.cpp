@@ -10,12 +10,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "same_bits.h"
+
 #include "attn/tensor.h"
 #include "kernels/matmul.h"
 #include "kernels/matrix_kernel.h"
 #include "steps/projection.h"
 
 namespace {
+
+using attn_test::same_bits;
 
 constexpr attn::StoredType kTypes[] = {attn::StoredType::F64, attn::StoredType::F32, attn::StoredType::F16,
                                        attn::StoredType::BF16};
@@ -45,24 +49,6 @@ Numbers numbers(attn::StoredType type, std::size_t n) {
     s.widened.push_back(attn::widen_number(s.bytes.data(), type, i));
   }
   return s;
-}
-
-attn::OperandType operand_type(attn::StoredType type) {
-  switch (type) {
-    case attn::StoredType::F64:
-      return attn::OperandType::F64;
-    case attn::StoredType::F32:
-      return attn::OperandType::F32;
-    case attn::StoredType::F16:
-      return attn::OperandType::F16;
-    case attn::StoredType::BF16:
-      break;
-  }
-  return attn::OperandType::BF16;
-}
-
-bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
 
 // The (K, P) matrix of b's numbers as read: stored (K, P), or (P, K) read transposed.
@@ -164,8 +150,7 @@ TEST_CASE("a weight in panels gives every kernel's bits of the widened one", "[k
           const attn::MatrixOperand A{a.data(), c.K, false};
           attn::large_matrix_product_by(kernel, A, attn::MatrixOperand{w.data(), c.P, false}, widened.data(), c.P, c.M,
                                         c.K, c.P);
-          attn::MatrixOperand B{nullptr, panels.stride, false, operand_type(type), panels.bytes, panels.panel};
-          attn::large_matrix_product_by(kernel, A, B, read.data(), c.P, c.M, c.K, c.P);
+          attn::large_matrix_product_by(kernel, A, attn::stored_operand(panels, 0), read.data(), c.P, c.M, c.K, c.P);
           CHECK(same_bits(read, widened));
         }
   }

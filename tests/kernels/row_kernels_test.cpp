@@ -9,9 +9,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "same_bits.h"
+
 using Catch::Matchers::WithinRel;
 
 namespace {
+
+using attn_test::same_bits;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -36,10 +40,6 @@ std::vector<double> softmax_at(const std::vector<double>& s, std::size_t rows, s
   *masked = attn::softmax_rows_fast(in.data() + in_offset, out.data() + out_offset, rows, T);
   return {out.begin() + static_cast<std::ptrdiff_t>(out_offset),
           out.begin() + static_cast<std::ptrdiff_t>(out_offset + s.size())};
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 }  // namespace

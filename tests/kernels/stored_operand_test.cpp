@@ -10,12 +10,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "same_bits.h"
+
 #include "attn/tensor.h"
 #include "kernels/matmul.h"
 #include "kernels/matrix_kernel.h"
 #include "steps/projection.h"
 
 namespace {
+
+using attn_test::same_bits;
 
 struct Stored {
   std::vector<unsigned char> bytes;
@@ -53,24 +57,6 @@ Stored numbers(attn::StoredType type, std::size_t n) {
   return s;
 }
 
-attn::OperandType operand_type(attn::StoredType type) {
-  switch (type) {
-    case attn::StoredType::F64:
-      return attn::OperandType::F64;
-    case attn::StoredType::F32:
-      return attn::OperandType::F32;
-    case attn::StoredType::F16:
-      return attn::OperandType::F16;
-    case attn::StoredType::BF16:
-      break;
-  }
-  return attn::OperandType::BF16;
-}
-
-bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
-}
-
 constexpr attn::StoredType kTypes[] = {attn::StoredType::F64, attn::StoredType::F32, attn::StoredType::F16,
                                        attn::StoredType::BF16};
 
@@ -104,10 +90,12 @@ TEST_CASE("a stored operand gives every kernel's bits of the widened one", "[ker
         const attn::MatrixOperand A{a.data(), c.K, false};
         attn::large_matrix_product_by(kernel, A, attn::MatrixOperand{b.widened.data(), stride, c.transposed},
                                       widened.data(), c.P, c.M, c.K, c.P);
-        attn::MatrixOperand B{nullptr, stride, c.transposed};
-        B.type = operand_type(type);
-        B.stored = b.bytes.data() + 1;
-        attn::large_matrix_product_by(kernel, A, B, stored.data(), c.P, c.M, c.K, c.P);
+        attn::StoredMatrix m;
+        m.bytes = b.bytes.data() + 1;
+        m.type = type;
+        m.stride = stride;
+        m.transposed = c.transposed;
+        attn::large_matrix_product_by(kernel, A, attn::stored_operand(m, 0), stored.data(), c.P, c.M, c.K, c.P);
         CHECK(same_bits(stored, widened));
       }
   }
