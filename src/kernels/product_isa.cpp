@@ -17,11 +17,36 @@ namespace attn::ATTN_PRODUCT_NAMESPACE {
 
 namespace {
 
+// Rows [i, i + height) (height <= kMr) and indices [k0, k0 + kc) of a float64 op(A) as one
+// panel (kc, kMr) row-major, the rows past height zeros: each stored row (or, transposed,
+// each stored row's run of height numbers) read in order, not number by number.
+void pack_double_rows(const MatrixOperand& a, std::size_t i, std::size_t height, std::size_t k0, std::size_t kc,
+                      double* out) {
+  if (a.transposed) {
+    for (std::size_t k = 0; k < kc; ++k) {
+      const double* from = a.data + (k0 + k) * a.stride + i;
+      for (std::size_t r = 0; r < kMr; ++r) out[k * kMr + r] = r < height ? from[r] : 0.0;
+    }
+    return;
+  }
+  for (std::size_t r = 0; r < kMr; ++r) {
+    const double* from = a.data + (i + r) * a.stride + k0;
+    if (r < height)
+      for (std::size_t k = 0; k < kc; ++k) out[k * kMr + r] = from[k];
+    else
+      for (std::size_t k = 0; k < kc; ++k) out[k * kMr + r] = 0.0;
+  }
+}
+
 // Rows [i0, i0 + rows) and indices [k0, k0 + kc) of op(A) as panels of kMr rows, each
 // (kc, kMr) row-major; the rows past the last are zeros.
 void pack_a(const MatrixOperand& a, std::size_t i0, std::size_t rows, std::size_t k0, std::size_t kc, double* out) {
   for (std::size_t panel = 0; panel < rows; panel += kMr, out += kc * kMr) {
     const std::size_t height = smaller(kMr, rows - panel);
+    if (a.type == OperandType::Double && !a.panel) {  // float64 rows: copied, no number widened
+      pack_double_rows(a, i0 + panel, height, k0, kc, out);
+      continue;
+    }
     for (std::size_t k = 0; k < kc; ++k)
       for (std::size_t r = 0; r < kMr; ++r) out[k * kMr + r] = r < height ? element(a, i0 + panel + r, k0 + k) : 0.0;
   }
