@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "attn/model.h"
@@ -52,12 +53,57 @@ struct StepCost {
   std::uint64_t without_cache = 0;
 };
 
+// One decoder layer's cached keys or values: G heads, t positions, d numbers each, read as
+// (G,t,d) (axes "H" or "G", "t", "d"). Held with room for more positions, so that a step
+// writes its row in place rather than copying the cache: values as (G,room,d); keys as
+// (G,d,room), the transposed layout the scores read (k_t), so that a step copies each out
+// once. On shapes alone (core/shape_only.h) it keeps the shape and no numbers.
+class CachedHeads {
+ public:
+  // Positions of room added at a time (the memory estimate counts them: reserved_bytes).
+  static constexpr std::size_t kRoomStep = 64;
+  explicit CachedHeads(bool keys = false) : keys_(keys) {}
+
+  bool empty() const { return t_ == 0; }
+  std::size_t length() const { return t_; }
+  Shape shape() const { return {G_, t_, d_}; }  // (G,t,d)
+  AxisNames axes() const { return {head_axis_, "t", "d"}; }
+  // The bytes held: every position of room.
+  std::size_t reserved_bytes() const { return G_ * room_for(t_) * d_ * sizeof(double); }
+
+  // A full run's keys or values, (1,G,T,d), as the cache's whole content.
+  void assign(const Tensor& heads);
+  // A step's row, (1,G,1,d), after the cached positions.
+  void append(const Tensor& row);
+  // Positions from..t-1, (1,G,t-from,d) (axes B, G or H, T, d): what the context reads.
+  Tensor heads(std::size_t from) const;
+  // Positions from..t-1 transposed, (1,G,d,t-from) (axes B, G or H, d, T): what the scores read.
+  Tensor transposed_heads(std::size_t from) const;
+  // Every position, (G,t,d): the dump's copy.
+  Tensor as_tensor() const;
+  // On shapes alone: the cache at `t` positions (the memory estimate's last step).
+  void set_length_of_shapes(std::size_t t) { t_ = t; }
+
+ private:
+  static std::size_t room_for(std::size_t t) { return (t + kRoomStep - 1) / kRoomStep * kRoomStep; }
+  // (G,t,d) index (g, s, j) in the held layout
+  std::size_t at(std::size_t g, std::size_t s, std::size_t j) const {
+    return keys_ ? (g * d_ + j) * room_ + s : (g * room_ + s) * d_ + j;
+  }
+  void make_room(std::size_t t);
+
+  bool keys_;
+  std::size_t G_ = 0, t_ = 0, d_ = 0, room_ = 0;
+  std::string head_axis_ = "H";
+  TensorData numbers_;  // G * room * d, as `at` lays them out
+};
+
 // The keys and values of one decoder layer's self-attention, every position so far, (H,t,d)
 // each ((G,t,d) with G key/value heads; the keys after RoPE when the model uses it); for an
 // encoder-decoder also its cross-attention's over the source, (H,S,d), computed once.
 struct LayerCache {
-  Tensor k, v;
-  Tensor cross_k, cross_v;
+  CachedHeads k{true}, v;
+  CachedHeads cross_k{true}, cross_v;
 };
 
 // The decoder of a decoder-only or encoder-decoder model, run one new token at a time with

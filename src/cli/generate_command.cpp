@@ -53,14 +53,15 @@ void dump_record(TraceDump& dump, std::size_t t, const TraceRecord& r) {
 void dump_caches(TraceDump& dump, std::size_t t, const KvCacheDecoder& decoder) {
   const std::vector<Operand> none;
   for (std::size_t l = 0; l < decoder.caches().size(); ++l)
-    for (const auto& [key, tensor] : {std::pair{"k", &decoder.caches()[l].k}, std::pair{"v", &decoder.caches()[l].v}}) {
+    for (const auto& [key, cache] : {std::pair{"k", &decoder.caches()[l].k}, std::pair{"v", &decoder.caches()[l].v}}) {
+      const Tensor tensor = cache->as_tensor();
       StepId id;
       id.kind = std::string(key) == "k" ? StepKind::KeyHeads : StepKind::ValueHeads;
       id.stack = Stack::Decoder;
       id.layer = static_cast<int>(l);
       id.block = Block::MaskedSelfAttention;
       const std::string name = fmt::format("step.{}.cache.decoder.{}.{}", t, l, key);
-      dump.add(TraceRecord{id, name, tensor->shape, tensor->axes, tensor->data.data(), none});
+      dump.add(TraceRecord{id, name, tensor.shape, tensor.axes, tensor.data.data(), none});
     }
 }
 

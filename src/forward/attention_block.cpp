@@ -142,46 +142,13 @@ Traced merged_output(const Traced& context, const AttentionWeights& w, const Tra
 
 namespace {
 
-// (1,G,T,d) -> (G,T,d): a run's keys or values as the cache keeps them (batch 1)
-Tensor cached_heads(const Tensor& heads) {
-  const std::size_t n = heads.shape.size();
-  if (shapes_only())
-    return shape_only({heads.shape[n - 3], heads.shape[n - 2], heads.shape[n - 1]}, {heads.axes[n - 3], "t", "d"});
-  Tensor t({heads.shape[n - 3], heads.shape[n - 2], heads.shape[n - 1]}, {heads.axes[n - 3], "t", "d"});
-  std::copy_n(heads.data.begin(), t.size(), t.data.begin());
-  return t;
-}
-
-// (G,t,d) with (1,G,1,d)'s rows appended -> (G,t+1,d)
-Tensor appended(const Tensor& cache, const Tensor& row) {
-  const std::size_t G = row.shape[1], d = row.shape[3];
-  const std::size_t t = cache.shape.empty() ? 0 : cache.shape[1];
-  if (shapes_only()) return shape_only({G, t + 1, d}, {row.axes[1], "t", "d"});
-  Tensor out = Tensor::uninitialized({G, t + 1, d}, {row.axes[1], "t", "d"});  // every number written below
-  for (std::size_t g = 0; g < G; ++g) {
-    std::copy_n(cache.data.begin() + static_cast<std::ptrdiff_t>(g * t * d), t * d,
-                out.data.begin() + static_cast<std::ptrdiff_t>(g * (t + 1) * d));
-    std::copy_n(row.data.begin() + static_cast<std::ptrdiff_t>(g * d), d,
-                out.data.begin() + static_cast<std::ptrdiff_t>((g * (t + 1) + t) * d));
-  }
-  return out;
-}
-
-// (G,t,d), its positions from..t-1 -> (1,G,t-from,d), the layout the attention steps take
-Tensor batched(const Tensor& heads, std::size_t from) {
-  const std::size_t G = heads.shape[0], t = heads.shape[1], d = heads.shape[2], kept = t - from;
-  if (shapes_only()) return shape_only({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});
-  Tensor out = Tensor::uninitialized({1, G, kept, d}, {"B", heads.axes[0], "T", "d"});  // every number written below
-  for (std::size_t g = 0; g < G; ++g)
-    std::copy_n(heads.data.begin() + static_cast<std::ptrdiff_t>((g * t + from) * d), kept * d,
-                out.data.begin() + static_cast<std::ptrdiff_t>(g * kept * d));
-  return out;
-}
-
 // The queries and the G key/value heads the scores and the context read.
 struct HeadsRead {
   Traced queries, keys, values;
   bool from_cache = false;  // a cached step's keys and values: read from the cache, not entries
+  // A cached step's keys already transposed, (1,H,d,T), when no step comes between the
+  // cache and the scores (G = H): copied out of the cache once, in the scores' layout.
+  std::optional<Tensor> keys_transposed;
 };
 
 // Steps 1-2b: the projections, the head split and the steps on the heads (QK-norm, RoPE), and
@@ -228,22 +195,26 @@ HeadsRead project_heads(const Traced& x_q, const Traced& x_kv, const AttentionWe
   if (k_heads) read.keys = positioned_heads(std::move(*k_heads), HeadsOf::Keys, w, rope, first, config, at);
   if (!cache) return read;
 
-  Tensor& cache_k = cross ? cache->cross_k : cache->k;
-  Tensor& cache_v = cross ? cache->cross_v : cache->v;
+  CachedHeads& cache_k = cross ? cache->cross_k : cache->k;
+  CachedHeads& cache_v = cross ? cache->cross_v : cache->v;
   if (!step) {  // (1,G,T,d) -> (G,T,d)
-    cache_k = cached_heads(read.keys.value);
-    cache_v = cached_heads(read.values.value);
+    cache_k.assign(read.keys.value);
+    cache_v.assign(read.values.value);
     return read;
   }
-  if (!cross) {
-    cache_k = appended(cache_k, read.keys.value);
-    cache_v = appended(cache_v, read.values.value);
+  if (!cross) {  // (G,t,d) with (1,G,1,d)'s rows -> (G,t+1,d)
+    cache_k.append(read.keys.value);
+    cache_v.append(read.values.value);
   }
-  // the keys this query sees: all cached ones, or the last W with a sliding window
-  const std::size_t t = cache_k.shape[1], window = config.window_of(at.id(StepKind::Query).layer);
+  // the keys this query sees: all cached ones, or the last W with a sliding window,
+  // (1,G,T,d) (keys (1,H,d,T) when G = H)
+  const std::size_t t = cache_k.length(), window = config.window_of(at.id(StepKind::Query).layer);
   const std::size_t from = !cross && window && t > window ? t - window : 0;
-  read.keys.value = batched(cache_k, from);
-  read.values.value = batched(cache_v, from);
+  if (G == H)
+    read.keys_transposed = cache_k.transposed_heads(from);
+  else
+    read.keys.value = cache_k.heads(from);
+  read.values.value = cache_v.heads(from);
   read.from_cache = true;
   return read;
 }
@@ -332,7 +303,9 @@ Traced multi_head_attention(const Traced& x_q, const Traced& x_kv, const Attenti
   // 3. scores: (B,H,T,d) -> (B,H,d,T); (B,H,S,d) @ (B,H,d,T) -> (B,H,S,T), scaled, masked
   // and softmax over keys: (B,H,S,T) -> (B,H,S,T)
   const Traced k_t =
-      at.record(StepKind::TransposedKeys, transpose_keys(read.keys.value), operands(read.keys), kInputsChecked);
+      at.record(StepKind::TransposedKeys,
+                read.keys_transposed ? std::move(*read.keys_transposed) : transpose_keys(read.keys.value),
+                operands(read.keys), kInputsChecked);
   const Traced weights = attention_weights(queries, k_t, mask, config, at);
 
   // 5. context: (B,H,S,T) @ (B,H,T,d) -> (B,H,S,d)

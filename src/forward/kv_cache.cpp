@@ -47,13 +47,11 @@ Tensor KvCacheDecoder::prefill(const RunInput& input, Trace& trace) {
   context.ablation = &ablation_;
   context.cache = &caches_;
   Tensor p = run_program(model_, input, trace, context);
-  source_len_ = caches_.empty() || caches_[0].cross_k.data.empty() ? 0 : caches_[0].cross_k.shape[1];
+  source_len_ = caches_.empty() ? 0 : caches_[0].cross_k.length();
   return p;
 }
 
-std::size_t KvCacheDecoder::length() const {
-  return caches_.empty() || caches_[0].k.data.empty() ? 0 : caches_[0].k.shape[1];
-}
+std::size_t KvCacheDecoder::length() const { return caches_.empty() ? 0 : caches_[0].k.length(); }
 
 StepCost KvCacheDecoder::cost_at(std::size_t position) const {
   // Per layer, one row: Q and W_o (2·N·Hd), K and V (2·N·Gd, G key/value heads), scores and

@@ -101,8 +101,6 @@ MemoryHoldings shape_run(const Model& model, const RunInput& input, RunPlan::Kep
   return holdings;
 }
 
-long double tensor_bytes(const Tensor& t) { return static_cast<long double>(float64_bytes(t.shape)); }
-
 // `shapes` appended to `list` as pointers (a dump's count reads them where they are).
 void point_to(const std::vector<Shape>& shapes, std::vector<const Shape*>& list) {
   for (const Shape& shape : shapes) list.push_back(&shape);
@@ -121,8 +119,8 @@ long double generation_dump_bytes(const RunPlan& plan, const MemoryHoldings& pro
   std::vector<Shape> cache_shapes;
   cache_shapes.reserve(2 * caches.size());
   for (const LayerCache& c : caches)
-    for (const Tensor* kv : {&c.k, &c.v}) {
-      cache_shapes.push_back(kv->shape);
+    for (const CachedHeads* kv : {&c.k, &c.v}) {
+      cache_shapes.push_back(kv->shape());
       cache_shapes.back()[1] = plan.generated_len;
     }
   point_to(cache_shapes, written);
@@ -156,26 +154,32 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
   Trace prompt_trace(!input.batched);
   prompt.watch(prompt_trace);
   run_program(model, input, prompt_trace, context);
-  const std::size_t filled = caches.empty() || caches[0].k.shape.empty() ? 0 : caches[0].k.shape[1];
+  const std::size_t filled = caches.empty() ? 0 : caches[0].k.length();
   if (plan.generated_len <= filled + 1) {
     // beam search's first step: every beam's copy of the prompt's cache
     long double copies = 0;
     if (plan.beams > 1)
       for (const LayerCache& c : caches)
-        for (const Tensor* t : {&c.k, &c.v, &c.cross_k, &c.cross_v}) copies += tensor_bytes(*t);
+        for (const CachedHeads* t : {&c.k, &c.v, &c.cross_k, &c.cross_v})
+          copies += static_cast<long double>(t->reserved_bytes());
     return prompt.peak() + static_cast<long double>(plan.beams > 1 ? plan.beams : 0) * copies +
            prompt_dump_bytes(plan, prompt);
   }
-  // the cache as the last step finds it: every position but its own (shapes alone)
-  long double cache = 0;
+  // the cache as the last step leaves it, with room for its own position
+  // (CachedHeads::reserved_bytes), and the largest one's room before it grew beside it
+  long double cache = 0, grown_from = 0;
   for (LayerCache& c : caches) {
-    for (Tensor* t : {&c.k, &c.v}) {
-      Shape shape = t->shape;
-      shape[1] = plan.generated_len - 1;
-      *t = shape_only(shape, t->axes);
+    for (CachedHeads* t : {&c.k, &c.v}) {
+      t->set_length_of_shapes(plan.generated_len - 1);
+      grown_from = std::max(grown_from, static_cast<long double>(t->reserved_bytes()));
+      t->set_length_of_shapes(plan.generated_len);
     }
-    for (const Tensor* t : {&c.k, &c.v, &c.cross_k, &c.cross_v}) cache += tensor_bytes(*t);
+    for (const CachedHeads* t : {&c.k, &c.v, &c.cross_k, &c.cross_v})
+      cache += static_cast<long double>(t->reserved_bytes());
+    // the step appends its own position again below: it finds every position but its own
+    for (CachedHeads* t : {&c.k, &c.v}) t->set_length_of_shapes(plan.generated_len - 1);
   }
+  cache += grown_from;
   MemoryHoldings step(model, plan.shown ? RunPlan::Kept::Everything : RunPlan::Kept::Nothing, plan.shown, false);
   // the prompt's trace lives on, as it kept it; the decoder's last logits, (V,), and the
   // sampling's logits and probabilities beside them as the next token is chosen

@@ -82,9 +82,10 @@ const TraceEntry* find_kind(const Trace& trace, int layer, Block block, StepKind
   return nullptr;
 }
 
-std::string shape_text(const Tensor& t) {
+std::string shape_text(const CachedHeads& cache) {
   // (H, t, d), or (G, t, d) when G key/value heads are shared by the H query heads
-  return fmt::format("({}={}, t={}, d={})", t.axes[0], t.shape[0], t.shape[1], t.shape[2]);
+  const Shape shape = cache.shape();
+  return fmt::format("({}={}, t={}, d={})", cache.axes()[0], shape[0], shape[1], shape[2]);
 }
 
 // Where the generation is drawn: the terminal's text (exactly as it was printed before the
@@ -161,7 +162,7 @@ void print_cache_after_prompt(std::ostream* out, PageRenderer* page, const KvCac
   for (std::size_t j = 0; j < decoder.caches().size(); ++j) {
     const LayerCache& c = decoder.caches()[j];
     std::string line = fmt::format("  decoder.{}: K {}, V {}", j, shape_text(c.k), shape_text(c.v));
-    if (model.has_target() && !c.cross_k.data.empty())
+    if (model.has_target() && !c.cross_k.empty())
       line += fmt::format("; cross-attention K, V {} (the source's, fixed)", shape_text(c.cross_k));
     draw.line(line);
   }

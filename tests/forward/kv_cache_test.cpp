@@ -136,13 +136,13 @@ TEST_CASE("the cache of grouped-query attention holds G heads, RoPE's keys turne
   for (const auto& e : trace.entries())
     if (e.id.kind == attn::StepKind::RotatedKeys && e.id.layer == 1) k_rope = &e.tensor;
   REQUIRE(k_rope != nullptr);
-  const attn::Tensor& k = decoder.caches()[1].k;
+  const attn::Tensor k = decoder.caches()[1].k.as_tensor();
   CHECK(k.shape == std::vector<std::size_t>{2, 2, 2});
   CHECK(k.axes[0] == "G");
   CHECK(std::equal(k.data.begin(), k.data.end(), k_rope->data.begin()));
   attn::Trace step(true);
   decoder.step(*model.model.vocab.find("cat"), step);
-  CHECK(decoder.caches()[0].v.shape == std::vector<std::size_t>{2, 3, 2});
+  CHECK(decoder.caches()[0].v.shape() == std::vector<std::size_t>{2, 3, 2});
   // the window of 2: the new query's scores cover 2 keys of 3 cached, for each of the 4 heads
   std::size_t scores = 0;
   for (const auto& e : step.entries())

@@ -201,7 +201,7 @@ Records cached_step_records(const attn::LoadedModel& loaded, bool shapes) {
   step.keep_entries(false);
   step.set_sink([&](const attn::TraceRecord& r) { out.emplace_back(r.name, r.shape); });
   context.step = true;
-  context.position = caches[0].k.shape[1];
+  context.position = caches[0].k.length();
   attn::Program run(model, 3, step, context);
   attn::run_forward(model, run);
   return out;
