@@ -4,8 +4,8 @@
 
 namespace attn {
 
-void for_each_range(std::size_t n, const RangeBody& body) {
-  if (n < kParallelMinElements) {
+void for_each_range(std::size_t n, const RangeBody& body, std::size_t min_elements) {
+  if (n < min_elements) {
     body(0, n);
     return;
   }

@@ -61,6 +61,13 @@ void activate_range(double* h, std::size_t n, Activation activation, std::size_t
   }
 }
 
+// From how many elements activate_range's work is split between the threads: ReLU and
+// the kernels are memory-bound; the formula's tanh, exp or erf is not (parallel.h).
+std::size_t activation_split_from(std::size_t total, Activation activation) {
+  return activation != Activation::ReLU && total < kExactMaxElements ? kParallelMinFormulaElements
+                                                                     : kParallelMinElements;
+}
+
 }  // namespace
 
 double activate_derivative(double x, Activation activation) {
@@ -92,10 +99,12 @@ Tensor feed_forward_hidden(const Tensor& x, const Tensor& W_1, const Tensor& b_1
   // then the activation, element by element
   double* h = hidden.data.data();
   // A large tensor is shared between the threads (GELU's erf and the others' exp are
-  // compute-bound); each element's value does not depend on the thread.
+  // compute-bound), and a small one by the formula from a few thousand numbers; each
+  // element's value does not depend on the thread.
   const std::size_t total = hidden.size();
   for_each_range(
-      total, [&](std::size_t begin, std::size_t end) { activate_range(h + begin, end - begin, activation, total); });
+      total, [&](std::size_t begin, std::size_t end) { activate_range(h + begin, end - begin, activation, total); },
+      activation_split_from(total, activation));
   return hidden;
 }
 
@@ -111,10 +120,13 @@ Tensor gated_hidden(const Tensor& x, const Tensor& W_1, const Tensor& W_3, Activ
   if (shapes_only()) return hidden;
   double* h = hidden.data.data();
   const double* u = up.data.data();
-  for_each_range(hidden.size(), [&](std::size_t begin, std::size_t end) {
-    activate_range(h + begin, end - begin, activation, hidden.size());
-    for (std::size_t i = begin; i < end; ++i) h[i] *= u[i];
-  });
+  for_each_range(
+      hidden.size(),
+      [&](std::size_t begin, std::size_t end) {
+        activate_range(h + begin, end - begin, activation, hidden.size());
+        for (std::size_t i = begin; i < end; ++i) h[i] *= u[i];
+      },
+      activation_split_from(hidden.size(), activation));
   return hidden;
 }
 
