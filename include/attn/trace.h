@@ -210,6 +210,9 @@ class Trace {
   // tensors: the sink is the only one to see them.
   void keep_entries(bool keep) { keep_entries_ = keep; }
   bool keeps_entries() const { return keep_entries_; }
+  // Whether a recorded value is read by no one after record() checks it: no entries kept,
+  // no sink. (A hook reads the value of its own step before it is recorded.)
+  bool discards_values() const { return !keep_entries_ && !sink_; }
   // Whether the kept entries include gradients (attn grad's; the default). Off, the
   // backward pass still reads every forward entry, while its gradients go to the sink only:
   // a run that neither prints nor keeps a dump in memory writes each once, and reuses its

@@ -262,12 +262,18 @@ Traced attention_weights(const Traced& queries, const Traced& k_t, const Traced*
       trace.has_hook(at.id(StepKind::MaskedScores)))
     return weights_step_by_step(at.record(StepKind::Scores, std::move(scores), std::move(score_operands)), mask, config,
                                 at);
+  // The scaled and masked scores are not kept when nothing reads them (Trace::discards_values).
+  const bool keep_scaled = !trace.discards_values();
   ScoresToWeights w = scores_to_weights(scores, mask ? &mask->value : nullptr, config.d_head, config.score_scale,
-                                        config.scores_times_inverse_root);
+                                        config.scores_times_inverse_root, keep_scaled);
   const auto checked = [](bool yes) { return yes ? kInputsChecked : Trace::Check::Values; };
   const Traced scored =
       at.record(StepKind::Scores, std::move(scores), std::move(score_operands), checked(w.scores_checked));
   const Traced scaled = at.record(StepKind::ScaledScores, std::move(w.scaled), {at.operand(scored)}, kInputsChecked);
+  // a masked score the pass found not finite: the numbers again, for the check to name it
+  if (mask && !w.masked_checked && w.masked.data.size() != element_count(w.masked.shape))
+    w.masked = apply_mask(
+        scale_scores(scored.value, config.d_head, config.score_scale, config.scores_times_inverse_root), mask->value);
   std::optional<Traced> masked;
   if (mask)
     masked = at.record(StepKind::MaskedScores, std::move(w.masked), {at.operand(scaled), at.operand(*mask)},

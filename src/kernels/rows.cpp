@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "attn/tensor.h"
 #include "core/numeric_check.h"
 
 #include "kernels/eigen_softmax.h"
@@ -95,16 +96,21 @@ namespace {
 const double* softmax_input(const ScoreRowsJob& job) { return job.mask ? job.masked : job.scaled; }
 
 // Rows [first, first + n) of the job: scaled, masked (with a mask), then their softmax.
-// Returns the fully masked rows; clears *seen's flags on a value that is not finite.
+// Returns the fully masked rows; clears *seen's flags on a value that is not finite. With
+// job.scaled nullptr the scaled and masked rows go to `scratch` (n rows of each), read
+// back by the softmax while they are in the core's cache.
 std::size_t score_rows(ProductKernel kernel, const ScoreRowsJob& job, std::size_t first, std::size_t n,
-                       ScoreRowsSeen& seen) {
+                       ScoreRowsSeen& seen, TensorData& scratch) {
   const std::size_t T = job.T;
+  if (!job.scaled) scratch.resize(2 * n * T);
+  double* const scaled_rows = job.scaled ? job.scaled + first * T : scratch.data();
+  double* const masked_rows = !job.mask ? nullptr : job.scaled ? job.masked + first * T : scratch.data() + n * T;
   // (a masked score may be -inf: it is compared with +inf instead)
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   bool scores_finite = true, masked_finite = true;
   for (std::size_t r = first; r < first + n; ++r) {
     const double* in = job.scores + r * T;
-    double* scaled = job.scaled + r * T;
+    double* scaled = scaled_rows + (r - first) * T;
     scores_finite = scores_finite && all_finite(in, T);
     if (job.divide)
       for (std::size_t j = 0; j < T; ++j) scaled[j] = in[j] / job.factor;
@@ -113,7 +119,7 @@ std::size_t score_rows(ProductKernel kernel, const ScoreRowsJob& job, std::size_
     if (!job.mask) continue;
     const std::size_t query = r % job.S, item = r / (job.H * job.S);
     const double* m = job.mask + ((job.per_batch ? item * job.S : 0) + query) * T;
-    double* masked = job.masked + r * T;
+    double* masked = masked_rows + (r - first) * T;
     bool below_infinity = true;
     for (std::size_t j = 0; j < T; ++j) {
       masked[j] = scaled[j] + m[j];
@@ -124,7 +130,7 @@ std::size_t score_rows(ProductKernel kernel, const ScoreRowsJob& job, std::size_
   if (!scores_finite) seen.scores_finite = false;
   if (!masked_finite) seen.masked_finite = false;
   if (kernel == ProductKernel::eigen) return 0;  // Eigen's softmax takes every row after the pass
-  return softmax_rows_by(kernel, softmax_input(job) + first * T, job.weights + first * T, n, T);
+  return softmax_rows_by(kernel, job.mask ? masked_rows : scaled_rows, job.weights + first * T, n, T);
 }
 
 }  // namespace
@@ -140,7 +146,8 @@ ScoreRowsSeen scores_to_weights_fast(const ScoreRowsJob& job) {
     if (job.rows * job.T >= kParallelMinElements)
   for (std::size_t r = 0; r < job.rows; r += 16) {
     ScoreRowsSeen chunk;
-    masked += score_rows(kernel, job, r, job.rows - r < 16 ? job.rows - r : 16, chunk);
+    thread_local TensorData scratch;
+    masked += score_rows(kernel, job, r, job.rows - r < 16 ? job.rows - r : 16, chunk, scratch);
     scores_finite = scores_finite && chunk.scores_finite;
     masked_finite = masked_finite && chunk.masked_finite;
   }

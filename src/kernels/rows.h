@@ -46,8 +46,10 @@ struct ScoreRowsJob {
   bool per_batch = false;
   double factor = 1.0;  // scaled = scores · factor, or scores / factor when divide
   bool divide = false;
-  double* scaled = nullptr;   // (rows, T)
-  double* masked = nullptr;   // (rows, T); unused without a mask (the softmax reads scaled)
+  // (rows, T) each; masked unused without a mask (the softmax reads scaled). Both nullptr:
+  // not kept (no one reads them; not with Eigen's softmax, which reads them after the pass).
+  double* scaled = nullptr;
+  double* masked = nullptr;
   double* weights = nullptr;  // (rows, T)
 };
 // What the pass saw besides the weights: the rows with every key masked (softmax_rows_fast's

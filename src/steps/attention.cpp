@@ -274,7 +274,7 @@ Tensor softmax_rows(const Tensor& scores, std::size_t* fully_masked_rows) {
 }
 
 ScoresToWeights scores_to_weights(const Tensor& scores, const Tensor* mask, std::size_t d_head, ScoreScale scale,
-                                  bool times_inverse_root) {
+                                  bool times_inverse_root, bool keep_scaled) {
   // scores is (B,H,S,T), mask is (S,T) or (B,S,T) or none -> scaled, masked, weights (B,H,S,T)
   ScoresToWeights out;
   if (shapes_only() || scores.size() < kExactMaxElements) {
@@ -286,9 +286,12 @@ ScoresToWeights scores_to_weights(const Tensor& scores, const Tensor* mask, std:
   ScoreRowsJob job;
   if (mask) job.per_batch = mask_per_batch(scores, *mask);
   require(scores.rank() == 4, "scores_to_weights: scores must be (B,H,S,T)");
-  // every element of the three is written by the pass
-  out.scaled = Tensor::uninitialized(scores.shape, scores.axes);
-  if (mask) out.masked = Tensor::uninitialized(scores.shape, scores.axes);
+  // every element of the three is written by the pass; the scaled and masked scores only
+  // when kept (Eigen's softmax reads them after it)
+  keep_scaled = keep_scaled || chosen_product_kernel() == ProductKernel::eigen;
+  out.scaled = keep_scaled ? Tensor::uninitialized(scores.shape, scores.axes) : shape_only(scores.shape, scores.axes);
+  if (mask)
+    out.masked = keep_scaled ? Tensor::uninitialized(scores.shape, scores.axes) : shape_only(scores.shape, scores.axes);
   out.weights = Tensor::uninitialized(scores.shape, scores.axes);
   const Scaling scaling = scale == ScoreScale::None ? Scaling{1.0, false} : scaling_of(d_head, times_inverse_root);
   job.scores = scores.data.data();
@@ -299,8 +302,8 @@ ScoresToWeights scores_to_weights(const Tensor& scores, const Tensor* mask, std:
   job.rows = scores.size() / job.T;
   job.factor = scaling.factor;
   job.divide = scaling.divide;
-  job.scaled = out.scaled.data.data();
-  job.masked = mask ? out.masked.data.data() : nullptr;
+  job.scaled = keep_scaled ? out.scaled.data.data() : nullptr;
+  job.masked = mask && keep_scaled ? out.masked.data.data() : nullptr;
   job.weights = out.weights.data.data();
   const ScoreRowsSeen seen = scores_to_weights_fast(job);
   out.fully_masked_rows = seen.fully_masked;

@@ -93,8 +93,11 @@ struct ScoresToWeights {
   // false also when it did not look (below kExactMaxElements).
   bool scores_checked = false, masked_checked = false;
 };
+// keep_scaled false: the scaled and masked scores are not kept (shapes alone, no numbers)
+// when the pass computes them (from kExactMaxElements scores): a run that nothing reads
+// them from writes two tensors fewer.
 ScoresToWeights scores_to_weights(const Tensor& scores, const Tensor* mask, std::size_t d_head, ScoreScale scale,
-                                  bool times_inverse_root);
+                                  bool times_inverse_root, bool keep_scaled = true);
 
 // weights is (B,H,S,T), v is (B,H,T,d) -> weights @ v is (B,H,S,d): each row a weighted
 // sum of value rows.

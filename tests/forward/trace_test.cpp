@@ -1,9 +1,14 @@
 #include "attn/trace.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "attn/forward.h"
+#include "attn/model_file.h"
+#include "model/presets.h"
 
 using attn::Tensor;
 
@@ -128,4 +133,25 @@ TEST_CASE("the layer and step options read trace names back", "[trace][names]") 
                               attn::Block::CrossAttention};
   CHECK(attn::trace_name(attn::gradient_of(v_repeat)) == "grad.decoder.0.cross_attention.v_repeat");
   CHECK_FALSE(attn::step_kind_of_suffix("scores"));  // a step kind of its own, not an alias
+}
+
+TEST_CASE("a run that discards its values computes the same numbers as one that keeps them", "[trace]") {
+  // 2 x 4 heads x 100 x 100 = 80,000 scores a layer: the one-pass kernel (kExactMaxElements),
+  // which then writes no scaled scores (Trace::discards_values)
+  const attn::LoadedModel m =
+      attn::load_model_text(attn::model_file_text(attn::ModelSize{16, 4, 32, 2, 100, 2, 3}, "", "test"), "m.json");
+  attn::Trace keeping;
+  const Tensor kept = attn::run_model(m.model, m.input, keeping);
+  attn::Trace discarding;
+  discarding.keep_entries(false);
+  CHECK(discarding.discards_values());
+  CHECK_FALSE(keeping.discards_values());
+  const Tensor discarded = attn::run_model(m.model, m.input, discarding);
+  REQUIRE(kept.shape == discarded.shape);
+  CHECK(std::memcmp(kept.data.data(), discarded.data.data(), kept.size() * sizeof(double)) == 0);
+  const attn::TraceEntry* scaled = nullptr;
+  for (const attn::TraceEntry& e : keeping.entries())
+    if (e.id.kind == attn::StepKind::ScaledScores) scaled = &e;
+  REQUIRE(scaled != nullptr);
+  CHECK(scaled->tensor.data.size() == 80000);
 }

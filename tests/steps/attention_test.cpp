@@ -402,6 +402,15 @@ TEST_CASE("scores_to_weights: the scale, mask and softmax steps' own bits in one
       CHECK(w.fully_masked_rows == (mask == &per_batch ? 210 : 0));
       CHECK(w.scores_checked);
       CHECK(w.masked_checked);
+      // not kept: the same weights, the scaled and masked scores as shapes alone
+      const attn::ScoresToWeights lean =
+          attn::scores_to_weights(scores, mask, s.d_head, s.scale, s.times_inverse_root, false);
+      CHECK(same_bits(lean.weights, w.weights));
+      CHECK(lean.fully_masked_rows == w.fully_masked_rows);
+      CHECK((lean.scores_checked && lean.masked_checked));
+      CHECK(lean.scaled.shape == scores.shape);
+      CHECK(lean.scaled.data.empty());
+      CHECK(lean.masked.data.empty());
     }
   // A NaN score, or a mask that adds +inf, is left for the trace's check to name.
   Tensor nan_scores = scores;
@@ -416,6 +425,10 @@ TEST_CASE("scores_to_weights: the scale, mask and softmax steps' own bits in one
       attn::scores_to_weights(scores, &plus_inf, 64, attn::ScoreScale::InverseSqrtHead, false);
   CHECK(with_inf.scores_checked);
   CHECK_FALSE(with_inf.masked_checked);
+  const attn::ScoresToWeights lean_with_inf =
+      attn::scores_to_weights(scores, &plus_inf, 64, attn::ScoreScale::InverseSqrtHead, false, false);
+  CHECK(lean_with_inf.scores_checked);
+  CHECK_FALSE(lean_with_inf.masked_checked);
   // Below kExactMaxElements the steps run one after the other and the pass checks nothing.
   const Tensor few({1, 1, 4, 4}, {"B", "H", "S", "T"});
   const attn::ScoresToWeights small =
