@@ -68,8 +68,9 @@ class CachedHeads {
   std::size_t length() const { return t_; }
   Shape shape() const { return {G_, t_, d_}; }  // (G,t,d)
   AxisNames axes() const { return {head_axis_, "t", "d"}; }
-  // The bytes held: every position of room.
-  std::size_t reserved_bytes() const { return G_ * room_for(t_) * d_ * sizeof(double); }
+  // The bytes held: every position of room; or when it holds `positions`.
+  std::size_t reserved_bytes() const { return reserved_bytes(t_); }
+  std::size_t reserved_bytes(std::size_t positions) const { return G_ * room_for(positions) * d_ * sizeof(double); }
 
   // A full run's keys or values, (1,G,T,d), as the cache's whole content.
   void assign(const Tensor& heads);

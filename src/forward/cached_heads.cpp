@@ -83,8 +83,8 @@ Tensor CachedHeads::transposed_heads(std::size_t from) const {
 
 Tensor CachedHeads::as_tensor() const {
   // (G,t,d)
-  Tensor all = heads(0);
   if (shapes_only()) return shape_only(shape(), axes());
+  Tensor all = heads(0);
   all.shape.erase(all.shape.begin());
   all.axes = axes();
   return all;

@@ -165,19 +165,17 @@ long double generation_peak(const Model& model, const RunInput& input, const Run
     return prompt.peak() + static_cast<long double>(plan.beams > 1 ? plan.beams : 0) * copies +
            prompt_dump_bytes(plan, prompt);
   }
-  // the cache as the last step leaves it, with room for its own position
-  // (CachedHeads::reserved_bytes), and the largest one's room before it grew beside it
+  // the cache as the last step finds it, every position but its own (shapes alone), held
+  // with room for its own (CachedHeads::reserved_bytes), and the largest one's room before
+  // it grew beside it
   long double cache = 0, grown_from = 0;
   for (LayerCache& c : caches) {
     for (CachedHeads* t : {&c.k, &c.v}) {
       t->set_length_of_shapes(plan.generated_len - 1);
       grown_from = std::max(grown_from, static_cast<long double>(t->reserved_bytes()));
-      t->set_length_of_shapes(plan.generated_len);
+      cache += static_cast<long double>(t->reserved_bytes(plan.generated_len));
     }
-    for (const CachedHeads* t : {&c.k, &c.v, &c.cross_k, &c.cross_v})
-      cache += static_cast<long double>(t->reserved_bytes());
-    // the step appends its own position again below: it finds every position but its own
-    for (CachedHeads* t : {&c.k, &c.v}) t->set_length_of_shapes(plan.generated_len - 1);
+    for (const CachedHeads* t : {&c.cross_k, &c.cross_v}) cache += static_cast<long double>(t->reserved_bytes());
   }
   cache += grown_from;
   MemoryHoldings step(model, plan.shown ? RunPlan::Kept::Everything : RunPlan::Kept::Nothing, plan.shown, false);

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "same_bits.h"
+#include "stored_cases.h"
 
 #include "attn/tensor.h"
 #include "kernels/matmul.h"
@@ -20,9 +21,6 @@
 namespace {
 
 using attn_test::same_bits;
-
-constexpr attn::StoredType kTypes[] = {attn::StoredType::F64, attn::StoredType::F32, attn::StoredType::F16,
-                                       attn::StoredType::BF16};
 
 // n numbers of `type` (finite, signs and magnitudes varied) and the float64 each one is.
 struct Numbers {
@@ -106,7 +104,7 @@ TEST_CASE("panels put a BF16 line's 32-bit pairs as columns t and 16 + t, zeros 
 }
 
 TEST_CASE("a weight in panels reads back every number, as read and transposed", "[kernels][panels]") {
-  for (const attn::StoredType type : kTypes)
+  for (const attn::StoredType type : attn_test::kStoredTypes)
     for (const bool transposed : {false, true}) {
       const std::size_t K = 37, P = 45;
       const Numbers b = numbers(type, K * P);
@@ -133,7 +131,7 @@ TEST_CASE("a weight in panels gives every kernel's bits of the widened one", "[k
                         {40, 7, 20},  {64, 100, 17}, {65, 300, 50}, {1, 1024, 16}, {2, 2, 96}};
   for (const attn::ProductKernel kernel : attn::kProductKernels) {
     if (!attn::cpu_runs(kernel)) continue;
-    for (const attn::StoredType type : kTypes)
+    for (const attn::StoredType type : attn_test::kStoredTypes)
       for (const bool transposed : {false, true})
         for (const Case& c : cases) {
           INFO(attn::name_of(kernel) << " type " << static_cast<int>(type) << " " << c.M << "x" << c.K << "x" << c.P
@@ -159,13 +157,9 @@ TEST_CASE("a weight in panels gives every kernel's bits of the widened one", "[k
 TEST_CASE("matmul on a weight in panels: the bits of matmul on the widened weight, threaded or not",
           "[kernels][panels][projection]") {
   // (1, 768, 2304): pieces on two threads, each starting at a panel; (2, 3, 4): the reference loop
-  const std::size_t sizes[][3] = {{1, 768, 2304}, {7, 256, 520}, {2, 300, 700}, {2, 3, 4}};
-  for (const attn::StoredType type : kTypes)
-    for (const auto& size : sizes)
-      for (const bool transposed : {false, true}) {
-        const std::size_t M = size[0], K = size[1], P = size[2];
-        INFO("type " << static_cast<int>(type) << " " << M << "x" << K << "x" << P
-                     << (transposed ? " transposed" : ""));
+  attn_test::for_each_stored_product(
+      {{1, 768, 2304}, {7, 256, 520}, {2, 300, 700}, {2, 3, 4}},
+      [](attn::StoredType type, std::size_t M, std::size_t K, std::size_t P, bool transposed) {
         std::vector<double> a(M * K);
         for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.37 * static_cast<double>(i % 17) - 2.5;
         const Numbers b = numbers(type, K * P);
@@ -174,7 +168,7 @@ TEST_CASE("matmul on a weight in panels: the bits of matmul on the widened weigh
         attn::matmul(a.data(), m, expected.data(), M, K, P);
         attn::matmul(a.data(), m.in_panels(K, P), actual.data(), M, K, P);
         CHECK(same_bits(actual, expected));
-      }
+      });
 }
 
 TEST_CASE("in_panels reads a transposed matrix's stored rows through, 64 panels at a time", "[kernels][panels]") {

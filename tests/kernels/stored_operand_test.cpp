@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "same_bits.h"
+#include "stored_cases.h"
 
 #include "attn/tensor.h"
 #include "kernels/matmul.h"
@@ -57,9 +58,6 @@ Stored numbers(attn::StoredType type, std::size_t n) {
   return s;
 }
 
-constexpr attn::StoredType kTypes[] = {attn::StoredType::F64, attn::StoredType::F32, attn::StoredType::F16,
-                                       attn::StoredType::BF16};
-
 }  // namespace
 
 TEST_CASE("a stored operand gives every kernel's bits of the widened one", "[kernels][product_kernels]") {
@@ -78,7 +76,7 @@ TEST_CASE("a stored operand gives every kernel's bits of the widened one", "[ker
                         {8, 64, 16, true},   {6, 33, 23, true}};
   for (const attn::ProductKernel kernel : attn::kProductKernels) {
     if (!attn::cpu_runs(kernel)) continue;
-    for (const attn::StoredType type : kTypes)
+    for (const attn::StoredType type : attn_test::kStoredTypes)
       for (const Case& c : cases) {
         INFO(attn::name_of(kernel) << " type " << static_cast<int>(type) << " " << c.M << "x" << c.K << "x" << c.P
                                    << (c.transposed ? " transposed" : ""));
@@ -104,13 +102,9 @@ TEST_CASE("a stored operand gives every kernel's bits of the widened one", "[ker
 TEST_CASE("matmul on a stored weight: the bits of matmul on the widened weight, threaded or not",
           "[kernels][projection]") {
   // (2, 300, 700): two blocks of columns on two threads; (2, 3, 4): the reference loop.
-  const std::size_t sizes[][3] = {{2, 300, 700}, {7, 256, 520}, {2, 3, 4}};
-  for (const attn::StoredType type : kTypes)
-    for (const auto& size : sizes)
-      for (const bool transposed : {false, true}) {
-        const std::size_t M = size[0], K = size[1], P = size[2];
-        INFO("type " << static_cast<int>(type) << " " << M << "x" << K << "x" << P
-                     << (transposed ? " transposed" : ""));
+  attn_test::for_each_stored_product(
+      {{2, 300, 700}, {7, 256, 520}, {2, 3, 4}},
+      [](attn::StoredType type, std::size_t M, std::size_t K, std::size_t P, bool transposed) {
         std::vector<double> a(M * K);
         for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37 * static_cast<double>(i));
         const Stored b = numbers(type, K * P);
@@ -135,5 +129,5 @@ TEST_CASE("matmul on a stored weight: the bits of matmul on the widened weight, 
         CHECK(t.size() == K * P);
         const attn::Tensor whole = attn::widened(t);
         CHECK(same_bits(attn::to_vector(whole.data), w));
-      }
+      });
 }
